@@ -1,0 +1,122 @@
+import { useEffect, useId, useRef, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { Link, NavLink, useNavigate } from 'react-router';
+import { api } from '#app/lib/api.ts';
+import { LanguageSwitch } from './lang.tsx';
+import { useConfirm } from './Dialog.tsx';
+import { Brand } from './Brand.tsx';
+
+export interface HeaderUser {
+  mobile: string;
+  name: string;
+}
+
+/** Masks the middle of a mobile number the way the old side menu did: 138****1234. */
+function maskMobile(mobile: string): string {
+  return mobile.length === 11 ? `${mobile.slice(0, 3)}****${mobile.slice(7)}` : mobile;
+}
+
+export function AppHeader({ user }: { user: HeaderUser | null }) {
+  const { t } = useTranslation();
+  const navigate = useNavigate();
+  const confirm = useConfirm();
+  const [open, setOpen] = useState(false);
+  const menuId = useId();
+  const wrapRef = useRef<HTMLDivElement>(null);
+  const buttonRef = useRef<HTMLButtonElement>(null);
+
+  useEffect(() => {
+    if (!open) return;
+    const onKey = (event: KeyboardEvent) => {
+      if (event.key === 'Escape') {
+        setOpen(false);
+        buttonRef.current?.focus();
+      }
+    };
+    const onPointer = (event: PointerEvent) => {
+      if (!wrapRef.current?.contains(event.target as Node)) setOpen(false);
+    };
+    document.addEventListener('keydown', onKey);
+    document.addEventListener('pointerdown', onPointer);
+    return () => {
+      document.removeEventListener('keydown', onKey);
+      document.removeEventListener('pointerdown', onPointer);
+    };
+  }, [open]);
+
+  const logout = async () => {
+    setOpen(false);
+    if (!(await confirm({ message: t('menu.logoutConfirm') }))) return;
+    await api('logout', {}, { quietNetworkError: true });
+    localStorage.clear();
+    await navigate('/login');
+  };
+
+  return (
+    <header className="app-header">
+      <Brand />
+      {user ? (
+        <nav className="app-header__nav" aria-label={t('menu.account')}>
+          <NavLink to="/" end className="app-header__link">
+            {t('menu.lobby')}
+          </NavLink>
+          <NavLink to="/profile/room" className="app-header__link">
+            {t('menu.myRooms')}
+          </NavLink>
+          <NavLink to="/profile/personal" className="app-header__link">
+            {t('menu.personal')}
+          </NavLink>
+        </nav>
+      ) : null}
+      <div className="app-header__end">
+        <LanguageSwitch />
+        {user ? (
+          <div className="menu" ref={wrapRef}>
+            <button
+              ref={buttonRef}
+              type="button"
+              className="menu__button"
+              aria-expanded={open}
+              aria-controls={menuId}
+              aria-label={t('menu.open')}
+              onClick={() => setOpen((v) => !v)}
+            >
+              <span className="menu__avatar" aria-hidden="true">
+                {(user.name || user.mobile).slice(0, 1)}
+              </span>
+              <span className="menu__mobile">{maskMobile(user.mobile)}</span>
+              <span className="menu__caret" aria-hidden="true">
+                ▾
+              </span>
+            </button>
+            {open ? (
+              <div className="menu__panel" id={menuId}>
+                <p className="menu__who">
+                  <strong>{user.name || maskMobile(user.mobile)}</strong>
+                  <span>{user.mobile}</span>
+                </p>
+                <ul className="menu__list">
+                  <li>
+                    <Link to="/profile/room" onClick={() => setOpen(false)}>
+                      {t('menu.myRooms')}
+                    </Link>
+                  </li>
+                  <li>
+                    <Link to="/profile/personal" onClick={() => setOpen(false)}>
+                      {t('menu.personal')}
+                    </Link>
+                  </li>
+                  <li>
+                    <button type="button" onClick={() => void logout()}>
+                      {t('menu.logout')}
+                    </button>
+                  </li>
+                </ul>
+              </div>
+            ) : null}
+          </div>
+        ) : null}
+      </div>
+    </header>
+  );
+}

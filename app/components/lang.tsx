@@ -1,0 +1,65 @@
+import { createContext, useCallback, useContext, useMemo, useState, type ReactNode } from 'react';
+import { I18nextProvider, useTranslation } from 'react-i18next';
+import { useRevalidator } from 'react-router';
+import type { Lang } from '#core/platform/errors.ts';
+import { createI18n } from '#app/i18n/index.ts';
+import { writeLangCookie } from '#app/lib/lang.ts';
+
+interface LangState {
+  lang: Lang;
+  setLang: (lang: Lang) => void;
+}
+
+const LangContext = createContext<LangState>({ lang: 'zh', setLang: () => undefined });
+
+export function useLang(): LangState {
+  return useContext(LangContext);
+}
+
+/**
+ * Holds the page's language. Starts from the server's choice (the `lang` cookie read into the
+ * request context) so the first paint and hydration agree; switching writes the cookie, re-renders
+ * in place and revalidates loaders so server-made text follows.
+ */
+export function LangProvider({ initial, children }: { initial: Lang; children: ReactNode }) {
+  const [i18n] = useState(() => createI18n(initial));
+  const [lang, setLangState] = useState<Lang>(initial);
+  const revalidator = useRevalidator();
+  const setLang = useCallback(
+    (next: Lang) => {
+      writeLangCookie(next);
+      void i18n.changeLanguage(next);
+      document.documentElement.lang = next === 'zh' ? 'zh-CN' : 'en';
+      setLangState(next);
+      void revalidator.revalidate();
+    },
+    [i18n, revalidator],
+  );
+  const value = useMemo(() => ({ lang, setLang }), [lang, setLang]);
+  return (
+    <I18nextProvider i18n={i18n}>
+      <LangContext.Provider value={value}>{children}</LangContext.Provider>
+    </I18nextProvider>
+  );
+}
+
+export function LanguageSwitch({ className }: { className?: string }) {
+  const { t } = useTranslation();
+  const { lang, setLang } = useLang();
+  const other: Lang = lang === 'zh' ? 'en' : 'zh';
+  return (
+    <button
+      type="button"
+      className={`lang-switch ${className ?? ''}`}
+      onClick={() => setLang(other)}
+      aria-label={t('lang.switchToLabel')}
+      lang={other === 'zh' ? 'zh-CN' : 'en'}
+      data-testid="lang-switch"
+    >
+      <span aria-hidden="true" className="lang-switch__icon">
+        文A
+      </span>
+      {t('lang.switchTo')}
+    </button>
+  );
+}

@@ -1,0 +1,24 @@
+/**
+ * What the server hands every loader and action (React Router middleware context). Loaders and
+ * actions read the viewer and call services from here; they never import drivers themselves.
+ */
+import { createContext } from 'react-router';
+import type { Lang } from '#core/platform/errors.ts';
+import type { Services } from '#core/services.ts';
+
+import type { Viewer } from '#core/account/account.service.ts';
+
+export type { Viewer };
+
+export interface AppContext {
+  services: Services;
+  /** The signed-in user from the session cookie, or null. */
+  viewer: Viewer | null;
+  /** The raw session token from the cookie (only for server-side calls), or null. */
+  sessionToken: string | null;
+  lang: Lang;
+  /** Settings the pages may show. */
+  site: { publicUrl: string; devOutbox: boolean; production: boolean };
+}
+
+export const appContext = createContext<AppContext>();

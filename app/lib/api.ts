@@ -1,0 +1,85 @@
+/**
+ * The browser's typed client for the /api contract (core/contracts/api.ts). The session travels
+ * as the httpOnly cookie; every call also carries the spec's headers and the current language.
+ */
+import { type ApiData, type ApiName, type ApiRequest, type Envelope, REQUEST_ID_PARAM } from '#core/contracts/api.ts';
+import { currentLang } from './lang.ts';
+import { toast } from './toast.ts';
+import { networkMessage } from './messages.ts';
+
+/** The code api() answers with when no envelope came back (network error, HTTP > 404, bad JSON). */
+export const NETWORK_ERROR = 'network';
+
+export interface ApiOptions {
+  /** Reuse one id for every retry of one user action, so the server does the work once. */
+  requestId?: string;
+  /** Retries after a network failure, with the same requestId. */
+  retries?: number;
+  /** Do not raise the generic 'network exception' toast; the caller shows its own. */
+  quietNetworkError?: boolean;
+  signal?: AbortSignal;
+}
+
+export function newRequestId(): string {
+  return crypto.randomUUID();
+}
+
+type Listener = (code: string) => void;
+const sessionEndedListeners = new Set<Listener>();
+
+/** Called when the server says the session is gone (6, 21001): the root sends the user to /login. */
+export function onSessionEnded(listener: Listener): () => void {
+  sessionEndedListeners.add(listener);
+  return () => sessionEndedListeners.delete(listener);
+}
+
+async function once<N extends ApiName>(name: N, body: ApiRequest<N>, requestId: string, signal?: AbortSignal): Promise<Envelope<ApiData<N>>> {
+  const lang = currentLang();
+  const url = `/api/${name}?${REQUEST_ID_PARAM}=${encodeURIComponent(requestId)}&ua=web`;
+  const res = await fetch(url, {
+    method: 'POST',
+    credentials: 'same-origin',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json',
+      lang,
+      platform: '4',
+      version: '2.0.0',
+      channel: 'web',
+      requestTime: String(Date.now()),
+    },
+    body: JSON.stringify(body),
+    signal,
+  });
+  if (res.status > 404) throw new Error(`HTTP ${res.status}`);
+  const envelope = (await res.json()) as Envelope<ApiData<N>>;
+  if (typeof envelope !== 'object' || envelope === null || !('code' in envelope)) throw new Error('not an envelope');
+  // Some of the spec's clients saw numeric 0; the contract is the string.
+  return { ...envelope, code: String(envelope.code) };
+}
+
+export async function api<N extends ApiName>(name: N, body: ApiRequest<N>, options: ApiOptions = {}): Promise<Envelope<ApiData<N>>> {
+  const requestId = options.requestId ?? newRequestId();
+  let attempts = (options.retries ?? 0) + 1;
+  for (;;) {
+    try {
+      const envelope = await once(name, body, requestId, options.signal);
+      if (envelope.code === '6' || envelope.code === '21001') {
+        for (const l of sessionEndedListeners) l(envelope.code);
+      }
+      return envelope;
+    } catch (error) {
+      attempts -= 1;
+      if (options.signal?.aborted) return { code: NETWORK_ERROR, msg: '', data: null };
+      if (attempts > 0) continue;
+      const msg = networkMessage(currentLang());
+      if (!options.quietNetworkError) toast.error(msg);
+      void error;
+      return { code: NETWORK_ERROR, msg, data: null };
+    }
+  }
+}
+
+export function isOk<T>(envelope: Envelope<T>): envelope is Envelope<T> & { data: T } {
+  return envelope.code === '0' && envelope.data !== null;
+}

@@ -1,0 +1,38 @@
+/**
+ * The navigation guard of spec 01 §2 as one pure decision, so it is tested without a server.
+ * Route middleware (guard.server.ts) feeds it the request and throws the redirect it returns.
+ */
+import { loginPath } from './names.ts';
+import { downloadType, isMobileDevice, isSupportedBrowser, parseUa } from './ua.ts';
+
+export interface ClassroomGuardInput {
+  userAgent: string;
+  search: URLSearchParams;
+  roomId: string;
+  hasSession: boolean;
+  /** Board and slide routes (/bb, /wb) skip the device and browser checks (rule 3). */
+  passesBrowserChecks: boolean;
+  /** Where a visitor without a session goes; the studio wants a teacher (login), rooms a name. */
+  noSessionTarget: 'userName' | 'login';
+  /** The path being opened, remembered for the login target. */
+  pathname: string;
+}
+
+/** Returns the path to redirect to, or null when the route may open. */
+export function classroomGuard(input: ClassroomGuardInput): string | null {
+  const observer = input.search.get('userType') === '3';
+  if (!observer && !input.passesBrowserChecks) {
+    const ua = parseUa(input.userAgent);
+    if (isMobileDevice(ua)) return '/h5down';
+    if (!isSupportedBrowser(ua)) return `/download/${downloadType(ua)}`;
+  }
+  for (const key of input.search.keys()) {
+    if (key !== 'userType') return '/profile?joinRoomError=31004';
+  }
+  if (!input.hasSession) {
+    return input.noSessionTarget === 'userName'
+      ? `/userName/${input.roomId}`
+      : loginPath(input.pathname);
+  }
+  return null;
+}

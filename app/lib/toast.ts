@@ -1,0 +1,63 @@
+/**
+ * A tiny toast store outside React, so non-React code (the API client) can raise a toast.
+ * The <Toaster> component subscribes with useSyncExternalStore.
+ */
+export type ToastKind = 'info' | 'success' | 'error';
+
+export interface Toast {
+  id: number;
+  text: string;
+  kind: ToastKind;
+}
+
+export const TOAST_MS = 5000;
+
+type Listener = () => void;
+let toasts: readonly Toast[] = [];
+let nextId = 1;
+const listeners = new Set<Listener>();
+const timers = new Map<number, ReturnType<typeof setTimeout>>();
+
+function emit(): void {
+  for (const l of listeners) l();
+}
+
+export function dismissToast(id: number): void {
+  const timer = timers.get(id);
+  if (timer) clearTimeout(timer);
+  timers.delete(id);
+  toasts = toasts.filter((t) => t.id !== id);
+  emit();
+}
+
+export function showToast(text: string, kind: ToastKind = 'info', ms: number = TOAST_MS): number {
+  if (typeof window === 'undefined') return 0; // toasts only exist in the browser
+  // The same text twice in a row (double click) shows once, with its timer restarted.
+  const same = toasts.find((t) => t.text === text);
+  if (same) dismissToast(same.id);
+  const id = nextId++;
+  toasts = [...toasts.slice(-3), { id, text, kind }];
+  timers.set(id, setTimeout(() => dismissToast(id), ms));
+  emit();
+  return id;
+}
+
+export const toast = {
+  info: (text: string) => showToast(text, 'info'),
+  success: (text: string) => showToast(text, 'success'),
+  error: (text: string) => showToast(text, 'error'),
+};
+
+export function subscribeToasts(listener: Listener): () => void {
+  listeners.add(listener);
+  return () => listeners.delete(listener);
+}
+
+export function getToasts(): readonly Toast[] {
+  return toasts;
+}
+
+const EMPTY: readonly Toast[] = [];
+export function getServerToasts(): readonly Toast[] {
+  return EMPTY;
+}

@@ -1,0 +1,111 @@
+import { useEffect, type ReactNode } from 'react';
+import { useTranslation } from 'react-i18next';
+import { isRouteErrorResponse, Links, Meta, Outlet, Scripts, ScrollRestoration, useNavigate, useRouteLoaderData } from 'react-router';
+import type { Route } from './+types/root';
+import { appContext } from './context.ts';
+import { ConfirmProvider } from './components/Dialog.tsx';
+import { LangProvider } from './components/lang.tsx';
+import { PageFrame } from './components/PageFrame.tsx';
+import { Toaster } from './components/Toaster.tsx';
+import { api, NETWORK_ERROR, onSessionEnded } from './lib/api.ts';
+import { codeMessage } from './lib/messages.ts';
+import { toast } from './lib/toast.ts';
+import { currentLang } from './lib/lang.ts';
+import { USER_INFO_KEY } from './lib/storage.ts';
+import './styles/app.css';
+
+export function loader({ context }: Route.LoaderArgs) {
+  const { lang, viewer, site } = context.get(appContext);
+  return {
+    lang,
+    viewer: viewer ? { userId: viewer.userId, name: viewer.name, mobile: viewer.mobile, type: viewer.type } : null,
+    devOutbox: site.devOutbox,
+  };
+}
+
+export type RootData = Awaited<ReturnType<typeof loader>>;
+
+export function useRootData(): RootData | undefined {
+  return useRouteLoaderData<typeof loader>('root');
+}
+
+export function meta() {
+  return [{ title: '板书 Banshu' }];
+}
+
+export function Layout({ children }: { children: ReactNode }) {
+  const data = useRootData();
+  const lang = data?.lang ?? 'zh';
+  return (
+    <html lang={lang === 'zh' ? 'zh-CN' : 'en'}>
+      <head>
+        <meta charSet="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <meta name="theme-color" content="#1f6f5c" />
+        <Meta />
+        <Links />
+      </head>
+      <body>
+        <LangProvider initial={lang}>
+          <ConfirmProvider>
+            {children}
+            <Toaster />
+          </ConfirmProvider>
+        </LangProvider>
+        <ScrollRestoration />
+        <Scripts />
+      </body>
+    </html>
+  );
+}
+
+/** Start-up checks of the spec (§2 rule 9) and the session-ended handling of §8. */
+function useSessionChecks(): void {
+  const navigate = useNavigate();
+  useEffect(() => {
+    const endSession = (code: string) => {
+      localStorage.clear();
+      const text = codeMessage(code, currentLang());
+      if (text) toast.error(text);
+      void navigate('/login');
+    };
+    const off = onSessionEnded(endSession);
+    if (localStorage.getItem(USER_INFO_KEY)) {
+      void api('queryUserInfoByToken', {}, { quietNetworkError: true }).then((envelope) => {
+        if (envelope.code !== '0' && envelope.code !== NETWORK_ERROR && envelope.code !== '6' && envelope.code !== '21001') {
+          localStorage.clear();
+          void navigate('/login');
+        }
+      });
+    }
+    return off;
+  }, [navigate]);
+}
+
+export default function App() {
+  useSessionChecks();
+  return <Outlet />;
+}
+
+export function ErrorBoundary({ error }: Route.ErrorBoundaryProps) {
+  const { t } = useTranslation();
+  const notFound = isRouteErrorResponse(error) && error.status === 404;
+  return (
+    <PageFrame>
+      <section className="card card--narrow stack">
+        <h1>{notFound ? t('common.notFoundTitle') : t('common.errorTitle')}</h1>
+        <p>{notFound ? t('common.notFoundText') : t('common.refresh')}</p>
+        <p>
+          <a className="btn btn--primary" href="/">
+            {t('common.goHome')}
+          </a>
+        </p>
+      </section>
+    </PageFrame>
+  );
+}
+
+/** The viewer changes outside actions (sign-in and logout go through /api), so always reload it. */
+export function shouldRevalidate() {
+  return true;
+}

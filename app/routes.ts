@@ -1,0 +1,25 @@
+import { type RouteConfig, index, route } from '@react-router/dev/routes';
+
+export default [
+  index('routes/lobby.tsx'),
+  route('login', 'routes/login.tsx'),
+  route('create', 'routes/create.tsx'),
+  route('userName/:id', 'routes/user-name.tsx'),
+  route('profile', 'routes/profile.tsx', [
+    index('routes/profile._index.tsx'),
+    route('room', 'routes/profile.room.tsx'),
+    route('personal', 'routes/profile.personal.tsx'),
+  ]),
+  route('download/:type', 'routes/download.tsx'),
+  route('h5down', 'routes/mobile-download.tsx', { id: 'h5down' }),
+  route('phonedown', 'routes/mobile-download.tsx', { id: 'phonedown' }),
+  route('dev/outbox', 'routes/dev-outbox.tsx'),
+  // Classroom routes: one module, several addresses (DECISIONS.md invite paths).
+  route(':id', 'routes/classroom.tsx', { id: 'classroom' }),
+  route('record/:id', 'routes/classroom.tsx', { id: 'classroom-record' }),
+  route('live/:id', 'routes/classroom.tsx', { id: 'classroom-live' }),
+  route('bb/:id', 'routes/classroom.tsx', { id: 'classroom-bb' }),
+  route('wb/:id', 'routes/classroom.tsx', { id: 'classroom-wb' }),
+  route('rec/:id', 'routes/studio.tsx'),
+  route('*', 'routes/not-found.tsx'),
+] satisfies RouteConfig;

@@ -1,0 +1,100 @@
+import { useState, type FormEvent } from 'react';
+import { useTranslation } from 'react-i18next';
+import { useNavigate } from 'react-router';
+import type { Route } from './+types/lobby';
+import { appContext } from '#app/context.ts';
+import { AppHeader } from '#app/components/AppHeader.tsx';
+import { Button } from '#app/components/Button.tsx';
+import { LoadingOverlay } from '#app/components/LoadingOverlay.tsx';
+import { requireTeacher } from '#app/lib/guard.server.ts';
+import { cleanRoomNumber, studioNumber } from '#app/lib/names.ts';
+import { parseUa } from '#app/lib/ua.ts';
+import { RoomTypePicker } from '#app/lobby/RoomTypePicker.tsx';
+import { useCreateRoom } from '#app/lobby/useCreateRoom.ts';
+import { useJoinRoom } from '#app/lobby/useJoinRoom.ts';
+
+export const middleware: Route.MiddlewareFunction[] = [requireTeacher];
+
+export function loader({ context, request }: Route.LoaderArgs) {
+  const { viewer } = context.get(appContext);
+  const device = parseUa(request.headers.get('user-agent') ?? '').device;
+  return { user: viewer ? { mobile: viewer.mobile, name: viewer.name } : null, computer: device === 'pc' };
+}
+
+export function meta() {
+  return [{ title: '板书 Banshu' }];
+}
+
+export default function Lobby({ loaderData }: Route.ComponentProps) {
+  const { t } = useTranslation();
+  const navigate = useNavigate();
+  const [view, setView] = useState<'landing' | 'picker'>('landing');
+  const [number, setNumber] = useState('');
+  const creating = useCreateRoom();
+  const joining = useJoinRoom();
+  const { user, computer } = loaderData;
+
+  const submitJoin = (event: FormEvent) => {
+    event.preventDefault();
+    void joining.join(number);
+  };
+
+  return (
+    <div className="page">
+      <AppHeader user={user} />
+      <main id="main" className="lobby">
+        {view === 'landing' ? (
+          <>
+            <div className="lobby__hero">
+              <h1>{user?.name ? t('lobby.hello', { name: user.name }) : t('lobby.title')}</h1>
+              <p className="muted">{t('lobby.intro')}</p>
+            </div>
+            <div className="lobby__grid">
+              <section className="card lobby__card lobby__card--create" aria-labelledby="create-title">
+                <h2 id="create-title">{t('lobby.createTitle')}</h2>
+                <p className="muted">{t('lobby.createText')}</p>
+                <Button onClick={() => setView('picker')} data-testid="open-picker">
+                  {t('lobby.createButton')}
+                </Button>
+              </section>
+              <section className="card lobby__card" aria-labelledby="join-title">
+                <h2 id="join-title">{t('lobby.joinTitle')}</h2>
+                <form className="join" onSubmit={submitJoin}>
+                  <label htmlFor="room-number" className="visually-hidden">
+                    {t('lobby.joinLabel')}
+                  </label>
+                  <input
+                    id="room-number"
+                    name="roomNumber"
+                    inputMode="numeric"
+                    autoComplete="off"
+                    maxLength={10}
+                    placeholder={t('lobby.joinPlaceholder')}
+                    value={number}
+                    onChange={(e) => setNumber(cleanRoomNumber(e.target.value))}
+                  />
+                  <Button type="submit" loading={joining.busy}>
+                    {t('lobby.joinButton')}
+                  </Button>
+                </form>
+              </section>
+              <section className="card lobby__card lobby__card--studio" aria-labelledby="studio-title">
+                <h2 id="studio-title">
+                  {t('lobby.studioTitle')} <span className="badge">{t('lobby.computerOnly')}</span>
+                </h2>
+                <p className="muted">{t('lobby.studioText')}</p>
+                <Button variant="secondary" disabled={!computer} onClick={() => void navigate(`/rec/${studioNumber()}`)}>
+                  {t('lobby.studioButton')}
+                </Button>
+              </section>
+            </div>
+          </>
+        ) : (
+          <RoomTypePicker onBack={() => setView('landing')} onCreate={creating.create} creating={creating.busy} />
+        )}
+      </main>
+      {creating.busy ? <LoadingOverlay label={t('create.creating')} /> : null}
+      {joining.busy ? <LoadingOverlay label={t('join.joining')} /> : null}
+    </div>
+  );
+}

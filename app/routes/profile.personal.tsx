@@ -1,0 +1,142 @@
+import { useState, type FormEvent } from 'react';
+import { useTranslation } from 'react-i18next';
+import { useRevalidator } from 'react-router';
+import type { Route } from './+types/profile.personal';
+import type { VipUserInfo } from '#core/contracts/api.ts';
+import { isDomainError } from '#core/platform/errors.ts';
+import { appContext } from '#app/context.ts';
+import { Button } from '#app/components/Button.tsx';
+import { Dialog } from '#app/components/Dialog.tsx';
+import { LocalTime } from '#app/components/LocalTime.tsx';
+import { api, NETWORK_ERROR } from '#app/lib/api.ts';
+import { checkName, NAME_MAX } from '#app/lib/names.ts';
+import { toast } from '#app/lib/toast.ts';
+
+export async function loader({ context }: Route.LoaderArgs) {
+  const { viewer, services } = context.get(appContext);
+  if (!viewer) throw new Response('Unauthorized', { status: 401 }); // the parent's middleware redirects first
+  const user = await services.account.getUserInfo(viewer, viewer.userId);
+  let vip: VipUserInfo | null = null;
+  try {
+    vip = await services.billing.getVipInfo(viewer);
+  } catch (error) {
+    // 21006: no membership information applies; the page shows 'not a member'.
+    if (!isDomainError(error) || error.code !== '21006') throw error;
+  }
+  return { mobile: 'mobile' in user ? user.mobile : viewer.mobile, name: user.name, vip, now: Date.now() };
+}
+
+export function meta() {
+  return [{ title: '板书 · 个人信息 / Personal info' }];
+}
+
+function NameEditor({ current, onClose }: { current: string; onClose: () => void }) {
+  const { t } = useTranslation();
+  const revalidator = useRevalidator();
+  const [name, setName] = useState(current);
+  const [saving, setSaving] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+
+  const save = async (event: FormEvent) => {
+    event.preventDefault();
+    const check = checkName(name);
+    if (!check.ok) {
+      // An empty name does nothing but ask for one (spec §4).
+      setError(check.reason === 'empty' ? t('userName.empty') : t('personal.invalidName'));
+      return;
+    }
+    setSaving(true);
+    const envelope = await api('updateUserName', { userName: check.name }, { quietNetworkError: true });
+    setSaving(false);
+    if (envelope.code === NETWORK_ERROR) return void toast.error(t('personal.updateError'));
+    if (envelope.code !== '0') return void toast.error(t('personal.updateFailed'));
+    toast.success(t('personal.updateSuccess'));
+    onClose();
+    await revalidator.revalidate();
+  };
+
+  return (
+    <Dialog title={t('personal.editName')} onClose={onClose}>
+      <form className="stack" onSubmit={(e) => void save(e)} noValidate>
+        <div className="field">
+          <label htmlFor="edit-name">{t('personal.name')}</label>
+          <input
+            id="edit-name"
+            value={name}
+            maxLength={NAME_MAX + 2}
+            onChange={(e) => {
+              setName(e.target.value);
+              setError(null);
+            }}
+            aria-invalid={error ? true : undefined}
+            aria-describedby={error ? 'edit-name-error' : undefined}
+            autoFocus
+          />
+          {error ? (
+            <p id="edit-name-error" className="field__error" role="alert">
+              {error}
+            </p>
+          ) : null}
+        </div>
+        <div className="dialog__actions">
+          <Button variant="ghost" onClick={onClose}>
+            {t('common.cancel')}
+          </Button>
+          <Button type="submit" loading={saving}>
+            {t('personal.save')}
+          </Button>
+        </div>
+      </form>
+    </Dialog>
+  );
+}
+
+export default function Personal({ loaderData }: Route.ComponentProps) {
+  const { t } = useTranslation();
+  const [editing, setEditing] = useState(false);
+  const { mobile, name, vip, now } = loaderData;
+  const isVip = vip !== null && vip.vipRoomTime > now;
+  return (
+    <section aria-labelledby="personal-title" className="stack">
+      <h1 id="personal-title">{t('personal.title')}</h1>
+      <dl className="card facts">
+        <div className="facts__row">
+          <dt>{t('personal.phone')}</dt>
+          <dd>{mobile}</dd>
+        </div>
+        <div className="facts__row">
+          <dt>{t('personal.name')}</dt>
+          <dd className="facts__with-action">
+            <span data-testid="personal-name">{name || t('personal.noName')}</span>
+            <Button variant="ghost" onClick={() => setEditing(true)}>
+              {t('personal.edit')}
+            </Button>
+          </dd>
+        </div>
+        <div className="facts__row">
+          <dt>{t('personal.membership')}</dt>
+          <dd className="stack stack--tight">
+            <span>
+              {isVip && vip ? (
+                <>
+                  {t('personal.vipUntil', { date: '' })}
+                  <LocalTime at={vip.vipRoomTime} dateOnly />
+                </>
+              ) : (
+                t('personal.notVip')
+              )}
+            </span>
+            <span>{t('personal.credits', { n: vip?.vipRoomRemainingNumber ?? 0 })}</span>
+            {vip && vip.creditWindowUntil > now ? (
+              <span className="muted">
+                {t('personal.creditWindow', { date: '' })}
+                <LocalTime at={vip.creditWindowUntil} />
+              </span>
+            ) : null}
+          </dd>
+        </div>
+      </dl>
+      {editing ? <NameEditor current={name} onClose={() => setEditing(false)} /> : null}
+    </section>
+  );
+}

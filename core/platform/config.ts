@@ -1,0 +1,96 @@
+/**
+ * Settings, validated once at boot. Every cap, limit and duration of the product lives here with the
+ * spec's number as its default, so no rule hides a literal.
+ */
+import { z } from 'zod';
+
+const bool = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'])
+  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+const int = (def: number, min = 0, max = Number.MAX_SAFE_INTEGER) =>
+  z.coerce.number().int().min(min).max(max).default(def);
+
+export const configSchema = z
+  .object({
+    NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+    ROLE: z.enum(['all', 'web', 'media', 'worker', 'recorder']).default('all'),
+    PORT: int(3000, 0, 65535),
+    HOST: z.string().min(1).default('127.0.0.1'),
+    PUBLIC_URL: z.url().optional(),
+    DATA_DIR: z.string().min(1).default('./data'),
+    DATABASE_URL: z
+      .string()
+      .regex(/^postgres(ql)?:\/\//, 'DATABASE_URL must start with postgres:// or postgresql://')
+      .optional(),
+    LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    SESSION_SECRET: z.string().min(32, 'SESSION_SECRET needs at least 32 characters').optional(),
+    SESSION_DAYS: int(30, 1, 365),
+    TOURIST_SESSION_HOURS: int(24, 1, 24 * 30),
+    COOKIE_SECURE: bool.optional(),
+    SMS_SENDER: z.enum(['console', 'http']).default('console'),
+    SMS_WEBHOOK_URL: z.url().optional(),
+    SMS_WEBHOOK_TOKEN: z.string().optional(),
+    DEV_OUTBOX: bool.optional(),
+    SMS_CODE_TTL_SECONDS: int(300, 30),
+    SMS_RESEND_SECONDS: int(60, 1),
+    SMS_HOURLY_PER_MOBILE: int(5, 1),
+    SMS_DAILY_PER_MOBILE: int(10, 1),
+    SMS_HOURLY_PER_ADDRESS: int(20, 1),
+    SMS_CODE_MAX_TRIES: int(5, 1),
+    TOURIST_JOINS_PER_MINUTE: int(20, 1),
+    API_BODY_LIMIT_BYTES: int(64 * 1024, 1024),
+    FREE_MINI_CAP: int(2, 1),
+    PAID_MINI_CAP: int(4, 1),
+    WHITEBOARD_CAP: int(200, 1),
+    AUDIO_CAP: int(3, 1),
+    AUDIO_SESSION_MINUTES: int(60, 1),
+    LIVE_FREE_CAP: int(2, 1),
+    CREDIT_WINDOW_HOURS: int(3, 1),
+    TRIAL_MINUTES: int(10, 1),
+  })
+  .superRefine((c, ctx) => {
+    if (c.SMS_SENDER === 'http' && !c.SMS_WEBHOOK_URL) {
+      ctx.addIssue({ code: 'custom', path: ['SMS_WEBHOOK_URL'], message: 'SMS_SENDER=http needs SMS_WEBHOOK_URL' });
+    }
+    if (c.NODE_ENV === 'production' && c.DEV_OUTBOX === true) {
+      ctx.addIssue({ code: 'custom', path: ['DEV_OUTBOX'], message: 'the dev outbox is never available in production' });
+    }
+  });
+
+export type RawConfig = z.infer<typeof configSchema>;
+
+export interface Config extends RawConfig {
+  publicUrl: string;
+  devOutbox: boolean;
+  production: boolean;
+  cookieSecure: boolean;
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+/** Parse the environment; throws a ConfigError whose message names each bad setting. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const picked: Record<string, string> = {};
+  for (const key of Object.keys(configSchema.shape)) {
+    const v = env[key];
+    if (v !== undefined && v !== '') picked[key] = v;
+  }
+  const parsed = configSchema.safeParse(picked);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.') || '(settings)'}: ${i.message}`);
+    throw new ConfigError(`Invalid settings:\n${lines.join('\n')}`);
+  }
+  const c = parsed.data;
+  const production = c.NODE_ENV === 'production';
+  const shownHost = c.HOST === '0.0.0.0' || c.HOST === '::' ? '127.0.0.1' : c.HOST;
+  const publicUrl = (c.PUBLIC_URL ?? `http://${shownHost}:${c.PORT}`).replace(/\/+$/, '');
+  return {
+    ...c,
+    publicUrl,
+    production,
+    devOutbox: !production && c.SMS_SENDER === 'console' && c.DEV_OUTBOX !== false,
+    cookieSecure: c.COOKIE_SECURE ?? publicUrl.startsWith('https://'),
+  };
+}

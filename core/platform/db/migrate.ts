@@ -1,0 +1,17 @@
+import { Migrator, type Migration, type MigrationProvider } from 'kysely/migration';
+import type { Kysely } from 'kysely';
+import * as m0001 from './migrations/0001-initial.ts';
+
+/** Migrations are listed here in order, so bundlers and type stripping both see them. */
+const migrations: Record<string, Migration> = {
+  '0001-initial': m0001,
+};
+
+const provider: MigrationProvider = { getMigrations: () => Promise.resolve(migrations) };
+
+export async function migrateToLatest(db: Kysely<never>): Promise<string[]> {
+  const migrator = new Migrator({ db, provider });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) throw error instanceof Error ? error : new Error(String(error));
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}

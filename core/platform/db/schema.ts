@@ -1,0 +1,108 @@
+/** Table types for Kysely. The SQL lives in ./migrations; keep the two in step. */
+import type { ColumnType, Generated } from 'kysely';
+
+type Timestamp = ColumnType<Date, Date | string, Date | string>;
+type CreatedAt = ColumnType<Date, Date | string | undefined, never>;
+
+export interface UsersTable {
+  id: Generated<string>;
+  mobile: string | null;
+  name: string;
+  kind: 'teacher' | 'tourist';
+  promo_code: string | null;
+  promo_points: Generated<number>;
+  vip_room_time: Timestamp | null;
+  vip_room_remaining_number: Generated<number>;
+  vip_big_room_people_number: Generated<number>;
+  vip_big_room_time: Timestamp | null;
+  record_room_time: Timestamp | null;
+  credit_window_until: Timestamp | null;
+  created_at: CreatedAt;
+}
+
+export interface SessionsTable {
+  token_hash: string;
+  user_id: string;
+  created_at: CreatedAt;
+  expires_at: Timestamp;
+  revoked_at: Timestamp | null;
+  ip: string;
+}
+
+export interface SmsCodesTable {
+  id: Generated<string>;
+  mobile: string;
+  purpose: string;
+  code_hash: string;
+  ip: string;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+  used_at: Timestamp | null;
+  failed_attempts: Generated<number>;
+}
+
+export interface RoomsTable {
+  id: Generated<string>;
+  room_number: string;
+  room_type: number;
+  create_user: string;
+  consumption: 'on' | 'off';
+  is_vip: '0' | '1';
+  max_member: number;
+  state: 'open' | 'closed';
+  show_state: Generated<string>;
+  wb_power: Generated<'0' | '1'>;
+  room_extend: Generated<string>;
+  ppt_id: Generated<string>;
+  ppt_current_page: Generated<number>;
+  is_record_status: Generated<'0' | '1'>;
+  record_state: Generated<'0' | '1' | '2'>;
+  live_state: Generated<'0' | '1' | '2'>;
+  trial_started_at: Timestamp | null;
+  ends_at: Timestamp | null;
+  created_at: Timestamp;
+  closed_at: Timestamp | null;
+}
+
+export interface RoomMembersTable {
+  room_id: string;
+  user_id: string;
+  role: 'creator' | 'member' | 'tourist' | 'observer';
+  user_type: '1' | '2' | '3';
+  joined_at: Timestamp;
+  left_at: Timestamp | null;
+  kicked_at: Timestamp | null;
+}
+
+export interface IdempotencyKeysTable {
+  user_id: string;
+  scope: string;
+  key: string;
+  response: ColumnType<unknown, string | null, string | null> | null;
+  created_at: Timestamp;
+}
+
+export interface CreditLedgerTable {
+  id: Generated<string>;
+  user_id: string;
+  delta: number;
+  reason: string;
+  room_id: string | null;
+  created_at: Timestamp;
+}
+
+export interface RateHitsTable {
+  key: string;
+  at: Timestamp;
+}
+
+export interface DB {
+  users: UsersTable;
+  sessions: SessionsTable;
+  sms_codes: SmsCodesTable;
+  rooms: RoomsTable;
+  room_members: RoomMembersTable;
+  idempotency_keys: IdempotencyKeysTable;
+  credit_ledger: CreditLedgerTable;
+  rate_hits: RateHitsTable;
+}

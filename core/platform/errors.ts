@@ -1,0 +1,61 @@
+/**
+ * The error catalogue of the spec. The domain throws `DomainError` with one of these codes; each
+ * adapter (the /api envelope, a page, a socket ack) maps it in one place. Messages exist in both
+ * languages so the answer follows the caller's language.
+ */
+export type Lang = 'zh' | 'en';
+
+export const errorCatalogue = {
+  '1': { zh: '请求失败', en: 'Request failed' },
+  '5': { zh: '参数不合法', en: 'Illegal parameters' },
+  '6': { zh: '令牌校验失败', en: 'Token check failed' },
+  '7': { zh: '未登录', en: 'Not logged in' },
+  '8': { zh: '非法请求', en: 'Illegal request' },
+  '9': { zh: '服务异常', en: 'Service exception' },
+  '20': { zh: '服务异常', en: 'Service exception' },
+  '21': { zh: '服务不存在', en: 'Service not found' },
+  '21001': { zh: '登录已失效，请重新登录', en: 'Your sign-in has expired, please sign in again' },
+  '21006': { zh: '暂无会员信息', en: 'No membership information' },
+  '21007': { zh: '您的课时已用完', en: "You have used up your room credits" },
+  '21008': { zh: '扣除课时失败', en: 'Failed to deduct a credit' },
+  '31001': { zh: '创建教室失败', en: 'Failed to create the classroom' },
+  '31002': { zh: '教室号码不正确，请重新输入', en: 'Classroom number incorrect, please re-enter' },
+  '31003': { zh: '教室人数已满，请稍后再试', en: 'The classroom is full, please try later' },
+  '31004': { zh: '没有权限操作该房间', en: 'No permission to operate this room' },
+  '31005': { zh: '踢出用户失败', en: 'Failed to kick out the user' },
+  '31006': { zh: '进入教室太频繁，请稍后再试', en: 'Too many attempts to join, please try again later' },
+  '42001': { zh: '验证码发送太频繁，请稍后再试', en: 'Codes are sent at most once a minute, please wait' },
+  '42003': { zh: '发送次数超出限制', en: 'Send count over limit' },
+  '42004': { zh: '手机号或验证码不正确', en: 'Phone number or code incorrect' },
+  '42009': { zh: '该手机号本小时发送次数超限', en: 'Hourly limit for this phone number exceeded' },
+  '42010': { zh: '该手机号今日发送次数超限', en: 'Daily limit for this phone number exceeded' },
+  '42014': { zh: '该地区暂不支持短信', en: 'SMS is not supported for this region' },
+  '42015': { zh: '验证码发送失败', en: 'Failed to send the code' },
+} as const satisfies Record<string, Record<Lang, string>>;
+
+export type ErrorCode = keyof typeof errorCatalogue;
+
+export function messageFor(code: ErrorCode, lang: Lang): string {
+  return errorCatalogue[code][lang];
+}
+
+/** A rule of the domain said no. Carries the spec's code; `detail` is for logs, never for users. */
+export class DomainError extends Error {
+  readonly code: ErrorCode;
+  readonly detail: string | undefined;
+  constructor(code: ErrorCode, detail?: string) {
+    super(`${code}: ${errorCatalogue[code].en}${detail ? ` (${detail})` : ''}`);
+    this.name = 'DomainError';
+    this.code = code;
+    this.detail = detail;
+  }
+}
+
+export const isDomainError = (e: unknown): e is DomainError => e instanceof DomainError;
+
+export const illegalParams = (detail?: string) => new DomainError('5', detail);
+export const notLoggedIn = () => new DomainError('7');
+export const tokenInvalid = () => new DomainError('21001');
+export const roomNotFound = () => new DomainError('31002');
+export const roomFull = () => new DomainError('31003');
+export const notAllowed = (detail?: string) => new DomainError('31004', detail);

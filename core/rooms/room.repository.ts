@@ -1,0 +1,162 @@
+import { sql, type Transaction } from 'kysely';
+import type { Database } from '../platform/db/database.ts';
+import type { DB, RoomMembersTable } from '../platform/db/schema.ts';
+
+type Q = Database | Transaction<DB>;
+export type Trx = Transaction<DB>;
+
+const roomColumns = [
+  'rooms.id',
+  'rooms.room_number',
+  'rooms.room_type',
+  'rooms.create_user',
+  'rooms.consumption',
+  'rooms.is_vip',
+  'rooms.max_member',
+  'rooms.state',
+  'rooms.show_state',
+  'rooms.wb_power',
+  'rooms.room_extend',
+  'rooms.ppt_id',
+  'rooms.ppt_current_page',
+  'rooms.is_record_status',
+  'rooms.record_state',
+  'rooms.live_state',
+  'rooms.trial_started_at',
+  'rooms.ends_at',
+  'rooms.created_at',
+] as const;
+
+export class RoomRepository {
+  private readonly db: Database;
+  constructor(db: Database) {
+    this.db = db;
+  }
+
+  transaction<T>(fn: (trx: Trx) => Promise<T>): Promise<T> {
+    return this.db.transaction().execute(fn);
+  }
+
+  findOpenRoom(roomNumber: string, q: Q = this.db) {
+    return q
+      .selectFrom('rooms')
+      .innerJoin('users', 'users.id', 'rooms.create_user')
+      .select([...roomColumns, 'users.name as creator_name'])
+      .select((eb) =>
+        eb
+          .selectFrom('room_members')
+          .select((e) => e.fn.countAll<string>().as('n'))
+          .whereRef('room_members.room_id', '=', 'rooms.id')
+          .where('room_members.left_at', 'is', null)
+          .where('room_members.kicked_at', 'is', null)
+          .where('room_members.role', '!=', 'observer')
+          .as('participants'),
+      )
+      .where('rooms.room_number', '=', roomNumber)
+      .where('rooms.state', '=', 'open')
+      .executeTakeFirst();
+  }
+
+  /** Serialises joins of one room, so two people cannot both take the last seat. */
+  async lockRoom(trx: Trx, roomId: string): Promise<void> {
+    await sql`select id from rooms where id = ${roomId} for update`.execute(trx);
+  }
+
+  /** Inserts a room unless the number is taken by an open room; undefined then. */
+  insertRoom(
+    trx: Trx,
+    values: {
+      room_number: string;
+      room_type: number;
+      create_user: string;
+      consumption: 'on' | 'off';
+      is_vip: '0' | '1';
+      max_member: number;
+      created_at: Date;
+    },
+  ) {
+    return trx
+      .insertInto('rooms')
+      .values({ ...values, state: 'open', trial_started_at: null, ends_at: null, closed_at: null })
+      .onConflict((oc) => oc.column('room_number').where('state', '=', 'open').doNothing())
+      .returning('id')
+      .executeTakeFirst();
+  }
+
+  member(trx: Q, roomId: string, userId: string) {
+    return trx.selectFrom('room_members').selectAll().where('room_id', '=', roomId).where('user_id', '=', userId).executeTakeFirst();
+  }
+
+  async countSeated(trx: Q, roomId: string, exceptUserId: string): Promise<number> {
+    const row = await trx
+      .selectFrom('room_members')
+      .select((e) => e.fn.countAll<string>().as('n'))
+      .where('room_id', '=', roomId)
+      .where('user_id', '!=', exceptUserId)
+      .where('left_at', 'is', null)
+      .where('kicked_at', 'is', null)
+      .where('role', '!=', 'observer')
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
+  upsertMember(
+    trx: Trx,
+    row: { room_id: string; user_id: string; role: RoomMembersTable['role']; user_type: RoomMembersTable['user_type']; joined_at: Date },
+  ) {
+    return trx
+      .insertInto('room_members')
+      .values({ ...row, left_at: null, kicked_at: null })
+      .onConflict((oc) =>
+        oc.columns(['room_id', 'user_id']).doUpdateSet({ left_at: null, user_type: row.user_type, joined_at: row.joined_at }),
+      )
+      .execute();
+  }
+
+  setEndsAt(trx: Trx, roomId: string, endsAt: Date) {
+    return trx.updateTable('rooms').set({ ends_at: endsAt }).where('id', '=', roomId).where('ends_at', 'is', null).execute();
+  }
+
+  idempotentResponse(trx: Trx, userId: string, scope: string, key: string) {
+    return trx
+      .selectFrom('idempotency_keys')
+      .select('response')
+      .where('user_id', '=', userId)
+      .where('scope', '=', scope)
+      .where('key', '=', key)
+      .executeTakeFirst();
+  }
+
+  /** Claims the key inside the transaction: a concurrent duplicate waits for it, then sees the answer. */
+  async claimIdempotencyKey(trx: Trx, userId: string, scope: string, key: string, now: Date): Promise<boolean> {
+    await sql`select pg_advisory_xact_lock(hashtext(${`idem:${userId}:${scope}:${key}`}))`.execute(trx);
+    const existing = await this.idempotentResponse(trx, userId, scope, key);
+    if (existing) return false;
+    await trx.insertInto('idempotency_keys').values({ user_id: userId, scope, key, response: null, created_at: now }).execute();
+    return true;
+  }
+
+  storeIdempotentResponse(trx: Trx, userId: string, scope: string, key: string, response: unknown) {
+    return trx
+      .updateTable('idempotency_keys')
+      .set({ response: JSON.stringify(response) })
+      .where('user_id', '=', userId)
+      .where('scope', '=', scope)
+      .where('key', '=', key)
+      .execute();
+  }
+
+  roomsCreatedBy(userId: string, before: Date, limit: number) {
+    return this.db
+      .selectFrom('rooms')
+      .select(['room_number', 'room_type', 'is_vip', 'state', 'created_at'])
+      .where('create_user', '=', userId)
+      .where('created_at', '<', before)
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(limit)
+      .execute();
+  }
+}
+
+export type OpenRoomRow = NonNullable<Awaited<ReturnType<RoomRepository['findOpenRoom']>>>;

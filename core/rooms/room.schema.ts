@@ -1,0 +1,30 @@
+import { z } from 'zod';
+
+/** The join box accepts 6 to 10 letters or digits (DECISIONS.md); rooms are 6 digits. */
+export const ROOM_NUMBER_RULE = /^[A-Za-z0-9]{6,10}$/;
+
+const roomNumber = z.string().max(64);
+
+export const createAgoraRoomInput = z.object({
+  roomType: z.union([z.literal(1), z.literal('1')]).optional(),
+  consumption: z.enum(['on', 'off']).optional(),
+});
+
+export const createRoomInput = z.object({
+  roomType: z.union([z.literal(2), z.literal(3), z.literal(4), z.literal('2'), z.literal('3'), z.literal('4')]),
+  consumption: z.enum(['on', 'off']).optional(),
+});
+
+export const roomNumberInput = z.object({ roomNumber });
+
+export const joinInput = z.object({
+  roomNumber,
+  userType: z.union([z.literal('1'), z.literal('2'), z.literal(1), z.literal(2)]).optional(),
+});
+
+export const touristJoinInput = z.object({ roomNumber, userName: z.string().max(64) });
+
+export const myRoomsInput = z.object({
+  pageTime: z.coerce.number().int().min(0).max(Date.UTC(9999, 11, 31)).optional(),
+  pageSize: z.coerce.number().int().min(1).max(50).optional(),
+});

@@ -1,0 +1,268 @@
+/**
+ * Rooms: create with the caps and payment rules of DECISIONS.md, look up, join (members and
+ * tourists) with the cap enforced under a row lock, and the creator's list.
+ */
+import { randomInt } from 'node:crypto';
+import type { Clock } from '../platform/clock.ts';
+import type { Config } from '../platform/config.ts';
+import { DomainError, illegalParams, notAllowed, roomFull, roomNotFound } from '../platform/errors.ts';
+import type { TokenSigner } from '../platform/secrets.ts';
+import type { RateLimiter } from '../platform/rate-limit.ts';
+import { invitePath, type JoinAnswer, type RoomInfo, type RoomListItem, type RoomType } from '../contracts/api.ts';
+import type { AccountService, Viewer } from '../account/account.service.ts';
+import { toUserInfo, toViewer } from '../account/account.service.ts';
+import { normaliseName } from '../account/account.schema.ts';
+import type { BillingService } from '../billing/billing.service.ts';
+import type { OpenRoomRow, RoomRepository, Trx } from './room.repository.ts';
+import { ROOM_NUMBER_RULE } from './room.schema.ts';
+
+type RoomConfig = Pick<
+  Config,
+  | 'FREE_MINI_CAP'
+  | 'PAID_MINI_CAP'
+  | 'WHITEBOARD_CAP'
+  | 'AUDIO_CAP'
+  | 'AUDIO_SESSION_MINUTES'
+  | 'LIVE_FREE_CAP'
+  | 'TRIAL_MINUTES'
+  | 'TOURIST_JOINS_PER_MINUTE'
+  | 'publicUrl'
+>;
+
+/** Far enough in the future for 'from the newest' paging, near enough for every database. */
+const MAX_PAGE_TIME = Date.UTC(9999, 11, 31);
+
+/** How long the room-channel and board tokens of a join answer live. */
+export const ROOM_TOKEN_TTL_SECONDS = 12 * 3600;
+
+export interface RoomTokenPayload extends Record<string, unknown> {
+  scope: 'room' | 'board';
+  room: string;
+  uid: string;
+  role: JoinAnswer['role'];
+  ut: JoinAnswer['userType'];
+}
+
+export class RoomService {
+  private readonly repo: RoomRepository;
+  private readonly account: AccountService;
+  private readonly billing: BillingService;
+  private readonly signer: TokenSigner;
+  private readonly limiter: RateLimiter;
+  private readonly clock: Clock;
+  private readonly config: RoomConfig;
+  constructor(repo: RoomRepository, account: AccountService, billing: BillingService, signer: TokenSigner, limiter: RateLimiter, clock: Clock, config: RoomConfig) {
+    this.repo = repo;
+    this.account = account;
+    this.billing = billing;
+    this.signer = signer;
+    this.limiter = limiter;
+    this.clock = clock;
+    this.config = config;
+  }
+
+  #requireTeacher(viewer: Viewer) {
+    if (viewer.type !== '1') throw notAllowed('only signed-in teachers create rooms');
+  }
+
+  /** The cap in force now: the trial lifts a free room to the paid cap for its minutes. */
+  #capNow(room: Pick<OpenRoomRow, 'room_type' | 'max_member' | 'trial_started_at'>): number {
+    if (room.trial_started_at && room.room_type === 1) {
+      const trialEnd = room.trial_started_at.getTime() + this.config.TRIAL_MINUTES * 60_000;
+      if (this.clock.now().getTime() < trialEnd) return Math.max(room.max_member, this.config.PAID_MINI_CAP);
+    }
+    return room.max_member;
+  }
+
+  toRoomInfo(r: OpenRoomRow): RoomInfo {
+    const cap = this.#capNow(r);
+    return {
+      roomNumber: r.room_number,
+      roomType: r.room_type as RoomType,
+      createUser: r.create_user,
+      createUserIdNumber: r.create_user,
+      createUserName: r.creator_name,
+      maxMember: cap,
+      maxOrdinary: String(cap - 1),
+      isVIP: r.is_vip,
+      consumption: r.consumption,
+      showState: r.show_state,
+      wbPower: r.wb_power,
+      roomExtend: r.room_extend,
+      pptId: r.ppt_id,
+      pptCurrentPage: r.ppt_current_page,
+      participants: Number(r.participants ?? 0),
+      state: r.state,
+      createTime: r.created_at.getTime(),
+      endsAt: r.ends_at ? r.ends_at.getTime() : 0,
+      isRecordStatus: r.is_record_status,
+      recordState: r.record_state,
+      liveState: r.live_state,
+    };
+  }
+
+  async createRoom(
+    viewer: Viewer,
+    input: { roomType: RoomType; consumption: 'on' | 'off'; requestId?: string | undefined },
+  ): Promise<RoomInfo> {
+    this.#requireTeacher(viewer);
+    const { roomType } = input;
+    const now = this.clock.now();
+    const requestId = input.requestId && /^[A-Za-z0-9_-]{8,64}$/.test(input.requestId) ? input.requestId : undefined;
+    const roomNumber = await this.repo.transaction(async (trx) => {
+      if (requestId) {
+        const fresh = await this.repo.claimIdempotencyKey(trx, viewer.userId, 'createRoom', requestId, now);
+        if (!fresh) {
+          const prior = await this.repo.idempotentResponse(trx, viewer.userId, 'createRoom', requestId);
+          const stored = prior?.response as { roomNumber?: string } | null | undefined;
+          if (stored?.roomNumber) return stored.roomNumber;
+          throw new DomainError('31001', 'duplicate request without an answer');
+        }
+      }
+      const { cap, paid } = await this.#entitle(trx, viewer.userId, roomType, input.consumption);
+      const number = await this.#insertWithFreshNumber(trx, {
+        room_type: roomType,
+        create_user: viewer.userId,
+        consumption: input.consumption,
+        is_vip: paid ? '1' : '0',
+        max_member: cap,
+        created_at: now,
+      });
+      if (requestId) await this.repo.storeIdempotentResponse(trx, viewer.userId, 'createRoom', requestId, { roomNumber: number });
+      return number;
+    });
+    const room = await this.repo.findOpenRoom(roomNumber);
+    if (!room) throw new DomainError('31001', 'room vanished after create');
+    return this.toRoomInfo(room);
+  }
+
+  async #entitle(trx: Trx, userId: string, roomType: RoomType, consumption: 'on' | 'off'): Promise<{ cap: number; paid: boolean }> {
+    const c = this.config;
+    switch (roomType) {
+      case 1:
+        if (consumption === 'off') return { cap: c.FREE_MINI_CAP, paid: false };
+        await this.billing.entitleMiniClass(trx, userId);
+        return { cap: c.PAID_MINI_CAP, paid: true };
+      case 2:
+        return { cap: c.WHITEBOARD_CAP, paid: false };
+      case 3:
+        return { cap: c.AUDIO_CAP, paid: false };
+      case 4: {
+        const people = await this.billing.bigClassPeople(trx, userId);
+        return people ? { cap: people, paid: true } : { cap: c.LIVE_FREE_CAP, paid: false };
+      }
+    }
+  }
+
+  async #insertWithFreshNumber(trx: Trx, values: Omit<Parameters<RoomRepository['insertRoom']>[1], 'room_number'>): Promise<string> {
+    for (let attempt = 0; attempt < 30; attempt++) {
+      const number = String(randomInt(100_000, 1_000_000));
+      const row = await this.repo.insertRoom(trx, { ...values, room_number: number });
+      if (row) return number;
+    }
+    throw new DomainError('31001', 'no free room number');
+  }
+
+  async getRoomInfo(roomNumber: string): Promise<RoomInfo> {
+    return this.toRoomInfo(await this.#openRoom(roomNumber));
+  }
+
+  async #openRoom(roomNumber: string, trx?: Trx): Promise<OpenRoomRow> {
+    if (typeof roomNumber !== 'string' || !ROOM_NUMBER_RULE.test(roomNumber)) throw roomNotFound();
+    const room = await this.repo.findOpenRoom(roomNumber, trx);
+    if (!room) throw roomNotFound();
+    return room;
+  }
+
+  /** Seats the user under the room's row lock; the cap, kicks and roles are checked here. */
+  async #seat(trx: Trx, room: OpenRoomRow, viewer: Viewer, userType: '1' | '2'): Promise<JoinAnswer['role']> {
+    await this.repo.lockRoom(trx, room.id);
+    const isCreator = room.create_user === viewer.userId;
+    const role: JoinAnswer['role'] = isCreator ? 'creator' : viewer.type === '4' ? 'tourist' : 'member';
+    if (userType === '2' && !isCreator) throw notAllowed('only the creator shares a screen');
+    const existing = await this.repo.member(trx, room.id, viewer.userId);
+    if (existing?.kicked_at) throw notAllowed('kicked out of this room');
+    const alreadySeated = existing && existing.left_at === null;
+    if (!isCreator && !alreadySeated) {
+      const seated = await this.repo.countSeated(trx, room.id, viewer.userId);
+      if (seated >= this.#capNow(room)) throw roomFull();
+    }
+    const now = this.clock.now();
+    await this.repo.upsertMember(trx, { room_id: room.id, user_id: viewer.userId, role, user_type: isCreator ? '1' : '2', joined_at: now });
+    if (isCreator && room.room_type === 3) {
+      await this.repo.setEndsAt(trx, room.id, new Date(now.getTime() + this.config.AUDIO_SESSION_MINUTES * 60_000));
+    }
+    return role;
+  }
+
+  #answer(room: OpenRoomRow, viewer: Viewer, role: JoinAnswer['role'], userType: '1' | '2'): JoinAnswer {
+    const base = { room: room.room_number, uid: viewer.userId, role, ut: userType };
+    const roomInfo = this.toRoomInfo(room);
+    return {
+      userIdForNumber: viewer.userId,
+      roomInfo,
+      role,
+      userType,
+      imToken: this.signer.sign({ ...base, scope: 'room' } satisfies RoomTokenPayload, ROOM_TOKEN_TTL_SECONDS),
+      wbtoken: this.signer.sign({ ...base, scope: 'board' } satisfies RoomTokenPayload, ROOM_TOKEN_TTL_SECONDS),
+      isRecordStatus: roomInfo.isRecordStatus,
+      userRecordInfo: { taskId: '', recordState: roomInfo.recordState },
+    };
+  }
+
+  async join(viewer: Viewer, input: { roomNumber: string; userType?: '1' | '2' | undefined }): Promise<JoinAnswer> {
+    const userType = input.userType ?? '1';
+    const { room, role } = await this.repo.transaction(async (trx) => {
+      const found = await this.#openRoom(input.roomNumber, trx);
+      const seatedRole = await this.#seat(trx, found, viewer, userType);
+      return { room: found, role: seatedRole };
+    });
+    const fresh = (await this.repo.findOpenRoom(room.room_number)) ?? room;
+    return this.#answer(fresh, viewer, role, userType);
+  }
+
+  /** A visitor without an account: name + room number. Rate limited per address; all or nothing. */
+  async touristJoin(input: { roomNumber: string; userName: string; ip: string }): Promise<JoinAnswer> {
+    const name = normaliseName(input.userName);
+    if (!name) throw illegalParams('name');
+    const allowed = await this.limiter.hit(`tourist-join:${input.ip}`, this.config.TOURIST_JOINS_PER_MINUTE, 60_000);
+    if (!allowed) throw new DomainError('31006');
+    const { room, viewer, token, user } = await this.repo.transaction(async (trx) => {
+      const found = await this.#openRoom(input.roomNumber, trx);
+      const created = await this.account.createTourist(trx, name, input.ip);
+      const v = toViewer(created.user);
+      await this.#seat(trx, found, v, '1');
+      return { room: found, viewer: v, token: created.token, user: created.user };
+    });
+    const fresh = (await this.repo.findOpenRoom(room.room_number)) ?? room;
+    return { ...this.#answer(fresh, viewer, 'tourist', '1'), userInfo: toUserInfo(user, token) };
+  }
+
+  /** Checks a room-channel or board token from a join answer. */
+  verifyRoomToken(token: string, scope: RoomTokenPayload['scope']): RoomTokenPayload | null {
+    const p = this.signer.verify<RoomTokenPayload>(token, this.clock.now().getTime());
+    return p && p.scope === scope ? p : null;
+  }
+
+  async listMyRooms(
+    viewer: Viewer,
+    input: { pageTime?: number | undefined; pageSize?: number | undefined },
+  ): Promise<{ roomList: RoomListItem[]; hasMore: boolean; nextPageTime: number }> {
+    const size = Math.min(Math.max(input.pageSize ?? 10, 1), 50);
+    const before = input.pageTime && input.pageTime > 0 ? new Date(input.pageTime) : new Date(MAX_PAGE_TIME);
+    const rows = await this.repo.roomsCreatedBy(viewer.userId, before, size + 1);
+    const page = rows.slice(0, size);
+    return {
+      roomList: page.map((r) => ({
+        roomNumber: r.room_number,
+        roomType: r.room_type as RoomType,
+        isVIP: r.is_vip,
+        state: r.state,
+        createTime: r.created_at.getTime(),
+        inviteUrl: `${this.config.publicUrl}${invitePath(r.room_type as RoomType, r.room_number)}`,
+      })),
+      hasMore: rows.length > size,
+      nextPageTime: page.length ? page[page.length - 1]!.created_at.getTime() : 0,
+    };
+  }
+}

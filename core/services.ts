@@ -1,0 +1,55 @@
+/**
+ * The composition of the domain: services built from ports. Every adapter (pages, /api, sockets,
+ * jobs) reaches the rules through this object and nothing else.
+ */
+import { AccountRepository } from './account/account.repository.ts';
+import { AccountService } from './account/account.service.ts';
+import { BillingRepository } from './billing/billing.repository.ts';
+import { BillingService } from './billing/billing.service.ts';
+import type { Clock } from './platform/clock.ts';
+import type { Config } from './platform/config.ts';
+import type { Database } from './platform/db/database.ts';
+import type { EventBus } from './platform/events.ts';
+import type { JobQueue } from './platform/jobs.ts';
+import type { Logger } from './platform/logger.ts';
+import type { ObjectStore } from './platform/objects.ts';
+import { RateLimiter } from './platform/rate-limit.ts';
+import { TokenSigner } from './platform/secrets.ts';
+import type { DevOutbox, SmsSender } from './platform/sms.ts';
+import { RoomRepository } from './rooms/room.repository.ts';
+import { RoomService } from './rooms/room.service.ts';
+
+export interface Ports {
+  config: Config;
+  secret: string;
+  db: Database;
+  clock: Clock;
+  logger: Logger;
+  sms: SmsSender;
+  outbox: DevOutbox | null;
+  events: EventBus;
+  objects: ObjectStore;
+  jobs: JobQueue | null;
+}
+
+export interface Services {
+  account: AccountService;
+  rooms: RoomService;
+  billing: BillingService;
+  limiter: RateLimiter;
+  /** The dev SMS outbox; null in production or with a real SMS sender. */
+  devOutbox: { list(): Array<{ mobile: string; code: string; purpose: string; at: number }> } | null;
+  /** Grants used by the billing issue's orders and by tests. */
+  billingRepo: BillingRepository;
+}
+
+export function buildServices(p: Ports): Services {
+  const accountRepo = new AccountRepository(p.db);
+  const account = new AccountService(accountRepo, p.sms, p.clock, p.config, p.secret, p.logger);
+  const billingRepo = new BillingRepository(p.db);
+  const billing = new BillingService(billingRepo, p.clock, p.config);
+  const limiter = new RateLimiter(p.db, p.clock);
+  const signer = new TokenSigner(p.secret);
+  const rooms = new RoomService(new RoomRepository(p.db), account, billing, signer, limiter, p.clock, p.config);
+  return { account, rooms, billing, limiter, devOutbox: p.outbox, billingRepo };
+}

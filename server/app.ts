@@ -1,0 +1,43 @@
+/**
+ * Starts the product in one process: the platform plus the roles that ROLE names. Used by
+ * server/main.ts, the tests and the benchmarks.
+ */
+import { loadConfig, type Config } from '#core/platform/config.ts';
+import { buildPlatform, type Platform, type PlatformOverrides } from './platform.ts';
+import { startWeb, type WebOptions, type WebServer } from './web/http.ts';
+
+export interface Banshu {
+  config: Config;
+  platform: Platform;
+  web: WebServer | null;
+  url: string;
+  close(): Promise<void>;
+}
+
+export async function startBanshu(
+  env: Record<string, string | undefined>,
+  overrides: PlatformOverrides & { web?: WebOptions } = {},
+): Promise<Banshu> {
+  const config = loadConfig(env);
+  const platform = await buildPlatform(config, overrides);
+  const runsWeb = config.ROLE === 'all' || config.ROLE === 'web';
+  let web: WebServer | null = null;
+  try {
+    if (runsWeb) web = await startWeb(platform, overrides.web ?? { mode: 'build' });
+  } catch (err) {
+    await platform.close();
+    throw err;
+  }
+  let closed: Promise<void> | null = null;
+  return {
+    config,
+    platform,
+    web,
+    url: web?.url ?? config.publicUrl,
+    close: () =>
+      (closed ??= (async () => {
+        await web?.close();
+        await platform.close();
+      })()),
+  };
+}

@@ -1,0 +1,110 @@
+/**
+ * Builds the platform from the config: database (+ migrations), secret, SMS, objects, events, job
+ * queue and the domain services. The same object serves every role.
+ */
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import type { Clock } from '#core/platform/clock.ts';
+import { systemClock } from '#core/platform/clock.ts';
+import type { Config } from '#core/platform/config.ts';
+import { openDatabase, type DatabaseHandle } from '#core/platform/db/database.ts';
+import { migrateToLatest } from '#core/platform/db/migrate.ts';
+import { InMemoryEventBus, type EventBus } from '#core/platform/events.ts';
+import { startPgBoss, type JobQueue } from '#core/platform/jobs.ts';
+import { createLogger, type Logger } from '#core/platform/logger.ts';
+import { DiskObjectStore } from '#core/platform/objects.ts';
+import { ConsoleSmsSender, DevOutbox, HttpSmsSender, type SmsSender } from '#core/platform/sms.ts';
+import { buildServices, type Services } from '#core/services.ts';
+import { jobHandlers, schedules, type JobName } from '#core/jobs.ts';
+
+export interface Platform {
+  config: Config;
+  logger: Logger;
+  database: DatabaseHandle;
+  services: Services;
+  events: EventBus;
+  objects: DiskObjectStore;
+  jobs: JobQueue | null;
+  secret: string;
+  close(): Promise<void>;
+}
+
+export interface PlatformOverrides {
+  /** An already opened database (tests). `inMemory` opens a throwaway PGlite. */
+  database?: DatabaseHandle | 'inMemory';
+  clock?: Clock;
+  sms?: SmsSender;
+  logger?: Logger;
+  /** Start pg-boss and the job workers (default: for roles all and worker). */
+  jobs?: boolean;
+}
+
+/** SESSION_SECRET, or one generated once and kept in DATA_DIR so restarts keep sessions' tokens valid. */
+function loadSecret(config: Config, persist: boolean): string {
+  if (config.SESSION_SECRET) return config.SESSION_SECRET;
+  if (!persist) return randomBytes(32).toString('hex');
+  const file = path.join(config.DATA_DIR, 'secret');
+  if (existsSync(file)) {
+    const s = readFileSync(file, 'utf8').trim();
+    if (s.length >= 32) return s;
+  }
+  mkdirSync(config.DATA_DIR, { recursive: true });
+  const s = randomBytes(32).toString('hex');
+  writeFileSync(file, s, { mode: 0o600 });
+  return s;
+}
+
+export async function buildPlatform(config: Config, o: PlatformOverrides = {}): Promise<Platform> {
+  const logger = o.logger ?? createLogger(config.LOG_LEVEL, { role: config.ROLE });
+  const inMemory = o.database === 'inMemory';
+  const database =
+    o.database && o.database !== 'inMemory'
+      ? o.database
+      : await openDatabase({ url: config.DATABASE_URL, dataDir: inMemory ? null : path.join(config.DATA_DIR, 'db') });
+  const applied = await migrateToLatest(database.db as never);
+  if (applied.length) logger.info({ applied }, 'database migrated');
+
+  const secret = loadSecret(config, !inMemory);
+  const outbox = config.devOutbox ? new DevOutbox() : null;
+  const sms =
+    o.sms ??
+    (config.SMS_SENDER === 'http'
+      ? new HttpSmsSender(config.SMS_WEBHOOK_URL!, config.SMS_WEBHOOK_TOKEN)
+      : new ConsoleSmsSender(logger, outbox));
+  const events = new InMemoryEventBus();
+  const objects = new DiskObjectStore(path.resolve(config.DATA_DIR, 'objects'), secret, config.publicUrl);
+
+  const wantJobs = o.jobs ?? (config.ROLE === 'all' || config.ROLE === 'worker');
+  let jobs: JobQueue | null = null;
+  if (wantJobs) {
+    jobs = await startPgBoss(database.pglite ? { pglite: database.pglite } : { url: database.url! }, logger);
+  }
+
+  const services = buildServices({ config, secret, db: database.db, clock: o.clock ?? systemClock, logger, sms, outbox, events, objects, jobs });
+
+  if (jobs && (config.ROLE === 'all' || config.ROLE === 'worker')) {
+    const handlers = jobHandlers(services);
+    for (const name of Object.keys(handlers) as JobName[]) {
+      const handler = handlers[name];
+      if (typeof handler !== 'function') throw new Error(`job ${name} has no handler`);
+      await jobs.work(name, handler as (p: object) => Promise<void>);
+    }
+    for (const s of schedules) await jobs.schedule(s.name, s.cron);
+  }
+
+  return {
+    config,
+    logger,
+    database,
+    services,
+    events,
+    objects,
+    jobs,
+    secret,
+    async close() {
+      await jobs?.stop().catch((err: unknown) => logger.warn({ err }, 'job queue stop failed'));
+      await database.close();
+    },
+  };
+}

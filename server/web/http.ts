@@ -1,0 +1,141 @@
+/**
+ * The web role: one Node HTTP server carrying the pages (React Router), the /api contract, signed
+ * object downloads and the realtime channel (socket.io).
+ */
+import { createServer, type Server as HttpServer } from 'node:http';
+import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import express, { type Request, type Response } from 'express';
+import { createRequestHandler } from '@react-router/express';
+import { RouterContextProvider, type ServerBuild } from 'react-router';
+import { Server as SocketServer } from 'socket.io';
+import { appContext, type AppContext } from '#app/context.ts';
+import type { Platform } from '../platform.ts';
+import { apiRouter } from './api.ts';
+import { requestLang, requestToken } from './request.ts';
+
+export interface WebServer {
+  http: HttpServer;
+  io: SocketServer;
+  url: string;
+  close(): Promise<void>;
+}
+
+export interface WebOptions {
+  /** Production: the built server bundle. Development: Vite in middleware mode. None: API only (tests, benchmarks). */
+  mode: 'build' | 'dev' | 'none';
+  buildDir?: string;
+}
+
+async function loadContext(platform: Platform, req: Request): Promise<AppContext> {
+  const token = requestToken(req);
+  const viewer = token ? await platform.services.account.authenticate(token).catch(() => null) : null;
+  return {
+    services: platform.services,
+    viewer,
+    sessionToken: viewer ? token : null,
+    lang: requestLang(req),
+    site: { publicUrl: platform.config.publicUrl, devOutbox: platform.config.devOutbox, production: platform.config.production },
+  };
+}
+
+export async function startWeb(platform: Platform, opts: WebOptions): Promise<WebServer> {
+  const { config, logger } = platform;
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', config.production ? 'loopback, linklocal, uniquelocal' : false);
+  app.use((_req, res, next) => {
+    res.set('X-Content-Type-Options', 'nosniff');
+    res.set('Referrer-Policy', 'same-origin');
+    res.set('X-Frame-Options', 'SAMEORIGIN');
+    next();
+  });
+
+  app.get('/healthz', (_req, res) => {
+    res.json({ ok: true, database: platform.database.kind, role: config.ROLE });
+  });
+  app.use('/api', apiRouter(platform.services, config, logger));
+
+  app.get(/^\/objects\/(.+)$/, async (req: Request, res: Response) => {
+    const key = decodeURIComponent((req.params as Record<string, string>)[0] ?? '');
+    const { exp, sig } = req.query;
+    if (typeof exp !== 'string' || typeof sig !== 'string' || !platform.objects.verify(key, exp, sig)) {
+      res.status(403).type('text/plain').send('link expired or invalid');
+      return;
+    }
+    const obj = await platform.objects.get(key);
+    if (!obj) {
+      res.status(404).type('text/plain').send('not found');
+      return;
+    }
+    res.set('Content-Type', obj.info.contentType).set('Content-Length', String(obj.info.size)).set('Cache-Control', 'private, max-age=300');
+    await pipeline(obj.stream, res).catch(() => res.destroy());
+  });
+
+  const getLoadContext = async (req: Request) => {
+    const provider = new RouterContextProvider();
+    provider.set(appContext, await loadContext(platform, req));
+    return provider;
+  };
+
+  let closeVite: (() => Promise<void>) | null = null;
+  if (opts.mode === 'dev') {
+    const vite = await import('vite');
+    const server = await vite.createServer({ server: { middlewareMode: true }, appType: 'custom' });
+    closeVite = () => server.close();
+    app.use(server.middlewares);
+    app.all(/.*/, async (req, res, next) => {
+      try {
+        const build = (await server.ssrLoadModule('virtual:react-router/server-build')) as ServerBuild;
+        await createRequestHandler({ build, getLoadContext, mode: 'development' })(req, res, next);
+      } catch (err) {
+        next(err);
+      }
+    });
+  } else if (opts.mode === 'build') {
+    const buildDir = path.resolve(opts.buildDir ?? 'build');
+    const build = (await import(path.join(buildDir, 'server/index.js'))) as ServerBuild;
+    app.use('/assets', express.static(path.join(buildDir, 'client/assets'), { immutable: true, maxAge: '1y', index: false }));
+    app.use(express.static(path.join(buildDir, 'client'), { maxAge: '1h', index: false }));
+    app.all(/.*/, createRequestHandler({ build, getLoadContext, mode: config.production ? 'production' : 'development' }));
+  }
+
+  // Last resort: never a stack trace to the client.
+  app.use((err: unknown, _req: Request, res: Response, _next: express.NextFunction) => {
+    logger.error({ err }, 'request failed');
+    if (!res.headersSent) res.status(500).type('text/plain').send('Internal error');
+  });
+
+  const http = createServer(app);
+  const io = new SocketServer(http, { serveClient: false, maxHttpBufferSize: 1_000_000 });
+  const unsubscribe = platform.events.subscribe((m) => {
+    const target = 'room' in m.target ? `room:${m.target.room}` : `user:${m.target.user}`;
+    io.to(target).emit(m.event, m.payload);
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    http.once('error', reject);
+    http.listen(config.PORT, config.HOST, () => {
+      http.off('error', reject);
+      resolve();
+    });
+  });
+  const address = http.address();
+  const port = typeof address === 'object' && address ? address.port : config.PORT;
+  const shownHost = config.HOST === '0.0.0.0' || config.HOST === '::' ? '127.0.0.1' : config.HOST;
+  const url = `http://${shownHost}:${port}`;
+
+  return {
+    http,
+    io,
+    url,
+    async close() {
+      unsubscribe();
+      await new Promise<void>((resolve) => {
+        void io.close(() => resolve());
+      });
+      http.closeAllConnections();
+      await closeVite?.();
+    },
+  };
+}

@@ -1,0 +1,173 @@
+// The test step of `npm test` (after set-up, check and build): vitest's unit and integration
+// projects in one run, then the e2e project on its own, then one summary line `N passed, N failed`.
+// Extra arguments are passed to both vitest runs, e.g. `node tests/run.ts rooms` to filter files.
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+
+const root = join(import.meta.dirname, '..');
+const vitestBin = join(root, 'node_modules', 'vitest', 'vitest.mjs');
+
+// Projects that must run at least one test; an empty one fails the run. Add 'unit' and 'e2e'
+// here as soon as they have tests, so a broken glob can never pass silently.
+const requiredProjects = ['integration'];
+
+const phases: { label: string; projects: string[] }[] = [
+  { label: 'unit + integration', projects: ['unit', 'integration'] },
+  { label: 'e2e', projects: ['e2e'] },
+];
+
+// The parts of vitest's JSON report that the summary reads.
+interface JsonReport {
+  numPassedTests: number;
+  numFailedTests: number;
+  numPendingTests: number;
+  numTodoTests: number;
+  testResults: { name: string; status: string; message?: string; assertionResults: { status: string }[] }[];
+}
+
+interface PhaseResult {
+  exitCode: number;
+  passed: number;
+  failed: number;
+  skipped: number;
+  filesByProject: Map<string, number>;
+  testsByProject: Map<string, number>;
+}
+
+let activeChild: ReturnType<typeof spawn> | undefined;
+let interrupted = false;
+
+// Ctrl-C reaches vitest too (same process group); wait for it so its teardown (the throwaway
+// PostgreSQL) runs, instead of dying first and leaving it orphaned.
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => {
+    interrupted = true;
+    if (signal === 'SIGTERM') activeChild?.kill('SIGTERM');
+  });
+}
+
+function projectOf(file: string): string {
+  const path = relative(root, file);
+  if (path.startsWith('tests/integration/')) return 'integration';
+  if (path.startsWith('tests/e2e/')) return 'e2e';
+  return 'unit';
+}
+
+async function runPhase(projects: string[], extraArgs: string[], reportFile: string): Promise<PhaseResult> {
+  const args = [
+    vitestBin,
+    'run',
+    ...projects.flatMap((project) => ['--project', project]),
+    // Empty projects are checked below (requiredProjects), with a clearer message than vitest's.
+    '--passWithNoTests',
+    '--reporter=default',
+    '--reporter=json',
+    `--outputFile.json=${reportFile}`,
+    ...extraArgs,
+  ];
+  const exitCode = await new Promise<number>((resolve) => {
+    // process.execPath: the same Node 24 that runs this script.
+    const child = spawn(process.execPath, args, { cwd: root, stdio: 'inherit' });
+    activeChild = child;
+    child.on('error', (error) => {
+      console.error(`tests/run: could not start vitest: ${error.message}`);
+      resolve(1);
+    });
+    child.on('exit', (code, signal) => {
+      activeChild = undefined;
+      resolve(code ?? (signal ? 128 : 1));
+    });
+  });
+
+  const result: PhaseResult = {
+    exitCode,
+    passed: 0,
+    failed: 0,
+    skipped: 0,
+    filesByProject: new Map(),
+    testsByProject: new Map(),
+  };
+  if (!existsSync(reportFile)) {
+    // vitest died before reporting (bad config, crash): count it as one failure so the summary
+    // never reads as clean.
+    console.error('tests/run: vitest wrote no report');
+    result.failed = 1;
+    if (result.exitCode === 0) result.exitCode = 1;
+    return result;
+  }
+
+  const report = JSON.parse(await readFile(reportFile, 'utf8')) as JsonReport;
+  result.passed = report.numPassedTests;
+  result.failed = report.numFailedTests;
+  result.skipped = report.numPendingTests + report.numTodoTests;
+  for (const file of report.testResults) {
+    const project = projectOf(file.name);
+    result.filesByProject.set(project, (result.filesByProject.get(project) ?? 0) + 1);
+    result.testsByProject.set(project, (result.testsByProject.get(project) ?? 0) + file.assertionResults.length);
+    // A file that failed to load (syntax error, failing beforeAll) has no failed tests in the
+    // counts; count it once so the summary agrees with the exit status.
+    const failedTests = file.assertionResults.filter((test) => test.status === 'failed').length;
+    if (file.status === 'failed' && failedTests === 0) result.failed += 1;
+  }
+  return result;
+}
+
+async function main(): Promise<number> {
+  const major = Number(process.versions.node.split('.')[0]);
+  if (major < 24) {
+    console.error(`tests/run: Node ${process.versions.node}; run through npm (npm test) so node_modules/.bin/node (Node 24) is used`);
+    return 1;
+  }
+
+  const extraArgs = process.argv.slice(2);
+  const reportDir = await mkdtemp(join(tmpdir(), 'banshu-test-report-'));
+  let passed = 0;
+  let failed = 0;
+  let skipped = 0;
+  let exitCode = 0;
+  const testsByProject = new Map<string, number>();
+
+  try {
+    for (const [index, phase] of phases.entries()) {
+      if (interrupted) break;
+      console.log(`\n=== vitest: ${phase.label} ===\n`);
+      const result = await runPhase(phase.projects, extraArgs, join(reportDir, `phase-${String(index)}.json`));
+      passed += result.passed;
+      failed += result.failed;
+      skipped += result.skipped;
+      if (result.exitCode !== 0) exitCode = 1;
+      for (const [project, count] of result.testsByProject) {
+        testsByProject.set(project, (testsByProject.get(project) ?? 0) + count);
+      }
+    }
+  } finally {
+    await rm(reportDir, { recursive: true, force: true });
+  }
+
+  console.log('');
+  // With a file filter an empty project is expected; without one it means a broken glob or lost tests.
+  if (extraArgs.length === 0 && !interrupted) {
+    for (const project of requiredProjects) {
+      if ((testsByProject.get(project) ?? 0) === 0) {
+        console.error(`tests/run: the ${project} project ran no tests`);
+        exitCode = 1;
+      }
+    }
+  }
+  if (passed + failed === 0) {
+    console.error('tests/run: no tests ran');
+    exitCode = 1;
+  }
+  if (skipped > 0) console.log(`(${String(skipped)} skipped or todo)`);
+  if (interrupted) {
+    console.error('tests/run: interrupted');
+    exitCode = 130;
+  }
+  console.log(`${String(passed)} passed, ${String(failed)} failed`);
+  return exitCode;
+}
+
+process.exitCode = await main();

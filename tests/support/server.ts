@@ -1,0 +1,62 @@
+/**
+ * A whole Banshu on a loopback port for a test: its own database (a fresh PGlite, or a fresh
+ * PostgreSQL database when `postgresAdminUrl` is given), console SMS with the dev outbox, and a
+ * clock the test may move.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { ManualClock } from '#core/platform/clock.ts';
+import { createLogger } from '#core/platform/logger.ts';
+import { startBanshu, type Banshu } from '#server/app.ts';
+import { freshDatabase, type EngineName } from './engines.ts';
+
+export interface TestServer {
+  url: string;
+  banshu: Banshu;
+  clock: ManualClock;
+  /** Codes sent so far, newest first. */
+  outbox(): Promise<Array<{ mobile: string; code: string }>>;
+  close(): Promise<void>;
+}
+
+export interface TestServerOptions {
+  /** Default pglite. postgres needs the admin URL of the run's throwaway server. */
+  engine?: EngineName;
+  postgresAdminUrl?: string | undefined;
+  /** Pages from the built app (`npm run build`); default API only. */
+  pages?: boolean;
+  env?: Record<string, string>;
+}
+
+export async function startTestServer(opts: TestServerOptions = {}): Promise<TestServer> {
+  const dataDir = await mkdtemp(path.join(tmpdir(), 'banshu-test-'));
+  const database = await freshDatabase(opts.engine ?? 'pglite', opts.postgresAdminUrl);
+  const clock = new ManualClock(Date.now());
+  const env: Record<string, string> = {
+    NODE_ENV: 'test',
+    PORT: '0',
+    HOST: '127.0.0.1',
+    DATA_DIR: dataDir,
+    LOG_LEVEL: process.env['TEST_LOG_LEVEL'] ?? 'silent',
+    SMS_SENDER: 'console',
+    ...opts.env,
+  };
+  const banshu = await startBanshu(env, {
+    database,
+    clock,
+    jobs: false,
+    logger: createLogger(env['LOG_LEVEL'] ?? 'silent'),
+    web: { mode: opts.pages ? 'build' : 'none', buildDir: path.resolve('build') },
+  });
+  return {
+    url: banshu.url,
+    banshu,
+    clock,
+    outbox: () => Promise.resolve(banshu.platform.services.devOutbox?.list() ?? []),
+    async close() {
+      await banshu.close();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
