@@ -21,4 +21,13 @@ export interface AppContext {
   site: { publicUrl: string; devOutbox: boolean; production: boolean };
 }
 
-export const appContext = createContext<AppContext>();
+/*
+ * One key for the whole process. The server imports this file directly while the built app
+ * bundles its own copy of it; a plain createContext() would make two different keys and every
+ * loader would fail with 'No value found for context'. Keeping the key on globalThis under a
+ * registered symbol makes both copies the same key.
+ */
+const KEY = Symbol.for('banshu.appContext');
+type ContextKey = ReturnType<typeof createContext<AppContext>>;
+const holder = globalThis as typeof globalThis & { [KEY]?: ContextKey };
+export const appContext: ContextKey = (holder[KEY] ??= createContext<AppContext>());

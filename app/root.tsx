@@ -1,7 +1,7 @@
 import { useEffect, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { isRouteErrorResponse, Links, Meta, Outlet, Scripts, ScrollRestoration, useNavigate, useRouteLoaderData } from 'react-router';
-import type { Route } from './+types/root';
+import type { Route } from './+types/root.ts';
 import { appContext } from './context.ts';
 import { ConfirmProvider } from './components/Dialog.tsx';
 import { LangProvider } from './components/lang.tsx';
@@ -84,6 +84,10 @@ function useSessionChecks(): void {
 
 export default function App() {
   useSessionChecks();
+  useEffect(() => {
+    // Marks the page interactive (tests and scripts wait for it before clicking).
+    document.documentElement.dataset['hydrated'] = 'true';
+  }, []);
   return <Outlet />;
 }
 

@@ -24,7 +24,10 @@ export const redirectTeacherHome: MiddlewareFunction<Response> = ({ context }) =
   if (isTeacher(context.get(appContext).viewer)) throw redirect('/');
 };
 
-export function classroomMiddleware(options: { passesBrowserChecks: boolean; noSessionTarget: 'userName' | 'login' }): MiddlewareFunction<Response> {
+/** Board addresses pass the device and browser checks (spec §2 rule 3). */
+const BOARD_PATH = /^\/(bb|wb)\//;
+
+export function classroomMiddleware(options: { noSessionTarget: 'userName' | 'login' }): MiddlewareFunction<Response> {
   return ({ request, url, context, params }) => {
     const roomId = params['id'];
     if (!isRouteRoomId(roomId)) throw new Response('Not Found', { status: 404 });
@@ -34,7 +37,7 @@ export function classroomMiddleware(options: { passesBrowserChecks: boolean; noS
       search: url.searchParams,
       roomId,
       hasSession: viewer !== null,
-      passesBrowserChecks: options.passesBrowserChecks,
+      passesBrowserChecks: BOARD_PATH.test(url.pathname),
       noSessionTarget: options.noSessionTarget,
       pathname: url.pathname,
     });

@@ -1,7 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useNavigate } from 'react-router';
-import type { Route } from './+types/lobby';
+import type { Route } from './+types/lobby.ts';
 import { appContext } from '#app/context.ts';
 import { AppHeader } from '#app/components/AppHeader.tsx';
 import { Button } from '#app/components/Button.tsx';

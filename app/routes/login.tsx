@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useNavigate, useSearchParams } from 'react-router';
-import type { Route } from './+types/login';
+import type { Route } from './+types/login.ts';
 import { Button } from '#app/components/Button.tsx';
 import { PageFrame } from '#app/components/PageFrame.tsx';
 import { useLang } from '#app/components/lang.tsx';

@@ -1,7 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useRevalidator } from 'react-router';
-import type { Route } from './+types/profile.personal';
+import type { Route } from './+types/profile.personal.ts';
 import type { VipUserInfo } from '#core/contracts/api.ts';
 import { isDomainError } from '#core/platform/errors.ts';
 import { appContext } from '#app/context.ts';
@@ -23,7 +23,7 @@ export async function loader({ context }: Route.LoaderArgs) {
     // 21006: no membership information applies; the page shows 'not a member'.
     if (!isDomainError(error) || error.code !== '21006') throw error;
   }
-  return { mobile: 'mobile' in user ? user.mobile : viewer.mobile, name: user.name, vip, now: Date.now() };
+  return { mobile: user.mobile, name: user.name, vip, now: Date.now() };
 }
 
 export function meta() {

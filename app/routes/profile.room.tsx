@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useNavigate, useSearchParams } from 'react-router';
-import type { Route } from './+types/profile.room';
+import type { Route } from './+types/profile.room.ts';
 import { invitePath, type RoomListItem } from '#core/contracts/api.ts';
 import { appContext } from '#app/context.ts';
 import { Button } from '#app/components/Button.tsx';

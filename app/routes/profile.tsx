@@ -1,6 +1,6 @@
 import { useTranslation } from 'react-i18next';
 import { NavLink, Outlet } from 'react-router';
-import type { Route } from './+types/profile';
+import type { Route } from './+types/profile.ts';
 import { appContext } from '#app/context.ts';
 import { AppHeader } from '#app/components/AppHeader.tsx';
 import { requireTeacher } from '#app/lib/guard.server.ts';

@@ -87,7 +87,8 @@ export class RoomRepository {
     return trx.selectFrom('room_members').selectAll().where('room_id', '=', roomId).where('user_id', '=', userId).executeTakeFirst();
   }
 
-  async countSeated(trx: Q, roomId: string, exceptUserId: string): Promise<number> {
+  /** Seated people other than the creator (whose seat is always kept) and observers. */
+  async countSeatedOrdinary(trx: Q, roomId: string, exceptUserId: string): Promise<number> {
     const row = await trx
       .selectFrom('room_members')
       .select((e) => e.fn.countAll<string>().as('n'))
@@ -95,7 +96,7 @@ export class RoomRepository {
       .where('user_id', '!=', exceptUserId)
       .where('left_at', 'is', null)
       .where('kicked_at', 'is', null)
-      .where('role', '!=', 'observer')
+      .where('role', 'not in', ['observer', 'creator'])
       .executeTakeFirstOrThrow();
     return Number(row.n);
   }

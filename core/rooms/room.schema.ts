@@ -24,7 +24,14 @@ export const joinInput = z.object({
 
 export const touristJoinInput = z.object({ roomNumber, userName: z.string().max(64) });
 
+/** A whole number as JSON number or as the digits of a form field; nothing else. */
+const wholeNumber = (min: number, max: number) =>
+  z
+    .union([z.number(), z.string().regex(/^\d{1,16}$/)])
+    .transform(Number)
+    .pipe(z.number().int().min(min).max(max));
+
 export const myRoomsInput = z.object({
-  pageTime: z.coerce.number().int().min(0).max(Date.UTC(9999, 11, 31)).optional(),
-  pageSize: z.coerce.number().int().min(1).max(50).optional(),
+  pageTime: wholeNumber(0, Date.UTC(9999, 11, 31)).optional(),
+  pageSize: wholeNumber(1, 50).optional(),
 });

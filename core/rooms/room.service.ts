@@ -184,8 +184,9 @@ export class RoomService {
     if (existing?.kicked_at) throw notAllowed('kicked out of this room');
     const alreadySeated = existing && existing.left_at === null;
     if (!isCreator && !alreadySeated) {
-      const seated = await this.repo.countSeated(trx, room.id, viewer.userId);
-      if (seated >= this.#capNow(room)) throw roomFull();
+      // The cap counts the teacher, whose seat is kept for them even before they arrive.
+      const ordinary = await this.repo.countSeatedOrdinary(trx, room.id, viewer.userId);
+      if (ordinary >= this.#capNow(room) - 1) throw roomFull();
     }
     const now = this.clock.now();
     await this.repo.upsertMember(trx, { room_id: room.id, user_id: viewer.userId, role, user_type: isCreator ? '1' : '2', joined_at: now });

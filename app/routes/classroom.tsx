@@ -1,0 +1,40 @@
+import { data, redirect } from 'react-router';
+import type { Route } from './+types/classroom.ts';
+import { invitePath } from '#core/contracts/api.ts';
+import { isDomainError } from '#core/platform/errors.ts';
+import { appContext } from '#app/context.ts';
+import { ClassroomShell } from '#app/classroom/ClassroomShell.tsx';
+import { classroomMiddleware } from '#app/lib/guard.server.ts';
+import { isRouteRoomId } from '#app/lib/names.ts';
+
+export const middleware: Route.MiddlewareFunction[] = [classroomMiddleware({ noSessionTarget: 'userName' })];
+
+export async function loader({ params, context, url }: Route.LoaderArgs) {
+  if (!isRouteRoomId(params.id)) throw data(null, { status: 404 });
+  const { services, viewer, site } = context.get(appContext);
+  if (!viewer) throw redirect(`/userName/${params.id}`); // the middleware already did; keeps types honest
+  let room;
+  try {
+    room = await services.rooms.getRoomInfo(params.id);
+  } catch (error) {
+    if (isDomainError(error) && error.code === '31002') throw redirect('/profile?joinRoomError=31002');
+    throw error;
+  }
+  const path = invitePath(room.roomType, room.roomNumber);
+  // One room, one address: /123456 for a large class becomes /live/123456 (the board also answers at /wb).
+  const boardAlias = room.roomType === 2 && url.pathname.startsWith('/wb/');
+  if (url.pathname !== path && !boardAlias) throw redirect(path + url.search);
+  return {
+    roomNumber: room.roomNumber,
+    viewerType: viewer.type,
+    inviteUrl: new URL(path, site.publicUrl).toString(),
+  };
+}
+
+export function meta({ loaderData }: Route.MetaArgs) {
+  return [{ title: `板书 · ${loaderData?.roomNumber ?? ''}` }];
+}
+
+export default function Classroom({ loaderData }: Route.ComponentProps) {
+  return <ClassroomShell key={loaderData.roomNumber} {...loaderData} />;
+}

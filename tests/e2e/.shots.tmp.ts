@@ -1,0 +1,43 @@
+import { chromium } from 'playwright-core';
+import { CHROMIUM_ARGS } from './helpers.ts';
+const base = process.argv[2]!;
+const code = async (mobile: string) => {
+  const html = await (await fetch(`${base}/dev/outbox`)).text();
+  const m = html.match(new RegExp(`<td>${mobile}</td><td[^>]*>(\\d{6})</td>`));
+  return m?.[1] ?? '';
+};
+const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+for (const [name, vp] of [['desk', { width: 1280, height: 720 }], ['phone', { width: 390, height: 844 }]] as const) {
+  const ctx = await browser.newContext({ baseURL: base, viewport: vp, deviceScaleFactor: 1 });
+  const page = await ctx.newPage();
+  await page.goto('/login');
+  await page.locator('html[data-hydrated="true"]').waitFor({ state: 'attached' });
+  await page.screenshot({ path: `/tmp/shots/login-${name}.png` });
+  const mobile = name === 'desk' ? '13900000001' : '13900000002';
+  await page.getByLabel('手机号').fill(mobile);
+  await page.getByRole('button', { name: '获取验证码' }).click();
+  await page.getByRole('button', { name: /秒后重新获取/ }).waitFor();
+  await page.screenshot({ path: `/tmp/shots/login-sent-${name}.png` });
+  await page.getByLabel(/^验证码$/).fill(await code(mobile));
+  await page.getByRole('button', { name: /^登录$/ }).click();
+  await page.waitForURL((u) => u.pathname === '/');
+  await page.getByTestId('open-picker').waitFor();
+  await page.screenshot({ path: `/tmp/shots/lobby-${name}.png` });
+  await page.getByTestId('open-picker').click();
+  await page.screenshot({ path: `/tmp/shots/picker-${name}.png`, fullPage: name === 'phone' });
+  await page.getByTestId('create-paidMini').click();
+  await page.getByRole('dialog').waitFor();
+  await page.screenshot({ path: `/tmp/shots/credit-${name}.png` });
+  await page.getByRole('button', { name: '创建免费版' }).click();
+  await page.getByTestId('room-number').waitFor();
+  await page.screenshot({ path: `/tmp/shots/room-${name}.png` });
+  await page.goto('/profile/room');
+  await page.screenshot({ path: `/tmp/shots/profile-${name}.png` });
+  await page.goto('/profile/personal');
+  await page.screenshot({ path: `/tmp/shots/personal-${name}.png` });
+  await page.goto('/');
+  await page.getByRole('button', { name: '打开菜单' }).click();
+  await page.screenshot({ path: `/tmp/shots/menu-${name}.png` });
+  await ctx.close();
+}
+await browser.close();

@@ -1,0 +1,122 @@
+/**
+ * Shared pieces of the end-to-end suite: one Banshu per test file (fresh database, built pages),
+ * Debian Chromium through playwright-core, one browser context per person.
+ */
+import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from 'playwright-core';
+import { expect } from 'vitest';
+import { startTestServer, type TestServer } from '#tests/support/server.ts';
+
+export const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+  '--disable-quic',
+];
+
+export const UA = {
+  iphone:
+    'Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1',
+  oldChrome:
+    'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/60.0.3112.113 Safari/537.36',
+  firefox: 'Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:125.0) Gecko/20100101 Firefox/125.0',
+};
+
+export interface World {
+  server: TestServer;
+  browser: Browser;
+  /** A new person: their own cookies and storage. */
+  person(options?: BrowserContextOptions): Promise<{ context: BrowserContext; page: Page }>;
+  close(): Promise<void>;
+}
+
+export async function startWorld(): Promise<World> {
+  const [server, browser] = await Promise.all([
+    startTestServer({ pages: true }),
+    chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS }),
+  ]);
+  const contexts: BrowserContext[] = [];
+  return {
+    server,
+    browser,
+    async person(options = {}) {
+      const context = await browser.newContext({ baseURL: server.url, viewport: { width: 1280, height: 720 }, ...options });
+      context.setDefaultTimeout(10_000);
+      contexts.push(context);
+      const page = await context.newPage();
+      return { context, page };
+    },
+    async close() {
+      await Promise.allSettled(contexts.map((c) => c.close()));
+      await browser.close();
+      await server.close();
+    },
+  };
+}
+
+let mobileSeq = 0;
+/** A fresh valid mobile number per call (DECISIONS.md: ^1[3-9]\d{9}$). */
+export function newMobile(): string {
+  mobileSeq += 1;
+  const tail = String(Date.now() % 1_000_000).padStart(6, '0') + String(mobileSeq).padStart(3, '0');
+  return `139${tail.slice(-8)}`;
+}
+
+/** Opens a path and waits until React has hydrated it (clicks before that would be lost). */
+export async function open(page: Page, path: string): Promise<void> {
+  await page.goto(path);
+  await page.locator('html[data-hydrated="true"]').waitFor({ state: 'attached' });
+}
+
+/** The path of the page now showing, with its query. */
+export function pathOf(page: Page): string {
+  const url = new URL(page.url());
+  return url.pathname + url.search;
+}
+
+export async function waitForPath(page: Page, test: RegExp | string): Promise<void> {
+  await page.waitForURL((url) => (typeof test === 'string' ? url.pathname + url.search === test : test.test(url.pathname + url.search)));
+}
+
+/** Waits for a toast containing `text` to be visible. */
+export async function expectToast(page: Page, text: string | RegExp): Promise<void> {
+  await page.getByTestId('toast').filter({ hasText: text }).first().waitFor({ state: 'visible' });
+}
+
+/** Signs in on the login page already open, reading the code from the dev outbox. */
+export async function signInHere(page: Page, server: TestServer, mobile: string): Promise<void> {
+  await page.getByLabel(/手机号|Phone number/).fill(mobile);
+  await page.getByRole('button', { name: /获取验证码|Get code/ }).click();
+  await page.getByRole('button', { name: /秒后重新获取|Get again in/ }).waitFor();
+  const sent = (await server.outbox()).find((m) => m.mobile === mobile);
+  expect(sent, `a code for ${mobile} in the outbox`).toBeTruthy();
+  await page.getByLabel(/^验证码$|^Code$/).fill(sent!.code);
+  await page.getByRole('button', { name: /^登录$|^Sign in$/ }).click();
+  await page.waitForURL((url) => url.pathname !== '/login');
+}
+
+export async function signIn(page: Page, server: TestServer, mobile = newMobile()): Promise<string> {
+  await open(page, '/login');
+  await signInHere(page, server, mobile);
+  return mobile;
+}
+
+/** From the lobby: open the picker and create the given card; resolves with the room number. */
+export async function createRoom(page: Page, card: 'freeMini' | 'whiteboard' | 'audio' | 'large'): Promise<string> {
+  await open(page, '/');
+  await page.getByTestId('open-picker').click();
+  await page.getByTestId(`create-${card}`).click();
+  await page.waitForURL((url) => /^\/(?:bb\/|record\/|live\/)?\d{6}$/.test(url.pathname));
+  await page.getByTestId('room-number').waitFor();
+  return (await page.getByTestId('room-number').innerText()).trim();
+}
+
+/** From the lobby: type a number in the join box and press Enter. */
+export async function joinByNumber(page: Page, roomNumber: string): Promise<void> {
+  await open(page, '/');
+  const box = page.getByLabel(/教室号|Classroom number/);
+  await box.fill(roomNumber);
+  await box.press('Enter');
+}

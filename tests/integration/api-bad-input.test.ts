@@ -1,0 +1,172 @@
+/**
+ * Table-driven hostile input against every /api endpoint: missing fields, wrong types, 1 MB
+ * strings, SQL and HTML injection, invalid UTF-8, non-object bodies, forged, malformed and expired
+ * tokens. Every answer must be an envelope with a non-'0' code, never a 500, and no row may be
+ * written (rate_hits excepted: counting attempts is what a rate limit is for).
+ */
+import { expect, it } from 'vitest';
+import type { ApiName } from '#core/contracts/api.ts';
+import { call, signIn } from '#tests/support/api.ts';
+import { eachEngine } from '#tests/support/engines-matrix.ts';
+import type { TestServer } from '#tests/support/server.ts';
+
+const TABLES = ['users', 'sessions', 'sms_codes', 'rooms', 'room_members', 'idempotency_keys', 'credit_ledger'] as const;
+
+async function snapshot(server: TestServer): Promise<Record<string, number>> {
+  const db = server.banshu.platform.database.db;
+  const out: Record<string, number> = {};
+  for (const t of TABLES) {
+    const r = await db.selectFrom(t).select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow();
+    out[t] = Number(r.n);
+  }
+  return out;
+}
+
+/** Each endpoint with a valid body; `fields` are mutated one at a time. `auth` says if it needs a token. */
+const endpoints: Record<ApiName, { body: Record<string, unknown>; auth: boolean }> = {
+  sendPhoneCode: { body: { mobile: '13900000001', area: '86' }, auth: false },
+  loginUser: { body: { mobile: '13900000001', code: '123456' }, auth: false },
+  logout: { body: {}, auth: true },
+  queryUserInfoByToken: { body: {}, auth: true },
+  getUserInfoById: { body: { id: '1' }, auth: true },
+  getUserInfo: { body: { userId: '1' }, auth: true },
+  updateUserName: { body: { userName: 'Valid' }, auth: true },
+  createAgoraRoom: { body: { roomType: 1, consumption: 'off' }, auth: true },
+  createRoom: { body: { roomType: 2, consumption: 'off' }, auth: true },
+  getRoomInfoByRoomNumber: { body: { roomNumber: '123456' }, auth: false },
+  userJoinAgoraRoom: { body: { roomNumber: '123456', userType: '1' }, auth: true },
+  touristJoinRoom: { body: { roomNumber: '123456', userName: 'Ann' }, auth: false },
+  getConsumptionStatus: { body: {}, auth: true },
+  getUserVipInfo: { body: {}, auth: true },
+  getMyRoomList: { body: { pageTime: 0, pageSize: 10 }, auth: true },
+};
+
+/** Values that are not hostile for that field: a number is a fine page time. */
+const VALID_AS_WELL = new Set(['getMyRoomList.pageTime:number']);
+
+const MB = 'x'.repeat(1024 * 1024);
+const hostileValues: Array<[string, unknown]> = [
+  ['number', 123456789],
+  ['negative', -1],
+  ['float', 1.5],
+  ['boolean', true],
+  ['null', null],
+  ['array', ['13900000001']],
+  ['object', { $gt: '' }],
+  ['sql', "' OR 1=1; DROP TABLE users; --"],
+  ['html', '<script>alert(1)</script>'],
+  ['zero-width', '\u200b\u200b\u200b'],
+  ['rtl override', '\u202e123456'],
+  ['nul byte', '1390000\u00000001'],
+  ['lone surrogate', '\ud800abc'],
+  ['emoji', '👩‍🏫👩‍🏫'],
+  ['long', 'y'.repeat(5000)],
+];
+
+eachEngine('hostile input on every endpoint', (server) => {
+  it('answers envelopes with non-zero codes and writes nothing', async () => {
+    const s = server();
+    const teacher = await signIn(s);
+    // A room that exists, so forged requests aim at something real.
+    const room = await call(s.url, 'createRoom', { roomType: 2 }, { token: teacher.token });
+    endpoints.getRoomInfoByRoomNumber.body['roomNumber'] = room.data.roomInfo.roomNumber;
+    const before = await snapshot(s);
+    const seen: string[] = [];
+
+    const expectRefused = async (label: string, p: Promise<Awaited<ReturnType<typeof call>>>) => {
+      const r = await p;
+      expect(r.status, label).toBeLessThan(500);
+      expect(typeof r.code, label).toBe('string');
+      expect(r.code, label).not.toBe('0');
+      expect(r.data, label).toBeNull();
+      expect(JSON.stringify(r), label).not.toMatch(/at .*\.ts:\d+|stack|node_modules/);
+      seen.push(r.code);
+    };
+
+    for (const [name, { body, auth }] of Object.entries(endpoints) as Array<[ApiName, (typeof endpoints)[ApiName]]>) {
+      const token = auth ? teacher.token : undefined;
+      // Missing fields.
+      for (const field of Object.keys(body)) {
+        const { [field]: _dropped, ...rest } = body;
+        const optional = (name === 'createAgoraRoom' || name === 'createRoom') && field === 'consumption';
+        const optionalToo =
+          optional ||
+          (name === 'createAgoraRoom' && field === 'roomType') ||
+          (name === 'sendPhoneCode' && field === 'area') ||
+          (name === 'userJoinAgoraRoom' && field === 'userType') ||
+          (name === 'getUserInfo' && field === 'userId') ||
+          name === 'getMyRoomList';
+        if (!optionalToo) await expectRefused(`${name} without ${field}`, call(s.url, name, rest, { token }));
+        // Wrong types and hostile strings, one field at a time.
+        for (const [kind, value] of hostileValues) {
+          if (VALID_AS_WELL.has(`${name}.${field}:${kind}`)) continue;
+          await expectRefused(`${name}.${field}=${kind}`, call(s.url, name, { ...body, [field]: value }, { token }));
+        }
+        // A 1 MB string: too large for the body limit.
+        const big = await call(s.url, name, { ...body, [field]: MB }, { token });
+        expect(big.status, `${name}.${field} 1MB`).toBe(413);
+        expect(big.code).toBe('5');
+        // The same hostile strings form-encoded.
+        await expectRefused(`${name}.${field} form sql`, call(s.url, name, { ...body, [field]: "1' or '1'='1" }, { token, form: true }));
+      }
+      // Invalid UTF-8 and broken bodies.
+      const raw = async (bytes: Buffer, type: string) => {
+        const res = await fetch(`${s.url}/api/${name}`, {
+          method: 'POST',
+          headers: { 'content-type': type, ...(token ? { token } : {}) },
+          body: bytes,
+        });
+        const text = await res.text();
+        expect(res.status, `${name} raw`).toBeLessThan(500);
+        const env = JSON.parse(text) as { code: string; data: unknown };
+        return { ...env, status: res.status, setCookie: null, msg: '' };
+      };
+      const fields = Object.keys(body);
+      if (fields.length) {
+        const jsonBad = Buffer.concat([Buffer.from(`{"${fields[0]}":"`), Buffer.from([0xff, 0xfe, 0xc3, 0x28]), Buffer.from('"}')]);
+        await expectRefused(`${name} invalid utf-8 json`, Promise.resolve(await raw(jsonBad, 'application/json')));
+        const formBad = Buffer.concat([Buffer.from(`${fields[0]}=`), Buffer.from([0xff, 0xc0, 0xaf])]);
+        await expectRefused(`${name} invalid utf-8 form`, Promise.resolve(await raw(formBad, 'application/x-www-form-urlencoded')));
+        await expectRefused(`${name} bad percent`, Promise.resolve(await raw(Buffer.from(`${fields[0]}=%E0%A4%A`), 'application/x-www-form-urlencoded')));
+      }
+      for (const broken of ['{', '[1,2]', '"text"', '42', 'null']) {
+        const r = await raw(Buffer.from(broken), 'application/json');
+        if (fields.length === 0 && broken === 'null') continue;
+        await expectRefused(`${name} body ${broken}`, Promise.resolve(r));
+      }
+      // Tokens: missing, malformed, forged, expired, another user's for someone else's data.
+      if (auth && name !== 'logout') {
+        await expectRefused(`${name} no token`, call(s.url, name, body));
+        await expectRefused(`${name} malformed token`, call(s.url, name, body, { token: 'not-a-token' }));
+        await expectRefused(`${name} forged token`, call(s.url, name, body, { token: 'a'.repeat(64) }));
+        await expectRefused(`${name} forged cookie`, call(s.url, name, body, { cookie: `banshu_session=${'b'.repeat(64)}` }));
+        await expectRefused(`${name} sql token`, call(s.url, name, body, { token: "' or 1=1 --" }));
+      }
+    }
+
+    // Wrong method and unknown endpoints.
+    const get = await fetch(`${s.url}/api/getRoomInfoByRoomNumber`);
+    expect(get.status).toBe(405);
+    expect(((await get.json()) as { code: string }).code).toBe('8');
+    const unknown = await call(s.url, '__proto__', {});
+    expect(unknown.code).toBe('21');
+    expect((await call(s.url, 'constructor', {})).code).toBe('21');
+
+    // An expired session is refused everywhere.
+    const expiring = await signIn(s);
+    const mid = await snapshot(s);
+    s.clock.advance(31 * 24 * 3600_000);
+    for (const [name, { body, auth }] of Object.entries(endpoints)) {
+      if (auth && name !== 'logout') {
+        const r = await call(s.url, name, body, { token: expiring.token });
+        expect(r.code, `${name} expired`).toBe('21001');
+      }
+    }
+
+    expect(await snapshot(s)).toEqual(mid);
+    // Apart from the sign-in just above, the hostile requests wrote nothing.
+    expect({ ...mid, users: mid['users']! - 1, sessions: mid['sessions']! - 1, sms_codes: mid['sms_codes']! - 1 }).toEqual(before);
+    expect(new Set(seen)).not.toContain('9');
+    expect(seen.length).toBeGreaterThan(400);
+  });
+});
