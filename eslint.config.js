@@ -20,6 +20,18 @@ export default tseslint.config(
     },
   },
   {
+    // Tests read untyped JSON off the wire on purpose (hostile input, raw envelopes).
+    files: ['tests/**/*.ts', '**/*.test.ts', 'bench/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-explicit-any': 'off',
+      '@typescript-eslint/no-unsafe-member-access': 'off',
+      '@typescript-eslint/no-unsafe-assignment': 'off',
+      '@typescript-eslint/no-unsafe-argument': 'off',
+      '@typescript-eslint/no-unsafe-call': 'off',
+      '@typescript-eslint/no-unsafe-return': 'off',
+    },
+  },
+  {
     files: ['**/*.js', '**/*.cjs'],
     ...tseslint.configs.disableTypeChecked,
   },

@@ -114,7 +114,7 @@ eachEngine('hostile input on every endpoint', (server) => {
         const res = await fetch(`${s.url}/api/${name}`, {
           method: 'POST',
           headers: { 'content-type': type, ...(token ? { token } : {}) },
-          body: bytes,
+          body: new Uint8Array(bytes),
         });
         const text = await res.text();
         expect(res.status, `${name} raw`).toBeLessThan(500);

@@ -4,16 +4,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
-import {
-  Kysely,
-  PGliteDialect,
-  PostgresDialect,
-  type DatabaseConnection,
-  type Dialect,
-  type Driver,
-  type TransactionSettings,
-  type QueryCompiler,
-} from 'kysely';
+import { Kysely, PGliteDialect, PostgresDialect, type Dialect } from 'kysely';
 import pg from 'pg';
 import type { DB } from './schema.ts';
 
@@ -32,63 +23,6 @@ export interface DatabaseHandle {
 /** int8 and numeric arrive as strings on both engines; ids are strings on the wire anyway. */
 const INT8_OID = 20;
 
-/**
- * kysely's PGlite driver shares one connection object and keeps the open transaction on it, so two
- * concurrent transactions overwrite each other's commit handles and a plain query issued while a
- * transaction is open runs inside it. This driver hands the single connection to one user at a
- * time (a FIFO mutex), which is what PGlite does internally anyway.
- */
-class SerialDriver implements Driver {
-  readonly #inner: Driver;
-  #tail: Promise<void> = Promise.resolve();
-  readonly #releases = new Map<DatabaseConnection, Array<() => void>>();
-
-  constructor(inner: Driver) {
-    this.#inner = inner;
-  }
-  init(): Promise<void> {
-    return this.#inner.init();
-  }
-  async acquireConnection(): Promise<DatabaseConnection> {
-    let release!: () => void;
-    const turn = new Promise<void>((r) => (release = r));
-    const prev = this.#tail;
-    this.#tail = prev.then(() => turn);
-    await prev;
-    const conn = await this.#inner.acquireConnection();
-    const list = this.#releases.get(conn) ?? [];
-    list.push(release);
-    this.#releases.set(conn, list);
-    return conn;
-  }
-  async releaseConnection(conn: DatabaseConnection): Promise<void> {
-    await this.#inner.releaseConnection(conn);
-    const release = this.#releases.get(conn)?.shift();
-    release?.();
-  }
-  beginTransaction(conn: DatabaseConnection, settings: TransactionSettings): Promise<void> {
-    return this.#inner.beginTransaction(conn, settings);
-  }
-  commitTransaction(conn: DatabaseConnection): Promise<void> {
-    return this.#inner.commitTransaction(conn);
-  }
-  rollbackTransaction(conn: DatabaseConnection): Promise<void> {
-    return this.#inner.rollbackTransaction(conn);
-  }
-  savepoint(conn: DatabaseConnection, name: string, compile: QueryCompiler['compileQuery']): Promise<void> {
-    return this.#inner.savepoint!(conn, name, compile);
-  }
-  rollbackToSavepoint(conn: DatabaseConnection, name: string, compile: QueryCompiler['compileQuery']): Promise<void> {
-    return this.#inner.rollbackToSavepoint!(conn, name, compile);
-  }
-  releaseSavepoint(conn: DatabaseConnection, name: string, compile: QueryCompiler['compileQuery']): Promise<void> {
-    return this.#inner.releaseSavepoint!(conn, name, compile);
-  }
-  destroy(): Promise<void> {
-    return this.#inner.destroy();
-  }
-}
-
 type PgliteQuery = PGlite['query'];
 type QueryOptions = Parameters<PgliteQuery>[2];
 
@@ -99,7 +33,11 @@ function withParsers<T extends { query: PgliteQuery }>(target: T): Pick<T, 'quer
   return { query };
 }
 
-function serialPgliteDialect(pglite: PGlite): Dialect {
+/**
+ * kysely's own PGlite dialect: its adapter declares a single connection, so kysely queues every
+ * query and transaction behind one mutex (tests/integration/database.test.ts holds it to that).
+ */
+function pgliteDialect(pglite: PGlite): Dialect {
   const facade = {
     get closed() {
       return pglite.closed;
@@ -117,7 +55,7 @@ function serialPgliteDialect(pglite: PGlite): Dialect {
   const base = new PGliteDialect({ pglite: facade as never });
   return {
     createAdapter: () => base.createAdapter(),
-    createDriver: () => new SerialDriver(base.createDriver()),
+    createDriver: () => base.createDriver(),
     createIntrospector: (db) => base.createIntrospector(db),
     createQueryCompiler: () => base.createQueryCompiler(),
   };
@@ -132,7 +70,7 @@ export async function openPglite(dataDir: string | null): Promise<PGlite> {
 }
 
 export function kyselyOnPglite(pglite: PGlite): Database {
-  return new Kysely<DB>({ dialect: serialPgliteDialect(pglite) });
+  return new Kysely<DB>({ dialect: pgliteDialect(pglite) });
 }
 
 export function kyselyOnPostgres(url: string, max = 10): { db: Database; pool: pg.Pool } {

@@ -1,0 +1,50 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from './config.ts';
+
+describe('loadConfig', () => {
+  it('runs on embedded defaults with the spec numbers', () => {
+    const c = loadConfig({});
+    expect(c).toMatchObject({
+      PORT: 3000,
+      HOST: '127.0.0.1',
+      ROLE: 'all',
+      SMS_SENDER: 'console',
+      FREE_MINI_CAP: 2,
+      PAID_MINI_CAP: 4,
+      AUDIO_CAP: 3,
+      WHITEBOARD_CAP: 200,
+      CREDIT_WINDOW_HOURS: 3,
+      SMS_RESEND_SECONDS: 60,
+      SMS_CODE_TTL_SECONDS: 300,
+      devOutbox: true,
+      publicUrl: 'http://127.0.0.1:3000',
+    });
+    expect(c.DATABASE_URL).toBeUndefined();
+  });
+
+  it('names every bad setting in one message', () => {
+    let error: unknown;
+    try {
+      loadConfig({ PORT: 'eighty', ROLE: 'boss', DATABASE_URL: 'mysql://x', FREE_MINI_CAP: '-1' });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const msg = (error as Error).message;
+    for (const key of ['PORT', 'ROLE', 'DATABASE_URL', 'FREE_MINI_CAP']) expect(msg).toContain(key);
+  });
+
+  it('needs a webhook for the http SMS sender and never offers the outbox in production', () => {
+    expect(() => loadConfig({ SMS_SENDER: 'http' })).toThrow(/SMS_WEBHOOK_URL/);
+    expect(loadConfig({ SMS_SENDER: 'http', SMS_WEBHOOK_URL: 'http://127.0.0.1:9/sms' }).devOutbox).toBe(false);
+    expect(loadConfig({ NODE_ENV: 'production' }).devOutbox).toBe(false);
+    expect(() => loadConfig({ NODE_ENV: 'production', DEV_OUTBOX: 'true' })).toThrow(/DEV_OUTBOX/);
+  });
+
+  it('derives the public URL and secure cookies from PUBLIC_URL', () => {
+    const c = loadConfig({ PUBLIC_URL: 'https://class.example.org/', HOST: '0.0.0.0' });
+    expect(c.publicUrl).toBe('https://class.example.org');
+    expect(c.cookieSecure).toBe(true);
+    expect(loadConfig({ HOST: '0.0.0.0', PORT: '8080' }).publicUrl).toBe('http://127.0.0.1:8080');
+  });
+});
