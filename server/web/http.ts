@@ -2,6 +2,7 @@
  * The web role: one Node HTTP server carrying the pages (React Router), the /api contract, signed
  * object downloads and the realtime channel (socket.io).
  */
+import { existsSync } from 'node:fs';
 import { createServer, type Server as HttpServer } from 'node:http';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
@@ -94,7 +95,9 @@ export async function startWeb(platform: Platform, opts: WebOptions): Promise<We
     });
   } else if (opts.mode === 'build') {
     const buildDir = path.resolve(opts.buildDir ?? 'build');
-    const build = (await import(path.join(buildDir, 'server/index.js'))) as ServerBuild;
+    const entry = path.join(buildDir, 'server/index.js');
+    if (!existsSync(entry)) throw new Error(`The pages are not built (${entry} is missing): run \`npm run build\` (npm start does it).`);
+    const build = (await import(entry)) as ServerBuild;
     app.use('/assets', express.static(path.join(buildDir, 'client/assets'), { immutable: true, maxAge: '1y', index: false }));
     app.use(express.static(path.join(buildDir, 'client'), { maxAge: '1h', index: false }));
     app.all(/.*/, createRequestHandler({ build, getLoadContext, mode: config.production ? 'production' : 'development' }));
