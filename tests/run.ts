@@ -10,9 +10,9 @@ import { join, relative } from 'node:path';
 const root = join(import.meta.dirname, '..');
 const vitestBin = join(root, 'node_modules', 'vitest', 'vitest.mjs');
 
-// Projects that must run at least one test; an empty one fails the run. Add 'unit' and 'e2e'
-// here as soon as they have tests, so a broken glob can never pass silently.
-const requiredProjects = ['integration'];
+// Projects that must run at least one test; an empty one fails the run, so a broken glob can
+// never pass silently.
+const requiredProjects = ['unit', 'integration', 'e2e'];
 
 const phases: { label: string; projects: string[] }[] = [
   { label: 'unit + integration', projects: ['unit', 'integration'] },
