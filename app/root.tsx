@@ -33,6 +33,13 @@ export function meta() {
   return [{ title: '板书 Banshu' }];
 }
 
+const FAVICON =
+  "data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 32 32'%3E%3Crect width='32' height='32' rx='8' fill='%231f6f5c'/%3E%3Cpath d='M9 10h14M9 16h10M9 22h14' stroke='white' stroke-width='3' stroke-linecap='round'/%3E%3C/svg%3E";
+
+export function links() {
+  return [{ rel: 'icon', href: FAVICON, type: 'image/svg+xml' }];
+}
+
 export function Layout({ children }: { children: ReactNode }) {
   const data = useRootData();
   const lang = data?.lang ?? 'zh';

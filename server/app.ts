@@ -24,6 +24,8 @@ export async function startBanshu(
   let web: WebServer | null = null;
   try {
     if (runsWeb) web = await startWeb(platform, overrides.web ?? { mode: 'build' });
+    // Without PUBLIC_URL, links follow the port actually bound (PORT=0 picks a free one).
+    if (web && !config.PUBLIC_URL) config.publicUrl = web.url;
   } catch (err) {
     await platform.close();
     throw err;

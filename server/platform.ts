@@ -73,7 +73,7 @@ export async function buildPlatform(config: Config, o: PlatformOverrides = {}): 
       ? new HttpSmsSender(config.SMS_WEBHOOK_URL!, config.SMS_WEBHOOK_TOKEN)
       : new ConsoleSmsSender(logger, outbox));
   const events = new InMemoryEventBus();
-  const objects = new DiskObjectStore(path.resolve(config.DATA_DIR, 'objects'), secret, config.publicUrl);
+  const objects = new DiskObjectStore(path.resolve(config.DATA_DIR, 'objects'), secret, () => config.publicUrl);
 
   const wantJobs = o.jobs ?? (config.ROLE === 'all' || config.ROLE === 'worker');
   let jobs: JobQueue | null = null;

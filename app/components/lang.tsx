@@ -3,7 +3,7 @@ import { I18nextProvider, useTranslation } from 'react-i18next';
 import { useRevalidator } from 'react-router';
 import type { Lang } from '#core/platform/errors.ts';
 import { createI18n } from '#app/i18n/index.ts';
-import { writeLangCookie } from '#app/lib/lang.ts';
+import { setActiveLang, writeLangCookie } from '#app/lib/lang.ts';
 
 interface LangState {
   lang: Lang;
@@ -22,12 +22,16 @@ export function useLang(): LangState {
  * in place and revalidates loaders so server-made text follows.
  */
 export function LangProvider({ initial, children }: { initial: Lang; children: ReactNode }) {
-  const [i18n] = useState(() => createI18n(initial));
+  const [i18n] = useState(() => {
+    if (typeof window !== 'undefined') setActiveLang(initial);
+    return createI18n(initial);
+  });
   const [lang, setLangState] = useState<Lang>(initial);
   const revalidator = useRevalidator();
   const setLang = useCallback(
     (next: Lang) => {
       writeLangCookie(next);
+      setActiveLang(next);
       void i18n.changeLanguage(next);
       document.documentElement.lang = next === 'zh' ? 'zh-CN' : 'en';
       setLangState(next);

@@ -1,8 +1,8 @@
 import { data, redirect } from 'react-router';
 import type { Route } from './+types/classroom.ts';
 import { invitePath } from '#core/contracts/api.ts';
-import { isDomainError } from '#core/platform/errors.ts';
 import { appContext } from '#app/context.ts';
+import { domainCode } from '#app/lib/domain-error.ts';
 import { ClassroomShell } from '#app/classroom/ClassroomShell.tsx';
 import { classroomMiddleware } from '#app/lib/guard.server.ts';
 import { isRouteRoomId } from '#app/lib/names.ts';
@@ -17,7 +17,7 @@ export async function loader({ params, context, url }: Route.LoaderArgs) {
   try {
     room = await services.rooms.getRoomInfo(params.id);
   } catch (error) {
-    if (isDomainError(error) && error.code === '31002') throw redirect('/profile?joinRoomError=31002');
+    if (domainCode(error) === '31002') throw redirect('/profile?joinRoomError=31002');
     throw error;
   }
   const path = invitePath(room.roomType, room.roomNumber);

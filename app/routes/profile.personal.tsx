@@ -3,8 +3,8 @@ import { useTranslation } from 'react-i18next';
 import { useRevalidator } from 'react-router';
 import type { Route } from './+types/profile.personal.ts';
 import type { VipUserInfo } from '#core/contracts/api.ts';
-import { isDomainError } from '#core/platform/errors.ts';
 import { appContext } from '#app/context.ts';
+import { domainCode } from '#app/lib/domain-error.ts';
 import { Button } from '#app/components/Button.tsx';
 import { Dialog } from '#app/components/Dialog.tsx';
 import { LocalTime } from '#app/components/LocalTime.tsx';
@@ -21,7 +21,7 @@ export async function loader({ context }: Route.LoaderArgs) {
     vip = await services.billing.getVipInfo(viewer);
   } catch (error) {
     // 21006: no membership information applies; the page shows 'not a member'.
-    if (!isDomainError(error) || error.code !== '21006') throw error;
+    if (domainCode(error) !== '21006') throw error;
   }
   return { mobile: user.mobile, name: user.name, vip, now: Date.now() };
 }

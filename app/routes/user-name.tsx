@@ -3,8 +3,8 @@ import { useTranslation } from 'react-i18next';
 import { data, Link, useNavigate } from 'react-router';
 import type { Route } from './+types/user-name.ts';
 import { invitePath } from '#core/contracts/api.ts';
-import { isDomainError } from '#core/platform/errors.ts';
 import { appContext } from '#app/context.ts';
+import { domainCode } from '#app/lib/domain-error.ts';
 import type { JoinedState } from '#app/classroom/joined.ts';
 import { Button } from '#app/components/Button.tsx';
 import { PageFrame } from '#app/components/PageFrame.tsx';
@@ -23,7 +23,7 @@ export async function loader({ params, context }: Route.LoaderArgs) {
     const room = await services.rooms.getRoomInfo(params.id);
     return { roomNumber: params.id, roomPath: invitePath(room.roomType, room.roomNumber), found: true };
   } catch (error) {
-    if (isDomainError(error) && error.code === '31002') return { roomNumber: params.id, roomPath: `/${params.id}`, found: false };
+    if (domainCode(error) === '31002') return { roomNumber: params.id, roomPath: `/${params.id}`, found: false };
     throw error;
   }
 }

@@ -10,7 +10,7 @@ describe('DiskObjectStore', () => {
   let store: DiskObjectStore;
   beforeEach(async () => {
     dir = await mkdtemp(path.join(tmpdir(), 'objects-'));
-    store = new DiskObjectStore(dir, 's'.repeat(64), 'http://127.0.0.1:3000', () => now);
+    store = new DiskObjectStore(dir, 's'.repeat(64), () => 'http://127.0.0.1:3000', () => now);
   });
   afterEach(() => rm(dir, { recursive: true, force: true }));
 

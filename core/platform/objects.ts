@@ -33,9 +33,10 @@ export function assertObjectKey(key: string): void {
 export class DiskObjectStore implements ObjectStore {
   private readonly root: string;
   private readonly secret: string;
-  private readonly baseUrl: string;
+  private readonly baseUrl: () => string;
   private readonly now: () => number;
-  constructor(root: string, secret: string, baseUrl: string, now: () => number = Date.now) {
+  /** `baseUrl` is read at signing time: the public URL may be known only once the port is bound. */
+  constructor(root: string, secret: string, baseUrl: () => string, now: () => number = Date.now) {
     this.root = root;
     this.secret = secret;
     this.baseUrl = baseUrl;
@@ -94,7 +95,7 @@ export class DiskObjectStore implements ObjectStore {
     assertObjectKey(key);
     const exp = Math.floor(this.now() / 1000) + ttlSeconds;
     const encoded = key.split('/').map(encodeURIComponent).join('/');
-    return Promise.resolve(`${this.baseUrl}/objects/${encoded}?exp=${exp}&sig=${this.#sign(key, exp)}`);
+    return Promise.resolve(`${this.baseUrl()}/objects/${encoded}?exp=${exp}&sig=${this.#sign(key, exp)}`);
   }
 
   /** Checks a URL this store signed; false when forged, altered or expired. */

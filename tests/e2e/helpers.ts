@@ -42,7 +42,7 @@ export async function startWorld(): Promise<World> {
     server,
     browser,
     async person(options = {}) {
-      const context = await browser.newContext({ baseURL: server.url, viewport: { width: 1280, height: 720 }, ...options });
+      const context = await browser.newContext({ baseURL: server.url, viewport: { width: 1280, height: 720 }, locale: 'zh-CN', ...options });
       context.setDefaultTimeout(10_000);
       contexts.push(context);
       const page = await context.newPage();

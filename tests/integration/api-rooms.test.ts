@@ -31,8 +31,11 @@ eachEngine('creating rooms', (server) => {
     }
     const list = await call(server().url, 'getMyRoomList', {}, { token: t.token });
     expect(list.data.roomList.map((r: { roomType: number }) => r.roomType)).toEqual([4, 3, 2, 1]);
-    expect(list.data.roomList[0].inviteUrl).toMatch(/\/live\/\d{6}$/);
-    expect(list.data.roomList[3].inviteUrl).toMatch(/:\d+\/\d{6}$/);
+    const numbers = list.data.roomList.map((r: { roomNumber: string }) => r.roomNumber);
+    expect(list.data.roomList[0].inviteUrl).toBe(`${server().url}/live/${numbers[0]}`);
+    expect(list.data.roomList[1].inviteUrl).toBe(`${server().url}/record/${numbers[1]}`);
+    expect(list.data.roomList[2].inviteUrl).toBe(`${server().url}/bb/${numbers[2]}`);
+    expect(list.data.roomList[3].inviteUrl).toBe(`${server().url}/${numbers[3]}`);
   });
 
   it('refuses wrong room types, visitors and strangers', async () => {
