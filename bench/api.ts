@@ -3,7 +3,7 @@
  * node:http handler answering the same JSON, on PGlite and on PostgreSQL, in one run.
  *
  *   node bench/api.ts [--duration=10] [--warmup=3] [--concurrency=100] [--engines=pglite,postgres]
- *                     [--cpu-prof]
+ *                     [--scenarios=info,sequence] [--quiet-wait=60] [--cpu-prof] [--pg-pool=N] [--pg-prepared]
  *
  * Every server runs in its own child process (bench/lib/api-server.ts); this process only generates
  * load, with one keep-alive connection per virtual client (bench/lib/http-client.ts), each from its
@@ -20,6 +20,13 @@
  * the connection fails or times out, the HTTP status is not 200, or the envelope code is not '0';
  * errors are not in requests/s nor in the latencies, and are shown beside them.
  *
+ * Before starting it waits (at most --quiet-wait seconds) for the machine to be quiet, and it shows
+ * beside every row the CPU each process used, including what other processes took.
+ *
+ * --pg-pool=N is an experiment: the PostgreSQL server gets a pool of N connections instead of the
+ * product's default, and --pg-prepared sends every statement as a named prepared statement (parsed
+ * and planned once per connection): both show what a change in core/platform/db would buy.
+ *
  * With --cpu-prof the servers run under `node --cpu-prof`; the profiles land in bench/results/ and a
  * self-time summary of each is printed.
  */
@@ -32,6 +39,7 @@ import { parseArgs } from 'node:util';
 import { startPostgres, type RunningPostgres } from '../tests/support/postgres.ts';
 import type { ChildToParent, ParentToChild } from './lib/api-server.ts';
 import { summariseProfile } from './lib/cpu-profile.ts';
+import { cpuWindow, machineBusy, type CpuShares } from './lib/cpu-usage.ts';
 import { Connection } from './lib/http-client.ts';
 import { fmtMs, fmtRate, markdownTable, Tally, type TallySummary } from './lib/stats.ts';
 
@@ -44,6 +52,10 @@ const { values: args } = parseArgs({
     warmup: { type: 'string', default: '3' },
     concurrency: { type: 'string', default: '100' },
     engines: { type: 'string', default: 'pglite,postgres' },
+    scenarios: { type: 'string', default: 'info,sequence' },
+    'quiet-wait': { type: 'string', default: '60' },
+    'pg-pool': { type: 'string' },
+    'pg-prepared': { type: 'boolean', default: false },
     'cpu-prof': { type: 'boolean', default: false },
   },
   allowPositionals: true,
@@ -53,10 +65,18 @@ const DURATION_S = Math.min(Math.max(Number(args.duration), 1), 60);
 const WARMUP_S = Math.min(Math.max(Number(args.warmup), 0), 30);
 const CONCURRENCY = Math.min(Math.max(Math.trunc(Number(args.concurrency)), 1), 1000);
 const ENGINES = args.engines.split(',').filter((e): e is Engine => e === 'pglite' || e === 'postgres');
+const SCENARIOS = new Set(args.scenarios.split(','));
 const CPU_PROF = args['cpu-prof'];
+/** An experiment: the PostgreSQL pool size (the product's default when unset). */
+const PG_POOL = args['pg-pool'] ? Math.min(Math.max(Math.trunc(Number(args['pg-pool'])), 1), 200) : null;
+/** An experiment: every statement as a named prepared statement on PostgreSQL. */
+const PG_PREPARED = args['pg-prepared'];
 /** A hard stop for the whole run, whatever happens. */
 const RUN_LIMIT_MS = 10 * 60_000;
 const REQUEST_TIMEOUT_MS = 10_000;
+/** Before starting: wait up to QUIET_WAIT_S for the machine to be under QUIET_PCT % of one core busy. */
+const QUIET_PCT = 15;
+const QUIET_WAIT_S = Math.min(Math.max(Number(args['quiet-wait']), 0), 300);
 
 type Engine = 'pglite' | 'postgres';
 const ENGINE_LABEL: Record<Engine, string> = { pglite: 'PGlite', postgres: 'PostgreSQL' };
@@ -68,6 +88,7 @@ class ServerChild {
   readonly kind: string;
   readonly child: ChildProcess;
   url = '';
+  database: string | null = null;
   #nextId = 1;
   readonly #waiting = new Map<number, (code: string | null) => void>();
   readonly #exited: Promise<void>;
@@ -93,13 +114,13 @@ class ServerChild {
 
   static async start(kind: string, env: Record<string, string>, profDir: string | null): Promise<ServerChild> {
     const s = new ServerChild(kind, env, profDir);
-    s.url = await new Promise<string>((resolve, reject) => {
+    const ready = await new Promise<ChildToParent & { type: 'ready' }>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`${kind} server did not start within 60 s`)), 60_000);
       s.child.on('message', (raw) => {
         const m = raw as ChildToParent;
         if (m.type === 'ready') {
           clearTimeout(timer);
-          resolve(m.url);
+          resolve(m);
         }
       });
       s.child.once('exit', (code) => {
@@ -107,6 +128,8 @@ class ServerChild {
         reject(new Error(`${kind} server exited with ${String(code)} before it was ready`));
       });
     });
+    s.url = ready.url;
+    s.database = ready.database;
     return s;
   }
 
@@ -190,25 +213,39 @@ async function call(
   return kind ? undefined : { data, ms: t1 - t0 };
 }
 
-/** Runs `loop` on every client until the window ends; waits for in-flight work (bounded by timeouts). */
-async function runWindow(clients: Client[], seconds: number, loop: (c: Client, win: Window) => Promise<void>): Promise<number> {
+/**
+ * Runs `loop` on every client until the window ends; waits for in-flight work (bounded by
+ * timeouts). Returns the window's length and the CPU the processes used during it.
+ */
+async function runWindow(
+  server: ServerChild,
+  clients: Client[],
+  seconds: number,
+  loop: (c: Client, win: Window) => Promise<void>,
+): Promise<{ seconds: number; cpu: CpuShares }> {
   const start = performance.now();
   const win: Window = { end: start + seconds * 1000 };
+  const cpu = cpuWindow(server.child.pid ?? 0, server.database);
+  let shares: CpuShares | null = null;
+  const stopCpu = setTimeout(() => (shares = cpu()), seconds * 1000);
   await Promise.all(clients.map((c) => loop(c, win)));
-  return (Math.min(performance.now(), win.end) - start) / 1000;
+  clearTimeout(stopCpu);
+  return { seconds: (Math.min(performance.now(), win.end) - start) / 1000, cpu: shares ?? cpu() };
 }
 
 // Scenario: getRoomInfoByRoomNumber (also the bare handler's loop).
 
 function roomInfoLoop(rooms: string[], tally: Tally) {
   return async (c: Client, win: Window) => {
+    // Built once: the loop measures the server, not the client's string building.
+    const requests = rooms.map((roomNumber) => c.conn.request('/api/getRoomInfoByRoomNumber', JSON.stringify({ roomNumber })));
     let k = c.index;
     while (performance.now() < win.end) {
-      const roomNumber = rooms[k++ % rooms.length]!;
+      const req = requests[k++ % requests.length]!;
       const t0 = performance.now();
       let kind: string | null = null;
       try {
-        const answer = await c.conn.post('/api/getRoomInfoByRoomNumber', `{"roomNumber":"${roomNumber}"}`);
+        const answer = await c.conn.send(req);
         if (answer.status !== 200) kind = `HTTP ${String(answer.status)}`;
         // The envelope starts with its code; a full parse would only slow the client down.
         else if (!answer.body.startsWith('{"code":"0"')) kind = `code ${/"code":"([^"]*)"/.exec(answer.body)?.[1] ?? '?'}`;
@@ -284,6 +321,7 @@ interface Row {
   summary: TallySummary;
   /** For the ratio: the row's requests/s. */
   requestsPerSecond: number;
+  cpu: CpuShares;
 }
 
 const rows: Row[] = [];
@@ -297,7 +335,11 @@ function log(line: string): void {
 
 async function benchProduct(engine: Engine, pg: RunningPostgres | null, profDir: string | null): Promise<void> {
   log(`${engine}: starting the server`);
-  const server = await ServerChild.start(engine, pg ? { BENCH_POSTGRES_ADMIN_URL: pg.url } : {}, profDir);
+  const env: Record<string, string> = pg ? { BENCH_POSTGRES_ADMIN_URL: pg.url } : {};
+  if (pg && PG_POOL) env['BENCH_PG_POOL'] = String(PG_POOL);
+  if (pg && PG_PREPARED) env['BENCH_PG_PREPARED'] = '1';
+  const server = await ServerChild.start(engine, env, profDir);
+  const label = ENGINE_LABEL[engine];
   try {
     const clients = makeClients(server.url);
     // Seed: one sequence per client; its rooms are the ones getRoomInfoByRoomNumber asks about.
@@ -310,22 +352,26 @@ async function benchProduct(engine: Engine, pg: RunningPostgres | null, profDir:
       bareAnswer = sample.body;
     }
 
-    log(`${engine}: getRoomInfoByRoomNumber, warm-up ${String(WARMUP_S)} s, measure ${String(DURATION_S)} s`);
-    await runWindow(clients, WARMUP_S, roomInfoLoop(rooms, new Tally()));
-    const info = new Tally();
-    const infoSeconds = await runWindow(clients, DURATION_S, roomInfoLoop(rooms, info));
-    const infoSummary = info.summary(infoSeconds);
-    rows.push({ scenario: 'getRoomInfoByRoomNumber', engine: ENGINE_LABEL[engine], unit: 'requests', summary: infoSummary, requestsPerSecond: infoSummary.perSecond });
+    if (SCENARIOS.has('info')) {
+      log(`${engine}: getRoomInfoByRoomNumber, warm-up ${String(WARMUP_S)} s, measure ${String(DURATION_S)} s`);
+      await runWindow(server, clients, WARMUP_S, roomInfoLoop(rooms, new Tally()));
+      const info = new Tally();
+      const w = await runWindow(server, clients, DURATION_S, roomInfoLoop(rooms, info));
+      const summary = info.summary(w.seconds);
+      rows.push({ scenario: 'getRoomInfoByRoomNumber', engine: label, unit: 'requests', summary, requestsPerSecond: summary.perSecond, cpu: w.cpu });
+    }
 
-    log(`${engine}: sign-in + create + join, warm-up ${String(WARMUP_S)} s, measure ${String(DURATION_S)} s`);
-    await runWindow(clients, WARMUP_S, sequenceLoop(server, newSequenceTallies()));
-    const seq = newSequenceTallies();
-    const seqSeconds = await runWindow(clients, DURATION_S, sequenceLoop(server, seq));
-    const reqSummary = seq.requests.summary(seqSeconds);
-    const seqSummary = seq.sequences.summary(seqSeconds);
-    rows.push({ scenario: 'sign-in + create + join, per request', engine: ENGINE_LABEL[engine], unit: 'requests', summary: reqSummary, requestsPerSecond: reqSummary.perSecond });
-    rows.push({ scenario: 'sign-in + create + join, per sequence', engine: ENGINE_LABEL[engine], unit: 'sequences', summary: seqSummary, requestsPerSecond: reqSummary.perSecond });
-    for (const step of STEPS) stepRows.push({ engine: ENGINE_LABEL[engine], step, summary: seq.steps[step].summary(seqSeconds) });
+    if (SCENARIOS.has('sequence')) {
+      log(`${engine}: sign-in + create + join, warm-up ${String(WARMUP_S)} s, measure ${String(DURATION_S)} s`);
+      await runWindow(server, clients, WARMUP_S, sequenceLoop(server, newSequenceTallies()));
+      const seq = newSequenceTallies();
+      const w = await runWindow(server, clients, DURATION_S, sequenceLoop(server, seq));
+      const req = seq.requests.summary(w.seconds);
+      const perSeq = seq.sequences.summary(w.seconds);
+      rows.push({ scenario: 'sign-in + create + join, per request', engine: label, unit: 'requests', summary: req, requestsPerSecond: req.perSecond, cpu: w.cpu });
+      rows.push({ scenario: 'sign-in + create + join, per sequence', engine: label, unit: 'sequences', summary: perSeq, requestsPerSecond: req.perSecond, cpu: w.cpu });
+      for (const step of STEPS) stepRows.push({ engine: label, step, summary: seq.steps[step].summary(w.seconds) });
+    }
     for (const c of clients) c.conn.close();
   } finally {
     await server.close();
@@ -340,12 +386,12 @@ async function benchBare(profDir: string | null): Promise<void> {
     const clients = makeClients(server.url);
     const rooms = Array.from({ length: 100 }, (_, i) => String(100_000 + i * 7919));
     log(`bare: warm-up ${String(WARMUP_S)} s, measure ${String(DURATION_S)} s`);
-    await runWindow(clients, WARMUP_S, roomInfoLoop(rooms, new Tally()));
+    await runWindow(server, clients, WARMUP_S, roomInfoLoop(rooms, new Tally()));
     const tally = new Tally();
-    const seconds = await runWindow(clients, DURATION_S, roomInfoLoop(rooms, tally));
-    const summary = tally.summary(seconds);
+    const w = await runWindow(server, clients, DURATION_S, roomInfoLoop(rooms, tally));
+    const summary = tally.summary(w.seconds);
     bareRps = summary.perSecond;
-    rows.unshift({ scenario: 'bare node:http handler, same JSON', engine: '-', unit: 'requests', summary, requestsPerSecond: summary.perSecond });
+    rows.unshift({ scenario: 'bare node:http handler, same JSON', engine: '-', unit: 'requests', summary, requestsPerSecond: summary.perSecond, cpu: w.cpu });
     for (const c of clients) c.conn.close();
   } finally {
     await server.close();
@@ -362,9 +408,9 @@ function errorsCell(s: TallySummary): string {
   return `**${String(s.errors)}** (${kinds})`;
 }
 
-function report(startedAt: Date): string {
+function report(startedAt: Date, busyBefore: number): string {
   const table = markdownTable(
-    ['scenario', 'engine', 'clients', 'rate /s', 'p50 ms', 'p99 ms', 'max ms', 'errors', 'requests/s vs bare'],
+    ['scenario', 'engine', 'clients', 'rate /s', 'p50 ms', 'p99 ms', 'max ms', 'errors', 'req/s vs bare', 'CPU % server / db / client / other'],
     rows.map((r) => [
       r.scenario,
       r.engine,
@@ -375,6 +421,7 @@ function report(startedAt: Date): string {
       fmtMs(r.summary.max),
       errorsCell(r.summary),
       Number.isNaN(bareRps) ? '-' : `${((100 * r.requestsPerSecond) / bareRps).toFixed(1)} %`,
+      `${r.cpu.server.toFixed(0)} / ${r.cpu.database === null ? '-' : r.cpu.database.toFixed(0)} / ${r.cpu.client.toFixed(0)} / ${r.cpu.others.toFixed(0)}`,
     ]),
   );
   const steps = markdownTable(
@@ -399,7 +446,14 @@ function report(startedAt: Date): string {
     '',
     `Machine: ${hostname()}, ${String(cpu.length)} × ${cpu[0]?.model.trim() ?? '?'}, ${String(Math.round(totalmem() / 2 ** 30))} GiB · Node ${process.version} · ` +
       `${String(CONCURRENCY)} clients · warm-up ${String(WARMUP_S)} s, measure ${String(DURATION_S)} s per scenario · ` +
-      `load generator and each server in separate processes${CPU_PROF ? ' · servers under --cpu-prof (slower)' : ''}`,
+      `load generator and each server in separate processes${CPU_PROF ? ' · servers under --cpu-prof (slower)' : ''}` +
+      `${PG_POOL ? ` · **experiment: PostgreSQL pool of ${String(PG_POOL)}** (product default 10)` : ''}` +
+      `${PG_PREPARED ? ' · **experiment: named prepared statements on PostgreSQL**' : ''} · ` +
+      `machine ${busyBefore.toFixed(0)} % busy (of one core) just before the run${busyBefore > QUIET_PCT ? ' (**other processes were busy: numbers are skewed**)' : ''}`,
+    '',
+    'Clients loop closed: each sends its next request when the last answer arrives, so latency ≈ clients ÷ rate. ' +
+      'CPU is % of one core (the machine has ' + String(cpus().length) + ') during the measurement: the server process, the PostgreSQL backends of its database, ' +
+      'this load generator, and everything else (other processes, PostgreSQL background workers, kernel threads).',
     '',
     table,
     '',
@@ -413,6 +467,12 @@ function report(startedAt: Date): string {
 }
 
 async function main(): Promise<void> {
+  // Wait (bounded) for a quiet machine: other processes' CPU skews every number here.
+  let busyBefore = await machineBusy(1000);
+  for (let waited = 0; busyBefore > QUIET_PCT && waited < QUIET_WAIT_S; waited += 2) {
+    if (waited === 0) log(`machine ${busyBefore.toFixed(0)} % busy; waiting up to ${String(QUIET_WAIT_S)} s for it to calm down`);
+    busyBefore = await machineBusy(2000);
+  }
   const startedAt = new Date();
   const stamp = startedAt.toISOString().replace(/[:.]/g, '-');
   mkdirSync(resultsDir, { recursive: true });
@@ -438,7 +498,7 @@ async function main(): Promise<void> {
     await (pg as RunningPostgres | null)?.stop();
   }
 
-  const text = report(startedAt);
+  const text = report(startedAt, busyBefore);
   process.stdout.write(`\n${text}`);
   writeFileSync(path.join(resultsDir, `api-${stamp}.md`), text);
   writeFileSync(path.join(resultsDir, `api-${stamp}.json`), JSON.stringify({ startedAt, CONCURRENCY, DURATION_S, WARMUP_S, rows, stepRows }, null, 2));

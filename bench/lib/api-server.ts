@@ -13,9 +13,10 @@
  * the parent goes away.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { startTestServer, type TestServer } from '../../tests/support/server.ts';
+import type { TestServer } from '../../tests/support/server.ts';
+import type { DB } from '../../core/platform/db/schema.ts';
 
-export type ChildToParent = { type: 'ready'; url: string } | { type: 'code'; id: number; code: string | null } | { type: 'closed' };
+export type ChildToParent = { type: 'ready'; url: string; pid: number; database: string | null } | { type: 'code'; id: number; code: string | null } | { type: 'closed' };
 export type ParentToChild = { type: 'code'; id: number; mobile: string } | { type: 'close' };
 
 /** Limits raised so a load of fresh sign-ins is measured, not refused. */
@@ -74,13 +75,88 @@ async function startBare(): Promise<{ url: string; close(): Promise<void> }> {
   };
 }
 
+/**
+ * Experiments, not the product's configuration: the same server as tests/support/server.ts, but
+ * with a PostgreSQL pool of `max` connections instead of the product's default (bench --pg-pool=N),
+ * and with `prepared`, every statement sent as a named prepared statement, so PostgreSQL parses and
+ * plans each distinct SQL text once per connection (bench --pg-prepared).
+ */
+async function startExperiment(max: number, prepared: boolean): Promise<TestServer> {
+  const [{ mkdtemp, rm }, { tmpdir }, path, { ManualClock }, { createLogger }, { startBanshu }, { Kysely, PostgresDialect }, { default: pg }, { createHash }, { migrateToLatest }, { createTestDatabase }] =
+    await Promise.all([
+      import('node:fs/promises'),
+      import('node:os'),
+      import('node:path'),
+      import('../../core/platform/clock.ts'),
+      import('../../core/platform/logger.ts'),
+      import('../../server/app.ts'),
+      import('kysely'),
+      import('pg'),
+      import('node:crypto'),
+      import('../../core/platform/db/migrate.ts'),
+      import('../../tests/support/postgres.ts'),
+    ]);
+  const adminUrl = process.env['BENCH_POSTGRES_ADMIN_URL'];
+  if (!adminUrl) throw new Error('BENCH_PG_POOL needs BENCH_POSTGRES_ADMIN_URL');
+  const created = await createTestDatabase(adminUrl);
+  const pool = new pg.Pool({ connectionString: created.url, max });
+  pool.on('error', () => {});
+  if (prepared) {
+    pool.on('connect', (client) => {
+      const query = client.query.bind(client) as (...a: unknown[]) => unknown;
+      (client as { query: unknown }).query = (text: unknown, values?: unknown) =>
+        // Not `on conflict ... where state = $1`: under a generic plan PostgreSQL cannot match the
+        // parameter to the partial unique index and fails (core/rooms/room.repository.ts insertRoom).
+        typeof text === 'string' && !text.includes(' on conflict ')
+          ? query({ name: `b${createHash('sha1').update(text).digest('hex').slice(0, 20)}`, text, values })
+          : query(text, values);
+    });
+  }
+  const kdb = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+  await migrateToLatest(kdb as never);
+  const dataDir = await mkdtemp(path.join(tmpdir(), 'banshu-bench-'));
+  const env: Record<string, string> = { NODE_ENV: 'test', PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, SMS_SENDER: 'console', ...BENCH_SERVER_ENV };
+  const clock = new ManualClock(Date.now());
+  const banshu = await startBanshu(env, {
+    database: {
+      db: kdb,
+      kind: 'postgres',
+      pglite: null,
+      url: created.url,
+      close: async () => {
+        await kdb.destroy();
+        await created.drop();
+      },
+    },
+    clock,
+    jobs: false,
+    logger: createLogger(process.env['BENCH_LOG_LEVEL'] ?? 'silent'),
+    web: { mode: 'none' },
+  });
+  return {
+    url: banshu.url,
+    banshu,
+    clock,
+    outbox: () => Promise.resolve(banshu.platform.services.devOutbox?.list() ?? []),
+    async close() {
+      await banshu.close();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
 async function main(): Promise<void> {
   const kind = process.argv[2];
   let server: { url: string; close(): Promise<void> };
   let product: TestServer | null = null;
   if (kind === 'bare') {
     server = await startBare();
+  } else if (kind === 'postgres' && (process.env['BENCH_PG_POOL'] || process.env['BENCH_PG_PREPARED'])) {
+    product = await startExperiment(Number(process.env['BENCH_PG_POOL'] || 10), process.env['BENCH_PG_PREPARED'] === '1');
+    server = product;
   } else if (kind === 'pglite' || kind === 'postgres') {
+    // Loaded only here, so the bare handler's process carries none of the product.
+    const { startTestServer } = await import('../../tests/support/server.ts');
     product = await startTestServer({
       engine: kind,
       postgresAdminUrl: process.env['BENCH_POSTGRES_ADMIN_URL'],
@@ -113,7 +189,9 @@ async function main(): Promise<void> {
       });
     }
   });
-  send({ type: 'ready', url: server.url });
+  // The PostgreSQL database's name, so the parent can find its backends' CPU time.
+  const dbUrl = product?.banshu.platform.database.url;
+  send({ type: 'ready', url: server.url, pid: process.pid, database: dbUrl ? decodeURIComponent(new URL(dbUrl).pathname.slice(1)) : null });
 }
 
 main().catch((err: unknown) => {
