@@ -61,7 +61,11 @@ export async function buildPlatform(config: Config, o: PlatformOverrides = {}): 
   const database =
     o.database && o.database !== 'inMemory'
       ? o.database
-      : await openDatabase({ url: config.DATABASE_URL, dataDir: inMemory ? null : path.join(config.DATA_DIR, 'db') });
+      : await openDatabase({
+          url: config.DATABASE_URL,
+          dataDir: inMemory ? null : path.join(config.DATA_DIR, 'db'),
+          poolSize: config.PG_POOL_SIZE,
+        });
   const applied = await migrateToLatest(database.db as never);
   if (applied.length) logger.info({ applied }, 'database migrated');
 

@@ -18,6 +18,9 @@ export const configSchema = z
     HOST: z.string().min(1).default('127.0.0.1'),
     PUBLIC_URL: z.url().optional(),
     DATA_DIR: z.string().min(1).default('./data'),
+    PG_POOL_SIZE: int(20, 1, 500),
+    TRUST_PROXY: bool.default(false),
+    ROOM_INFO_CACHE_MS: int(1000, 0, 60_000),
     DATABASE_URL: z
       .string()
       .regex(/^postgres(ql)?:\/\//, 'DATABASE_URL must start with postgres:// or postgresql://')

@@ -78,7 +78,9 @@ export class RoomRepository {
     return trx
       .insertInto('rooms')
       .values({ ...values, state: 'open', trial_started_at: null, ends_at: null, closed_at: null })
-      .onConflict((oc) => oc.column('room_number').where('state', '=', 'open').doNothing())
+      // A literal, not a parameter: PostgreSQL matches the partial index by its predicate, which a
+      // parameter of a generic prepared plan cannot prove.
+      .onConflict((oc) => oc.column('room_number').where('state', '=', sql.lit('open')).doNothing())
       .returning('id')
       .executeTakeFirst();
   }

@@ -26,11 +26,14 @@ type RoomConfig = Pick<
   | 'LIVE_FREE_CAP'
   | 'TRIAL_MINUTES'
   | 'TOURIST_JOINS_PER_MINUTE'
+  | 'ROOM_INFO_CACHE_MS'
   | 'publicUrl'
 >;
 
 /** Far enough in the future for 'from the newest' paging, near enough for every database. */
 const MAX_PAGE_TIME = Date.UTC(9999, 11, 31);
+
+const INFO_CACHE_MAX = 10_000;
 
 /** How long the room-channel and board tokens of a join answer live. */
 export const ROOM_TOKEN_TTL_SECONDS = 12 * 3600;
@@ -44,6 +47,7 @@ export interface RoomTokenPayload extends Record<string, unknown> {
 }
 
 export class RoomService {
+  readonly #infoCache = new Map<string, { at: number; value: Promise<RoomInfo> }>();
   private readonly repo: RoomRepository;
   private readonly account: AccountService;
   private readonly billing: BillingService;
@@ -131,6 +135,7 @@ export class RoomService {
       if (requestId) await this.repo.storeIdempotentResponse(trx, viewer.userId, 'createRoom', requestId, { roomNumber: number });
       return number;
     });
+    this.invalidate(roomNumber);
     const room = await this.repo.findOpenRoom(roomNumber);
     if (!room) throw new DomainError('31001', 'room vanished after create');
     return this.toRoomInfo(room);
@@ -163,8 +168,32 @@ export class RoomService {
     throw new DomainError('31001', 'no free room number');
   }
 
-  async getRoomInfo(roomNumber: string): Promise<RoomInfo> {
-    return this.toRoomInfo(await this.#openRoom(roomNumber));
+  /**
+   * Room info for look-ups (the join box, polling while a socket is down). Many people ask for
+   * the same room at once, so answers are shared for ROOM_INFO_CACHE_MS; this process's own
+   * changes drop the entry at once, other nodes' show within that time.
+   */
+  getRoomInfo(roomNumber: string): Promise<RoomInfo> {
+    if (typeof roomNumber !== 'string' || !ROOM_NUMBER_RULE.test(roomNumber)) return Promise.reject(roomNotFound());
+    const ttl = this.config.ROOM_INFO_CACHE_MS;
+    const load = () => this.#openRoom(roomNumber).then((r) => this.toRoomInfo(r));
+    if (ttl <= 0) return load();
+    const now = this.clock.now().getTime();
+    const hit = this.#infoCache.get(roomNumber);
+    if (hit && now - hit.at < ttl && now >= hit.at) return hit.value;
+    const value = load();
+    this.#infoCache.set(roomNumber, { at: now, value });
+    value.catch(() => this.#infoCache.delete(roomNumber));
+    if (this.#infoCache.size > INFO_CACHE_MAX) {
+      const oldest = this.#infoCache.keys().next().value;
+      if (oldest !== undefined) this.#infoCache.delete(oldest);
+    }
+    return value;
+  }
+
+  /** Forgets cached info after this process changed the room. */
+  invalidate(roomNumber: string): void {
+    this.#infoCache.delete(roomNumber);
   }
 
   async #openRoom(roomNumber: string, trx?: Trx): Promise<OpenRoomRow> {
@@ -218,6 +247,7 @@ export class RoomService {
       const seatedRole = await this.#seat(trx, found, viewer, userType);
       return { room: found, role: seatedRole };
     });
+    this.invalidate(room.room_number);
     const fresh = (await this.repo.findOpenRoom(room.room_number)) ?? room;
     return this.#answer(fresh, viewer, role, userType);
   }
@@ -235,6 +265,7 @@ export class RoomService {
       await this.#seat(trx, found, v, '1');
       return { room: found, viewer: v, token: created.token, user: created.user };
     });
+    this.invalidate(room.room_number);
     const fresh = (await this.repo.findOpenRoom(room.room_number)) ?? room;
     return { ...this.#answer(fresh, viewer, 'tourist', '1'), userInfo: toUserInfo(user, token) };
   }

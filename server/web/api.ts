@@ -3,22 +3,21 @@
  * Each handler: who is asking, parse with the zod schema, one service call, map the result.
  * Domain errors are mapped here and only here; anything unexpected is logged and answered '9'.
  */
-import express, { type NextFunction, type Request, type Response, type Router } from 'express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { z } from 'zod';
 import type { ApiName, Envelope } from '#core/contracts/api.ts';
 import { REQUEST_ID_PARAM, SESSION_COOKIE } from '#core/contracts/api.ts';
-import { DomainError, isDomainError, messageFor, type ErrorCode, type Lang } from '#core/platform/errors.ts';
+import { isDomainError, messageFor, type ErrorCode, type Lang } from '#core/platform/errors.ts';
 import type { Config } from '#core/platform/config.ts';
 import type { Logger } from '#core/platform/logger.ts';
 import type { Services } from '#core/services.ts';
-import type { Viewer } from '#core/account/account.service.ts';
+import { toUserInfo, type Viewer } from '#core/account/account.service.ts';
 import * as accountSchema from '#core/account/account.schema.ts';
 import * as roomSchema from '#core/rooms/room.schema.ts';
 import { requestIp, requestLang, requestToken } from './request.ts';
 
 interface CallContext {
-  req: Request;
-  res: Response;
+  res: ServerResponse;
   lang: Lang;
   ip: string;
   token: string | null;
@@ -45,6 +44,11 @@ function sessionCookie(config: Config, token: string, maxAgeSeconds: number): st
   return parts.join('; ');
 }
 
+function appendCookie(res: ServerResponse, cookie: string): void {
+  const prior = res.getHeader('Set-Cookie');
+  res.setHeader('Set-Cookie', prior === undefined ? [cookie] : [...(Array.isArray(prior) ? prior : [String(prior)]), cookie]);
+}
+
 function clearedCookie(config: Config): string {
   return sessionCookie(config, '', 0);
 }
@@ -55,13 +59,12 @@ export function buildHandlers(services: Services, config: Config): Record<ApiNam
     sendPhoneCode: h(accountSchema.sendPhoneCodeInput, (ctx, i) => account.sendPhoneCode({ mobile: i.mobile, area: i.area, ip: ctx.ip })),
     loginUser: h(accountSchema.loginInput, async (ctx, i) => {
       const { user, token } = await account.login({ mobile: i.mobile, code: i.code, ip: ctx.ip });
-      ctx.res.append('Set-Cookie', sessionCookie(config, token, config.SESSION_DAYS * 86400));
-      const { toUserInfo } = await import('#core/account/account.service.ts');
+      appendCookie(ctx.res, sessionCookie(config, token, config.SESSION_DAYS * 86400));
       return { userInfo: toUserInfo(user, token) };
     }),
     logout: h(emptyInput, async (ctx) => {
       await account.logout(ctx.token);
-      ctx.res.append('Set-Cookie', clearedCookie(config));
+      appendCookie(ctx.res, clearedCookie(config));
       return null;
     }),
     queryUserInfoByToken: h(emptyInput, async (ctx, i) => {
@@ -100,7 +103,7 @@ export function buildHandlers(services: Services, config: Config): Record<ApiNam
       // A signed-in teacher who joins as a visitor keeps their own session cookie.
       const hasSession = await ctx.viewer().then((v) => v.type === '1', () => false);
       if (!hasSession && answer.userInfo) {
-        ctx.res.append('Set-Cookie', sessionCookie(config, answer.userInfo.userToken, config.TOURIST_SESSION_HOURS * 3600));
+        appendCookie(ctx.res, sessionCookie(config, answer.userInfo.userToken, config.TOURIST_SESSION_HOURS * 3600));
       }
       return answer;
     }),
@@ -110,41 +113,121 @@ export function buildHandlers(services: Services, config: Config): Record<ApiNam
   };
 }
 
-function send(res: Response, lang: Lang, code: ErrorCode | '0', data: unknown, status = 200, msg?: string): void {
+const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\b/i;
+const FORM_TYPE = /^application\/x-www-form-urlencoded\b/i;
+const MAX_FORM_FIELDS = 100;
+
+class BodyError extends Error {
+  readonly status: number;
+  constructor(status: number) {
+    super(`body error ${status}`);
+    this.status = status;
+  }
+}
+
+/** Reads the body up to `limit` bytes; invalid UTF-8 becomes U+FFFD and fails validation later. */
+function readBody(req: IncomingMessage, limit: number): Promise<string> {
+  const declared = Number(req.headers['content-length'] ?? 0);
+  if (declared > limit) {
+    req.resume();
+    return Promise.reject(new BodyError(413));
+  }
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size > limit) {
+        reject(new BodyError(413));
+        req.resume();
+        req.removeAllListeners('data');
+        return;
+      }
+      chunks.push(c);
+    });
+    req.on('end', () => resolve(new TextDecoder('utf-8', { fatal: false }).decode(Buffer.concat(chunks))));
+    req.on('error', () => reject(new BodyError(400)));
+  });
+}
+
+function parseBody(text: string, contentType: string): unknown {
+  if (text.trim() === '') return {};
+  if (JSON_TYPE.test(contentType)) {
+    try {
+      return JSON.parse(text) as unknown;
+    } catch {
+      throw new BodyError(400);
+    }
+  }
+  if (FORM_TYPE.test(contentType) || contentType === '') {
+    const params = new URLSearchParams(text);
+    const out: Record<string, string> = Object.create(null) as Record<string, string>;
+    let n = 0;
+    for (const [k, v] of params) {
+      if (++n > MAX_FORM_FIELDS) throw new BodyError(413);
+      out[k] = v;
+    }
+    return out;
+  }
+  throw new BodyError(415);
+}
+
+function send(res: ServerResponse, lang: Lang, code: ErrorCode | '0', data: unknown, status = 200, msg?: string): void {
   const body: Envelope<unknown> = {
     code,
     msg: msg ?? (code === '0' ? (lang === 'en' ? 'success' : '成功') : messageFor(code, lang)),
     data: code === '0' ? (data ?? null) : null,
   };
-  res.status(status).type('application/json; charset=utf-8').set('Cache-Control', 'no-store').send(JSON.stringify(body));
+  const text = JSON.stringify(body);
+  res.writeHead(status, {
+    'Content-Type': 'application/json; charset=utf-8',
+    'Content-Length': Buffer.byteLength(text),
+    'Cache-Control': 'no-store',
+    'X-Content-Type-Options': 'nosniff',
+  });
+  res.end(text);
 }
 
-export function apiRouter(services: Services, config: Config, logger: Logger): Router {
+/**
+ * The /api handler on bare node:http (no framework on this hot path: it is most of the traffic).
+ * `path` is the request path after `/api/`.
+ */
+export function createApiHandler(services: Services, config: Config, logger: Logger) {
   const handlers = buildHandlers(services, config);
-  const router = express.Router();
   const limit = config.API_BODY_LIMIT_BYTES;
 
-  router.use(express.json({ limit, strict: true, type: ['application/json', 'application/*+json'] }));
-  router.use(express.urlencoded({ limit, extended: false, parameterLimit: 100 }));
-
-  router.all('/:name', async (req, res) => {
+  return async (req: IncomingMessage, res: ServerResponse, name: string, query: URLSearchParams): Promise<void> => {
     const lang = requestLang(req);
-    const name = req.params['name'] ?? '';
-    if (!Object.hasOwn(handlers, name)) return send(res, lang, '21', null, 404);
-    if (req.method !== 'POST') return send(res, lang, '8', null, 405);
+    if (!Object.hasOwn(handlers, name)) {
+      req.resume();
+      return send(res, lang, '21', null, 404);
+    }
+    if (req.method !== 'POST') {
+      req.resume();
+      return send(res, lang, '8', null, 405);
+    }
     const handler = handlers[name as ApiName];
-    const body: unknown = req.body ?? {};
+    let body: unknown;
+    try {
+      body = parseBody(await readBody(req, limit), String(req.headers['content-type'] ?? ''));
+    } catch (err) {
+      const status = err instanceof BodyError ? err.status : 400;
+      if (status === 413) {
+        const msg = lang === 'en' ? `Request body too large (at most ${limit} bytes)` : `请求内容过大（最多 ${limit} 字节）`;
+        return send(res, lang, '5', null, 413, msg);
+      }
+      return send(res, lang, '5', null, status);
+    }
     if (typeof body !== 'object' || body === null || Array.isArray(body)) return send(res, lang, '5', null, 400);
     const parsed = handler.schema.safeParse(body);
     if (!parsed.success) return send(res, lang, '5', null);
     const token = requestToken(req);
-    const rawRequestId = req.query[REQUEST_ID_PARAM] ?? (body as Record<string, unknown>)[REQUEST_ID_PARAM];
+    const rawRequestId = query.get(REQUEST_ID_PARAM) ?? (body as Record<string, unknown>)[REQUEST_ID_PARAM];
     let viewerPromise: Promise<Viewer> | null = null;
     const ctx: CallContext = {
-      req,
       res,
       lang,
-      ip: requestIp(req),
+      ip: requestIp(req, config.TRUST_PROXY),
       token,
       requestId: typeof rawRequestId === 'string' ? rawRequestId : undefined,
       viewer: () => (viewerPromise ??= services.account.authenticate(token)),
@@ -158,24 +241,7 @@ export function apiRouter(services: Services, config: Config, logger: Logger): R
         return send(res, lang, err.code, null);
       }
       logger.error({ err, api: name }, 'api call failed unexpectedly');
-      send(res, lang, '9', null);
+      if (!res.headersSent) send(res, lang, '9', null);
     }
-  });
-
-  // Body parser failures (too large, malformed JSON, bad charset) end here, as envelopes.
-  router.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
-    const lang = requestLang(req);
-    const e = err as { type?: string; status?: number };
-    if (e.type === 'entity.too.large') {
-      const msg = lang === 'en' ? `Request body too large (at most ${limit} bytes)` : `请求内容过大（最多 ${limit} 字节）`;
-      return send(res, lang, '5', null, 413, msg);
-    }
-    if (e.status && e.status >= 400 && e.status < 500) return send(res, lang, '5', null, 400);
-    logger.error({ err }, 'api middleware failed');
-    send(res, lang, '9', null, 500);
-  });
-
-  return router;
+  };
 }
-
-export { DomainError };

@@ -12,7 +12,7 @@ import { RouterContextProvider, type ServerBuild } from 'react-router';
 import { Server as SocketServer } from 'socket.io';
 import { appContext, type AppContext } from '#app/context.ts';
 import type { Platform } from '../platform.ts';
-import { apiRouter } from './api.ts';
+import { createApiHandler } from './api.ts';
 import { requestLang, requestToken } from './request.ts';
 
 export interface WebServer {
@@ -44,7 +44,7 @@ export async function startWeb(platform: Platform, opts: WebOptions): Promise<We
   const { config, logger } = platform;
   const app = express();
   app.disable('x-powered-by');
-  app.set('trust proxy', config.production ? 'loopback, linklocal, uniquelocal' : false);
+  app.set('trust proxy', config.TRUST_PROXY ? 'loopback, linklocal, uniquelocal' : false);
   app.use((_req, res, next) => {
     res.set('X-Content-Type-Options', 'nosniff');
     res.set('Referrer-Policy', 'same-origin');
@@ -55,7 +55,6 @@ export async function startWeb(platform: Platform, opts: WebOptions): Promise<We
   app.get('/healthz', (_req, res) => {
     res.json({ ok: true, database: platform.database.kind, role: config.ROLE });
   });
-  app.use('/api', apiRouter(platform.services, config, logger));
 
   app.get(/^\/objects\/(.+)$/, async (req: Request, res: Response) => {
     const key = decodeURIComponent((req.params as Record<string, string>)[0] ?? '');
@@ -109,7 +108,22 @@ export async function startWeb(platform: Platform, opts: WebOptions): Promise<We
     if (!res.headersSent) res.status(500).type('text/plain').send('Internal error');
   });
 
-  const http = createServer(app);
+  // /api/* is most of the traffic: it is served on bare node:http, pages and files by Express.
+  const api = createApiHandler(platform.services, config, logger);
+  const http = createServer((req, res) => {
+    const url = req.url ?? '/';
+    if (url.startsWith('/api/')) {
+      const q = url.indexOf('?');
+      const name = url.slice(5, q < 0 ? undefined : q);
+      api(req, res, name, new URLSearchParams(q < 0 ? '' : url.slice(q + 1))).catch((err: unknown) => {
+        logger.error({ err }, 'api transport failed');
+        if (!res.headersSent) res.writeHead(500, { 'Content-Type': 'application/json' });
+        res.end('{"code":"9","msg":"Service exception","data":null}');
+      });
+      return;
+    }
+    app(req, res);
+  });
   const io = new SocketServer(http, { serveClient: false, maxHttpBufferSize: 1_000_000 });
   const unsubscribe = platform.events.subscribe((m) => {
     const target = 'room' in m.target ? `room:${m.target.room}` : `user:${m.target.user}`;

@@ -1,9 +1,9 @@
 /** Who is asking, in which language, from where: read once per request. */
-import type { Request } from 'express';
+import type { IncomingMessage } from 'node:http';
 import type { Lang } from '#core/platform/errors.ts';
 import { LANG_COOKIE, SESSION_COOKIE, TOKEN_HEADER } from '#core/contracts/api.ts';
 
-export function readCookie(req: Request, name: string): string | null {
+export function readCookie(req: IncomingMessage, name: string): string | null {
   const header = req.headers.cookie;
   if (!header || header.length > 8192) return null;
   for (const part of header.split(';')) {
@@ -28,10 +28,11 @@ const asLang = (v: string | null | undefined): Lang | null => {
   return null;
 };
 
-export function requestLang(req: Request): Lang {
-  const header = req.headers['lang'] ?? req.headers['language'];
+const first = (h: string | string[] | undefined): string | undefined => (Array.isArray(h) ? h[0] : h);
+
+export function requestLang(req: IncomingMessage): Lang {
   return (
-    asLang(Array.isArray(header) ? header[0] : header) ??
+    asLang(first(req.headers['lang'] ?? req.headers['language'])) ??
     asLang(readCookie(req, LANG_COOKIE)) ??
     asLang(req.headers['accept-language']?.split(',')[0]) ??
     'zh'
@@ -39,11 +40,17 @@ export function requestLang(req: Request): Lang {
 }
 
 /** The API token header wins over the page cookie. */
-export function requestToken(req: Request): string | null {
-  const h = req.headers[TOKEN_HEADER];
-  const header = Array.isArray(h) ? h[0] : h;
+export function requestToken(req: IncomingMessage): string | null {
+  const header = first(req.headers[TOKEN_HEADER]);
   if (header && header !== 'undefined' && header !== 'null') return header;
   return readCookie(req, SESSION_COOKIE);
 }
 
-export const requestIp = (req: Request): string => req.ip ?? req.socket.remoteAddress ?? 'unknown';
+/** The client address; behind a proxy we trust (TRUST_PROXY), the address it reports in X-Real-IP. */
+export function requestIp(req: IncomingMessage, trustProxy: boolean): string {
+  if (trustProxy) {
+    const real = first(req.headers['x-real-ip'])?.trim();
+    if (real && real.length <= 64) return real;
+  }
+  return req.socket.remoteAddress ?? 'unknown';
+}

@@ -116,6 +116,17 @@ eachEngine('creating rooms', (server) => {
     expect(c.data.roomInfo.roomNumber).not.toBe(a.data.roomInfo.roomNumber);
   });
 
+  it('creates many rooms in a row (prepared statements turn generic after five runs)', async () => {
+    const t = await signIn(server());
+    const numbers = new Set<string>();
+    for (let i = 0; i < 12; i++) {
+      const r = await call(server().url, 'createAgoraRoom', { roomType: 1 }, { token: t.token });
+      expect(r.code, `room ${i}`).toBe('0');
+      numbers.add(r.data.roomInfo.roomNumber);
+    }
+    expect(numbers.size).toBe(12);
+  });
+
   it('pages the room list', async () => {
     const t = await signIn(server());
     for (let i = 0; i < 5; i++) {
@@ -151,6 +162,10 @@ eachEngine('looking up and joining rooms', (server) => {
     const { roomNumber, teacher } = await setup();
     const r = await call(server().url, 'getRoomInfoByRoomNumber', { roomNumber });
     expect(r.data.roomInfo).toMatchObject({ roomNumber, roomType: 1, createUser: teacher.userId, participants: 0 });
+    // Look-ups are shared for a moment, but a join here shows at once.
+    const student = await signIn(server());
+    await call(server().url, 'userJoinAgoraRoom', { roomNumber }, { token: student.token });
+    expect((await call(server().url, 'getRoomInfoByRoomNumber', { roomNumber })).data.roomInfo.participants).toBe(1);
     const missing = roomNumber === '999999' ? '999998' : '999999';
     for (const n of [missing, '12345', 'abcdefghijk', '', '12 456']) {
       expect((await call(server().url, 'getRoomInfoByRoomNumber', { roomNumber: n })).code, n).toBe('31002');

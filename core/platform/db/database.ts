@@ -2,6 +2,7 @@
  * One query layer (Kysely) over the embedded PGlite or a real PostgreSQL. Domain code gets a
  * `Kysely<DB>` and never knows which one it talks to.
  */
+import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
 import { Kysely, PGliteDialect, PostgresDialect, type Dialect } from 'kysely';
@@ -73,17 +74,47 @@ export function kyselyOnPglite(pglite: PGlite): Database {
   return new Kysely<DB>({ dialect: pgliteDialect(pglite) });
 }
 
-export function kyselyOnPostgres(url: string, max = 10): { db: Database; pool: pg.Pool } {
+const PREPARABLE = /^\s*(select|insert|update|delete|with)\b/i;
+
+/**
+ * Sends data statements as named prepared statements (the name is a hash of the SQL text), so
+ * PostgreSQL parses and plans each query shape once per connection instead of on every call.
+ * Kysely builds the same text for the same query shape, so the set of names stays small.
+ */
+function preparingPool(pool: pg.Pool) {
+  const names = new Map<string, string>();
+  const nameFor = (text: string) => {
+    let name = names.get(text);
+    if (!name) {
+      name = `k${createHash('sha1').update(text).digest('base64url').slice(0, 24)}`;
+      if (names.size < 5000) names.set(text, name);
+    }
+    return name;
+  };
+  return {
+    async connect() {
+      const client = await pool.connect();
+      return {
+        query: (text: string, values: readonly unknown[]) =>
+          PREPARABLE.test(text) ? client.query({ name: nameFor(text), text, values: [...values] }) : client.query(text, [...values]),
+        release: () => client.release(),
+      };
+    },
+    end: () => pool.end(),
+  };
+}
+
+export function kyselyOnPostgres(url: string, max = 20): { db: Database; pool: pg.Pool } {
   const pool = new pg.Pool({ connectionString: url, max });
   // An idle client losing its server must not crash the process.
   pool.on('error', () => {});
-  return { db: new Kysely<DB>({ dialect: new PostgresDialect({ pool }) }), pool };
+  return { db: new Kysely<DB>({ dialect: new PostgresDialect({ pool: preparingPool(pool) as never }) }), pool };
 }
 
 /** `dataDir` null means an in-memory PGlite (tests). */
-export async function openDatabase(opts: { url?: string | undefined; dataDir: string | null }): Promise<DatabaseHandle> {
+export async function openDatabase(opts: { url?: string | undefined; dataDir: string | null; poolSize?: number }): Promise<DatabaseHandle> {
   if (opts.url) {
-    const { db } = kyselyOnPostgres(opts.url);
+    const { db } = kyselyOnPostgres(opts.url, opts.poolSize);
     return { db, kind: 'postgres', pglite: null, url: opts.url, close: () => db.destroy() };
   }
   const pglite = await openPglite(opts.dataDir);
