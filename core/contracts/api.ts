@@ -87,10 +87,17 @@ export interface ApiCalls {
   createAgoraRoom: [{ roomType?: 1 | '1'; consumption?: 'on' | 'off' }, { roomInfo: RoomInfo }];
   createRoom: [{ roomType: 2 | 3 | 4 | '2' | '3' | '4'; consumption?: 'on' | 'off' }, { roomInfo: RoomInfo }];
   getRoomInfoByRoomNumber: [{ roomNumber: string }, { roomInfo: RoomInfo }];
-  userJoinAgoraRoom: [{ roomNumber: string; userType?: '1' | '2' }, JoinAnswer];
+  /** userType '3' (observer) needs `ot`, the token of the creator's observer link. */
+  userJoinAgoraRoom: [{ roomNumber: string; userType?: '1' | '2' | '3'; ot?: string }, JoinAnswer];
   touristJoinRoom: [{ roomNumber: string; userName: string }, JoinAnswer];
   getConsumptionStatus: [Record<string, never>, { status: 0 | 1; number: number }];
   getUserVipInfo: [Record<string, never>, { vipUserInfo: VipUserInfo }];
+  updateRoomInfoByRoomNumber: [
+    { roomNumber: string; showState?: string; pptId?: string; pptCurrentPage?: number | string; wbPower?: '0' | '1'; roomExtend?: string },
+    { roomInfo: RoomInfo },
+  ];
+  /** The creator's observer link: `${publicUrl}${invitePath}?userType=3&ot=<signed token>`. */
+  createObserverLink: [{ roomNumber: string }, { url: string; expiresAt: number }];
   getMyRoomList: [{ pageTime?: number; pageSize?: number }, { roomList: RoomListItem[]; hasMore: boolean; nextPageTime: number }];
 }
 
@@ -104,6 +111,8 @@ export const SESSION_COOKIE = 'banshu_session';
 export const LANG_COOKIE = 'lang';
 /** Create and join are idempotent per client request: the query parameter `requestId` (spec §7). */
 export const REQUEST_ID_PARAM = 'requestId';
+/** Query key of the observer token on classroom routes (with userType=3). */
+export const OBSERVER_TOKEN_PARAM = 'ot';
 
 /** Invite paths per room type (DECISIONS.md). */
 export function invitePath(roomType: RoomType | 5, roomNumber: string): string {
