@@ -6,6 +6,7 @@ import type { Services } from './services.ts';
 
 export interface JobPayloads {
   'housekeeping.purge': Record<string, never>;
+  'rooms.closeExpired': Record<string, never>;
 }
 
 export type JobName = keyof JobPayloads;
@@ -15,8 +16,14 @@ export type JobHandlers = { [N in JobName]: (payload: JobPayloads[N]) => Promise
 export function jobHandlers(services: Services): JobHandlers {
   return {
     'housekeeping.purge': () => services.account.purgeExpired(),
+    'rooms.closeExpired': async () => {
+      await services.live.closeExpired();
+    },
   };
 }
 
 /** Recurring jobs (cron, UTC). */
-export const schedules: Array<{ name: JobName; cron: string }> = [{ name: 'housekeeping.purge', cron: '17 * * * *' }];
+export const schedules: Array<{ name: JobName; cron: string }> = [
+  { name: 'housekeeping.purge', cron: '17 * * * *' },
+  { name: 'rooms.closeExpired', cron: '* * * * *' },
+];

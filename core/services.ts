@@ -18,6 +18,8 @@ import { TokenSigner } from './platform/secrets.ts';
 import type { DevOutbox, SmsSender } from './platform/sms.ts';
 import { RoomRepository } from './rooms/room.repository.ts';
 import { RoomService } from './rooms/room.service.ts';
+import { LiveRepository } from './rooms/live.repository.ts';
+import { RoomLiveService, type Presence, type Scheduler } from './rooms/live.service.ts';
 
 export interface Ports {
   config: Config;
@@ -30,11 +32,14 @@ export interface Ports {
   events: EventBus;
   objects: ObjectStore;
   jobs: JobQueue | null;
+  presence: Presence;
+  scheduler: Scheduler;
 }
 
 export interface Services {
   account: AccountService;
   rooms: RoomService;
+  live: RoomLiveService;
   billing: BillingService;
   limiter: RateLimiter;
   /** The dev SMS outbox; null in production or with a real SMS sender. */
@@ -51,5 +56,6 @@ export function buildServices(p: Ports): Services {
   const limiter = new RateLimiter(p.db, p.clock);
   const signer = new TokenSigner(p.secret);
   const rooms = new RoomService(new RoomRepository(p.db), account, billing, signer, limiter, p.clock, p.config);
-  return { account, rooms, billing, limiter, devOutbox: p.outbox, billingRepo };
+  const live = new RoomLiveService(new LiveRepository(p.db), accountRepo, rooms, p.events, p.presence, p.scheduler, limiter, p.clock, p.config);
+  return { account, rooms, live, billing, limiter, devOutbox: p.outbox, billingRepo };
 }

@@ -17,6 +17,30 @@ import { DiskObjectStore } from '#core/platform/objects.ts';
 import { ConsoleSmsSender, DevOutbox, HttpSmsSender, type SmsSender } from '#core/platform/sms.ts';
 import { buildServices, type Services } from '#core/services.ts';
 import { jobHandlers, schedules, type JobName } from '#core/jobs.ts';
+import type { Presence, Scheduler } from '#core/rooms/live.service.ts';
+
+/**
+ * Presence is answered by the web role's room channel once it exists; until then (and in a
+ * process without the web role) nobody is online.
+ */
+export class PresenceRegistry implements Presence {
+  source: Presence | null = null;
+  online(roomNumber: string) {
+    return this.source ? this.source.online(roomNumber) : Promise.resolve([]);
+  }
+}
+
+/** In-process timers; a lost timer is caught up by the rule that reads the state (see RoomLiveService). */
+function timerScheduler(logger: Logger): Scheduler {
+  return {
+    after(ms, task) {
+      const t = setTimeout(() => {
+        task().catch((err: unknown) => logger.error({ err }, 'scheduled task failed'));
+      }, ms);
+      t.unref();
+    },
+  };
+}
 
 export interface Platform {
   config: Config;
@@ -26,6 +50,7 @@ export interface Platform {
   events: EventBus;
   objects: DiskObjectStore;
   jobs: JobQueue | null;
+  presence: PresenceRegistry;
   secret: string;
   close(): Promise<void>;
 }
@@ -85,7 +110,21 @@ export async function buildPlatform(config: Config, o: PlatformOverrides = {}): 
     jobs = await startPgBoss(database.pglite ? { pglite: database.pglite } : { url: database.url! }, logger);
   }
 
-  const services = buildServices({ config, secret, db: database.db, clock: o.clock ?? systemClock, logger, sms, outbox, events, objects, jobs });
+  const presence = new PresenceRegistry();
+  const services = buildServices({
+    config,
+    secret,
+    db: database.db,
+    clock: o.clock ?? systemClock,
+    logger,
+    sms,
+    outbox,
+    events,
+    objects,
+    jobs,
+    presence,
+    scheduler: timerScheduler(logger),
+  });
 
   if (jobs && (config.ROLE === 'all' || config.ROLE === 'worker')) {
     const handlers = jobHandlers(services);
@@ -105,6 +144,7 @@ export async function buildPlatform(config: Config, o: PlatformOverrides = {}): 
     events,
     objects,
     jobs,
+    presence,
     secret,
     async close() {
       await jobs?.stop().catch((err: unknown) => logger.warn({ err }, 'job queue stop failed'));

@@ -50,6 +50,11 @@ export const configSchema = z
     LIVE_FREE_CAP: int(2, 1),
     CREDIT_WINDOW_HOURS: int(3, 1),
     TRIAL_MINUTES: int(10, 1),
+    MIC_TIMEOUT_SECONDS: int(40, 1, 600),
+    CHAT_MESSAGES_PER_10S: int(10, 1),
+    ROOM_IDLE_HOURS: int(24, 1),
+    OBSERVER_LINK_HOURS: int(24, 1),
+    OBSERVER_NAME: z.string().min(1).max(10).default('观察员'),
   })
   .superRefine((c, ctx) => {
     if (c.SMS_SENDER === 'http' && !c.SMS_WEBHOOK_URL) {

@@ -19,7 +19,18 @@ export const roomNumberInput = z.object({ roomNumber });
 
 export const joinInput = z.object({
   roomNumber,
-  userType: z.union([z.literal('1'), z.literal('2'), z.literal(1), z.literal(2)]).optional(),
+  userType: z.union([z.literal('1'), z.literal('2'), z.literal('3'), z.literal(1), z.literal(2), z.literal(3)]).optional(),
+  ot: z.string().max(2048).optional(),
+});
+
+/** The room-info save of spec 02 §7: form-encoded strings or JSON; the live service checks each field. */
+export const updateRoomInfoInput = z.object({
+  roomNumber,
+  showState: z.string().max(32).optional(),
+  pptId: z.string().max(64).optional(),
+  pptCurrentPage: z.union([z.number(), z.string().regex(/^\d{1,6}$/).transform(Number)]).optional(),
+  wbPower: z.enum(['0', '1']).optional(),
+  roomExtend: z.string().max(4096).optional(),
 });
 
 export const touristJoinInput = z.object({ roomNumber, userName: z.string().max(64) });

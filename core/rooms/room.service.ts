@@ -8,7 +8,7 @@ import type { Config } from '../platform/config.ts';
 import { DomainError, illegalParams, notAllowed, roomFull, roomNotFound } from '../platform/errors.ts';
 import type { TokenSigner } from '../platform/secrets.ts';
 import type { RateLimiter } from '../platform/rate-limit.ts';
-import { invitePath, type JoinAnswer, type RoomInfo, type RoomListItem, type RoomType } from '../contracts/api.ts';
+import { invitePath, OBSERVER_TOKEN_PARAM, type JoinAnswer, type RoomInfo, type RoomListItem, type RoomType } from '../contracts/api.ts';
 import type { AccountService, Viewer } from '../account/account.service.ts';
 import { toUserInfo, toViewer } from '../account/account.service.ts';
 import { normaliseName } from '../account/account.schema.ts';
@@ -27,7 +27,9 @@ type RoomConfig = Pick<
   | 'TRIAL_MINUTES'
   | 'TOURIST_JOINS_PER_MINUTE'
   | 'ROOM_INFO_CACHE_MS'
+  | 'OBSERVER_LINK_HOURS'
   | 'publicUrl'
+  | 'OBSERVER_NAME'
 >;
 
 /** Far enough in the future for 'from the newest' paging, near enough for every database. */
@@ -225,7 +227,7 @@ export class RoomService {
     return role;
   }
 
-  #answer(room: OpenRoomRow, viewer: Viewer, role: JoinAnswer['role'], userType: '1' | '2'): JoinAnswer {
+  #answer(room: OpenRoomRow, viewer: Viewer, role: JoinAnswer['role'], userType: JoinAnswer['userType']): JoinAnswer {
     const base = { room: room.room_number, uid: viewer.userId, role, ut: userType };
     const roomInfo = this.toRoomInfo(room);
     return {
@@ -238,6 +240,46 @@ export class RoomService {
       isRecordStatus: roomInfo.isRecordStatus,
       userRecordInfo: { taskId: '', recordState: roomInfo.recordState },
     };
+  }
+
+  /** The creator's observer link: a signed token naming the room; observers take no seat. */
+  async createObserverLink(viewer: Viewer, roomNumber: string): Promise<{ url: string; expiresAt: number }> {
+    const room = await this.#openRoom(roomNumber);
+    if (room.create_user !== viewer.userId) throw notAllowed('only the creator makes observer links');
+    const ttl = this.config.OBSERVER_LINK_HOURS * 3600;
+    const now = this.clock.now().getTime();
+    const token = this.signer.sign({ scope: 'observer', room: room.room_number }, ttl, now);
+    const path = invitePath(room.room_type as RoomType, room.room_number);
+    return { url: `${this.config.publicUrl}${path}?userType=3&${OBSERVER_TOKEN_PARAM}=${token}`, expiresAt: now + ttl * 1000 };
+  }
+
+  /** Joins an observer by the creator's link; without a session a quiet observer identity is made. */
+  async observerJoin(
+    viewer: Viewer | null,
+    input: { roomNumber: string; ot: string; ip: string },
+  ): Promise<{ answer: JoinAnswer; newToken: string | null }> {
+    const claim = this.signer.verify<{ scope: string; room: string }>(input.ot, this.clock.now().getTime());
+    if (!claim || claim.scope !== 'observer' || claim.room !== input.roomNumber) throw notAllowed('observer link invalid or expired');
+    const result = await this.repo.transaction(async (trx) => {
+      const room = await this.#openRoom(input.roomNumber, trx);
+      let who = viewer;
+      let token: string | null = null;
+      let user = null;
+      if (!who) {
+        const created = await this.account.createTourist(trx, this.config.OBSERVER_NAME, input.ip);
+        who = toViewer(created.user);
+        token = created.token;
+        user = created.user;
+      }
+      const existing = await this.repo.member(trx, room.id, who.userId);
+      if (existing?.kicked_at) throw notAllowed('kicked out of this room');
+      if (!existing || existing.role === 'observer') {
+        await this.repo.upsertMember(trx, { room_id: room.id, user_id: who.userId, role: 'observer', user_type: '3', joined_at: this.clock.now() });
+      }
+      return { room, who, token, user };
+    });
+    const answer = this.#answer(result.room, result.who, 'observer', '3');
+    return { answer: result.user && result.token ? { ...answer, userInfo: toUserInfo(result.user, result.token) } : answer, newToken: result.token };
   }
 
   async join(viewer: Viewer, input: { roomNumber: string; userType?: '1' | '2' | undefined }): Promise<JoinAnswer> {

@@ -95,9 +95,23 @@ export function buildHandlers(services: Services, config: Config): Record<ApiNam
       }),
     })),
     getRoomInfoByRoomNumber: h(roomSchema.roomNumberInput, async (_ctx, i) => ({ roomInfo: await rooms.getRoomInfo(i.roomNumber) })),
-    userJoinAgoraRoom: h(roomSchema.joinInput, async (ctx, i) =>
-      rooms.join(await ctx.viewer(), { roomNumber: i.roomNumber, userType: i.userType === undefined ? undefined : (String(i.userType) as '1' | '2') }),
-    ),
+    userJoinAgoraRoom: h(roomSchema.joinInput, async (ctx, i) => {
+      const userType = i.userType === undefined ? undefined : (String(i.userType) as '1' | '2' | '3');
+      if (userType === '3') {
+        const viewer = await ctx.viewer().catch(() => null);
+        const { answer, newToken } = await rooms.observerJoin(viewer, { roomNumber: i.roomNumber, ot: i.ot ?? '', ip: ctx.ip });
+        if (newToken) appendCookie(ctx.res, sessionCookie(config, newToken, config.TOURIST_SESSION_HOURS * 3600));
+        return answer;
+      }
+      return rooms.join(await ctx.viewer(), { roomNumber: i.roomNumber, userType });
+    }),
+    updateRoomInfoByRoomNumber: h(roomSchema.updateRoomInfoInput, async (ctx, i) => {
+      const { roomNumber, ...patch } = i;
+      const viewer = await ctx.viewer();
+      await services.live.patch(await services.live.actorFor(viewer, roomNumber), patch);
+      return { roomInfo: await rooms.getRoomInfo(roomNumber) };
+    }),
+    createObserverLink: h(roomSchema.roomNumberInput, async (ctx, i) => rooms.createObserverLink(await ctx.viewer(), i.roomNumber)),
     touristJoinRoom: h(roomSchema.touristJoinInput, async (ctx, i) => {
       const answer = await rooms.touristJoin({ roomNumber: i.roomNumber, userName: i.userName, ip: ctx.ip });
       // A signed-in teacher who joins as a visitor keeps their own session cookie.

@@ -13,6 +13,7 @@ import { Server as SocketServer } from 'socket.io';
 import { appContext, type AppContext } from '#app/context.ts';
 import type { Platform } from '../platform.ts';
 import { createApiHandler } from './api.ts';
+import { attachRoomChannel } from './room-channel.ts';
 import { requestLang, requestToken } from './request.ts';
 
 export interface WebServer {
@@ -125,10 +126,7 @@ export async function startWeb(platform: Platform, opts: WebOptions): Promise<We
     app(req, res);
   });
   const io = new SocketServer(http, { serveClient: false, maxHttpBufferSize: 1_000_000 });
-  const unsubscribe = platform.events.subscribe((m) => {
-    const target = 'room' in m.target ? `room:${m.target.room}` : `user:${m.target.user}`;
-    io.to(target).emit(m.event, m.payload);
-  });
+  const channel = attachRoomChannel(io, platform);
 
   await new Promise<void>((resolve, reject) => {
     http.once('error', reject);
@@ -147,7 +145,7 @@ export async function startWeb(platform: Platform, opts: WebOptions): Promise<We
     io,
     url,
     async close() {
-      unsubscribe();
+      channel.close();
       await new Promise<void>((resolve) => {
         void io.close(() => resolve());
       });

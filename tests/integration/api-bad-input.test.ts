@@ -39,6 +39,8 @@ const endpoints: Record<ApiName, { body: Record<string, unknown>; auth: boolean 
   getConsumptionStatus: { body: {}, auth: true },
   getUserVipInfo: { body: {}, auth: true },
   getMyRoomList: { body: { pageTime: 0, pageSize: 10 }, auth: true },
+  updateRoomInfoByRoomNumber: { body: { roomNumber: '123456', showState: 'wb' }, auth: true },
+  createObserverLink: { body: { roomNumber: '123456' }, auth: true },
 };
 
 /** Values that are not hostile for that field: a number is a fine page time. */
@@ -70,6 +72,11 @@ eachEngine('hostile input on every endpoint', (server) => {
     // A room that exists, so forged requests aim at something real.
     const room = await call(s.url, 'createRoom', { roomType: 2 }, { token: teacher.token });
     endpoints.getRoomInfoByRoomNumber.body['roomNumber'] = room.data.roomInfo.roomNumber;
+    // A room of somebody else's: the teacher's token must not change it or make links for it.
+    const other = await signIn(s);
+    const foreign = await call(s.url, 'createRoom', { roomType: 2 }, { token: other.token });
+    endpoints.updateRoomInfoByRoomNumber.body['roomNumber'] = foreign.data.roomInfo.roomNumber;
+    endpoints.createObserverLink.body['roomNumber'] = foreign.data.roomInfo.roomNumber;
     const before = await snapshot(s);
     const seen: string[] = [];
 
@@ -95,6 +102,7 @@ eachEngine('hostile input on every endpoint', (server) => {
           (name === 'sendPhoneCode' && field === 'area') ||
           (name === 'userJoinAgoraRoom' && field === 'userType') ||
           (name === 'getUserInfo' && field === 'userId') ||
+          (name === 'updateRoomInfoByRoomNumber' && field === 'showState') ||
           name === 'getMyRoomList';
         if (!optionalToo) await expectRefused(`${name} without ${field}`, call(s.url, name, rest, { token }));
         // Wrong types and hostile strings, one field at a time.

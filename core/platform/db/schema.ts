@@ -62,6 +62,20 @@ export interface RoomsTable {
   ends_at: Timestamp | null;
   created_at: Timestamp;
   closed_at: Timestamp | null;
+  mic_phase: Generated<'idle' | 'inviting' | 'connected'>;
+  mic_user_id: string | null;
+  mic_since: Timestamp | null;
+  mic_deadline: Timestamp | null;
+  last_active_at: Timestamp | null;
+}
+
+export interface ChatMessagesTable {
+  id: Generated<string>;
+  room_id: string;
+  user_id: string;
+  name: string;
+  text: string;
+  created_at: Timestamp;
 }
 
 export interface RoomMembersTable {
@@ -105,4 +119,5 @@ export interface DB {
   idempotency_keys: IdempotencyKeysTable;
   credit_ledger: CreditLedgerTable;
   rate_hits: RateHitsTable;
+  chat_messages: ChatMessagesTable;
 }

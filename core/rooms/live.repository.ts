@@ -1,0 +1,163 @@
+import { sql } from 'kysely';
+import type { Database } from '../platform/db/database.ts';
+
+type MicPhase = 'idle' | 'inviting' | 'connected';
+type RoomStatePatch = Partial<{ show_state: string; ppt_id: string; ppt_current_page: number; wb_power: '0' | '1'; room_extend: string }>;
+
+export class LiveRepository {
+  private readonly db: Database;
+  constructor(db: Database) {
+    this.db = db;
+  }
+
+  /** The room (open or not) with its live fields. */
+  room(roomNumber: string) {
+    return this.db
+      .selectFrom('rooms')
+      .select([
+        'id',
+        'room_number',
+        'room_type',
+        'create_user',
+        'is_vip',
+        'state',
+        'trial_started_at',
+        'mic_phase',
+        'mic_user_id',
+        'mic_since',
+        'mic_deadline',
+        'ends_at',
+      ])
+      .where('room_number', '=', roomNumber)
+      .orderBy('created_at', 'desc')
+      .limit(1)
+      .executeTakeFirst();
+  }
+
+  membership(roomId: string, userId: string) {
+    return this.db
+      .selectFrom('room_members')
+      .innerJoin('users', 'users.id', 'room_members.user_id')
+      .select(['room_members.role', 'room_members.left_at', 'room_members.kicked_at', 'users.name'])
+      .where('room_members.room_id', '=', roomId)
+      .where('room_members.user_id', '=', userId)
+      .executeTakeFirst();
+  }
+
+  /** People who hold a seat (not left, not kicked), with names. */
+  seated(roomId: string) {
+    return this.db
+      .selectFrom('room_members')
+      .innerJoin('users', 'users.id', 'room_members.user_id')
+      .select(['room_members.user_id', 'room_members.role', 'users.name'])
+      .where('room_members.room_id', '=', roomId)
+      .where('room_members.left_at', 'is', null)
+      .where('room_members.kicked_at', 'is', null)
+      .where('room_members.role', '!=', 'observer')
+      .orderBy('room_members.joined_at')
+      .execute();
+  }
+
+  async patchRoom(roomId: string, patch: RoomStatePatch, now: Date): Promise<void> {
+    await this.db
+      .updateTable('rooms')
+      .set({ ...patch, last_active_at: now })
+      .where('id', '=', roomId)
+      .where('state', '=', 'open')
+      .execute();
+  }
+
+  touch(roomId: string, now: Date) {
+    return this.db.updateTable('rooms').set({ last_active_at: now }).where('id', '=', roomId).execute();
+  }
+
+  leave(roomId: string, userId: string, now: Date) {
+    return this.db
+      .updateTable('room_members')
+      .set({ left_at: now })
+      .where('room_id', '=', roomId)
+      .where('user_id', '=', userId)
+      .where('left_at', 'is', null)
+      .execute();
+  }
+
+  async kick(roomId: string, userId: string, now: Date): Promise<boolean> {
+    const r = await this.db
+      .updateTable('room_members')
+      .set({ kicked_at: now, left_at: now })
+      .where('room_id', '=', roomId)
+      .where('user_id', '=', userId)
+      .where('kicked_at', 'is', null)
+      .executeTakeFirst();
+    return Number(r.numUpdatedRows) === 1;
+  }
+
+  insertChat(row: { room_id: string; user_id: string; name: string; text: string; created_at: Date }) {
+    return this.db.insertInto('chat_messages').values(row).returning(['id', 'created_at']).executeTakeFirstOrThrow();
+  }
+
+  async lastChats(roomId: string, limit: number) {
+    const rows = await this.db
+      .selectFrom('chat_messages')
+      .select(['id', 'user_id', 'name', 'text', 'created_at'])
+      .where('room_id', '=', roomId)
+      .orderBy('id', 'desc')
+      .limit(limit)
+      .execute();
+    return rows.reverse();
+  }
+
+  /** Moves the microphone from one phase to another only if it is still where the caller saw it. */
+  async moveMic(
+    roomId: string,
+    from: { phase: MicPhase; userId: string | null },
+    to: { phase: MicPhase; userId: string | null; since: Date; deadline: Date | null },
+  ): Promise<boolean> {
+    let q = this.db
+      .updateTable('rooms')
+      .set({ mic_phase: to.phase, mic_user_id: to.userId, mic_since: to.since, mic_deadline: to.deadline, last_active_at: to.since })
+      .where('id', '=', roomId)
+      .where('mic_phase', '=', from.phase);
+    q = from.userId === null ? q.where('mic_user_id', 'is', null) : q.where('mic_user_id', '=', from.userId);
+    const r = await q.executeTakeFirst();
+    return Number(r.numUpdatedRows) === 1;
+  }
+
+  startTrial(roomId: string, now: Date) {
+    return this.db
+      .updateTable('rooms')
+      .set({ trial_started_at: now })
+      .where('id', '=', roomId)
+      .where('trial_started_at', 'is', null)
+      .executeTakeFirst()
+      .then((r) => Number(r.numUpdatedRows) === 1);
+  }
+
+  close(roomId: string, now: Date) {
+    return this.db
+      .updateTable('rooms')
+      .set({ state: 'closed', closed_at: now, mic_phase: 'idle', mic_user_id: null })
+      .where('id', '=', roomId)
+      .where('state', '=', 'open')
+      .executeTakeFirst()
+      .then((r) => Number(r.numUpdatedRows) === 1);
+  }
+
+  /** Open rooms whose timed session ended or that nobody used for `idleSince`. */
+  expiredRooms(now: Date, idleSince: Date) {
+    return this.db
+      .selectFrom('rooms')
+      .select(['id', 'room_number', sql<boolean>`ends_at is not null and ends_at <= ${now}`.as('timed_out')])
+      .where('state', '=', 'open')
+      .where((eb) =>
+        eb.or([
+          eb.and([eb('ends_at', 'is not', null), eb('ends_at', '<=', now)]),
+          eb(eb.fn.coalesce('last_active_at', 'created_at'), '<', idleSince),
+        ]),
+      )
+      .limit(500)
+      .execute();
+  }
+}
+
+export type LiveRoomRow = NonNullable<Awaited<ReturnType<LiveRepository['room']>>>;

@@ -1,0 +1,426 @@
+/**
+ * The live room: what happens on the room channel. Every request names its actor (from the signed
+ * room token); the rule is checked here, the change saved, then broadcast through the event bus.
+ * Presence (who is connected now) and timers come through ports, so the same rules serve one
+ * process or many.
+ */
+import type { Clock } from '../platform/clock.ts';
+import type { Config } from '../platform/config.ts';
+import { DomainError, illegalParams, notAllowed, roomNotFound } from '../platform/errors.ts';
+import type { EventBus } from '../platform/events.ts';
+import type { RateLimiter } from '../platform/rate-limit.ts';
+import type { RoomInfo } from '../contracts/api.ts';
+import {
+  CHAT_HISTORY,
+  CHAT_MAX_CHARS,
+  type ChatMessage,
+  type Member,
+  type MicState,
+  type Role,
+  type RoomPatch,
+  type RoomSnapshot,
+  type ServerToClient,
+} from '../contracts/room-events.ts';
+import type { AccountRepository } from '../account/account.repository.ts';
+import { toViewer } from '../account/account.service.ts';
+import type { LiveRepository, LiveRoomRow } from './live.repository.ts';
+import type { RoomService } from './room.service.ts';
+import { ROOM_NUMBER_RULE } from './room.schema.ts';
+
+export interface Actor {
+  room: string;
+  uid: string;
+  role: Role;
+}
+
+/** Who is connected to a room right now (across every web node). */
+export interface Presence {
+  online(roomNumber: string): Promise<Array<{ userId: string; networkQuality: number }>>;
+}
+
+export interface Scheduler {
+  after(ms: number, task: () => Promise<void>): void;
+}
+
+type LiveConfig = Pick<Config, 'MIC_TIMEOUT_SECONDS' | 'CHAT_MESSAGES_PER_10S' | 'ROOM_IDLE_HOURS' | 'TRIAL_MINUTES'>;
+
+export const VIEWS = ['', 'wb', 'ppt', 'image', 'screen', 'video'] as const;
+const CREATOR_FIELDS = ['showState', 'pptId', 'pptCurrentPage', 'wbPower', 'roomExtend'] as const;
+const PPT_ID_RULE = /^[A-Za-z0-9_-]{0,64}$/;
+
+const idleMic: MicState = { phase: 'idle', userId: '', name: '', since: 0, deadline: 0 };
+
+export class RoomLiveService {
+  private readonly repo: LiveRepository;
+  private readonly accounts: AccountRepository;
+  private readonly rooms: RoomService;
+  private readonly bus: EventBus;
+  private readonly presence: Presence;
+  private readonly scheduler: Scheduler;
+  private readonly limiter: RateLimiter;
+  private readonly clock: Clock;
+  private readonly config: LiveConfig;
+  constructor(
+    repo: LiveRepository,
+    accounts: AccountRepository,
+    rooms: RoomService,
+    bus: EventBus,
+    presence: Presence,
+    scheduler: Scheduler,
+    limiter: RateLimiter,
+    clock: Clock,
+    config: LiveConfig,
+  ) {
+    this.repo = repo;
+    this.accounts = accounts;
+    this.rooms = rooms;
+    this.bus = bus;
+    this.presence = presence;
+    this.scheduler = scheduler;
+    this.limiter = limiter;
+    this.clock = clock;
+    this.config = config;
+  }
+
+  #emit<E extends keyof ServerToClient>(room: string, event: E, payload: Parameters<ServerToClient[E]>[0]): void {
+    this.bus.publish({ target: { room }, event, payload });
+  }
+
+  async #openRoom(roomNumber: string): Promise<LiveRoomRow> {
+    if (typeof roomNumber !== 'string' || !ROOM_NUMBER_RULE.test(roomNumber)) throw roomNotFound();
+    const room = await this.repo.room(roomNumber);
+    if (!room) throw roomNotFound();
+    if (room.state !== 'open') throw new DomainError('31009');
+    return room;
+  }
+
+  #requireCreator(actor: Actor, room: LiveRoomRow): void {
+    if (actor.role !== 'creator' || room.create_user !== actor.uid) throw notAllowed('creator only');
+  }
+
+  /** The actor of an /api call: the user's role in that room, from the room and the membership. */
+  async actorFor(viewer: { userId: string }, roomNumber: string): Promise<Actor> {
+    const room = await this.#openRoom(roomNumber);
+    if (room.create_user === viewer.userId) return { room: roomNumber, uid: viewer.userId, role: 'creator' };
+    const m = await this.repo.membership(room.id, viewer.userId);
+    if (!m || m.kicked_at) throw notAllowed('not a member');
+    return { room: roomNumber, uid: viewer.userId, role: m.role };
+  }
+
+  /** May this token connect at all? Closed rooms and kicked people are refused. */
+  async admit(actor: Actor): Promise<void> {
+    const room = await this.#openRoom(actor.room);
+    if (actor.role === 'recorder') return;
+    const m = await this.repo.membership(room.id, actor.uid);
+    if (!m) throw notAllowed('not a member');
+    if (m.kicked_at) throw notAllowed('kicked out');
+  }
+
+  /** The channel's join: take (or keep) a seat under the cap; the channel then sends the snapshot. */
+  async seat(actor: Actor): Promise<void> {
+    await this.admit(actor);
+    if (actor.role !== 'observer' && actor.role !== 'recorder') {
+      const user = await this.accounts.findUserById(actor.uid);
+      if (!user) throw notAllowed('unknown user');
+      await this.rooms.join(toViewer(user), { roomNumber: actor.room });
+    }
+  }
+
+  async snapshot(actor: Actor): Promise<RoomSnapshot> {
+    const room = await this.#openRoom(actor.room);
+    const [roomInfo, { members, teacherOnline }, messages, mic] = await Promise.all([
+      this.#freshInfo(actor.room),
+      this.#members(room),
+      this.#history(room),
+      this.#mic(room),
+    ]);
+    const me = await this.accounts.findUserById(actor.uid);
+    return {
+      roomInfo,
+      you: { userId: actor.uid, name: me?.name ?? '', role: actor.role },
+      members,
+      messages,
+      mic,
+      teacherOnline,
+      serverTime: this.clock.now().getTime(),
+    };
+  }
+
+  async #freshInfo(roomNumber: string): Promise<RoomInfo> {
+    this.rooms.invalidate(roomNumber);
+    return this.rooms.getRoomInfo(roomNumber);
+  }
+
+  async #members(room: LiveRoomRow): Promise<{ members: Member[]; teacherOnline: boolean }> {
+    const [seated, online] = await Promise.all([this.repo.seated(room.id), this.presence.online(room.room_number)]);
+    const quality = new Map(online.map((o) => [o.userId, o.networkQuality]));
+    const members: Member[] = seated
+      .filter((s) => quality.has(s.user_id))
+      .map((s) => ({
+        userId: s.user_id,
+        name: s.name,
+        role: s.role,
+        networkQuality: quality.get(s.user_id) ?? 0,
+        online: true,
+      }));
+    return { members, teacherOnline: quality.has(room.create_user) };
+  }
+
+  /** Tells everyone who is here now; the channel calls it after each connect and disconnect. */
+  async publishMembers(roomNumber: string): Promise<void> {
+    if (!ROOM_NUMBER_RULE.test(roomNumber)) return;
+    const room = await this.repo.room(roomNumber);
+    if (!room || room.state !== 'open') return;
+    const { members, teacherOnline } = await this.#members(room);
+    this.#emit(roomNumber, 'members', { members, teacherOnline, participants: members.length });
+  }
+
+  async #history(room: LiveRoomRow): Promise<ChatMessage[]> {
+    const rows = await this.repo.lastChats(room.id, CHAT_HISTORY);
+    return rows.map((r) => ({ id: r.id, uid: r.user_id, name: r.name, text: r.text, at: r.created_at.getTime() }));
+  }
+
+  async #mic(room: LiveRoomRow): Promise<MicState> {
+    if (room.mic_phase === 'idle' || !room.mic_user_id) return idleMic;
+    // An invitation past its deadline has failed, even if the timer that should say so was lost.
+    if (room.mic_phase === 'inviting' && room.mic_deadline && room.mic_deadline.getTime() <= this.clock.now().getTime()) {
+      await this.#expireInvitation(room.room_number, room.mic_user_id, room.mic_since);
+      return idleMic;
+    }
+    const user = await this.accounts.findUserById(room.mic_user_id);
+    return {
+      phase: room.mic_phase,
+      userId: room.mic_user_id,
+      name: user?.name ?? '',
+      since: room.mic_since?.getTime() ?? 0,
+      deadline: room.mic_deadline?.getTime() ?? 0,
+    };
+  }
+
+  /** A room patch, field by field against the sender's role; saved, then broadcast. */
+  async patch(actor: Actor, raw: RoomPatch): Promise<Partial<RoomInfo>> {
+    if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw illegalParams('patch');
+    const room = await this.#openRoom(actor.room);
+    const keys = Object.keys(raw);
+    if (keys.length === 0) throw illegalParams('empty patch');
+    const allowed = new Set<string>([...CREATOR_FIELDS, 'networkQuality']);
+    for (const k of keys) if (!allowed.has(k)) throw illegalParams(`unknown field ${k}`);
+    const wantsCreatorField = CREATOR_FIELDS.some((f) => f in raw);
+    if (wantsCreatorField) this.#requireCreator(actor, room);
+
+    const applied: Partial<RoomInfo> = {};
+    const db: Parameters<LiveRepository['patchRoom']>[1] = {};
+    if ('showState' in raw) {
+      if (typeof raw.showState !== 'string' || !(VIEWS as readonly string[]).includes(raw.showState)) throw illegalParams('showState');
+      db.show_state = applied.showState = raw.showState;
+    }
+    if ('pptId' in raw) {
+      if (typeof raw.pptId !== 'string' || !PPT_ID_RULE.test(raw.pptId)) throw illegalParams('pptId');
+      db.ppt_id = applied.pptId = raw.pptId;
+    }
+    if ('pptCurrentPage' in raw) {
+      const n = raw.pptCurrentPage;
+      if (typeof n !== 'number' || !Number.isInteger(n) || n < 0 || n > 10_000) throw illegalParams('pptCurrentPage');
+      db.ppt_current_page = applied.pptCurrentPage = n;
+    }
+    if ('wbPower' in raw) {
+      if (raw.wbPower !== '0' && raw.wbPower !== '1') throw illegalParams('wbPower');
+      db.wb_power = applied.wbPower = raw.wbPower;
+    }
+    if ('roomExtend' in raw) {
+      if (typeof raw.roomExtend !== 'string' || raw.roomExtend.length > 4096) throw illegalParams('roomExtend');
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(raw.roomExtend);
+      } catch {
+        throw illegalParams('roomExtend is not JSON');
+      }
+      if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw illegalParams('roomExtend');
+      db.room_extend = applied.roomExtend = raw.roomExtend;
+    }
+    let qualityChanged = false;
+    if ('networkQuality' in raw) {
+      const q = raw.networkQuality;
+      if (typeof q !== 'number' || !Number.isInteger(q) || q < 0 || q > 6) throw illegalParams('networkQuality');
+      qualityChanged = true; // kept with the connection (presence), not in the room row
+    }
+    if (Object.keys(db).length) {
+      await this.repo.patchRoom(room.id, db, this.clock.now());
+      this.rooms.invalidate(actor.room);
+      this.#emit(actor.room, 'customRoomEvent', { ...applied, by: actor.uid });
+    }
+    if (qualityChanged) await this.publishMembers(actor.room);
+    return applied;
+  }
+
+  async chat(actor: Actor, raw: unknown): Promise<ChatMessage> {
+    if (typeof raw !== 'string') throw illegalParams('text');
+    const text = raw.normalize('NFC').trim();
+    const length = [...text].length;
+    if (length === 0 || length > CHAT_MAX_CHARS) throw illegalParams('text length');
+    if (actor.role === 'observer' || actor.role === 'recorder') throw notAllowed('observers do not chat');
+    const room = await this.#openRoom(actor.room);
+    const m = await this.repo.membership(room.id, actor.uid);
+    if (!m || m.kicked_at) throw notAllowed('not a member');
+    if (!(await this.limiter.hit(`chat:${room.id}:${actor.uid}`, this.config.CHAT_MESSAGES_PER_10S, 10_000))) throw new DomainError('31008');
+    const now = this.clock.now();
+    const row = await this.repo.insertChat({ room_id: room.id, user_id: actor.uid, name: m.name, text, created_at: now });
+    await this.repo.touch(room.id, now);
+    const message: ChatMessage = { id: row.id, uid: actor.uid, name: m.name, text, at: row.created_at.getTime() };
+    this.#emit(actor.room, 'messageevent', message);
+    return message;
+  }
+
+  async inviteMic(actor: Actor, targetId: unknown): Promise<MicState> {
+    if (typeof targetId !== 'string' || !/^\d{1,18}$/.test(targetId)) throw illegalParams('userId');
+    const room = await this.#openRoom(actor.room);
+    this.#requireCreator(actor, room);
+    if (targetId === room.create_user) throw illegalParams('the teacher is on the microphone already');
+    const current = await this.#mic(room);
+    if (current.phase !== 'idle') throw new DomainError('31007');
+    const target = await this.repo.membership(room.id, targetId);
+    const online = (await this.presence.online(room.room_number)).some((o) => o.userId === targetId);
+    if (!target || target.kicked_at || target.left_at || target.role === 'observer' || !online) throw illegalParams('not in the room');
+    const now = this.clock.now();
+    const deadline = new Date(now.getTime() + this.config.MIC_TIMEOUT_SECONDS * 1000);
+    const moved = await this.repo.moveMic(room.id, { phase: 'idle', userId: null }, { phase: 'inviting', userId: targetId, since: now, deadline });
+    if (!moved) {
+      // Idle with a stale user id, or someone else got there first.
+      const fresh = await this.repo.room(actor.room);
+      if (fresh?.mic_phase !== 'idle') throw new DomainError('31007');
+      const retried = await this.repo.moveMic(
+        room.id,
+        { phase: 'idle', userId: fresh.mic_user_id },
+        { phase: 'inviting', userId: targetId, since: now, deadline },
+      );
+      if (!retried) throw new DomainError('31007');
+    }
+    const state: MicState = { phase: 'inviting', userId: targetId, name: target.name, since: now.getTime(), deadline: deadline.getTime() };
+    this.#emit(actor.room, 'mic', state);
+    this.scheduler.after(this.config.MIC_TIMEOUT_SECONDS * 1000, () => this.#expireInvitation(actor.room, targetId, now));
+    return state;
+  }
+
+  async #expireInvitation(roomNumber: string, userId: string, since: Date | null): Promise<void> {
+    const room = await this.repo.room(roomNumber);
+    if (!room || room.mic_phase !== 'inviting' || room.mic_user_id !== userId) return;
+    if (since && room.mic_since && room.mic_since.getTime() !== since.getTime()) return;
+    const now = this.clock.now();
+    if (await this.repo.moveMic(room.id, { phase: 'inviting', userId }, { phase: 'idle', userId: null, since: now, deadline: null })) {
+      this.#emit(roomNumber, 'mic', { ...idleMic, since: now.getTime(), userId, outcome: 'failed' });
+    }
+  }
+
+  async answerMic(actor: Actor, agree: unknown): Promise<MicState> {
+    if (typeof agree !== 'boolean') throw illegalParams('agree');
+    const room = await this.#openRoom(actor.room);
+    const current = await this.#mic(room);
+    if (current.phase !== 'inviting' || current.userId !== actor.uid) throw notAllowed('no invitation for you');
+    const now = this.clock.now();
+    const to = agree
+      ? { phase: 'connected' as const, userId: actor.uid, since: now, deadline: null }
+      : { phase: 'idle' as const, userId: null, since: now, deadline: null };
+    if (!(await this.repo.moveMic(room.id, { phase: 'inviting', userId: actor.uid }, to))) throw notAllowed('the invitation ended');
+    const state: MicState = agree
+      ? { phase: 'connected', userId: actor.uid, name: current.name, since: now.getTime(), deadline: 0 }
+      : { ...idleMic, since: now.getTime() };
+    this.#emit(actor.room, 'mic', { ...state, ...(agree ? { outcome: 'agreed' as const } : { userId: actor.uid, outcome: 'rejected' as const }) });
+    return state;
+  }
+
+  /** The teacher ends the connection (or withdraws the invitation); the student may hang up. */
+  async stopMic(actor: Actor): Promise<MicState> {
+    const room = await this.#openRoom(actor.room);
+    const current = await this.#mic(room);
+    if (current.phase === 'idle') return idleMic;
+    const isCreator = actor.role === 'creator' && room.create_user === actor.uid;
+    if (!isCreator && current.userId !== actor.uid) throw notAllowed('not your microphone');
+    const now = this.clock.now();
+    if (await this.repo.moveMic(room.id, { phase: current.phase, userId: current.userId }, { phase: 'idle', userId: null, since: now, deadline: null })) {
+      this.#emit(actor.room, 'mic', { ...idleMic, since: now.getTime(), userId: current.userId, outcome: 'stopped' });
+    }
+    return idleMic;
+  }
+
+  /** Kick-out: the seat is gone and stays gone for this class; the channel disconnects them. */
+  async kick(actor: Actor, targetId: unknown): Promise<void> {
+    if (typeof targetId !== 'string' || !/^\d{1,18}$/.test(targetId)) throw illegalParams('userId');
+    const room = await this.#openRoom(actor.room);
+    this.#requireCreator(actor, room);
+    if (targetId === room.create_user) throw new DomainError('31005', 'the teacher cannot be kicked');
+    const member = await this.repo.membership(room.id, targetId);
+    if (!member || member.kicked_at) throw new DomainError('31005', 'not a member');
+    const now = this.clock.now();
+    if (!(await this.repo.kick(room.id, targetId, now))) throw new DomainError('31005');
+    if (room.mic_user_id === targetId && room.mic_phase !== 'idle') {
+      await this.repo.moveMic(room.id, { phase: room.mic_phase, userId: targetId }, { phase: 'idle', userId: null, since: now, deadline: null });
+      this.#emit(actor.room, 'mic', { ...idleMic, since: now.getTime(), userId: targetId, outcome: 'stopped' });
+    }
+    this.rooms.invalidate(actor.room);
+    this.#emit(actor.room, 'kickout', { userId: targetId });
+  }
+
+  /** Leaving frees the seat; the teacher leaving also takes the shared view back to the videos. */
+  async leave(actor: Actor): Promise<void> {
+    if (!ROOM_NUMBER_RULE.test(actor.room)) return;
+    const room = await this.repo.room(actor.room);
+    if (!room) return;
+    const now = this.clock.now();
+    await this.repo.leave(room.id, actor.uid, now);
+    this.rooms.invalidate(actor.room);
+    if (room.state === 'open' && actor.role === 'creator' && room.create_user === actor.uid) {
+      await this.repo.patchRoom(room.id, { show_state: '' }, now);
+      this.#emit(actor.room, 'customRoomEvent', { showState: '', by: actor.uid });
+    }
+    if (room.state === 'open' && room.mic_user_id === actor.uid && room.mic_phase !== 'idle') {
+      await this.repo.moveMic(room.id, { phase: room.mic_phase, userId: actor.uid }, { phase: 'idle', userId: null, since: now, deadline: null });
+      this.#emit(actor.room, 'mic', { ...idleMic, since: now.getTime(), userId: actor.uid, outcome: 'stopped' });
+    }
+  }
+
+  /** The last connection of a person dropped: their seat is free until they come back. */
+  async disconnected(actor: Actor): Promise<void> {
+    const room = await this.repo.room(actor.room);
+    if (!room || actor.role === 'creator' || actor.role === 'observer') return;
+    await this.repo.leave(room.id, actor.uid, this.clock.now());
+    this.rooms.invalidate(actor.room);
+  }
+
+  async end(actor: Actor): Promise<void> {
+    const room = await this.#openRoom(actor.room);
+    this.#requireCreator(actor, room);
+    await this.#close(room.id, room.room_number, 'ended');
+  }
+
+  async #close(roomId: string, roomNumber: string, reason: 'ended' | 'expired' | 'idle'): Promise<void> {
+    if (await this.repo.close(roomId, this.clock.now())) {
+      this.rooms.invalidate(roomNumber);
+      this.#emit(roomNumber, 'roomClosed', { reason });
+    }
+  }
+
+  /** The one-time 10-minute trial of the paid cap, for a non-VIP creator's mini class. */
+  async startTrial(actor: Actor): Promise<{ trialEndsAt: number }> {
+    const room = await this.#openRoom(actor.room);
+    this.#requireCreator(actor, room);
+    if (room.room_type !== 1 || room.is_vip === '1') throw notAllowed('the trial is for free mini classes');
+    const now = this.clock.now();
+    if (!(await this.repo.startTrial(room.id, now))) throw notAllowed('the trial was used');
+    const info = await this.#freshInfo(actor.room);
+    const trialEndsAt = now.getTime() + this.config.TRIAL_MINUTES * 60_000;
+    this.#emit(actor.room, 'customRoomEvent', { maxMember: info.maxMember, maxOrdinary: info.maxOrdinary, by: actor.uid });
+    this.scheduler.after(this.config.TRIAL_MINUTES * 60_000, async () => {
+      const after = await this.#freshInfo(actor.room).catch(() => null);
+      if (after) this.#emit(actor.room, 'customRoomEvent', { maxMember: after.maxMember, maxOrdinary: after.maxOrdinary, by: '' });
+    });
+    return { trialEndsAt };
+  }
+
+  /** Housekeeping: audio classes past their hour and rooms idle for ROOM_IDLE_HOURS close. */
+  async closeExpired(): Promise<number> {
+    const now = this.clock.now();
+    const rows = await this.repo.expiredRooms(now, new Date(now.getTime() - this.config.ROOM_IDLE_HOURS * 3600_000));
+    for (const r of rows) await this.#close(r.id, r.room_number, r.timed_out ? 'expired' : 'idle');
+    return rows.length;
+  }
+}
