@@ -65,7 +65,7 @@ export function attachRoomChannel(io: Server, platform: Platform): { close(): vo
     const sockets = await nsp.in(roomKey(roomNumber)).fetchSockets();
     const seen = new Map<string, number>();
     for (const s of sockets) {
-      const d = s.data as SocketData;
+      const d = s.data;
       if (d.actor.role === 'observer' || d.actor.role === 'recorder') continue;
       seen.set(d.actor.uid, Math.max(seen.get(d.actor.uid) ?? 0, d.networkQuality));
     }
@@ -137,7 +137,8 @@ export function attachRoomChannel(io: Server, platform: Platform): { close(): vo
     });
     handle('endRoom', async () => {
       await live.end(actor);
-      nsp.in(roomKey(actor.room)).disconnectSockets(true);
+      // After everyone had the roomClosed event and this answer; a closed room admits nobody.
+      setTimeout(() => nsp.in(roomKey(actor.room)).disconnectSockets(true), 1000).unref();
       return null;
     });
     handle('startTrial', () => live.startTrial(actor));
