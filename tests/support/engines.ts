@@ -3,7 +3,7 @@
  * of a migrated PGlite template (a third of a second) or a fresh PostgreSQL database.
  */
 import type { PGlite } from '@electric-sql/pglite';
-import { kyselyOnPglite, openDatabase, openPglite, type DatabaseHandle } from '#core/platform/db/database.ts';
+import { kyselyOnPglite, openDatabase, openPglite, pgliteHandle, type DatabaseHandle } from '#core/platform/db/database.ts';
 import { migrateToLatest } from '#core/platform/db/migrate.ts';
 import { createTestDatabase } from './postgres.ts';
 
@@ -23,18 +23,7 @@ async function pgliteTemplate(): Promise<PGlite> {
 /** A fresh, migrated database on the engine; `close()` also drops it. */
 export async function freshDatabase(engine: EngineName, postgresAdminUrl?: string): Promise<DatabaseHandle> {
   if (engine === 'pglite') {
-    const pglite = (await (await pgliteTemplate()).clone()) as PGlite;
-    const db = kyselyOnPglite(pglite);
-    return {
-      db,
-      kind: 'pglite',
-      pglite,
-      url: null,
-      close: async () => {
-        await db.destroy();
-        if (!pglite.closed) await pglite.close();
-      },
-    };
+    return pgliteHandle((await (await pgliteTemplate()).clone()) as PGlite);
   }
   if (!postgresAdminUrl) throw new Error('postgres engine needs the run’s admin URL');
   const created = await createTestDatabase(postgresAdminUrl);

@@ -117,7 +117,11 @@ export async function openDatabase(opts: { url?: string | undefined; dataDir: st
     const { db } = kyselyOnPostgres(opts.url, opts.poolSize);
     return { db, kind: 'postgres', pglite: null, url: opts.url, close: () => db.destroy() };
   }
-  const pglite = await openPglite(opts.dataDir);
+  return pgliteHandle(await openPglite(opts.dataDir));
+}
+
+/** A handle over an open PGlite (also a clone of one); closing it closes the instance. */
+export function pgliteHandle(pglite: PGlite): DatabaseHandle {
   const db = kyselyOnPglite(pglite);
   return {
     db,
