@@ -12,7 +12,11 @@ export type JoinState = { status: 'joining' } | { status: 'joined'; answer: Join
  * rule 7), then the join call (or the answer the lobby already got). Join refusals leave for the
  * profile with the code (spec §8); a network failure stays here with a retry.
  */
-export function useRoomJoin(roomNumber: string, viewerType: '1' | '4'): { state: JoinState; retry: () => void } {
+export function useRoomJoin(
+  roomNumber: string,
+  viewerType: '1' | '4' | null,
+  observerToken: string | null = null,
+): { state: JoinState; retry: () => void } {
   const navigate = useNavigate();
   const location = useLocation();
   const [state, setState] = useState<JoinState>({ status: 'joining' });
@@ -20,7 +24,8 @@ export function useRoomJoin(roomNumber: string, viewerType: '1' | '4'): { state:
   const handedOver = useRef(location.state);
 
   useEffect(() => {
-    if (viewerType === '4' && safeGet('local', updateKey(roomNumber)) !== 'true') {
+    const observer = observerToken !== null;
+    if (!observer && viewerType === '4' && safeGet('local', updateKey(roomNumber)) !== 'true') {
       void navigate(`/userName/${roomNumber}`, { replace: true });
       return;
     }
@@ -29,20 +34,21 @@ export function useRoomJoin(roomNumber: string, viewerType: '1' | '4'): { state:
       if (answer.role === 'creator' && answer.roomInfo.roomType === 1) safeSet('local', inviteKey(roomNumber), 'true');
       setState({ status: 'joined', answer });
     };
-    const ready = attempt === 0 ? freshJoin(handedOver.current, roomNumber) : null;
+    const ready = attempt === 0 && !observer ? freshJoin(handedOver.current, roomNumber) : null;
     if (ready) {
       finish(ready);
       return;
     }
     setState({ status: 'joining' });
-    void api('userJoinAgoraRoom', { roomNumber }, { retries: 1, signal: controller.signal }).then((envelope) => {
+    const body = observer ? { roomNumber, userType: '3' as const, ot: observerToken } : { roomNumber };
+    void api('userJoinAgoraRoom', body, { retries: 1, signal: controller.signal }).then((envelope) => {
       if (controller.signal.aborted) return;
       if (isOk(envelope)) finish(envelope.data);
       else if (envelope.code === NETWORK_ERROR) setState({ status: 'failed' });
       else void navigate(`/profile?joinRoomError=${encodeURIComponent(envelope.code)}`, { replace: true });
     });
     return () => controller.abort();
-  }, [roomNumber, viewerType, attempt, navigate]);
+  }, [roomNumber, viewerType, observerToken, attempt, navigate]);
 
   const retry = useCallback(() => setAttempt((n) => n + 1), []);
   return { state, retry };

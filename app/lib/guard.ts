@@ -2,6 +2,7 @@
  * The navigation guard of spec 01 §2 as one pure decision, so it is tested without a server.
  * Route middleware (guard.server.ts) feeds it the request and throws the redirect it returns.
  */
+import { OBSERVER_TOKEN_PARAM } from '#core/contracts/api.ts';
 import { loginPath } from './names.ts';
 import { downloadType, isMobileDevice, isSupportedBrowser, parseUa } from './ua.ts';
 
@@ -27,9 +28,13 @@ export function classroomGuard(input: ClassroomGuardInput): string | null {
     if (!isSupportedBrowser(ua)) return `/download/${downloadType(ua)}`;
   }
   for (const key of input.search.keys()) {
-    if (key !== 'userType') return '/profile?joinRoomError=31004';
+    // The observer link carries its signed token next to userType=3 (DECISIONS.md: Access).
+    if (key === 'userType' || (key === OBSERVER_TOKEN_PARAM && observer)) continue;
+    return '/profile?joinRoomError=31004';
   }
-  if (!input.hasSession) {
+  // An observer link opens without a session: the join makes a quiet observer identity.
+  const observerLink = observer && (input.search.get(OBSERVER_TOKEN_PARAM) ?? '') !== '';
+  if (!input.hasSession && !observerLink) {
     return input.noSessionTarget === 'userName'
       ? `/userName/${input.roomId}`
       : loginPath(input.pathname);

@@ -30,8 +30,16 @@ export function dismissToast(id: number): void {
   emit();
 }
 
+let muted = false;
+
+/** Observers see no toasts (spec §5); the classroom mutes them for its lifetime. */
+export function muteToasts(on: boolean): void {
+  muted = on;
+}
+
 export function showToast(text: string, kind: ToastKind = 'info', ms: number = TOAST_MS): number {
   if (typeof window === 'undefined') return 0; // toasts only exist in the browser
+  if (muted) return 0;
   // The same text twice in a row (double click) shows once, with its timer restarted.
   const same = toasts.find((t) => t.text === text);
   if (same) dismissToast(same.id);

@@ -98,6 +98,12 @@ describe('classroomGuard', () => {
   it('refuses unknown query keys with 31004', () => {
     expect(classroomGuard({ ...base, search: new URLSearchParams('foo=1') })).toBe('/profile?joinRoomError=31004');
     expect(classroomGuard({ ...base, search: new URLSearchParams('userType=1') })).toBeNull();
+    expect(classroomGuard({ ...base, search: new URLSearchParams('ot=abc') })).toBe('/profile?joinRoomError=31004');
+    expect(classroomGuard({ ...base, search: new URLSearchParams('userType=1&ot=abc') })).toBe('/profile?joinRoomError=31004');
+  });
+  it('opens an observer link (userType=3 with ot) without a session', () => {
+    expect(classroomGuard({ ...base, hasSession: false, search: new URLSearchParams('userType=3&ot=abc.def') })).toBeNull();
+    expect(classroomGuard({ ...base, hasSession: false, search: new URLSearchParams('userType=3') })).toBe('/userName/123456');
   });
   it('sends a visitor without a session to the name screen, a studio visitor to login', () => {
     expect(classroomGuard({ ...base, hasSession: false })).toBe('/userName/123456');

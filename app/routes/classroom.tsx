@@ -1,9 +1,9 @@
 import { data, redirect } from 'react-router';
 import type { Route } from './+types/classroom.ts';
-import { invitePath } from '#core/contracts/api.ts';
+import { invitePath, OBSERVER_TOKEN_PARAM } from '#core/contracts/api.ts';
 import { appContext } from '#app/context.ts';
 import { domainCode } from '#app/lib/domain-error.ts';
-import { ClassroomShell } from '#app/classroom/ClassroomShell.tsx';
+import { Classroom as ClassroomScreen } from '#app/classroom/Classroom.tsx';
 import { classroomMiddleware } from '#app/lib/guard.server.ts';
 import { isRouteRoomId } from '#app/lib/names.ts';
 
@@ -12,7 +12,9 @@ export const middleware: Route.MiddlewareFunction[] = [classroomMiddleware({ noS
 export async function loader({ params, context, url }: Route.LoaderArgs) {
   if (!isRouteRoomId(params.id)) throw data(null, { status: 404 });
   const { services, viewer, site } = context.get(appContext);
-  if (!viewer) throw redirect(`/userName/${params.id}`); // the middleware already did; keeps types honest
+  // The observer link (userType=3 with its signed token) opens without a session; the join decides.
+  const observerToken = url.searchParams.get('userType') === '3' ? (url.searchParams.get(OBSERVER_TOKEN_PARAM) ?? '') : null;
+  if (!viewer && !observerToken) throw redirect(`/userName/${params.id}`); // the middleware already did; keeps types honest
   let room;
   try {
     room = await services.rooms.getRoomInfo(params.id);
@@ -26,7 +28,8 @@ export async function loader({ params, context, url }: Route.LoaderArgs) {
   if (url.pathname !== path && !boardAlias) throw redirect(path + url.search);
   return {
     roomNumber: room.roomNumber,
-    viewerType: viewer.type,
+    viewerType: viewer?.type ?? null,
+    observerToken,
     inviteUrl: new URL(path, site.publicUrl).toString(),
   };
 }
@@ -36,5 +39,5 @@ export function meta({ loaderData }: Route.MetaArgs) {
 }
 
 export default function Classroom({ loaderData }: Route.ComponentProps) {
-  return <ClassroomShell key={loaderData.roomNumber} {...loaderData} />;
+  return <ClassroomScreen key={loaderData.roomNumber} {...loaderData} />;
 }

@@ -42,7 +42,7 @@ export default function ProfileRooms({ loaderData }: Route.ComponentProps) {
   const joinError = params.get('joinRoomError');
   useEffect(() => {
     if (!joinError) return;
-    toast.error(codeMessage(joinError, lang) ?? t('common.refresh'));
+    toast.error(joinError === 'kickout' ? t('profile.kickedOut') : (codeMessage(joinError, lang) ?? t('common.refresh')));
     setParams(
       (prev) => {
         prev.delete('joinRoomError');

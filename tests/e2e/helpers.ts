@@ -32,9 +32,9 @@ export interface World {
   close(): Promise<void>;
 }
 
-export async function startWorld(): Promise<World> {
+export async function startWorld(options: { env?: Record<string, string> } = {}): Promise<World> {
   const [server, browser] = await Promise.all([
-    startTestServer({ pages: true }),
+    startTestServer({ pages: true, ...(options.env ? { env: options.env } : {}) }),
     chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS }),
   ]);
   const contexts: BrowserContext[] = [];

@@ -1,0 +1,152 @@
+import { useEffect, useRef, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { Link, useNavigate } from 'react-router';
+import type { JoinAnswer } from '#core/contracts/api.ts';
+import { useConfirm } from '#app/components/Dialog.tsx';
+import { LoadingOverlay } from '#app/components/LoadingOverlay.tsx';
+import { toast } from '#app/lib/toast.ts';
+import { isMobileDevice, parseUa } from '#app/lib/ua.ts';
+import { ChatPanel } from './ChatPanel.tsx';
+import { MembersPanel } from './MembersPanel.tsx';
+import { MicInvitation, OnMicBanner } from './MicPrompt.tsx';
+import { ObserverHeader } from './ObserverHeader.tsx';
+import { ReconnectOverlay } from './ReconnectOverlay.tsx';
+import { layoutClass } from './roomState.ts';
+import { SidePanel } from './SidePanel.tsx';
+import { MemberBar, TopBar, type ClassMode } from './TopBar.tsx';
+import { useRoomChannel } from './useRoomChannel.ts';
+import { ViewArea } from './ViewArea.tsx';
+
+export const EXIT_DELAY_MS = 200;
+
+/** Phones and narrow windows get the h5 layout (spec §2). */
+function usePhone(): boolean {
+  const [phone, setPhone] = useState(false);
+  useEffect(() => {
+    const query = window.matchMedia('(max-width: 719px)');
+    const mobile = isMobileDevice(parseUa(navigator.userAgent));
+    const update = () => setPhone(mobile || query.matches);
+    update();
+    query.addEventListener('change', update);
+    return () => query.removeEventListener('change', update);
+  }, []);
+  return phone;
+}
+
+export interface LiveRoomProps {
+  answer: JoinAnswer;
+  roomNumber: string;
+  inviteUrl: string;
+}
+
+/** The classroom screen on a live channel: bar by role, the stage, the side panel, the dialogs. */
+export function LiveRoom({ answer, roomNumber, inviteUrl }: LiveRoomProps) {
+  const { t } = useTranslation();
+  const navigate = useNavigate();
+  const confirm = useConfirm();
+  const { status, state, reconnect, actions } = useRoomChannel({ answer, roomNumber });
+  const [mode, setMode] = useState<ClassMode>('discuss');
+  const [trialUsed, setTrialUsed] = useState(false);
+  const phone = usePhone();
+
+  const role = state?.you.role ?? answer.role;
+  const isCreator = role === 'creator';
+  const isObserver = role === 'observer' || role === 'recorder';
+  const room = state?.roomInfo ?? answer.roomInfo;
+  const myId = state?.you.userId ?? answer.userIdForNumber;
+  const members = state?.members ?? [];
+  const mic = state?.mic;
+  const others = members.filter((m) => m.userId !== myId).length;
+
+  const exit = async () => {
+    await actions.leave();
+    setTimeout(() => void navigate('/profile'), EXIT_DELAY_MS);
+  };
+  const endClass = async () => {
+    if (await confirm({ message: t('classroom.endConfirm'), confirmText: t('classroom.endClass') })) await actions.endRoom();
+  };
+  // The trial's cap arrives as a patch (usually before the ack): say what it is once it is known.
+  const maxMember = room.maxMember;
+  const trialFrom = useRef<number | null>(null);
+  const startTrial = async () => {
+    trialFrom.current = maxMember;
+    const endsAt = await actions.startTrial();
+    if (endsAt === null) trialFrom.current = null;
+    else setTrialUsed(true);
+  };
+  useEffect(() => {
+    if (!trialUsed || trialFrom.current === null || maxMember === trialFrom.current) return;
+    trialFrom.current = null;
+    toast.success(t('classroom.trialStarted', { n: maxMember }));
+  }, [trialUsed, maxMember, t]);
+
+  const classes = ['room', layoutClass(others), phone ? 'room--h5' : '', `room--${mode}`, isObserver ? 'room--observer' : ''].filter(Boolean).join(' ');
+
+  if (status === 'closed') {
+    return (
+      <div className={classes}>
+        <main id="main" className="room__failed">
+          <section className="card card--narrow stack center" data-testid="room-closed">
+            <h1>{t('classroom.roomClosed')}</h1>
+            <p className="muted">{t('classroom.closedText')}</p>
+            <Link className="btn btn--primary" to="/">
+              {t('classroom.goHome')}
+            </Link>
+          </section>
+        </main>
+      </div>
+    );
+  }
+
+  const invitedMe = mic?.phase === 'inviting' && mic.userId === myId && !isCreator;
+  const onMicMe = mic?.phase === 'connected' && mic.userId === myId && !isCreator;
+  const showTrial = isCreator && room.isVIP !== '1' && (room.roomType === 1 || room.roomType === 4) && !trialUsed;
+
+  return (
+    <div className={classes} data-testid="classroom">
+      {isObserver ? (
+        <ObserverHeader roomNumber={room.roomNumber} />
+      ) : isCreator ? (
+        <TopBar
+          room={room}
+          role={role}
+          inviteUrl={inviteUrl}
+          mode={mode}
+          onMode={setMode}
+          onView={(showState) => void actions.setView(showState)}
+          showTrial={showTrial}
+          onTrial={() => void startTrial()}
+          onEndClass={() => void endClass()}
+          onExit={() => void exit()}
+          disabled={status !== 'live'}
+        />
+      ) : (
+        <MemberBar room={room} role={role} onExit={() => void exit()} />
+      )}
+      <main id="main" className="room__main">
+        <ViewArea showState={room.showState} members={members} myId={myId} micUserId={mic?.phase === 'connected' ? mic.userId : ''} />
+        <SidePanel
+          memberCount={members.length}
+          chat={<ChatPanel messages={state?.messages ?? []} myId={myId} readOnly={isObserver} disabled={status !== 'live'} onSend={actions.sendChat} />}
+          members={
+            <MembersPanel
+              members={members}
+              myId={myId}
+              teacherOnline={state?.teacherOnline ?? true}
+              isCreator={isCreator}
+              mic={mic ?? { phase: 'idle', userId: '', name: '', since: 0, deadline: 0 }}
+              clockSkew={state?.clockSkew ?? 0}
+              onInviteMic={(userId) => void actions.inviteMic(userId)}
+              onStopMic={() => void actions.stopMic()}
+              onKick={(userId) => void actions.kick(userId)}
+            />
+          }
+        />
+      </main>
+      {onMicMe ? <OnMicBanner onHangUp={() => void actions.stopMic()} /> : null}
+      {invitedMe ? <MicInvitation key={mic.since} onAnswer={(agree) => void actions.answerMic(agree)} /> : null}
+      {status === 'offline' && !isObserver ? <ReconnectOverlay reconnect={reconnect} onTryNow={actions.reconnectNow} /> : null}
+      {status === 'connecting' && !state ? <LoadingOverlay label={t('classroom.connecting')} /> : null}
+    </div>
+  );
+}

@@ -1,0 +1,88 @@
+import { useEffect, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import type { Member, MicState } from '#core/contracts/room-events.ts';
+import { useConfirm } from '#app/components/Dialog.tsx';
+import { NetworkIcon } from './NetworkIcon.tsx';
+
+export interface MembersPanelProps {
+  members: Member[];
+  myId: string;
+  teacherOnline: boolean;
+  isCreator: boolean;
+  mic: MicState;
+  clockSkew: number;
+  onInviteMic: (userId: string) => void;
+  onStopMic: () => void;
+  onKick: (userId: string) => void;
+}
+
+/** Seconds left of an invitation, in server time. */
+function useSecondsLeft(deadline: number, skew: number): number {
+  const compute = () => Math.max(0, Math.ceil((deadline - (Date.now() + skew)) / 1000));
+  const [left, setLeft] = useState(compute);
+  useEffect(() => {
+    if (!deadline) return;
+    setLeft(compute());
+    const timer = setInterval(() => setLeft(compute()), 250);
+    return () => clearInterval(timer);
+  }, [deadline, skew]);
+  return left;
+}
+
+function MicStatus({ mic, skew }: { mic: MicState; skew: number }) {
+  const { t } = useTranslation();
+  const left = useSecondsLeft(mic.phase === 'inviting' ? mic.deadline : 0, skew);
+  if (mic.phase === 'inviting') return <span className="badge badge--wait" data-testid="mic-status">{t('classroom.mic.connecting', { n: left })}</span>;
+  return <span className="badge badge--mic" data-testid="mic-status">{t('classroom.mic.connected')}</span>;
+}
+
+/** Tab 2: who is here, their role and network; the teacher's mic and kick-out buttons per row. */
+export function MembersPanel({ members, myId, teacherOnline, isCreator, mic, clockSkew, onInviteMic, onStopMic, onKick }: MembersPanelProps) {
+  const { t } = useTranslation();
+  const confirm = useConfirm();
+  const kick = async (userId: string) => {
+    if (await confirm({ message: t('classroom.members.kickConfirm'), confirmText: t('classroom.members.kick') })) onKick(userId);
+  };
+  return (
+    <div className="members">
+      {!teacherOnline ? (
+        <p className="members__absent" role="status" data-testid="teacher-absent">
+          {t('classroom.members.teacherAbsent')}
+        </p>
+      ) : null}
+      <ul className="members__list" aria-label={t('classroom.members.list')}>
+        {members.length === 0 ? <li className="muted">{t('classroom.members.empty')}</li> : null}
+        {members.map((m) => {
+          const onMic = mic.phase !== 'idle' && mic.userId === m.userId;
+          return (
+            <li key={m.userId} className="member" data-testid="member-row" data-user={m.userId}>
+              <span className="member__name">
+                {m.name}
+                {m.userId === myId ? t('classroom.members.you') : null}
+              </span>
+              <span className={`badge badge--role badge--${m.role}`}>{t(`classroom.badge.${m.role}`)}</span>
+              <NetworkIcon quality={m.networkQuality} />
+              {onMic ? <MicStatus mic={mic} skew={clockSkew} /> : null}
+              {isCreator && m.role !== 'creator' ? (
+                <span className="member__actions" role="group" aria-label={t('classroom.members.actions', { name: m.name })}>
+                  {onMic ? (
+                    <button type="button" className="btn btn--small btn--secondary" onClick={onStopMic}>
+                      {t('classroom.mic.stop')}
+                    </button>
+                  ) : (
+                    <button type="button" className="btn btn--small btn--secondary" onClick={() => onInviteMic(m.userId)}>
+                      {t('classroom.mic.invite')}
+                    </button>
+                  )}
+                  <button type="button" className="btn btn--small btn--ghost member__kick" onClick={() => void kick(m.userId)}>
+                    {t('classroom.members.kick')}
+                  </button>
+                </span>
+              ) : null}
+            </li>
+          );
+        })}
+      </ul>
+    </div>
+  );
+}

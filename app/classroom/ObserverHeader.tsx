@@ -1,0 +1,41 @@
+import { useEffect, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { Brand } from '#app/components/Brand.tsx';
+import { NetworkIcon } from './NetworkIcon.tsx';
+import { localNetworkQuality } from './roomState.ts';
+
+const two = (n: number) => String(n).padStart(2, '0');
+export const clockText = (d: Date) => `${two(d.getHours())}:${two(d.getMinutes())}:${two(d.getSeconds())}`;
+
+/** Observers (spec §2): a clock hh:mm:ss refreshed every second and a network signal; no top bar. */
+export function ObserverHeader({ roomNumber }: { roomNumber: string }) {
+  const { t } = useTranslation();
+  const [now, setNow] = useState<Date | null>(null);
+  const [quality, setQuality] = useState(0);
+  useEffect(() => {
+    const tick = () => setNow(new Date());
+    const net = () => setQuality(localNetworkQuality(navigator));
+    tick();
+    net();
+    const timer = setInterval(tick, 1000);
+    window.addEventListener('online', net);
+    window.addEventListener('offline', net);
+    return () => {
+      clearInterval(timer);
+      window.removeEventListener('online', net);
+      window.removeEventListener('offline', net);
+    };
+  }, []);
+  return (
+    <header className="observer-bar" data-testid="observer-header">
+      <Brand />
+      <span className="observer-bar__title">{t('classroom.observer.title', { n: roomNumber })}</span>
+      <span className="observer-bar__end">
+        <time className="observer-bar__clock mono" aria-label={t('classroom.observer.clock')} data-testid="observer-clock">
+          {now ? clockText(now) : '--:--:--'}
+        </time>
+        <NetworkIcon quality={quality} />
+      </span>
+    </header>
+  );
+}

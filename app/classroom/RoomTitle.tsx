@@ -1,0 +1,22 @@
+import { useTranslation } from 'react-i18next';
+import type { RoomInfo } from '#core/contracts/api.ts';
+import type { Role } from '#core/contracts/room-events.ts';
+
+/** Type, number and my role, in one line of the bar. */
+export function RoomTitle({ room, role }: { room: RoomInfo; role: Role }) {
+  const { t } = useTranslation();
+  return (
+    <div className="room-title">
+      <span className="room-title__type" data-testid="room-type">
+        {t(`roomType.t${room.roomType}`)}
+        {room.isVIP === '1' ? <span className="badge badge--paid">{t('classroom.vip')}</span> : null}
+      </span>
+      <span className="room-title__number">
+        <span className="room-title__label">{t('classroom.roomNumber')}</span> <span data-testid="room-number">{room.roomNumber}</span>
+      </span>
+      <span className="room-title__role" data-testid="room-role">
+        {role === 'recorder' ? t('classroom.badge.recorder') : t(`role.${role}`)}
+      </span>
+    </div>
+  );
+}

@@ -1,0 +1,66 @@
+import { describe, expect, it } from 'vitest';
+import type { RoomInfo } from '#core/contracts/api.ts';
+import type { ChatMessage, RoomSnapshot } from '#core/contracts/room-events.ts';
+import { layoutClass, localNetworkQuality, networkBand, roomReducer } from './roomState.ts';
+import { chatText } from './useRoomChannel.ts';
+
+const info = { roomNumber: '123456', roomType: 1, showState: '', maxMember: 2 } as RoomInfo;
+const snapshot: RoomSnapshot = {
+  roomInfo: info,
+  you: { userId: '2', name: 'Alice', role: 'member' },
+  members: [
+    { userId: '1', name: 'T', role: 'creator', networkQuality: 1, online: true },
+    { userId: '2', name: 'Alice', role: 'member', networkQuality: 0, online: true },
+  ],
+  messages: [],
+  mic: { phase: 'idle', userId: '', name: '', since: 0, deadline: 0 },
+  teacherOnline: true,
+  serverTime: 10_500,
+};
+const msg = (id: string): ChatMessage => ({ id, uid: '1', name: 'T', text: `m${id}`, at: 1 });
+
+describe('roomReducer', () => {
+  const start = roomReducer(null, { type: 'snapshot', snapshot, receivedAt: 10_000 })!;
+  it('takes a snapshot with the clock skew and ignores events before one', () => {
+    expect(start.clockSkew).toBe(500);
+    expect(start.participants).toBe(2);
+    expect(roomReducer(null, { type: 'message', message: msg('1') })).toBeNull();
+  });
+  it('applies patches without the `by` field', () => {
+    const next = roomReducer(start, { type: 'patch', patch: { showState: 'wb', by: '1' } as Partial<RoomInfo> })!;
+    expect(next.roomInfo.showState).toBe('wb');
+    expect('by' in next.roomInfo).toBe(false);
+  });
+  it('keeps a message once (ack and broadcast) and at most 100', () => {
+    let s = roomReducer(start, { type: 'message', message: msg('a') })!;
+    s = roomReducer(s, { type: 'message', message: msg('a') })!;
+    expect(s.messages).toHaveLength(1);
+    for (let i = 0; i < 120; i++) s = roomReducer(s, { type: 'message', message: msg(String(i)) })!;
+    expect(s.messages).toHaveLength(100);
+    expect(s.messages.at(-1)!.id).toBe('119');
+  });
+  it('clears the microphone on any idle event', () => {
+    let s = roomReducer(start, { type: 'mic', mic: { phase: 'inviting', userId: '2', name: 'Alice', since: 5, deadline: 9 } })!;
+    expect(s.mic.phase).toBe('inviting');
+    s = roomReducer(s, { type: 'mic', mic: { phase: 'idle', userId: '2', name: '', since: 7, deadline: 0 } })!;
+    expect(s.mic).toEqual({ phase: 'idle', userId: '', name: '', since: 7, deadline: 0 });
+  });
+});
+
+describe('helpers', () => {
+  it('layout by the number of others', () => {
+    expect([0, 1, 2, 3, 4].map(layoutClass)).toEqual(['', 'layout-two', 'layout-three', 'layout-four', '']);
+  });
+  it('network bands and the local guess', () => {
+    expect([0, 1, 2, 3, 4, 5, 6].map(networkBand)).toEqual(['unknown', 'strong', 'strong', 'moderate', 'moderate', 'weak', 'weak']);
+    expect(localNetworkQuality({ onLine: false })).toBe(6);
+    expect(localNetworkQuality({ onLine: true, connection: { effectiveType: '3g' } })).toBe(3);
+    expect(localNetworkQuality({ onLine: true })).toBe(0);
+  });
+  it('chat text: trimmed, 1 to 30 characters, line breaks kept', () => {
+    expect(chatText('   ')).toBeNull();
+    expect(chatText('  a\nb  ')).toBe('a\nb');
+    expect(chatText('字'.repeat(30))).toBe('字'.repeat(30));
+    expect(chatText('x'.repeat(31))).toBeNull();
+  });
+});

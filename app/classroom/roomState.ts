@@ -1,0 +1,92 @@
+/**
+ * The classroom's view of the room, kept from the channel's events. A pure reducer so the rules
+ * (what a patch changes, how chat is capped, what a mic event means) are tested without a socket.
+ */
+import type { RoomInfo } from '#core/contracts/api.ts';
+import { CHAT_HISTORY, type ChatMessage, type Member, type MicState, type Role, type RoomSnapshot } from '#core/contracts/room-events.ts';
+
+export interface RoomState {
+  roomInfo: RoomInfo;
+  you: { userId: string; name: string; role: Role };
+  members: Member[];
+  messages: ChatMessage[];
+  mic: MicState;
+  teacherOnline: boolean;
+  participants: number;
+  /** serverTime - Date.now() at the last snapshot: deadlines are in server time. */
+  clockSkew: number;
+}
+
+export type RoomAction =
+  | { type: 'snapshot'; snapshot: RoomSnapshot; receivedAt: number }
+  | { type: 'patch'; patch: Partial<RoomInfo> }
+  | { type: 'members'; members: Member[]; teacherOnline: boolean; participants: number }
+  | { type: 'message'; message: ChatMessage }
+  | { type: 'mic'; mic: MicState };
+
+export const IDLE_MIC: MicState = { phase: 'idle', userId: '', name: '', since: 0, deadline: 0 };
+
+/** Only the fields RoomInfo has; `by` and anything unknown are dropped. */
+function cleanPatch(patch: Partial<RoomInfo> & { by?: string }): Partial<RoomInfo> {
+  const { by: _by, ...rest } = patch;
+  void _by;
+  return rest;
+}
+
+export function fromSnapshot(snapshot: RoomSnapshot, receivedAt: number): RoomState {
+  return {
+    roomInfo: snapshot.roomInfo,
+    you: snapshot.you,
+    members: snapshot.members,
+    messages: snapshot.messages.slice(-CHAT_HISTORY),
+    mic: snapshot.mic ?? IDLE_MIC,
+    teacherOnline: snapshot.teacherOnline,
+    participants: snapshot.members.length,
+    clockSkew: snapshot.serverTime ? snapshot.serverTime - receivedAt : 0,
+  };
+}
+
+export function roomReducer(state: RoomState | null, action: RoomAction): RoomState | null {
+  if (action.type === 'snapshot') return fromSnapshot(action.snapshot, action.receivedAt);
+  if (!state) return state; // events before the first snapshot are covered by the snapshot
+  switch (action.type) {
+    case 'patch':
+      return { ...state, roomInfo: { ...state.roomInfo, ...cleanPatch(action.patch) } };
+    case 'members':
+      return { ...state, members: action.members, teacherOnline: action.teacherOnline, participants: action.participants };
+    case 'message':
+      if (state.messages.some((m) => m.id === action.message.id)) return state; // our own ack and the broadcast
+      return { ...state, messages: [...state.messages, action.message].slice(-CHAT_HISTORY) };
+    case 'mic': {
+      const { phase, userId, name, since, deadline } = action.mic;
+      // Back to idle: nobody holds the microphone any more, whoever the event names.
+      const mic = phase === 'idle' ? { ...IDLE_MIC, since } : { phase, userId, name, since, deadline };
+      return { ...state, mic };
+    }
+  }
+}
+
+/** Layout class by the number of other people (spec §2): 1 two-person, 2 three-person, 3 four-person. */
+export function layoutClass(others: number): string {
+  if (others === 1) return 'layout-two';
+  if (others === 2) return 'layout-three';
+  if (others === 3) return 'layout-four';
+  return '';
+}
+
+/** DECISIONS.md network bands: 0 unknown, 1-2 strong, 3-4 moderate, 5-6 weak. */
+export function networkBand(quality: number): 'unknown' | 'strong' | 'moderate' | 'weak' {
+  if (!quality) return 'unknown';
+  if (quality <= 2) return 'strong';
+  if (quality <= 4) return 'moderate';
+  return 'weak';
+}
+
+const EFFECTIVE_TYPE_QUALITY: Record<string, number> = { '4g': 1, '3g': 3, '2g': 5, 'slow-2g': 6 };
+
+/** The browser's own guess at its network, as a quality number (0 when it cannot tell). */
+export function localNetworkQuality(nav: { onLine?: boolean; connection?: { effectiveType?: string } } | undefined): number {
+  if (!nav) return 0;
+  if (nav.onLine === false) return 6;
+  return EFFECTIVE_TYPE_QUALITY[nav.connection?.effectiveType ?? ''] ?? 0;
+}
