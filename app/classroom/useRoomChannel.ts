@@ -243,6 +243,14 @@ export function useRoomChannel({ answer, roomNumber }: RoomChannelOptions): Room
     socket.on('connect_error', (error: Error) => {
       if (endedRef.current) return;
       if (fatal(error.message)) return;
+      if (error.message === '21001' && answer.role !== 'observer') {
+        // The room token outlived its lifetime (a very long class): join again for a fresh one;
+        // the next attempt uses it. The join itself applies every rule again.
+        void api('userJoinAgoraRoom', { roomNumber: answer.roomInfo.roomNumber }).then((r) => {
+          if (isOk(r) && r.data) socket.auth = { token: r.data.imToken };
+          else if (r.code !== NETWORK_ERROR) fatal(r.code);
+        });
+      }
       failedAttempt();
     });
     socket.on('disconnect', (reason) => {
