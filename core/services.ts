@@ -56,6 +56,6 @@ export function buildServices(p: Ports): Services {
   const limiter = new RateLimiter(p.db, p.clock);
   const signer = new TokenSigner(p.secret);
   const rooms = new RoomService(new RoomRepository(p.db), account, billing, signer, limiter, p.clock, p.config);
-  const live = new RoomLiveService(new LiveRepository(p.db), accountRepo, rooms, p.events, p.presence, p.scheduler, limiter, p.clock, p.config);
+  const live = new RoomLiveService(new LiveRepository(p.db), accountRepo, rooms, p.events, p.presence, p.scheduler, p.clock, p.config);
   return { account, rooms, live, billing, limiter, devOutbox: p.outbox, billingRepo };
 }

@@ -8,7 +8,7 @@ import type { Clock } from '../platform/clock.ts';
 import type { Config } from '../platform/config.ts';
 import { DomainError, illegalParams, notAllowed, roomNotFound } from '../platform/errors.ts';
 import type { EventBus } from '../platform/events.ts';
-import type { RateLimiter } from '../platform/rate-limit.ts';
+import { MemoryRateLimiter } from '../platform/memory-rate-limit.ts';
 import type { RoomInfo } from '../contracts/api.ts';
 import {
   CHAT_HISTORY,
@@ -48,16 +48,23 @@ export const VIEWS = ['', 'wb', 'ppt', 'image', 'screen', 'video'] as const;
 const CREATOR_FIELDS = ['showState', 'pptId', 'pptCurrentPage', 'wbPower', 'roomExtend'] as const;
 const PPT_ID_RULE = /^[A-Za-z0-9_-]{0,64}$/;
 
+/** How long a room row read on a hot path (chat, patches) is reused; local changes drop it. */
+const ROOM_ROW_TTL_MS = 1000;
+/** Activity is recorded at most this often per room (it only feeds idle-room housekeeping). */
+const TOUCH_EVERY_MS = 60_000;
+
 const idleMic: MicState = { phase: 'idle', userId: '', name: '', since: 0, deadline: 0 };
 
 export class RoomLiveService {
+  readonly #rowCache = new Map<string, { at: number; row: LiveRoomRow }>();
+  readonly #touchedAt = new Map<string, number>();
+  readonly #chatLimiter: MemoryRateLimiter;
   private readonly repo: LiveRepository;
   private readonly accounts: AccountRepository;
   private readonly rooms: RoomService;
   private readonly bus: EventBus;
   private readonly presence: Presence;
   private readonly scheduler: Scheduler;
-  private readonly limiter: RateLimiter;
   private readonly clock: Clock;
   private readonly config: LiveConfig;
   constructor(
@@ -67,7 +74,6 @@ export class RoomLiveService {
     bus: EventBus,
     presence: Presence,
     scheduler: Scheduler,
-    limiter: RateLimiter,
     clock: Clock,
     config: LiveConfig,
   ) {
@@ -77,9 +83,9 @@ export class RoomLiveService {
     this.bus = bus;
     this.presence = presence;
     this.scheduler = scheduler;
-    this.limiter = limiter;
     this.clock = clock;
     this.config = config;
+    this.#chatLimiter = new MemoryRateLimiter(() => clock.now().getTime());
   }
 
   #emit<E extends keyof ServerToClient>(room: string, event: E, payload: Parameters<ServerToClient[E]>[0]): void {
@@ -94,7 +100,32 @@ export class RoomLiveService {
     return room;
   }
 
-  #requireCreator(actor: Actor, room: LiveRoomRow): void {
+  /** The open room for hot paths that only need its id and creator: shared for a second. */
+  async #openRoomShared(roomNumber: string): Promise<Pick<LiveRoomRow, 'id' | 'room_number' | 'create_user'>> {
+    const now = this.clock.now().getTime();
+    const hit = this.#rowCache.get(roomNumber);
+    if (hit && now - hit.at < ROOM_ROW_TTL_MS && now >= hit.at) return hit.row;
+    const row = await this.#openRoom(roomNumber);
+    this.#rowCache.set(roomNumber, { at: now, row });
+    if (this.#rowCache.size > 10_000) this.#rowCache.delete(this.#rowCache.keys().next().value!);
+    return row;
+  }
+
+  #forget(roomNumber: string): void {
+    this.#rowCache.delete(roomNumber);
+    this.rooms.invalidate(roomNumber);
+  }
+
+  async #touch(roomId: string): Promise<void> {
+    const now = this.clock.now();
+    const last = this.#touchedAt.get(roomId) ?? 0;
+    if (now.getTime() - last < TOUCH_EVERY_MS) return;
+    this.#touchedAt.set(roomId, now.getTime());
+    if (this.#touchedAt.size > 10_000) this.#touchedAt.delete(this.#touchedAt.keys().next().value!);
+    await this.repo.touch(roomId, now);
+  }
+
+  #requireCreator(actor: Actor, room: Pick<LiveRoomRow, 'create_user'>): void {
     if (actor.role !== 'creator' || room.create_user !== actor.uid) throw notAllowed('creator only');
   }
 
@@ -200,7 +231,7 @@ export class RoomLiveService {
   /** A room patch, field by field against the sender's role; saved, then broadcast. */
   async patch(actor: Actor, raw: RoomPatch): Promise<Partial<RoomInfo>> {
     if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw illegalParams('patch');
-    const room = await this.#openRoom(actor.room);
+    const room = await this.#openRoomShared(actor.room);
     const keys = Object.keys(raw);
     if (keys.length === 0) throw illegalParams('empty patch');
     const allowed = new Set<string>([...CREATOR_FIELDS, 'networkQuality']);
@@ -246,27 +277,35 @@ export class RoomLiveService {
     }
     if (Object.keys(db).length) {
       await this.repo.patchRoom(room.id, db, this.clock.now());
-      this.rooms.invalidate(actor.room);
+      this.#forget(actor.room);
       this.#emit(actor.room, 'customRoomEvent', { ...applied, by: actor.uid });
     }
     if (qualityChanged) await this.publishMembers(actor.room);
     return applied;
   }
 
-  async chat(actor: Actor, raw: unknown): Promise<ChatMessage> {
+  /**
+   * A chat line. From the room channel the author is the socket's joined member (`author`, taken
+   * at join; a kick-out disconnects it), so a line costs one insert; without it the membership is
+   * read.
+   */
+  async chat(actor: Actor, raw: unknown, author?: { name: string }): Promise<ChatMessage> {
     if (typeof raw !== 'string') throw illegalParams('text');
     const text = raw.normalize('NFC').trim();
     const length = [...text].length;
     if (length === 0 || length > CHAT_MAX_CHARS) throw illegalParams('text length');
     if (actor.role === 'observer' || actor.role === 'recorder') throw notAllowed('observers do not chat');
-    const room = await this.#openRoom(actor.room);
-    const m = await this.repo.membership(room.id, actor.uid);
-    if (!m || m.kicked_at) throw notAllowed('not a member');
-    if (!(await this.limiter.hit(`chat:${room.id}:${actor.uid}`, this.config.CHAT_MESSAGES_PER_10S, 10_000))) throw new DomainError('31008');
-    const now = this.clock.now();
-    const row = await this.repo.insertChat({ room_id: room.id, user_id: actor.uid, name: m.name, text, created_at: now });
-    await this.repo.touch(room.id, now);
-    const message: ChatMessage = { id: row.id, uid: actor.uid, name: m.name, text, at: row.created_at.getTime() };
+    const room = await this.#openRoomShared(actor.room);
+    let name = author?.name;
+    if (name === undefined) {
+      const m = await this.repo.membership(room.id, actor.uid);
+      if (!m || m.kicked_at) throw notAllowed('not a member');
+      name = m.name;
+    }
+    if (!this.#chatLimiter.hit(`${room.id}:${actor.uid}`, this.config.CHAT_MESSAGES_PER_10S, 10_000)) throw new DomainError('31008');
+    const row = await this.repo.insertChat({ room_id: room.id, user_id: actor.uid, name, text, created_at: this.clock.now() });
+    await this.#touch(room.id);
+    const message: ChatMessage = { id: row.id, uid: actor.uid, name, text, at: row.created_at.getTime() };
     this.#emit(actor.room, 'messageevent', message);
     return message;
   }
@@ -356,7 +395,7 @@ export class RoomLiveService {
       await this.repo.moveMic(room.id, { phase: room.mic_phase, userId: targetId }, { phase: 'idle', userId: null, since: now, deadline: null });
       this.#emit(actor.room, 'mic', { ...idleMic, since: now.getTime(), userId: targetId, outcome: 'stopped' });
     }
-    this.rooms.invalidate(actor.room);
+    this.#forget(actor.room);
     this.#emit(actor.room, 'kickout', { userId: targetId });
   }
 
@@ -394,7 +433,7 @@ export class RoomLiveService {
 
   async #close(roomId: string, roomNumber: string, reason: 'ended' | 'expired' | 'idle'): Promise<void> {
     if (await this.repo.close(roomId, this.clock.now())) {
-      this.rooms.invalidate(roomNumber);
+      this.#forget(roomNumber);
       this.#emit(roomNumber, 'roomClosed', { reason });
     }
   }

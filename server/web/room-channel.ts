@@ -20,6 +20,8 @@ interface SocketData {
   lang: Lang;
   networkQuality: number;
   joined: boolean;
+  /** The member's name as of their join (chat lines carry it). */
+  name: string;
   /** Requests in the current one-second window (a flood guard). */
   burst: { at: number; n: number };
 }
@@ -54,7 +56,7 @@ export function attachRoomChannel(io: Server, platform: Platform): { close(): vo
     const actor: Actor = { room: claim.room, uid: claim.uid, role: claim.role };
     live.admit(actor).then(
       () => {
-        socket.data = { actor, lang, networkQuality: 0, joined: false, burst: { at: 0, n: 0 } };
+        socket.data = { actor, lang, networkQuality: 0, joined: false, name: '', burst: { at: 0, n: 0 } };
         next();
       },
       (err: unknown) => refuse(isDomainError(err) ? err.code : '9'),
@@ -110,7 +112,9 @@ export function attachRoomChannel(io: Server, platform: Platform): { close(): vo
         await socket.join([roomKey(actor.room), seatKey(actor.room, actor.uid)]);
         socket.data.joined = true;
         void publishMembers(actor.room);
-        return live.snapshot(actor);
+        const snapshot = await live.snapshot(actor);
+        socket.data.name = snapshot.you.name;
+        return snapshot;
       },
       { beforeJoin: true },
     );
@@ -125,7 +129,7 @@ export function attachRoomChannel(io: Server, platform: Platform): { close(): vo
       if ('networkQuality' in p && typeof p['networkQuality'] === 'number') socket.data.networkQuality = p['networkQuality'];
       return live.patch(actor, p);
     });
-    handle('chat', (p) => live.chat(actor, p['text']));
+    handle('chat', (p) => live.chat(actor, p['text'], { name: socket.data.name }));
     handle('inviteMic', (p) => live.inviteMic(actor, p['userId']));
     handle('answerMic', (p) => live.answerMic(actor, p['agree']));
     handle('stopMic', () => live.stopMic(actor));

@@ -109,13 +109,26 @@ eachEngine(
       expect((await ask(s.socket, 'chat', { text: 'x'.repeat(31) })).code).toBe('5');
       expect((await ask(s.socket, 'chat', { text: '字'.repeat(30) })).code).toBe('0');
       expect((await ask(s.socket, 'chat', { text: 42 })).code).toBe('5');
+      // Ten lines in ten seconds, then '31008' until the window slides.
+      const codes: string[] = [];
+      for (let i = 0; i < 9; i++) codes.push((await ask(teacher.socket, 'chat', { text: `n${i}` })).code);
+      expect(codes).toEqual([...Array<string>(9).fill('0')]);
+      expect((await ask(teacher.socket, 'chat', { text: 'one too many' })).code).toBe('31008');
+      server().clock.advance(10_001);
+      expect((await ask(teacher.socket, 'chat', { text: 'again' })).code).toBe('0');
       // A newcomer gets the history.
       const late = await signIn(server());
       const joined = await call(server().url, 'userJoinAgoraRoom', { roomNumber }, { token: late.token });
       const socket = await connectRoom(server().url, joined.data.imToken);
       sockets.push(socket);
       const snap = await ask(socket, 'joinRoom');
-      expect(snap.data.messages.map((m: any) => m.text)).toEqual(['大家好', 'line1\nline2<b>', '字'.repeat(30)]);
+      expect(snap.data.messages.map((m: any) => m.text)).toEqual([
+        '大家好',
+        'line1\nline2<b>',
+        '字'.repeat(30),
+        ...Array.from({ length: 9 }, (_, i) => `n${i}`),
+        'again',
+      ]);
     });
 
     it('microphone: one invitation at a time; agree, decline, stop and time out', async () => {
