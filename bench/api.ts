@@ -3,15 +3,18 @@
  * node:http handler answering the same JSON, on PGlite and on PostgreSQL, in one run.
  *
  *   node bench/api.ts [--duration=10] [--warmup=3] [--concurrency=100] [--engines=pglite,postgres]
- *                     [--scenarios=info,sequence] [--quiet-wait=60] [--cpu-prof] [--pg-pool=N] [--pg-prepared]
+ *                     [--scenarios=info,info-uncached,sequence] [--quiet-wait=60] [--retries=3] [--cpu-prof]
  *
  * Every server runs in its own child process (bench/lib/api-server.ts); this process only generates
  * load, with one keep-alive connection per virtual client (bench/lib/http-client.ts), each from its
  * own loopback address 127.0.0.x. Scenarios, per server:
  *
- * - getRoomInfoByRoomNumber: each client loops `POST /api/getRoomInfoByRoomNumber` over the rooms
+ * - info: getRoomInfoByRoomNumber with the product's settings (look-ups of one room shared for
+ *   ROOM_INFO_CACHE_MS): each client loops `POST /api/getRoomInfoByRoomNumber` over the rooms
  *   created while seeding (100 open rooms).
- * - sign-in + create + join: each client loops sendPhoneCode (fresh mobile) -> loginUser (code read
+ * - info-uncached: the same loop on a second server of the same engine started with
+ *   ROOM_INFO_CACHE_MS=0 (every look-up reads the database), seeded with its own rooms.
+ * - sequence (sign-in + create + join): each client loops sendPhoneCode (fresh mobile) -> loginUser (code read
  *   from the server's dev outbox over IPC; not timed) -> createAgoraRoom -> userJoinAgoraRoom.
  *   Reported per request and per sequence (sequence latency = the sum of its four requests).
  * - bare: the reference handler, same loop as getRoomInfoByRoomNumber.
@@ -21,11 +24,10 @@
  * errors are not in requests/s nor in the latencies, and are shown beside them.
  *
  * Before starting it waits (at most --quiet-wait seconds) for the machine to be quiet, and it shows
- * beside every row the CPU each process used, including what other processes took.
- *
- * --pg-pool=N is an experiment: the PostgreSQL server gets a pool of N connections instead of the
- * product's default, and --pg-prepared sends every statement as a named prepared statement (parsed
- * and planned once per connection): both show what a change in core/platform/db would buy.
+ * beside every row the CPU each process used, including what other processes took, and on
+ * PostgreSQL the statements the server sent per request (counted in the server process). A
+ * measurement during which other processes used more than 10 % of a core waits for quiet again and
+ * is repeated (warm-up included), at most --retries times; the report says how many were.
  *
  * With --cpu-prof the servers run under `node --cpu-prof`; the profiles land in bench/results/ and a
  * self-time summary of each is printed.
@@ -44,6 +46,9 @@ import { Connection } from './lib/http-client.ts';
 import { fmtMs, fmtRate, markdownTable, Tally, type TallySummary } from './lib/stats.ts';
 
 const root = path.join(import.meta.dirname, '..');
+const SCENARIO_NAMES = ['info', 'info-uncached', 'sequence'] as const;
+type Scenario = (typeof SCENARIO_NAMES)[number];
+const isScenario = (s: string): s is Scenario => (SCENARIO_NAMES as readonly string[]).includes(s);
 const resultsDir = path.join(root, 'bench', 'results');
 
 const { values: args } = parseArgs({
@@ -52,10 +57,9 @@ const { values: args } = parseArgs({
     warmup: { type: 'string', default: '3' },
     concurrency: { type: 'string', default: '100' },
     engines: { type: 'string', default: 'pglite,postgres' },
-    scenarios: { type: 'string', default: 'info,sequence' },
+    scenarios: { type: 'string', default: SCENARIO_NAMES.join(',') },
     'quiet-wait': { type: 'string', default: '60' },
-    'pg-pool': { type: 'string' },
-    'pg-prepared': { type: 'boolean', default: false },
+    retries: { type: 'string', default: '3' },
     'cpu-prof': { type: 'boolean', default: false },
   },
   allowPositionals: true,
@@ -65,18 +69,22 @@ const DURATION_S = Math.min(Math.max(Number(args.duration), 1), 60);
 const WARMUP_S = Math.min(Math.max(Number(args.warmup), 0), 30);
 const CONCURRENCY = Math.min(Math.max(Math.trunc(Number(args.concurrency)), 1), 1000);
 const ENGINES = args.engines.split(',').filter((e): e is Engine => e === 'pglite' || e === 'postgres');
-const SCENARIOS = new Set(args.scenarios.split(','));
+const SCENARIOS = new Set<Scenario>(
+  args.scenarios.split(',').map((s) => {
+    if (!isScenario(s)) throw new Error(`--scenarios: unknown ${JSON.stringify(s)}; choose from ${SCENARIO_NAMES.join(',')}`);
+    return s;
+  }),
+);
 const CPU_PROF = args['cpu-prof'];
-/** An experiment: the PostgreSQL pool size (the product's default when unset). */
-const PG_POOL = args['pg-pool'] ? Math.min(Math.max(Math.trunc(Number(args['pg-pool'])), 1), 200) : null;
-/** An experiment: every statement as a named prepared statement on PostgreSQL. */
-const PG_PREPARED = args['pg-prepared'];
 /** A hard stop for the whole run, whatever happens. */
-const RUN_LIMIT_MS = 10 * 60_000;
+const RUN_LIMIT_MS = 20 * 60_000;
 const REQUEST_TIMEOUT_MS = 10_000;
 /** Before starting: wait up to QUIET_WAIT_S for the machine to be under QUIET_PCT % of one core busy. */
 const QUIET_PCT = 15;
 const QUIET_WAIT_S = Math.min(Math.max(Number(args['quiet-wait']), 0), 300);
+/** A window during which other processes used more than OTHERS_LIMIT % of one core is measured again, up to RETRIES times. */
+const OTHERS_LIMIT = 10;
+const RETRIES = Math.min(Math.max(Math.trunc(Number(args.retries)), 0), 10);
 
 type Engine = 'pglite' | 'postgres';
 const ENGINE_LABEL: Record<Engine, string> = { pglite: 'PGlite', postgres: 'PostgreSQL' };
@@ -90,13 +98,16 @@ class ServerChild {
   url = '';
   database: string | null = null;
   #nextId = 1;
-  readonly #waiting = new Map<number, (code: string | null) => void>();
+  readonly #waiting = new Map<number, (m: ChildToParent) => void>();
   readonly #exited: Promise<void>;
 
-  constructor(kind: string, env: Record<string, string>, profDir: string | null) {
+  /** `settings`: product settings merged over BENCH_SERVER_ENV in the child (see api-server.ts). */
+  constructor(kind: string, env: Record<string, string>, settings: Record<string, string>, profDir: string | null) {
     this.kind = kind;
-    const execArgv = profDir ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`, `--cpu-prof-name=${kind}-${String(Date.now())}.cpuprofile`] : [];
-    this.child = fork(path.join(root, 'bench', 'lib', 'api-server.ts'), [kind], {
+    const tag = Object.entries(settings).map(([k, v]) => `-${k}-${v}`).join('');
+    const execArgv = profDir ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`, `--cpu-prof-name=${kind}${tag}-${String(Date.now())}.cpuprofile`] : [];
+    const argv = [kind, ...Object.entries(settings).map(([k, v]) => `${k}=${v}`)];
+    this.child = fork(path.join(root, 'bench', 'lib', 'api-server.ts'), argv, {
       cwd: root,
       execArgv,
       env: { ...process.env, ...env },
@@ -105,15 +116,15 @@ class ServerChild {
     this.#exited = new Promise((resolve) => this.child.once('exit', () => resolve()));
     this.child.on('message', (raw) => {
       const m = raw as ChildToParent;
-      if (m.type === 'code') {
-        this.#waiting.get(m.id)?.(m.code);
+      if (m.type === 'code' || m.type === 'stats') {
+        this.#waiting.get(m.id)?.(m);
         this.#waiting.delete(m.id);
       }
     });
   }
 
-  static async start(kind: string, env: Record<string, string>, profDir: string | null): Promise<ServerChild> {
-    const s = new ServerChild(kind, env, profDir);
+  static async start(kind: string, env: Record<string, string>, settings: Record<string, string>, profDir: string | null): Promise<ServerChild> {
+    const s = new ServerChild(kind, env, settings, profDir);
     const ready = await new Promise<ChildToParent & { type: 'ready' }>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`${kind} server did not start within 60 s`)), 60_000);
       s.child.on('message', (raw) => {
@@ -133,20 +144,32 @@ class ServerChild {
     return s;
   }
 
-  /** The newest SMS code the server sent to `mobile`, read from its dev outbox. */
-  code(mobile: string): Promise<string | null> {
+  /** Asks the child over IPC; null when it does not answer within 5 s. */
+  #ask(message: (id: number) => ParentToChild): Promise<ChildToParent | null> {
     const id = this.#nextId++;
     return new Promise((resolve) => {
       const timer = setTimeout(() => {
         this.#waiting.delete(id);
         resolve(null);
       }, 5_000);
-      this.#waiting.set(id, (code) => {
+      this.#waiting.set(id, (m) => {
         clearTimeout(timer);
-        resolve(code);
+        resolve(m);
       });
-      this.child.send({ type: 'code', id, mobile } satisfies ParentToChild);
+      this.child.send(message(id));
     });
+  }
+
+  /** The newest SMS code the server sent to `mobile`, read from its dev outbox. */
+  async code(mobile: string): Promise<string | null> {
+    const m = await this.#ask((id) => ({ type: 'code', id, mobile }));
+    return m?.type === 'code' ? m.code : null;
+  }
+
+  /** Statements the server has sent to PostgreSQL so far; null on PGlite and the bare handler. */
+  async statements(): Promise<number | null> {
+    const m = await this.#ask((id) => ({ type: 'stats', id }));
+    return m?.type === 'stats' ? m.statements : null;
   }
 
   async close(): Promise<void> {
@@ -215,22 +238,33 @@ async function call(
 
 /**
  * Runs `loop` on every client until the window ends; waits for in-flight work (bounded by
- * timeouts). Returns the window's length and the CPU the processes used during it.
+ * timeouts). Returns the window's length, the CPU the processes used during it and the statements
+ * the server sent to PostgreSQL during it (null when not counted).
  */
 async function runWindow(
   server: ServerChild,
   clients: Client[],
   seconds: number,
   loop: (c: Client, win: Window) => Promise<void>,
-): Promise<{ seconds: number; cpu: CpuShares }> {
+): Promise<{ seconds: number; cpu: CpuShares; statements: number | null }> {
+  const statements0 = await server.statements();
   const start = performance.now();
   const win: Window = { end: start + seconds * 1000 };
   const cpu = cpuWindow(server.child.pid ?? 0, server.database);
   let shares: CpuShares | null = null;
-  const stopCpu = setTimeout(() => (shares = cpu()), seconds * 1000);
+  let statements1: Promise<number | null> | null = null;
+  const stop = setTimeout(() => {
+    shares = cpu();
+    statements1 = server.statements();
+  }, seconds * 1000);
   await Promise.all(clients.map((c) => loop(c, win)));
-  clearTimeout(stopCpu);
-  return { seconds: (Math.min(performance.now(), win.end) - start) / 1000, cpu: shares ?? cpu() };
+  clearTimeout(stop);
+  const end = await (statements1 ?? server.statements());
+  return {
+    seconds: (Math.min(performance.now(), win.end) - start) / 1000,
+    cpu: shares ?? cpu(),
+    statements: statements0 === null || end === null ? null : end - statements0,
+  };
 }
 
 // Scenario: getRoomInfoByRoomNumber (also the bare handler's loop).
@@ -305,10 +339,79 @@ async function sequence(server: ServerChild, c: Client, win: Window, t: Sequence
   return roomNumber;
 }
 
+/**
+ * Statements each step sends to PostgreSQL, from one sequence run alone on an otherwise idle
+ * server (the counter is read between steps, after a short pause for any work that follows an
+ * answer). Null on engines whose statements are not counted, or when a step fails.
+ */
+async function probeStepStatements(server: ServerChild, c: Client): Promise<Record<Step, number> | null> {
+  const settle = async () => {
+    await new Promise((r) => setTimeout(r, 50));
+    return server.statements();
+  };
+  const win: Window = { end: Number.POSITIVE_INFINITY };
+  const counts: Partial<Record<Step, number>> = {};
+  let before = await settle();
+  if (before === null) return null;
+  const step = async (s: Step, body: unknown, token?: string) => {
+    const answer = await call(c, win, [], s, body, token);
+    const after = await settle();
+    if (!answer || after === null || before === null) throw new Error(`${s} failed while probing`);
+    counts[s] = after - before;
+    before = after;
+    return answer.data;
+  };
+  try {
+    const mobile = nextMobile();
+    await step('sendPhoneCode', { mobile, area: '86' });
+    const code = await server.code(mobile);
+    if (!code) return null;
+    const login = (await step('loginUser', { mobile, code })) as { userInfo?: { userToken?: string } };
+    const token = login.userInfo?.userToken;
+    const created = (await step('createAgoraRoom', { roomType: 1, consumption: 'off' }, token)) as { roomInfo?: { roomNumber?: string } };
+    await step('userJoinAgoraRoom', { roomNumber: created.roomInfo?.roomNumber }, token);
+  } catch {
+    return null;
+  }
+  return counts as Record<Step, number>;
+}
+
 function sequenceLoop(server: ServerChild, t: SequenceTallies) {
   return async (c: Client, win: Window) => {
     while (performance.now() < win.end) await sequence(server, c, win, t);
   };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Quiet machine
+
+/** Waits (at most QUIET_WAIT_S) for the machine to be under QUIET_PCT % of one core busy; returns the last reading. */
+async function waitQuiet(): Promise<number> {
+  let busy = await machineBusy(1000);
+  for (let waited = 0; busy > QUIET_PCT && waited < QUIET_WAIT_S; waited += 2) {
+    if (waited === 0) log(`machine ${busy.toFixed(0)} % busy; waiting up to ${String(QUIET_WAIT_S)} s for it to calm down`);
+    busy = await machineBusy(2000);
+  }
+  return busy;
+}
+
+type WindowResult = Awaited<ReturnType<typeof runWindow>>;
+/** Measurements repeated because other processes were busy during them. */
+let repeated = 0;
+
+/**
+ * Runs `attempt` (warm-up and measured window) and runs it again, after waiting for quiet, while
+ * other processes took more than OTHERS_LIMIT % of a core during its window (at most RETRIES times).
+ */
+async function measured<T>(what: string, attempt: () => Promise<{ w: WindowResult; value: T }>): Promise<{ w: WindowResult; value: T }> {
+  let result = await attempt();
+  for (let n = 1; n <= RETRIES && result.w.cpu.others > OTHERS_LIMIT; n++) {
+    log(`${what}: other processes used ${result.w.cpu.others.toFixed(0)} % of a core; measuring again (${String(n)}/${String(RETRIES)})`);
+    repeated++;
+    await waitQuiet();
+    result = await attempt();
+  }
+  return result;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -322,10 +425,19 @@ interface Row {
   /** For the ratio: the row's requests/s. */
   requestsPerSecond: number;
   cpu: CpuShares;
+  /** Statements the server sent to PostgreSQL per request (or per sequence); null when not counted. */
+  statementsPerUnit: number | null;
 }
 
+const INFO_LABEL = 'getRoomInfoByRoomNumber (shared look-ups, default)';
+const INFO_UNCACHED_LABEL = 'getRoomInfoByRoomNumber (ROOM_INFO_CACHE_MS=0)';
+
+/** Statements per finished unit (answers completing after the window are not in `s`: a slight overcount). */
+const perUnit = (statements: number | null, s: TallySummary): number | null =>
+  statements === null || s.count + s.errors === 0 ? null : statements / (s.count + s.errors);
+
 const rows: Row[] = [];
-const stepRows: { engine: string; step: Step; summary: TallySummary }[] = [];
+const stepRows: { engine: string; step: Step; summary: TallySummary; statements: number | null }[] = [];
 let bareAnswer: string | null = null;
 let bareRps = Number.NaN;
 
@@ -333,12 +445,17 @@ function log(line: string): void {
   process.stderr.write(`[bench/api ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
 }
 
-async function benchProduct(engine: Engine, pg: RunningPostgres | null, profDir: string | null): Promise<void> {
-  log(`${engine}: starting the server`);
+/**
+ * One product server of `engine`: with the product's settings it runs the `info` and `sequence`
+ * scenarios; `uncached` starts it with ROOM_INFO_CACHE_MS=0 and runs `info-uncached`. Each server
+ * is seeded with its own rooms (one sequence per client).
+ */
+async function benchProduct(engine: Engine, uncached: boolean, pg: RunningPostgres | null, profDir: string | null): Promise<void> {
+  const name = `${engine}${uncached ? ' (ROOM_INFO_CACHE_MS=0)' : ''}`;
+  log(`${name}: starting the server`);
   const env: Record<string, string> = pg ? { BENCH_POSTGRES_ADMIN_URL: pg.url } : {};
-  if (pg && PG_POOL) env['BENCH_PG_POOL'] = String(PG_POOL);
-  if (pg && PG_PREPARED) env['BENCH_PG_PREPARED'] = '1';
-  const server = await ServerChild.start(engine, env, profDir);
+  const settings: Record<string, string> = uncached ? { ROOM_INFO_CACHE_MS: '0' } : {};
+  const server = await ServerChild.start(engine, env, settings, profDir);
   const label = ENGINE_LABEL[engine];
   try {
     const clients = makeClients(server.url);
@@ -346,31 +463,45 @@ async function benchProduct(engine: Engine, pg: RunningPostgres | null, profDir:
     const seedTallies = newSequenceTallies();
     const seedWin: Window = { end: Number.POSITIVE_INFINITY };
     const rooms = (await Promise.all(clients.map((c) => sequence(server, c, seedWin, seedTallies)))).filter((r): r is string => !!r);
-    if (rooms.length === 0) throw new Error(`${engine}: seeding created no room: ${JSON.stringify(seedTallies.sequences.summary(1).errorKinds)}`);
+    if (rooms.length === 0) throw new Error(`${name}: seeding created no room: ${JSON.stringify(seedTallies.sequences.summary(1).errorKinds)}`);
     if (bareAnswer === null) {
       const sample = await clients[0]!.conn.post('/api/getRoomInfoByRoomNumber', JSON.stringify({ roomNumber: rooms[0] }));
       bareAnswer = sample.body;
     }
 
-    if (SCENARIOS.has('info')) {
-      log(`${engine}: getRoomInfoByRoomNumber, warm-up ${String(WARMUP_S)} s, measure ${String(DURATION_S)} s`);
-      await runWindow(server, clients, WARMUP_S, roomInfoLoop(rooms, new Tally()));
-      const info = new Tally();
-      const w = await runWindow(server, clients, DURATION_S, roomInfoLoop(rooms, info));
+    if (SCENARIOS.has(uncached ? 'info-uncached' : 'info')) {
+      const { w, value: info } = await measured(`${name}: getRoomInfoByRoomNumber`, async () => {
+        log(`${name}: getRoomInfoByRoomNumber, warm-up ${String(WARMUP_S)} s, measure ${String(DURATION_S)} s`);
+        await runWindow(server, clients, WARMUP_S, roomInfoLoop(rooms, new Tally()));
+        const tally = new Tally();
+        return { w: await runWindow(server, clients, DURATION_S, roomInfoLoop(rooms, tally)), value: tally };
+      });
       const summary = info.summary(w.seconds);
-      rows.push({ scenario: 'getRoomInfoByRoomNumber', engine: label, unit: 'requests', summary, requestsPerSecond: summary.perSecond, cpu: w.cpu });
+      rows.push({
+        scenario: uncached ? INFO_UNCACHED_LABEL : INFO_LABEL,
+        engine: label,
+        unit: 'requests',
+        summary,
+        requestsPerSecond: summary.perSecond,
+        cpu: w.cpu,
+        statementsPerUnit: perUnit(w.statements, summary),
+      });
     }
 
-    if (SCENARIOS.has('sequence')) {
-      log(`${engine}: sign-in + create + join, warm-up ${String(WARMUP_S)} s, measure ${String(DURATION_S)} s`);
-      await runWindow(server, clients, WARMUP_S, sequenceLoop(server, newSequenceTallies()));
-      const seq = newSequenceTallies();
-      const w = await runWindow(server, clients, DURATION_S, sequenceLoop(server, seq));
+    if (!uncached && SCENARIOS.has('sequence')) {
+      const probe = await probeStepStatements(server, clients[0]!);
+      const { w, value: seq } = await measured(`${name}: sign-in + create + join`, async () => {
+        log(`${name}: sign-in + create + join, warm-up ${String(WARMUP_S)} s, measure ${String(DURATION_S)} s`);
+        await runWindow(server, clients, WARMUP_S, sequenceLoop(server, newSequenceTallies()));
+        const tallies = newSequenceTallies();
+        return { w: await runWindow(server, clients, DURATION_S, sequenceLoop(server, tallies)), value: tallies };
+      });
       const req = seq.requests.summary(w.seconds);
       const perSeq = seq.sequences.summary(w.seconds);
-      rows.push({ scenario: 'sign-in + create + join, per request', engine: label, unit: 'requests', summary: req, requestsPerSecond: req.perSecond, cpu: w.cpu });
-      rows.push({ scenario: 'sign-in + create + join, per sequence', engine: label, unit: 'sequences', summary: perSeq, requestsPerSecond: req.perSecond, cpu: w.cpu });
-      for (const step of STEPS) stepRows.push({ engine: label, step, summary: seq.steps[step].summary(w.seconds) });
+      const common = { engine: label, requestsPerSecond: req.perSecond, cpu: w.cpu };
+      rows.push({ ...common, scenario: 'sign-in + create + join, per request', unit: 'requests', summary: req, statementsPerUnit: perUnit(w.statements, req) });
+      rows.push({ ...common, scenario: 'sign-in + create + join, per sequence', unit: 'sequences', summary: perSeq, statementsPerUnit: perUnit(w.statements, perSeq) });
+      for (const step of STEPS) stepRows.push({ engine: label, step, summary: seq.steps[step].summary(w.seconds), statements: probe?.[step] ?? null });
     }
     for (const c of clients) c.conn.close();
   } finally {
@@ -381,17 +512,27 @@ async function benchProduct(engine: Engine, pg: RunningPostgres | null, profDir:
 async function benchBare(profDir: string | null): Promise<void> {
   if (bareAnswer === null) throw new Error('no product answer to mirror');
   log('bare: starting the handler');
-  const server = await ServerChild.start('bare', { BENCH_BARE_ANSWER: bareAnswer }, profDir);
+  const server = await ServerChild.start('bare', { BENCH_BARE_ANSWER: bareAnswer }, {}, profDir);
   try {
     const clients = makeClients(server.url);
     const rooms = Array.from({ length: 100 }, (_, i) => String(100_000 + i * 7919));
-    log(`bare: warm-up ${String(WARMUP_S)} s, measure ${String(DURATION_S)} s`);
-    await runWindow(server, clients, WARMUP_S, roomInfoLoop(rooms, new Tally()));
-    const tally = new Tally();
-    const w = await runWindow(server, clients, DURATION_S, roomInfoLoop(rooms, tally));
+    const { w, value: tally } = await measured('bare', async () => {
+      log(`bare: warm-up ${String(WARMUP_S)} s, measure ${String(DURATION_S)} s`);
+      await runWindow(server, clients, WARMUP_S, roomInfoLoop(rooms, new Tally()));
+      const t = new Tally();
+      return { w: await runWindow(server, clients, DURATION_S, roomInfoLoop(rooms, t)), value: t };
+    });
     const summary = tally.summary(w.seconds);
     bareRps = summary.perSecond;
-    rows.unshift({ scenario: 'bare node:http handler, same JSON', engine: '-', unit: 'requests', summary, requestsPerSecond: summary.perSecond, cpu: w.cpu });
+    rows.unshift({
+      scenario: 'bare node:http handler, same JSON',
+      engine: '-',
+      unit: 'requests',
+      summary,
+      requestsPerSecond: summary.perSecond,
+      cpu: w.cpu,
+      statementsPerUnit: null,
+    });
     for (const c of clients) c.conn.close();
   } finally {
     await server.close();
@@ -410,7 +551,7 @@ function errorsCell(s: TallySummary): string {
 
 function report(startedAt: Date, busyBefore: number): string {
   const table = markdownTable(
-    ['scenario', 'engine', 'clients', 'rate /s', 'p50 ms', 'p99 ms', 'max ms', 'errors', 'req/s vs bare', 'CPU % server / db / client / other'],
+    ['scenario', 'engine', 'clients', 'rate /s', 'p50 ms', 'p99 ms', 'max ms', 'errors', 'req/s vs bare', 'CPU % server / db / client / other', 'DB stmts / req or seq'],
     rows.map((r) => [
       r.scenario,
       r.engine,
@@ -422,11 +563,21 @@ function report(startedAt: Date, busyBefore: number): string {
       errorsCell(r.summary),
       Number.isNaN(bareRps) ? '-' : `${((100 * r.requestsPerSecond) / bareRps).toFixed(1)} %`,
       `${r.cpu.server.toFixed(0)} / ${r.cpu.database === null ? '-' : r.cpu.database.toFixed(0)} / ${r.cpu.client.toFixed(0)} / ${r.cpu.others.toFixed(0)}`,
+      r.statementsPerUnit === null ? '-' : r.statementsPerUnit < 0.1 ? r.statementsPerUnit.toFixed(4) : r.statementsPerUnit.toFixed(2),
     ]),
   );
   const steps = markdownTable(
-    ['sequence step', 'engine', 'requests/s', 'p50 ms', 'p99 ms', 'max ms', 'errors'],
-    stepRows.map((r) => [r.step, r.engine, fmtRate(r.summary.perSecond), fmtMs(r.summary.p50), fmtMs(r.summary.p99), fmtMs(r.summary.max), errorsCell(r.summary)]),
+    ['sequence step', 'engine', 'requests/s', 'p50 ms', 'p99 ms', 'max ms', 'errors', 'DB stmts (one sequence alone)'],
+    stepRows.map((r) => [
+      r.step,
+      r.engine,
+      fmtRate(r.summary.perSecond),
+      fmtMs(r.summary.p50),
+      fmtMs(r.summary.p99),
+      fmtMs(r.summary.max),
+      errorsCell(r.summary),
+      r.statements === null ? '-' : String(r.statements),
+    ]),
   );
   const verdicts: string[] = [];
   for (const r of rows.filter((x) => x.engine === 'PostgreSQL' && x.unit === 'requests')) {
@@ -446,20 +597,21 @@ function report(startedAt: Date, busyBefore: number): string {
     '',
     `Machine: ${hostname()}, ${String(cpu.length)} × ${cpu[0]?.model.trim() ?? '?'}, ${String(Math.round(totalmem() / 2 ** 30))} GiB · Node ${process.version} · ` +
       `${String(CONCURRENCY)} clients · warm-up ${String(WARMUP_S)} s, measure ${String(DURATION_S)} s per scenario · ` +
-      `load generator and each server in separate processes${CPU_PROF ? ' · servers under --cpu-prof (slower)' : ''}` +
-      `${PG_POOL ? ` · **experiment: PostgreSQL pool of ${String(PG_POOL)}** (product default 10)` : ''}` +
-      `${PG_PREPARED ? ' · **experiment: named prepared statements on PostgreSQL**' : ''} · ` +
+      `load generator and each server in separate processes${CPU_PROF ? ' · servers under --cpu-prof (slower)' : ''} · ` +
       `machine ${busyBefore.toFixed(0)} % busy (of one core) just before the run${busyBefore > QUIET_PCT ? ' (**other processes were busy: numbers are skewed**)' : ''}`,
     '',
     'Clients loop closed: each sends its next request when the last answer arrives, so latency ≈ clients ÷ rate. ' +
       'CPU is % of one core (the machine has ' + String(cpus().length) + ') during the measurement: the server process, the PostgreSQL backends of its database, ' +
-      'this load generator, and everything else (other processes, PostgreSQL background workers, kernel threads).',
+      'this load generator, and everything else (other processes, PostgreSQL background workers, kernel threads). ' +
+      'DB stmts: statements the server sent to PostgreSQL during the window (BEGIN/COMMIT included) per answered request, or per sequence.',
     '',
     table,
     '',
-    steps,
-    '',
+    ...(stepRows.length ? [steps, ''] : []),
     totalErrors ? `**This run had ${String(totalErrors)} errors**: their rows are not clean measurements.` : 'No errors.',
+    repeated
+      ? `${String(repeated)} measurement(s) were repeated because other processes were busy during them; a row whose "other" CPU is still above ${String(OTHERS_LIMIT)} % is not clean.`
+      : `No measurement had other processes above ${String(OTHERS_LIMIT)} % of a core.`,
     '',
     ...(verdicts.length ? ['Goal (p99 < 20 ms and >= 25 % of the bare handler on PostgreSQL):', ...verdicts] : []),
     '',
@@ -468,11 +620,7 @@ function report(startedAt: Date, busyBefore: number): string {
 
 async function main(): Promise<void> {
   // Wait (bounded) for a quiet machine: other processes' CPU skews every number here.
-  let busyBefore = await machineBusy(1000);
-  for (let waited = 0; busyBefore > QUIET_PCT && waited < QUIET_WAIT_S; waited += 2) {
-    if (waited === 0) log(`machine ${busyBefore.toFixed(0)} % busy; waiting up to ${String(QUIET_WAIT_S)} s for it to calm down`);
-    busyBefore = await machineBusy(2000);
-  }
+  const busyBefore = await waitQuiet();
   const startedAt = new Date();
   const stamp = startedAt.toISOString().replace(/[:.]/g, '-');
   mkdirSync(resultsDir, { recursive: true });
@@ -489,7 +637,9 @@ async function main(): Promise<void> {
         log('postgres: starting a throwaway PostgreSQL');
         pg ??= await startPostgres();
       }
-      await benchProduct(engine, engine === 'postgres' ? pg : null, profDir);
+      const withPg = engine === 'postgres' ? pg : null;
+      if (SCENARIOS.has('info') || SCENARIOS.has('sequence')) await benchProduct(engine, false, withPg, profDir);
+      if (SCENARIOS.has('info-uncached')) await benchProduct(engine, true, withPg, profDir);
     };
     await runEngine(first!);
     await benchBare(profDir);

@@ -6,18 +6,26 @@
  *   `getRoomInfoByRoomNumber` envelope the product answers (given as BENCH_BARE_ANSWER), with the
  *   product's content type and cache header. No framework, no database: the reference.
  * - pglite | postgres: the whole product via tests/support/server.ts (API only, console SMS, its own
- *   fresh database; postgres needs BENCH_POSTGRES_ADMIN_URL).
+ *   fresh database; postgres needs BENCH_POSTGRES_ADMIN_URL), with the product's own settings
+ *   except BENCH_SERVER_ENV and any `NAME=value` arguments after the kind, which are merged over it
+ *   (`node bench/lib/api-server.ts postgres ROOM_INFO_CACHE_MS=0`).
+ *   Its clock is the real one (the test server's ManualClock would stand still, and shared
+ *   room-info look-ups would then never expire).
  *
  * Messages: the child sends {type:'ready', url}; the parent may send {type:'code', id, mobile}
- * (answered with the newest outbox code for that mobile) and {type:'close'}. The child exits when
- * the parent goes away.
+ * (answered with the newest outbox code for that mobile), {type:'stats', id} (answered with the
+ * number of statements sent to PostgreSQL so far; null on other kinds) and {type:'close'}. The
+ * child exits when the parent goes away.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { TestServer } from '../../tests/support/server.ts';
-import type { DB } from '../../core/platform/db/schema.ts';
 
-export type ChildToParent = { type: 'ready'; url: string; pid: number; database: string | null } | { type: 'code'; id: number; code: string | null } | { type: 'closed' };
-export type ParentToChild = { type: 'code'; id: number; mobile: string } | { type: 'close' };
+export type ChildToParent =
+  | { type: 'ready'; url: string; pid: number; database: string | null }
+  | { type: 'code'; id: number; code: string | null }
+  | { type: 'stats'; id: number; statements: number | null }
+  | { type: 'closed' };
+export type ParentToChild = { type: 'code'; id: number; mobile: string } | { type: 'stats'; id: number } | { type: 'close' };
 
 /** Limits raised so a load of fresh sign-ins is measured, not refused. */
 export const BENCH_SERVER_ENV: Record<string, string> = {
@@ -75,96 +83,57 @@ async function startBare(): Promise<{ url: string; close(): Promise<void> }> {
   };
 }
 
-/**
- * Experiments, not the product's configuration: the same server as tests/support/server.ts, but
- * with a PostgreSQL pool of `max` connections instead of the product's default (bench --pg-pool=N),
- * and with `prepared`, every statement sent as a named prepared statement, so PostgreSQL parses and
- * plans each distinct SQL text once per connection (bench --pg-prepared).
- */
-async function startExperiment(max: number, prepared: boolean): Promise<TestServer> {
-  const [{ mkdtemp, rm }, { tmpdir }, path, { ManualClock }, { createLogger }, { startBanshu }, { Kysely, PostgresDialect }, { default: pg }, { createHash }, { migrateToLatest }, { createTestDatabase }] =
-    await Promise.all([
-      import('node:fs/promises'),
-      import('node:os'),
-      import('node:path'),
-      import('../../core/platform/clock.ts'),
-      import('../../core/platform/logger.ts'),
-      import('../../server/app.ts'),
-      import('kysely'),
-      import('pg'),
-      import('node:crypto'),
-      import('../../core/platform/db/migrate.ts'),
-      import('../../tests/support/postgres.ts'),
-    ]);
-  const adminUrl = process.env['BENCH_POSTGRES_ADMIN_URL'];
-  if (!adminUrl) throw new Error('BENCH_PG_POOL needs BENCH_POSTGRES_ADMIN_URL');
-  const created = await createTestDatabase(adminUrl);
-  const pool = new pg.Pool({ connectionString: created.url, max });
-  pool.on('error', () => {});
-  if (prepared) {
-    pool.on('connect', (client) => {
-      const query = client.query.bind(client) as (...a: unknown[]) => unknown;
-      (client as { query: unknown }).query = (text: unknown, values?: unknown) =>
-        // Not `on conflict ... where state = $1`: under a generic plan PostgreSQL cannot match the
-        // parameter to the partial unique index and fails (core/rooms/room.repository.ts insertRoom).
-        typeof text === 'string' && !text.includes(' on conflict ')
-          ? query({ name: `b${createHash('sha1').update(text).digest('hex').slice(0, 20)}`, text, values })
-          : query(text, values);
-    });
+/** `NAME=value` arguments after the kind: settings merged over BENCH_SERVER_ENV (e.g. ROOM_INFO_CACHE_MS=0). */
+export function parseOverrides(argv: string[]): Record<string, string> {
+  const overrides: Record<string, string> = {};
+  for (const a of argv) {
+    const m = /^([A-Z][A-Z0-9_]*)=(.*)$/s.exec(a);
+    if (!m) throw new Error(`not a NAME=value setting: ${a}`);
+    overrides[m[1]!] = m[2]!;
   }
-  const kdb = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
-  await migrateToLatest(kdb as never);
-  const dataDir = await mkdtemp(path.join(tmpdir(), 'banshu-bench-'));
-  const env: Record<string, string> = { NODE_ENV: 'test', PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, SMS_SENDER: 'console', ...BENCH_SERVER_ENV };
-  const clock = new ManualClock(Date.now());
-  const banshu = await startBanshu(env, {
-    database: {
-      db: kdb,
-      kind: 'postgres',
-      pglite: null,
-      url: created.url,
-      close: async () => {
-        await kdb.destroy();
-        await created.drop();
-      },
-    },
-    clock,
-    jobs: false,
-    logger: createLogger(process.env['BENCH_LOG_LEVEL'] ?? 'silent'),
-    web: { mode: 'none' },
-  });
-  return {
-    url: banshu.url,
-    banshu,
-    clock,
-    outbox: () => Promise.resolve(banshu.platform.services.devOutbox?.list() ?? []),
-    async close() {
-      await banshu.close();
-      await rm(dataDir, { recursive: true, force: true });
-    },
+  return overrides;
+}
+
+/**
+ * Counts the statements the product sends to PostgreSQL (every `pg` client query: data statements,
+ * BEGIN/COMMIT, the session look-up), so the parent can show round trips per request. Patched
+ * before the product is loaded; the product and this file resolve the same `pg` module.
+ */
+async function countPostgresStatements(): Promise<() => number> {
+  const { default: pg } = await import('pg');
+  let statements = 0;
+  const proto = pg.Client.prototype as unknown as { query: (...a: unknown[]) => unknown };
+  const query = proto.query;
+  proto.query = function (this: unknown, ...a: unknown[]) {
+    statements++;
+    return query.apply(this, a);
   };
+  return () => statements;
 }
 
 async function main(): Promise<void> {
-  const kind = process.argv[2];
+  const [kind, ...rest] = process.argv.slice(2);
+  const overrides = parseOverrides(rest);
   let server: { url: string; close(): Promise<void> };
   let product: TestServer | null = null;
+  let statements: (() => number) | null = null;
   if (kind === 'bare') {
     server = await startBare();
-  } else if (kind === 'postgres' && (process.env['BENCH_PG_POOL'] || process.env['BENCH_PG_PREPARED'])) {
-    product = await startExperiment(Number(process.env['BENCH_PG_POOL'] || 10), process.env['BENCH_PG_PREPARED'] === '1');
-    server = product;
   } else if (kind === 'pglite' || kind === 'postgres') {
+    if (kind === 'postgres') statements = await countPostgresStatements();
     // Loaded only here, so the bare handler's process carries none of the product.
     const { startTestServer } = await import('../../tests/support/server.ts');
     product = await startTestServer({
       engine: kind,
       postgresAdminUrl: process.env['BENCH_POSTGRES_ADMIN_URL'],
-      env: BENCH_SERVER_ENV,
+      env: { ...BENCH_SERVER_ENV, ...overrides },
     });
+    // The test server's clock stands still unless a test moves it; under load the product must see
+    // time pass (ROOM_INFO_CACHE_MS entries expire, sessions and codes age), so it reads the real one.
+    product.clock.now = () => new Date();
     server = product;
   } else {
-    throw new Error(`usage: node bench/lib/api-server.ts <bare|pglite|postgres> (got ${String(kind)})`);
+    throw new Error(`usage: node bench/lib/api-server.ts <bare|pglite|postgres> [NAME=value ...] (got ${String(kind)})`);
   }
 
   let closing = false;
@@ -183,6 +152,8 @@ async function main(): Promise<void> {
     const m = raw as ParentToChild;
     if (m.type === 'close') {
       void close();
+    } else if (m.type === 'stats') {
+      send({ type: 'stats', id: m.id, statements: statements?.() ?? null });
     } else if (m.type === 'code') {
       void (product?.outbox() ?? Promise.resolve([])).then((list) => {
         send({ type: 'code', id: m.id, code: list.find((e) => e.mobile === m.mobile)?.code ?? null });
