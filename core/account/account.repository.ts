@@ -81,21 +81,22 @@ export class AccountRepository {
       .execute();
   }
 
-  async countCodes(q: Q, by: { mobile: string } | { ip: string }, since: Date): Promise<number> {
-    let query = q.selectFrom('sms_codes').select((eb) => eb.fn.countAll<string>().as('n')).where('created_at', '>', since);
-    query = 'mobile' in by ? query.where('mobile', '=', by.mobile) : query.where('ip', '=', by.ip);
-    const row = await query.executeTakeFirstOrThrow();
-    return Number(row.n);
-  }
-
-  lastCodeAt(q: Q, mobile: string) {
-    return q
-      .selectFrom('sms_codes')
-      .select('created_at')
-      .where('mobile', '=', mobile)
-      .orderBy('created_at', 'desc')
-      .limit(1)
-      .executeTakeFirst();
+  /** Everything the send limits need, in one read: the last send to the number and the counts. */
+  async sendStats(q: Q, mobile: string, ip: string, hourAgo: Date, dayAgo: Date) {
+    const r = await sql<{ last: Date | null; ip_hour: string; mobile_hour: string; mobile_day: string }>`
+      select max(created_at) filter (where mobile = ${mobile}) as last,
+             count(*) filter (where ip = ${ip} and created_at > ${hourAgo}) as ip_hour,
+             count(*) filter (where mobile = ${mobile} and created_at > ${hourAgo}) as mobile_hour,
+             count(*) filter (where mobile = ${mobile}) as mobile_day
+      from sms_codes
+      where (mobile = ${mobile} or ip = ${ip}) and created_at > ${dayAgo}`.execute(q);
+    const row = r.rows[0];
+    return {
+      last: row?.last ? new Date(row.last) : null,
+      ipHour: Number(row?.ip_hour ?? 0),
+      mobileHour: Number(row?.mobile_hour ?? 0),
+      mobileDay: Number(row?.mobile_day ?? 0),
+    };
   }
 
   insertCode(q: Q, row: { mobile: string; purpose: string; code_hash: string; ip: string; created_at: Date; expires_at: Date }) {

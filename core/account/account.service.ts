@@ -83,14 +83,11 @@ export class AccountService {
     const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
     const id = await this.repo.transaction(async (trx) => {
       await this.repo.lockKey(trx, `sms:${mobile}`);
-      const last = await this.repo.lastCodeAt(trx, mobile);
-      if (last && now.getTime() - last.created_at.getTime() < c.SMS_RESEND_SECONDS * 1000) throw new DomainError('42001');
-      if ((await this.repo.countCodes(trx, { ip: input.ip }, new Date(now.getTime() - HOUR))) >= c.SMS_HOURLY_PER_ADDRESS)
-        throw new DomainError('42003');
-      if ((await this.repo.countCodes(trx, { mobile }, new Date(now.getTime() - HOUR))) >= c.SMS_HOURLY_PER_MOBILE)
-        throw new DomainError('42009');
-      if ((await this.repo.countCodes(trx, { mobile }, new Date(now.getTime() - 24 * HOUR))) >= c.SMS_DAILY_PER_MOBILE)
-        throw new DomainError('42010');
+      const stats = await this.repo.sendStats(trx, mobile, input.ip, new Date(now.getTime() - HOUR), new Date(now.getTime() - 24 * HOUR));
+      if (stats.last && now.getTime() - stats.last.getTime() < c.SMS_RESEND_SECONDS * 1000) throw new DomainError('42001');
+      if (stats.ipHour >= c.SMS_HOURLY_PER_ADDRESS) throw new DomainError('42003');
+      if (stats.mobileHour >= c.SMS_HOURLY_PER_MOBILE) throw new DomainError('42009');
+      if (stats.mobileDay >= c.SMS_DAILY_PER_MOBILE) throw new DomainError('42010');
       const row = await this.repo.insertCode(trx, {
         mobile,
         purpose: 'login',

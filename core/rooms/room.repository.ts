@@ -37,8 +37,9 @@ export class RoomRepository {
     return this.db.transaction().execute(fn);
   }
 
-  findOpenRoom(roomNumber: string, q: Q = this.db) {
-    return q
+  /** `lock` (inside a transaction) holds the room row, so joins of one room take seats one at a time. */
+  findOpenRoom(roomNumber: string, q: Q = this.db, lock = false) {
+    const query = q
       .selectFrom('rooms')
       .innerJoin('users', 'users.id', 'rooms.create_user')
       .select([...roomColumns, 'users.name as creator_name'])
@@ -53,13 +54,8 @@ export class RoomRepository {
           .as('participants'),
       )
       .where('rooms.room_number', '=', roomNumber)
-      .where('rooms.state', '=', 'open')
-      .executeTakeFirst();
-  }
-
-  /** Serialises joins of one room, so two people cannot both take the last seat. */
-  async lockRoom(trx: Trx, roomId: string): Promise<void> {
-    await sql`select id from rooms where id = ${roomId} for update`.execute(trx);
+      .where('rooms.state', '=', 'open');
+    return (lock ? query.forUpdate('rooms') : query).executeTakeFirst();
   }
 
   /** Inserts a room unless the number is taken by an open room; undefined then. */

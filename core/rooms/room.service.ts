@@ -198,16 +198,15 @@ export class RoomService {
     this.#infoCache.delete(roomNumber);
   }
 
-  async #openRoom(roomNumber: string, trx?: Trx): Promise<OpenRoomRow> {
+  async #openRoom(roomNumber: string, trx?: Trx, lock = false): Promise<OpenRoomRow> {
     if (typeof roomNumber !== 'string' || !ROOM_NUMBER_RULE.test(roomNumber)) throw roomNotFound();
-    const room = await this.repo.findOpenRoom(roomNumber, trx);
+    const room = await this.repo.findOpenRoom(roomNumber, trx, lock);
     if (!room) throw roomNotFound();
     return room;
   }
 
-  /** Seats the user under the room's row lock; the cap, kicks and roles are checked here. */
+  /** Seats the user; `room` was read with its row locked. The cap, kicks and roles are checked here. */
   async #seat(trx: Trx, room: OpenRoomRow, viewer: Viewer, userType: '1' | '2'): Promise<JoinAnswer['role']> {
-    await this.repo.lockRoom(trx, room.id);
     const isCreator = room.create_user === viewer.userId;
     const role: JoinAnswer['role'] = isCreator ? 'creator' : viewer.type === '4' ? 'tourist' : 'member';
     if (userType === '2' && !isCreator) throw notAllowed('only the creator shares a screen');
@@ -285,7 +284,7 @@ export class RoomService {
   async join(viewer: Viewer, input: { roomNumber: string; userType?: '1' | '2' | undefined }): Promise<JoinAnswer> {
     const userType = input.userType ?? '1';
     const { room, role } = await this.repo.transaction(async (trx) => {
-      const found = await this.#openRoom(input.roomNumber, trx);
+      const found = await this.#openRoom(input.roomNumber, trx, true);
       const seatedRole = await this.#seat(trx, found, viewer, userType);
       return { room: found, role: seatedRole };
     });
@@ -301,7 +300,7 @@ export class RoomService {
     const allowed = await this.limiter.hit(`tourist-join:${input.ip}`, this.config.TOURIST_JOINS_PER_MINUTE, 60_000);
     if (!allowed) throw new DomainError('31006');
     const { room, viewer, token, user } = await this.repo.transaction(async (trx) => {
-      const found = await this.#openRoom(input.roomNumber, trx);
+      const found = await this.#openRoom(input.roomNumber, trx, true);
       const created = await this.account.createTourist(trx, name, input.ip);
       const v = toViewer(created.user);
       await this.#seat(trx, found, v, '1');
