@@ -29,6 +29,11 @@ export const loginInput = z.object({
   userType: z.union([z.literal('1'), z.literal(1)]).optional(),
 });
 
+/** Calls without fields: whatever envelope fields a client adds to the body are ignored. */
+export const noInput = z.object({}).loose();
+/** queryUserInfoByToken: the token may come in the body too (spec 01 §7). */
+export const tokenInput = z.object({ token: z.string().max(128).optional() }).loose();
+
 export const userIdInput = z.object({ id: z.string().regex(/^\d{1,18}$/) });
 export const getUserInfoInput = z.object({ userId: z.string().regex(/^\d{1,18}$/).optional() });
 export const updateUserNameInput = z.object({ userName: str(64) });

@@ -33,11 +33,6 @@ interface Handler<S extends z.ZodType> {
 
 const h = <S extends z.ZodType>(schema: S, run: Handler<S>['run']): Handler<S> => ({ schema, run });
 
-const emptyInput = accountSchema.updateUserNameInput.partial().strict().or(
-  // Clients send the spec's envelope fields in bodies too; ignore everything for no-input calls.
-  accountSchema.updateUserNameInput.partial().passthrough(),
-);
-
 function sessionCookie(config: Config, token: string, maxAgeSeconds: number): string {
   const parts = [`${SESSION_COOKIE}=${token}`, 'Path=/', 'HttpOnly', 'SameSite=Lax', `Max-Age=${maxAgeSeconds}`];
   if (config.cookieSecure) parts.push('Secure');
@@ -62,14 +57,13 @@ export function buildHandlers(services: Services, config: Config): Record<ApiNam
       appendCookie(ctx.res, sessionCookie(config, token, config.SESSION_DAYS * 86400));
       return { userInfo: toUserInfo(user, token) };
     }),
-    logout: h(emptyInput, async (ctx) => {
+    logout: h(accountSchema.noInput, async (ctx) => {
       await account.logout(ctx.token);
       appendCookie(ctx.res, clearedCookie(config));
       return null;
     }),
-    queryUserInfoByToken: h(emptyInput, async (ctx, i) => {
-      const bodyToken = (i as { token?: unknown }).token;
-      const viewer = await account.authenticate(typeof bodyToken === 'string' && bodyToken ? bodyToken : ctx.token);
+    queryUserInfoByToken: h(accountSchema.tokenInput, async (ctx, i) => {
+      const viewer = await account.authenticate(i.token || ctx.token);
       return { userInfo: await account.getUserInfo(viewer, viewer.userId) };
     }),
     getUserInfoById: h(accountSchema.userIdInput, async (ctx, i) => {
@@ -121,8 +115,8 @@ export function buildHandlers(services: Services, config: Config): Record<ApiNam
       }
       return answer;
     }),
-    getConsumptionStatus: h(emptyInput, async (ctx) => billing.getConsumptionStatus(await ctx.viewer())),
-    getUserVipInfo: h(emptyInput, async (ctx) => ({ vipUserInfo: await billing.getUserVipInfo(await ctx.viewer()) })),
+    getConsumptionStatus: h(accountSchema.noInput, async (ctx) => billing.getConsumptionStatus(await ctx.viewer())),
+    getUserVipInfo: h(accountSchema.noInput, async (ctx) => ({ vipUserInfo: await billing.getUserVipInfo(await ctx.viewer()) })),
     getMyRoomList: h(roomSchema.myRoomsInput, async (ctx, i) => rooms.listMyRooms(await ctx.viewer(), i)),
   };
 }
