@@ -10,6 +10,7 @@ import { createRoom, expectToast, open, pathOf, signIn, startWorld, waitForPath,
 
 let world: World;
 let teacher: Page;
+let teacherContext: BrowserContext;
 let alice: Page;
 let aliceContext: BrowserContext;
 let bob: Page;
@@ -59,7 +60,9 @@ async function watchView(page: Page, view: string): Promise<void> {
 
 beforeAll(async () => {
   world = await startWorld({ env: { MIC_TIMEOUT_SECONDS: '3' } });
-  teacher = (await world.person()).page;
+  const t = await world.person();
+  teacher = t.page;
+  teacherContext = t.context;
   const a = await world.person();
   alice = a.page;
   aliceContext = a.context;
@@ -287,5 +290,22 @@ describe('a free mini class with three people', () => {
     await expectToast(alice, '房间已关闭');
     await waitForPath(teacher, '/profile/room');
     expect(pathOf(alice)).toBe(`/${room}`);
+  });
+});
+
+describe('a teacher whose network stays down', () => {
+  it('is sent to the site root after three failed reconnects (10 s countdown each)', async () => {
+    const number = await createRoom(teacher, 'whiteboard');
+    await teacher.getByTestId('view-area').waitFor();
+    await teacherContext.setOffline(true);
+    const overlay = teacher.getByTestId('reconnect-overlay');
+    await overlay.getByText(/网络出现问题，将在 \d+ 秒内重新连接/).waitFor();
+    await teacher.waitForURL((url) => url.pathname === '/', { timeout: 50_000 });
+    await teacherContext.setOffline(false);
+    await teacher.reload();
+    await teacher.getByTestId('open-picker').waitFor();
+    // The room is still there for the teacher to come back to.
+    await open(teacher, `/bb/${number}`);
+    await teacher.getByTestId('view-area').waitFor();
   });
 });
