@@ -32,6 +32,7 @@
  * With --cpu-prof the servers run under `node --cpu-prof`; the profiles land in bench/results/ and a
  * self-time summary of each is printed.
  */
+import { runBench } from './lib/entry.ts';
 import { fork, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { hostname, cpus, totalmem } from 'node:os';
@@ -661,16 +662,4 @@ async function main(): Promise<void> {
   }
 }
 
-const hardStop = setTimeout(() => {
-  log(`run exceeded ${String(RUN_LIMIT_MS / 60_000)} minutes; aborting`);
-  process.exit(2);
-}, RUN_LIMIT_MS);
-hardStop.unref();
-
-main().then(
-  () => process.exit(0),
-  (err: unknown) => {
-    console.error(err);
-    process.exit(1);
-  },
-);
+runBench(main, RUN_LIMIT_MS, log);

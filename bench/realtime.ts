@@ -23,6 +23,7 @@
  * that window; not one of the reported rows) and summarised.
  * Results go to bench/results/realtime-<time>.{md,json}.
  */
+import { runBench } from './lib/entry.ts';
 import { fork, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
@@ -502,16 +503,4 @@ async function main(): Promise<void> {
   for (const file of profiles) process.stdout.write(`\n### CPU profile ${path.basename(file)} (self time)\n\n${summariseProfile(file, root, 25)}\n`);
 }
 
-const hardStop = setTimeout(() => {
-  log(`run exceeded ${String(RUN_LIMIT_MS / 60_000)} minutes; aborting`);
-  process.exit(2);
-}, RUN_LIMIT_MS);
-hardStop.unref();
-
-main().then(
-  () => process.exit(0),
-  (err: unknown) => {
-    console.error(err);
-    process.exit(1);
-  },
-);
+runBench(main, RUN_LIMIT_MS, log);

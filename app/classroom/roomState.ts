@@ -3,15 +3,10 @@
  * (what a patch changes, how chat is capped, what a mic event means) are tested without a socket.
  */
 import type { RoomInfo } from '#core/contracts/api.ts';
-import { CHAT_HISTORY, type ChatMessage, type Member, type MicState, type Role, type RoomSnapshot } from '#core/contracts/room-events.ts';
+import { CHAT_HISTORY, type ChatMessage, type Member, type MicState, type RoomSnapshot } from '#core/contracts/room-events.ts';
 
-export interface RoomState {
-  roomInfo: RoomInfo;
-  you: { userId: string; name: string; role: Role };
-  members: Member[];
-  messages: ChatMessage[];
-  mic: MicState;
-  teacherOnline: boolean;
+/** The snapshot as kept by the client: live counts, and the clock skew instead of the server time. */
+export interface RoomState extends Omit<RoomSnapshot, 'serverTime'> {
   participants: number;
   /** serverTime - Date.now() at the last snapshot: deadlines are in server time. */
   clockSkew: number;

@@ -4,7 +4,7 @@
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { mkdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 
@@ -64,7 +64,6 @@ export class DiskObjectStore implements ObjectStore {
       const s = await stat(file);
       let contentType = 'application/octet-stream';
       try {
-        const { readFile } = await import('node:fs/promises');
         contentType = (await readFile(`${file}.type`, 'utf8')).trim() || contentType;
       } catch {
         /* no type recorded */

@@ -152,7 +152,7 @@ export function attachRoomChannel(io: Server, platform: Platform): { close(): vo
       void (async () => {
         // Another tab of the same person keeps the seat.
         const others = await nsp.in(seatKey(actor.room, actor.uid)).fetchSockets();
-        if (others.length === 0 && actor.role !== 'creator') await live.disconnected(actor);
+        if (others.length === 0) await live.disconnected(actor);
         await publishMembers(actor.room);
       })().catch((err: unknown) => logger.warn({ err, room: actor.room }, 'disconnect handling failed'));
     });
