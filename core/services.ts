@@ -19,6 +19,13 @@ import type { DevOutbox, SmsSender } from './platform/sms.ts';
 import { RoomRepository } from './rooms/room.repository.ts';
 import { RoomService } from './rooms/room.service.ts';
 import { LiveRepository } from './rooms/live.repository.ts';
+import { OrderRepository } from './billing/order.repository.ts';
+import { OrderService } from './billing/order.service.ts';
+import { MessagingRepository } from './messaging/messaging.repository.ts';
+import { MessagingService } from './messaging/messaging.service.ts';
+import type { PaymentGateway } from './platform/payments.ts';
+import { SiteRepository } from './site/site.repository.ts';
+import { SiteService } from './site/site.service.ts';
 import { RoomLiveService, type Presence, type Scheduler } from './rooms/live.service.ts';
 
 export interface Ports {
@@ -34,6 +41,7 @@ export interface Ports {
   jobs: JobQueue | null;
   presence: Presence;
   scheduler: Scheduler;
+  payments: PaymentGateway;
 }
 
 export interface Services {
@@ -46,6 +54,9 @@ export interface Services {
   devOutbox: { list(): Array<{ mobile: string; code: string; purpose: string; at: number }> } | null;
   /** Grants used by the billing issue's orders and by tests. */
   billingRepo: BillingRepository;
+  orders: OrderService;
+  messaging: MessagingService;
+  site: SiteService;
 }
 
 export function buildServices(p: Ports): Services {
@@ -57,5 +68,8 @@ export function buildServices(p: Ports): Services {
   const signer = new TokenSigner(p.secret);
   const rooms = new RoomService(new RoomRepository(p.db), account, billing, signer, limiter, p.clock, p.config);
   const live = new RoomLiveService(new LiveRepository(p.db), accountRepo, rooms, p.events, p.presence, p.scheduler, p.clock, p.config);
-  return { account, rooms, live, billing, limiter, devOutbox: p.outbox, billingRepo };
+  const orders = new OrderService(new OrderRepository(p.db), p.payments, p.events, p.clock, p.config, p.logger);
+  const messaging = new MessagingService(new MessagingRepository(p.db), p.clock, p.config, p.secret);
+  const site = new SiteService(new SiteRepository(p.db), limiter, p.clock, p.config);
+  return { account, rooms, live, billing, limiter, devOutbox: p.outbox, billingRepo, orders, messaging, site };
 }

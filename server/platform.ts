@@ -14,6 +14,8 @@ import { InMemoryEventBus, type EventBus } from '#core/platform/events.ts';
 import { startPgBoss, type JobQueue } from '#core/platform/jobs.ts';
 import { createLogger, type Logger } from '#core/platform/logger.ts';
 import { DiskObjectStore } from '#core/platform/objects.ts';
+import { SandboxGateway } from '#core/platform/payments.ts';
+import { hmac } from '#core/platform/secrets.ts';
 import { ConsoleSmsSender, DevOutbox, HttpSmsSender, type SmsSender } from '#core/platform/sms.ts';
 import { buildServices, type Services } from '#core/services.ts';
 import { jobHandlers, schedules, type JobName } from '#core/jobs.ts';
@@ -52,6 +54,8 @@ export interface Platform {
   jobs: JobQueue | null;
   presence: PresenceRegistry;
   secret: string;
+  /** The payment gateway; the sandbox also serves its own pay page (server/web/payments.ts). */
+  payments: SandboxGateway;
   close(): Promise<void>;
 }
 
@@ -61,6 +65,8 @@ export interface PlatformOverrides {
   clock?: Clock;
   sms?: SmsSender;
   logger?: Logger;
+  /** A payment gateway adapter in place of the built-in sandbox (tests: one that is down). */
+  payments?: SandboxGateway;
   /** Start pg-boss and the job workers (default: for roles all and worker). */
   jobs?: boolean;
 }
@@ -111,11 +117,14 @@ export async function buildPlatform(config: Config, o: PlatformOverrides = {}): 
   }
 
   const presence = new PresenceRegistry();
+  const clock = o.clock ?? systemClock;
+  // Without its own secret the sandbox derives one, so a laptop run needs no setting.
+  const payments = o.payments ?? new SandboxGateway(config.PAYMENT_GATEWAY_SECRET ?? hmac(secret, 'payment-gateway'), () => config.publicUrl, () => clock.now().getTime());
   const services = buildServices({
     config,
     secret,
     db: database.db,
-    clock: o.clock ?? systemClock,
+    clock,
     logger,
     sms,
     outbox,
@@ -124,6 +133,7 @@ export async function buildPlatform(config: Config, o: PlatformOverrides = {}): 
     jobs,
     presence,
     scheduler: timerScheduler(logger),
+    payments,
   });
 
   if (jobs && (config.ROLE === 'all' || config.ROLE === 'worker')) {
@@ -146,6 +156,7 @@ export async function buildPlatform(config: Config, o: PlatformOverrides = {}): 
     jobs,
     presence,
     secret,
+    payments,
     async close() {
       await jobs?.stop().catch((err: unknown) => logger.warn({ err }, 'job queue stop failed'));
       await database.close();

@@ -75,6 +75,38 @@ export interface RoomListItem {
   inviteUrl: string; // absolute, in the form DECISIONS.md gives per room type
 }
 
+export interface GoodsInfo {
+  goodsId: string;
+  goodsType: 1 | 2 | 3; // 1 monthly membership (vip), 2 use pack, 3 big-class package
+  goodsName: string;
+  goodsDesc: string;
+  goodsPrice: number; // cents
+  goodsDuration: number; // days; 0 for use packs
+  goodsQuantity: number; // credits of a use pack, people of a big-class package
+}
+
+export interface OrderInfo {
+  orderId: string;
+  userPhone: string;
+  goodsId: string;
+  goodsName: string;
+  goodsDuration: number;
+  orderTotalMoney: number; // cents
+  orderState: '0' | '1'; // 0 awaiting payment, 1 paid
+  createTime: number; // ms epoch
+  payTime: number; // ms epoch, 0 while unpaid
+  expireTime: number; // ms epoch after which an unpaid order can no longer be paid
+  orderDetail: string;
+  promoCode: string;
+}
+
+export interface Announcement {
+  id: string;
+  title: string;
+  content: string;
+  createTime: number; // ms epoch
+}
+
 /** name -> [request body, answer data] */
 export interface ApiCalls {
   sendPhoneCode: [{ mobile: string; area?: string; purpose?: 'login' }, { resendAfter: number }];
@@ -99,6 +131,19 @@ export interface ApiCalls {
   /** The creator's observer link: `${publicUrl}${invitePath}?userType=3&ot=<signed token>`. */
   createObserverLink: [{ roomNumber: string }, { url: string; expiresAt: number }];
   getMyRoomList: [{ pageTime?: number; pageSize?: number }, { roomList: RoomListItem[]; hasMore: boolean; nextPageTime: number }];
+  /** pageTime: the number of goods already shown (0 first). */
+  getGoodsList: [{ pageTime?: number; pageSize?: number }, { goodsList: GoodsInfo[]; hasMore: boolean; nextPageTime: number }];
+  /** pageTime: createTime of the last order shown (0 first); newest first. */
+  getOrderList: [{ pageTime?: number; pageSize?: number }, { orderList: OrderInfo[]; hasMore: boolean; nextPageTime: number }];
+  createOrder: [{ goodsId: string }, { orderInfo: OrderInfo }];
+  getOrderInfo: [{ orderId: string }, { orderInfo: OrderInfo }];
+  /** tn: what the payment QR code encodes (the gateway's pay page). */
+  paymentOrder: [{ orderId: string; promoCode?: string }, { tn: string; orderInfo: OrderInfo }];
+  /** pageTime: createTime of the last announcement shown (0 first); newest first. */
+  getAdminMessageList: [{ pageTime?: number; pageSize?: number }, { messageList: Announcement[]; messageTotal: number; hasMore: boolean; nextPageTime: number }];
+  /** Submits feedback with the captcha drawn by GET /feedback/captcha. */
+  createFeedbackCaptcha: [{ content: string; code: string }, null];
+  addLog: [{ socketType?: string; roomNumber?: string; message?: string }, null];
 }
 
 export type ApiName = keyof ApiCalls;
@@ -113,6 +158,9 @@ export const LANG_COOKIE = 'lang';
 export const REQUEST_ID_PARAM = 'requestId';
 /** Query key of the observer token on classroom routes (with userType=3). */
 export const OBSERVER_TOKEN_PARAM = 'ot';
+
+/** The feedback captcha image (GET, the signed-in user's; `t` only defeats caches). */
+export const FEEDBACK_CAPTCHA_PATH = '/feedback/captcha';
 
 /** Invite paths per room type (DECISIONS.md). */
 export function invitePath(roomType: RoomType | 5, roomNumber: string): string {

@@ -55,6 +55,30 @@ export const configSchema = z
     ROOM_IDLE_HOURS: int(24, 1),
     OBSERVER_LINK_HOURS: int(24, 1),
     OBSERVER_NAME: z.string().min(1).max(10).default('观察员'),
+    GOODS_PRICES: z
+      .string()
+      .regex(/^(GB\d{8}=\d{1,9})(,GB\d{8}=\d{1,9})*$/, 'GOODS_PRICES is a list like GB00000001=9990,GB00000005=3990 (cents)')
+      .optional(),
+    GOODS_OFF_SHELF: z.string().regex(/^(GB\d{8})(,GB\d{8})*$/, 'GOODS_OFF_SHELF is a list of goods ids').optional(),
+    ORDER_TTL_MINUTES: int(30, 1, 24 * 60),
+    ORDERS_PER_DAY: int(20, 1),
+    PURCHASES_PER_GOODS_PER_DAY: int(3, 1),
+    PROMO_POINTS_PER_ORDER: int(10, 0),
+    PAYMENT_GATEWAY: z.enum(['sandbox']).default('sandbox'),
+    PAYMENT_GATEWAY_SECRET: z.string().min(32, 'PAYMENT_GATEWAY_SECRET needs at least 32 characters').optional(),
+    ADMIN_MOBILES: z.string().regex(/^1[3-9]\d{9}(,1[3-9]\d{9})*$/, 'ADMIN_MOBILES is a comma list of mobile numbers').optional(),
+    FEEDBACK_PER_HOUR: int(5, 1),
+    CAPTCHA_TTL_SECONDS: int(300, 30),
+    CLIENT_LOGS_PER_MINUTE: int(120, 1),
+    TRIAL_APPLICATIONS_PER_HOUR: int(5, 1),
+    STORE_ANDROID_URL: z.url().optional(),
+    STORE_IPHONE_URL: z.url().optional(),
+    STORE_IPAD_URL: z.url().optional(),
+    CONTACT_EMAIL: z.email().optional(),
+    CONTACT_PHONE: z.string().max(32).optional(),
+    SITE_NOTICE_ZH: z.string().max(500).optional(),
+    SITE_NOTICE_EN: z.string().max(500).optional(),
+    SITE_NOTICE_DATE: z.iso.date().optional(),
   })
   .superRefine((c, ctx) => {
     if (c.SMS_SENDER === 'http' && !c.SMS_WEBHOOK_URL) {

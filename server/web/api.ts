@@ -14,6 +14,8 @@ import type { Services } from '#core/services.ts';
 import { toUserInfo, type Viewer } from '#core/account/account.service.ts';
 import * as accountSchema from '#core/account/account.schema.ts';
 import * as roomSchema from '#core/rooms/room.schema.ts';
+import * as orderSchema from '#core/billing/order.schema.ts';
+import * as messagingSchema from '#core/messaging/messaging.schema.ts';
 import { requestIp, requestLang, requestToken } from './request.ts';
 
 interface CallContext {
@@ -118,6 +120,29 @@ export function buildHandlers(services: Services, config: Config): Record<ApiNam
     getConsumptionStatus: h(accountSchema.noInput, async (ctx) => billing.getConsumptionStatus(await ctx.viewer())),
     getUserVipInfo: h(accountSchema.noInput, async (ctx) => ({ vipUserInfo: await billing.getUserVipInfo(await ctx.viewer()) })),
     getMyRoomList: h(roomSchema.myRoomsInput, async (ctx, i) => rooms.listMyRooms(await ctx.viewer(), i)),
+    getGoodsList: h(orderSchema.pageInput, async (ctx, i) => {
+      await ctx.viewer();
+      return services.orders.getGoodsList(i, ctx.lang);
+    }),
+    getOrderList: h(orderSchema.pageInput, async (ctx, i) => services.orders.getOrderList(await ctx.viewer(), i)),
+    createOrder: h(orderSchema.createOrderInput, async (ctx, i) => ({
+      orderInfo: await services.orders.createOrder(await ctx.viewer(), { goodsId: i.goodsId, requestId: ctx.requestId }, ctx.lang),
+    })),
+    getOrderInfo: h(orderSchema.orderIdInput, async (ctx, i) => ({ orderInfo: await services.orders.getOrderInfo(await ctx.viewer(), i.orderId) })),
+    paymentOrder: h(orderSchema.paymentOrderInput, async (ctx, i) => services.orders.paymentOrder(await ctx.viewer(), i)),
+    getAdminMessageList: h(orderSchema.pageInput, async (ctx, i) => {
+      await ctx.viewer();
+      return services.messaging.list(i);
+    }),
+    createFeedbackCaptcha: h(messagingSchema.feedbackInput, async (ctx, i) => {
+      await services.messaging.submitFeedback(await ctx.viewer(), i);
+      return null;
+    }),
+    addLog: h(messagingSchema.addLogInput, async (ctx, i) => {
+      const viewer = await ctx.viewer().catch(() => null);
+      await services.site.addLog(viewer, { ...i, roomNumber: i.roomNumber === undefined ? undefined : String(i.roomNumber) }, ctx.ip);
+      return null;
+    }),
   };
 }
 

@@ -14,6 +14,9 @@ import { appContext, type AppContext } from '#app/context.ts';
 import type { Platform } from '../platform.ts';
 import { createApiHandler } from './api.ts';
 import { attachRoomChannel } from './room-channel.ts';
+import { attachUserChannel } from './user-channel.ts';
+import { mountPayments } from './payments.ts';
+import { mountSiteRoutes } from './site-routes.ts';
 import { requestLang, requestToken } from './request.ts';
 
 export interface WebServer {
@@ -73,6 +76,9 @@ export async function startWeb(platform: Platform, opts: WebOptions): Promise<We
     await pipeline(obj.stream, res).catch(() => res.destroy());
   });
 
+  mountPayments(app, platform);
+  mountSiteRoutes(app, platform);
+
   const getLoadContext = async (req: Request) => {
     const provider = new RouterContextProvider();
     provider.set(appContext, await loadContext(platform, req));
@@ -127,6 +133,7 @@ export async function startWeb(platform: Platform, opts: WebOptions): Promise<We
   });
   const io = new SocketServer(http, { serveClient: false, maxHttpBufferSize: 1_000_000 });
   const channel = attachRoomChannel(io, platform);
+  const userChannel = attachUserChannel(io, platform);
 
   await new Promise<void>((resolve, reject) => {
     http.once('error', reject);
@@ -146,6 +153,7 @@ export async function startWeb(platform: Platform, opts: WebOptions): Promise<We
     url,
     async close() {
       channel.close();
+      userChannel.close();
       await new Promise<void>((resolve) => {
         void io.close(() => resolve());
       });

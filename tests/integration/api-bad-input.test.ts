@@ -41,10 +41,18 @@ const endpoints: Record<ApiName, { body: Record<string, unknown>; auth: boolean 
   getMyRoomList: { body: { pageTime: 0, pageSize: 10 }, auth: true },
   updateRoomInfoByRoomNumber: { body: { roomNumber: '123456', showState: 'wb' }, auth: true },
   createObserverLink: { body: { roomNumber: '123456' }, auth: true },
+  getGoodsList: { body: { pageTime: 0, pageSize: 10 }, auth: true },
+  getOrderList: { body: { pageTime: 0, pageSize: 7 }, auth: true },
+  createOrder: { body: { goodsId: 'GB00000005' }, auth: true },
+  getOrderInfo: { body: { orderId: 'BS20260101000000000001' }, auth: true },
+  paymentOrder: { body: { orderId: 'BS20260101000000000001', promoCode: 'ABCDEF' }, auth: true },
+  getAdminMessageList: { body: { pageTime: 0, pageSize: 10 }, auth: true },
+  createFeedbackCaptcha: { body: { content: 'Works well', code: '1234' }, auth: true },
+  addLog: { body: {}, auth: false },
 };
 
 /** Values that are not hostile for that field: a number is a fine page time. */
-const VALID_AS_WELL = new Set(['getMyRoomList.pageTime:number']);
+const VALID_AS_WELL = new Set(['getMyRoomList.pageTime:number', 'getGoodsList.pageTime:number', 'getOrderList.pageTime:number', 'getAdminMessageList.pageTime:number']);
 
 const MB = 'x'.repeat(1024 * 1024);
 const hostileValues: Array<[string, unknown]> = [
@@ -103,7 +111,11 @@ eachEngine('hostile input on every endpoint', (server) => {
           (name === 'userJoinAgoraRoom' && field === 'userType') ||
           (name === 'getUserInfo' && field === 'userId') ||
           (name === 'updateRoomInfoByRoomNumber' && field === 'showState') ||
-          name === 'getMyRoomList';
+          name === 'getMyRoomList' ||
+          name === 'getGoodsList' ||
+          name === 'getOrderList' ||
+          name === 'getAdminMessageList' ||
+          (name === 'paymentOrder' && field === 'promoCode');
         if (!optionalToo) await expectRefused(`${name} without ${field}`, call(s.url, name, rest, { token }));
         // Wrong types and hostile strings, one field at a time.
         for (const [kind, value] of hostileValues) {

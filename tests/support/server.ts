@@ -9,6 +9,7 @@ import path from 'node:path';
 import { ManualClock } from '#core/platform/clock.ts';
 import { createLogger } from '#core/platform/logger.ts';
 import { startBanshu, type Banshu } from '#server/app.ts';
+import type { PlatformOverrides } from '#server/platform.ts';
 import { freshDatabase, type EngineName } from './engines.ts';
 
 export interface TestServer {
@@ -27,6 +28,8 @@ export interface TestServerOptions {
   /** Pages from the built app (`npm run build`); default API only. */
   pages?: boolean;
   env?: Record<string, string>;
+  /** Adapters in place of the built-in ones (same ports the real adapters use). */
+  overrides?: Pick<PlatformOverrides, 'payments'>;
 }
 
 export async function startTestServer(opts: TestServerOptions = {}): Promise<TestServer> {
@@ -46,6 +49,7 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
     database,
     clock,
     jobs: false,
+    ...opts.overrides,
     logger: createLogger(env['LOG_LEVEL'] ?? 'silent'),
     web: { mode: opts.pages ? 'build' : 'none', buildDir: path.resolve('build') },
   });

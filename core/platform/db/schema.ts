@@ -110,6 +110,80 @@ export interface RateHitsTable {
   at: Timestamp;
 }
 
+export interface OrdersTable {
+  id: Generated<string>;
+  order_id: string;
+  user_id: string;
+  request_key: string | null;
+  goods_id: string;
+  goods_name: string;
+  goods_kind: 'month' | 'credits' | 'bigclass';
+  goods_duration: number;
+  goods_quantity: number;
+  order_total_money: number;
+  state: Generated<'created' | 'paid'>;
+  promo_code: string | null;
+  promoter_id: string | null;
+  gateway: string | null;
+  gateway_txn: string | null;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+  paid_at: Timestamp | null;
+}
+
+export interface PaymentNoticesTable {
+  id: Generated<string>;
+  gateway: string;
+  order_id: string | null;
+  txn: string | null;
+  outcome: string;
+  ip: string;
+  body: string;
+  created_at: Timestamp;
+}
+
+export interface AnnouncementsTable {
+  id: Generated<string>;
+  title: string;
+  content: string;
+  author: string;
+  created_at: Timestamp;
+}
+
+export interface FeedbackTable {
+  id: Generated<string>;
+  user_id: string;
+  content: string;
+  created_at: Timestamp;
+}
+
+export interface FeedbackCaptchasTable {
+  user_id: string;
+  code_hash: string;
+  expires_at: Timestamp;
+  failed_attempts: Generated<number>;
+}
+
+export interface TrialApplicationsTable {
+  id: Generated<string>;
+  name: string;
+  mobile: string;
+  organisation: string;
+  message: string;
+  ip: string;
+  created_at: Timestamp;
+}
+
+export interface ClientLogsTable {
+  id: Generated<string>;
+  user_id: string | null;
+  socket_type: string;
+  room_number: string;
+  message: string;
+  ip: string;
+  created_at: Timestamp;
+}
+
 export interface DB {
   users: UsersTable;
   sessions: SessionsTable;
@@ -120,4 +194,11 @@ export interface DB {
   credit_ledger: CreditLedgerTable;
   rate_hits: RateHitsTable;
   chat_messages: ChatMessagesTable;
+  orders: OrdersTable;
+  payment_notices: PaymentNoticesTable;
+  announcements: AnnouncementsTable;
+  feedback: FeedbackTable;
+  feedback_captchas: FeedbackCaptchasTable;
+  trial_applications: TrialApplicationsTable;
+  client_logs: ClientLogsTable;
 }

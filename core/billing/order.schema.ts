@@ -1,0 +1,27 @@
+import { z } from 'zod';
+
+const wholeNumber = (min: number, max: number) =>
+  z
+    .union([z.number(), z.string().regex(/^\d{1,16}$/)])
+    .transform(Number)
+    .pipe(z.number().int().min(min).max(max));
+
+/** pageTime is a position (goods) or a ms epoch (orders, announcements); both fit here. */
+export const pageInput = z
+  .object({
+    pageTime: wholeNumber(0, Date.UTC(9999, 11, 31)).optional(),
+    pageSize: wholeNumber(1, 50).optional(),
+  })
+  .loose();
+
+export const GOODS_ID_RULE = /^GB\d{8}$/;
+export const ORDER_ID_RULE = /^[A-Z0-9]{6,40}$/;
+/** Spec 03 §5: a promo code has at most 10 characters, and is optional. */
+export const PROMO_CODE_MAX = 10;
+
+export const createOrderInput = z.object({ goodsId: z.string().regex(GOODS_ID_RULE) });
+export const orderIdInput = z.object({ orderId: z.string().regex(ORDER_ID_RULE) });
+export const paymentOrderInput = z.object({
+  orderId: z.string().regex(ORDER_ID_RULE),
+  promoCode: z.string().max(PROMO_CODE_MAX).regex(/^[A-Za-z0-9 ]*$/).optional(),
+});

@@ -1,0 +1,254 @@
+/**
+ * Packages, orders and payments: the shop (spec 03 §9), the order rules and codes of §8, and the
+ * payment notification that grants what was bought, once, in one transaction.
+ */
+import { randomInt } from 'node:crypto';
+import type { Clock } from '../platform/clock.ts';
+import type { Config } from '../platform/config.ts';
+import { DomainError, notAllowed, type Lang } from '../platform/errors.ts';
+import type { EventBus } from '../platform/events.ts';
+import type { Logger } from '../platform/logger.ts';
+import type { PaymentGateway } from '../platform/payments.ts';
+import type { GoodsInfo, OrderInfo } from '../contracts/api.ts';
+import type { Viewer } from '../account/account.service.ts';
+import { catalogue, goodsDesc, goodsName, type Goods } from './goods.ts';
+import type { OrderRepository, OrderRow } from './order.repository.ts';
+
+type OrderConfig = Pick<
+  Config,
+  | 'GOODS_PRICES'
+  | 'GOODS_OFF_SHELF'
+  | 'ORDER_TTL_MINUTES'
+  | 'ORDERS_PER_DAY'
+  | 'PURCHASES_PER_GOODS_PER_DAY'
+  | 'PROMO_POINTS_PER_ORDER'
+  | 'CREDIT_WINDOW_HOURS'
+>;
+
+export const GOODS_PAGE_SIZE = 10;
+export const ORDER_PAGE_SIZE = 7;
+const DAY = 86_400_000;
+/** Daily limits count in China's day (UTC+8), the day the buyer sees. */
+const CHINA_OFFSET = 8 * 3_600_000;
+export const startOfChinaDay = (t: Date) => new Date(Math.floor((t.getTime() + CHINA_OFFSET) / DAY) * DAY - CHINA_OFFSET);
+
+export type NoticeOutcome = 'paid' | 'duplicate' | 'bad-signature' | 'unknown-order' | 'wrong-amount' | 'already-paid';
+
+const ms = (d: Date | null) => (d ? d.getTime() : 0);
+
+function newOrderId(now: Date): string {
+  const d = new Date(now.getTime() + CHINA_OFFSET).toISOString().replace(/\D/g, '').slice(0, 14);
+  return `BS${d}${String(randomInt(0, 1_000_000)).padStart(6, '0')}`;
+}
+
+export class OrderService {
+  private readonly repo: OrderRepository;
+  private readonly gateway: PaymentGateway;
+  private readonly events: EventBus;
+  private readonly clock: Clock;
+  private readonly config: OrderConfig;
+  private readonly logger: Logger;
+  constructor(repo: OrderRepository, gateway: PaymentGateway, events: EventBus, clock: Clock, config: OrderConfig, logger: Logger) {
+    this.repo = repo;
+    this.gateway = gateway;
+    this.events = events;
+    this.clock = clock;
+    this.config = config;
+    this.logger = logger;
+  }
+
+  #goods(): Goods[] {
+    return catalogue(this.config);
+  }
+
+  #goodsInfo(g: Goods, lang: Lang): GoodsInfo {
+    return {
+      goodsId: g.goodsId,
+      goodsType: g.goodsType,
+      goodsName: goodsName(g, lang),
+      goodsDesc: goodsDesc(g, lang, this.config.CREDIT_WINDOW_HOURS),
+      goodsPrice: g.price,
+      goodsDuration: g.duration,
+      goodsQuantity: g.quantity,
+    };
+  }
+
+  static orderInfo(o: OrderRow): OrderInfo {
+    return {
+      orderId: o.order_id,
+      userPhone: o.mobile ?? '',
+      goodsId: o.goods_id,
+      goodsName: o.goods_name,
+      goodsDuration: o.goods_duration,
+      orderTotalMoney: o.order_total_money,
+      orderState: o.state === 'paid' ? '1' : '0',
+      createTime: ms(o.created_at),
+      payTime: ms(o.paid_at),
+      expireTime: ms(o.expires_at),
+      orderDetail: o.goods_kind === 'credits' ? `+${o.goods_quantity}` : `${o.goods_duration}d${o.goods_kind === 'bigclass' ? `/${o.goods_quantity}p` : ''}`,
+      promoCode: o.promo_code ?? '',
+    };
+  }
+
+  /** Only teachers pay (spec 03 §2.6); visitors have no orders. */
+  #buyer(viewer: Viewer): string {
+    if (viewer.type !== '1') throw notAllowed('only teachers buy');
+    return viewer.userId;
+  }
+
+  getGoodsList(input: { pageTime?: number | undefined; pageSize?: number | undefined }, lang: Lang) {
+    const size = Math.min(input.pageSize ?? GOODS_PAGE_SIZE, GOODS_PAGE_SIZE);
+    const from = input.pageTime ?? 0;
+    const shelf = this.#goods().filter((g) => g.onShelf);
+    const page = shelf.slice(from, from + size);
+    return { goodsList: page.map((g) => this.#goodsInfo(g, lang)), hasMore: from + size < shelf.length, nextPageTime: from + page.length };
+  }
+
+  async createOrder(viewer: Viewer, input: { goodsId: string; requestId?: string | undefined }, lang: Lang): Promise<OrderInfo> {
+    const userId = this.#buyer(viewer);
+    const goods = this.#goods().find((g) => g.goodsId === input.goodsId);
+    if (!goods?.onShelf) throw new DomainError('25007', input.goodsId);
+    const now = this.clock.now();
+    const requestKey = input.requestId && input.requestId.length <= 64 ? input.requestId : null;
+    const orderId = await this.repo.transaction(async (trx) => {
+      await this.repo.lockKey(trx, `order:${userId}`);
+      if (requestKey) {
+        // One client request, one order: a retry gets the same order while it can still be paid.
+        const prior = await this.repo.findByRequest(trx, userId, requestKey);
+        if (prior) {
+          if (prior.state === 'paid' || prior.expires_at.getTime() <= now.getTime()) throw new DomainError('25004');
+          return prior.order_id;
+        }
+      }
+      const u = await trx
+        .selectFrom('users')
+        .select(['vip_big_room_people_number', 'vip_big_room_time'])
+        .where('id', '=', userId)
+        .executeTakeFirstOrThrow();
+      if (goods.kind === 'bigclass' && ms(u.vip_big_room_time) > now.getTime() && u.vip_big_room_people_number > goods.quantity) {
+        throw new DomainError('25008');
+      }
+      const counts = await this.repo.dayCounts(trx, userId, goods.goodsId, startOfChinaDay(now));
+      if (counts.paidGoods >= this.config.PURCHASES_PER_GOODS_PER_DAY) throw new DomainError('25009');
+      if (counts.created >= this.config.ORDERS_PER_DAY) throw new DomainError('25010');
+      for (let i = 0; i < 5; i++) {
+        const id = newOrderId(now);
+        const row = await this.repo.insertOrder(trx, {
+          order_id: id,
+          user_id: userId,
+          request_key: requestKey,
+          goods_id: goods.goodsId,
+          goods_name: goodsName(goods, lang),
+          goods_kind: goods.kind,
+          goods_duration: goods.duration,
+          goods_quantity: goods.quantity,
+          order_total_money: goods.price,
+          created_at: now,
+          expires_at: new Date(now.getTime() + this.config.ORDER_TTL_MINUTES * 60_000),
+        });
+        if (row) return row.order_id;
+      }
+      throw new DomainError('9', 'could not allocate an order id');
+    });
+    return this.getOrderInfo(viewer, orderId);
+  }
+
+  /** 25002 for no such order, 25003 for someone else's. */
+  async getOrderInfo(viewer: Viewer, orderId: string): Promise<OrderInfo> {
+    const o = await this.repo.findOrder(orderId);
+    if (!o) throw new DomainError('25002');
+    if (o.user_id !== viewer.userId) throw new DomainError('25003');
+    return OrderService.orderInfo(o);
+  }
+
+  async getOrderList(viewer: Viewer, input: { pageTime?: number | undefined; pageSize?: number | undefined }) {
+    const userId = this.#buyer(viewer);
+    const size = Math.min(input.pageSize ?? ORDER_PAGE_SIZE, ORDER_PAGE_SIZE);
+    const rows = await this.repo.listOrders(userId, input.pageTime ? new Date(input.pageTime) : null, size + 1);
+    const page = rows.slice(0, size);
+    return {
+      orderList: page.map((o) => OrderService.orderInfo(o)),
+      hasMore: rows.length > size,
+      nextPageTime: page.length ? ms(page[page.length - 1]!.created_at) : 0,
+    };
+  }
+
+  /** Starts paying: checks the order and the promo code, then asks the gateway for the QR content. */
+  async paymentOrder(viewer: Viewer, input: { orderId: string; promoCode?: string | undefined }): Promise<{ tn: string; orderInfo: OrderInfo }> {
+    this.#buyer(viewer);
+    const o = await this.repo.findOrder(input.orderId);
+    if (!o) throw new DomainError('25002');
+    if (o.user_id !== viewer.userId) throw new DomainError('25003');
+    if (o.state === 'paid') throw new DomainError('25004');
+    if (o.expires_at.getTime() <= this.clock.now().getTime()) throw new DomainError('25002', 'expired');
+    const code = (input.promoCode ?? '').trim().toUpperCase();
+    let promoterId: string | null = null;
+    if (code) {
+      const promoter = await this.repo.findUserByPromoCode(code);
+      if (!promoter || promoter.kind !== 'teacher') throw new DomainError('25011');
+      if (promoter.id === viewer.userId) throw new DomainError('25012');
+      promoterId = promoter.id;
+    }
+    let tn: string;
+    try {
+      ({ tn } = await this.gateway.createPayment({ orderId: o.order_id, amount: o.order_total_money, subject: o.goods_name, expiresAt: o.expires_at }));
+    } catch (err) {
+      this.logger.warn({ err, orderId: o.order_id }, 'payment gateway refused the order');
+      throw new DomainError('25006', (err as Error).message);
+    }
+    await this.repo.setPaymentStart(o.order_id, { promo_code: code || null, promoter_id: promoterId, gateway: this.gateway.name });
+    return { tn, orderInfo: OrderService.orderInfo({ ...o, promo_code: code || null }) };
+  }
+
+  /**
+   * A notification from the gateway. Only a correctly signed notice for a known order with the
+   * order's exact amount changes anything; a repeat of a processed notice changes nothing. The
+   * grant, the order state and the promoter's points commit together or not at all.
+   */
+  async handleNotice(gatewayName: string, rawBody: string, headers: Record<string, string | string[] | undefined>, ip: string): Promise<NoticeOutcome> {
+    const now = this.clock.now();
+    const notice = gatewayName === this.gateway.name ? this.gateway.parseNotice(rawBody, headers) : null;
+    let outcome: NoticeOutcome;
+    let buyer: string | null = null;
+    if (!notice) {
+      outcome = 'bad-signature';
+    } else {
+      outcome = await this.repo.transaction(async (trx): Promise<NoticeOutcome> => {
+        const o = await this.repo.lockOrder(trx, notice.orderId);
+        if (!o) return 'unknown-order';
+        if (o.order_total_money !== notice.amount) return 'wrong-amount';
+        if (o.state === 'paid') return o.gateway_txn === notice.txn ? 'duplicate' : 'already-paid';
+        if (!(await this.repo.markPaid(trx, o.order_id, notice.txn, now))) return 'already-paid';
+        switch (o.goods_kind) {
+          case 'month':
+            await this.repo.extendVip(trx, o.user_id, o.goods_duration, now);
+            break;
+          case 'credits':
+            await this.repo.addCredits(trx, o.user_id, o.goods_quantity, now);
+            break;
+          case 'bigclass':
+            await this.repo.setBigClass(trx, o.user_id, o.goods_quantity, o.goods_duration, now);
+            break;
+        }
+        if (o.promoter_id && this.config.PROMO_POINTS_PER_ORDER > 0) await this.repo.addPromoPoints(trx, o.promoter_id, this.config.PROMO_POINTS_PER_ORDER);
+        buyer = o.user_id;
+        return 'paid';
+      });
+    }
+    await this.repo.recordNotice({
+      gateway: gatewayName.slice(0, 32),
+      order_id: notice?.orderId ?? null,
+      txn: notice?.txn ?? null,
+      outcome,
+      ip,
+      body: rawBody.slice(0, 4096),
+      created_at: now,
+    });
+    if (outcome === 'paid' && buyer && notice) {
+      this.events.publish({ target: { user: buyer }, event: 'paymentSuccess', payload: { orderId: notice.orderId } });
+    } else if (outcome !== 'duplicate') {
+      this.logger.warn({ outcome, gateway: gatewayName, orderId: notice?.orderId, ip }, 'payment notice refused');
+    }
+    return outcome;
+  }
+}
