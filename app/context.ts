@@ -19,6 +19,8 @@ export interface AppContext {
   lang: Lang;
   /** Settings the pages may show. */
   site: { publicUrl: string; devOutbox: boolean; production: boolean };
+  /** The client address (rate limits of page actions). */
+  ip: string;
 }
 
 /*

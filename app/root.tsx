@@ -4,6 +4,7 @@ import { isRouteErrorResponse, Links, Meta, Outlet, Scripts, ScrollRestoration, 
 import type { Route } from './+types/root.ts';
 import { appContext } from './context.ts';
 import { ConfirmProvider } from './components/Dialog.tsx';
+import { SiteNotice } from './components/SiteNotice.tsx';
 import { LangProvider } from './components/lang.tsx';
 import { PageFrame } from './components/PageFrame.tsx';
 import { Toaster } from './components/Toaster.tsx';
@@ -13,10 +14,12 @@ import { toast } from './lib/toast.ts';
 import { currentLang } from './lib/lang.ts';
 import { USER_INFO_KEY } from './lib/storage.ts';
 import './styles/app.css';
+import './styles/billing.css';
 
 export function loader({ context }: Route.LoaderArgs) {
-  const { lang, viewer, site } = context.get(appContext);
+  const { lang, viewer, site, services } = context.get(appContext);
   return {
+    notice: services.site.publicSite().notice,
     lang,
     viewer: viewer ? { userId: viewer.userId, name: viewer.name, mobile: viewer.mobile, type: viewer.type } : null,
     devOutbox: site.devOutbox,
@@ -55,6 +58,7 @@ export function Layout({ children }: { children: ReactNode }) {
       <body>
         <LangProvider initial={lang}>
           <ConfirmProvider>
+            {data?.notice ? <SiteNotice notice={data.notice} /> : null}
             {children}
             <Toaster />
           </ConfirmProvider>

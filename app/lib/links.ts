@@ -1,11 +1,6 @@
 /**
- * Download addresses. The app-store and package links are operator settings in the end
- * (DECISIONS.md: store links are configuration); until the settings carry them these stay
- * placeholders that point at our own mobile page.
+ * Download addresses. The app-store and package links are operator settings (STORE_ANDROID_URL,
+ * STORE_IPHONE_URL, STORE_IPAD_URL; DECISIONS.md: store links are configuration); the pages read
+ * them from their loaders and show 'not available yet' for a store that is not set.
  */
 export const CHROME_DOWNLOAD = 'https://www.google.com/chrome/';
-export const STORE_LINKS = {
-  android: '/phonedown#android',
-  iphone: '/h5down#ios',
-  ipad: '/h5down#ipad',
-} as const;

@@ -4,15 +4,18 @@ import { data } from 'react-router';
 import type { Route } from './+types/download.ts';
 import { Brand } from '#app/components/Brand.tsx';
 import { LanguageSwitch } from '#app/components/lang.tsx';
-import { CHROME_DOWNLOAD, STORE_LINKS } from '#app/lib/links.ts';
+import { CHROME_DOWNLOAD } from '#app/lib/links.ts';
+import { appContext } from '#app/context.ts';
+import { StoreLink } from '#app/components/StoreLink.tsx';
 import { parseUa } from '#app/lib/ua.ts';
 
 const TYPES = new Set(['pc', 'ios', 'android']);
 
-export function loader({ params, request }: Route.LoaderArgs) {
+export function loader({ params, request, context }: Route.LoaderArgs) {
   if (!TYPES.has(params.type)) throw data(null, { status: 404 });
   const ua = parseUa(request.headers.get('user-agent') ?? '');
-  return { type: params.type as 'pc' | 'ios' | 'android', wechat: ua.browser === 'wechat' };
+  const { stores } = context.get(appContext).services.site.publicSite();
+  return { type: params.type as 'pc' | 'ios' | 'android', wechat: ua.browser === 'wechat', stores };
 }
 
 export function meta() {
@@ -29,7 +32,7 @@ export default function Download({ loaderData }: Route.ComponentProps) {
     window.addEventListener('scroll', onScroll, { passive: true });
     return () => window.removeEventListener('scroll', onScroll);
   }, []);
-  const { type, wechat } = loaderData;
+  const { type, wechat, stores } = loaderData;
   return (
     <div className="download">
       <header className={`download__header${scrolled ? ' download__header--scrolled' : ''}`} data-scrolled={scrolled}>
@@ -53,14 +56,14 @@ export default function Download({ loaderData }: Route.ComponentProps) {
               </>
             ) : null}
             {type === 'ios' ? (
-              <a className="btn btn--primary" href={STORE_LINKS.iphone}>
+              <StoreLink href={stores.iphone} className="btn btn--primary">
                 {t('download.iosApp')}
-              </a>
+              </StoreLink>
             ) : null}
             {type === 'android' ? (
-              <a className="btn btn--primary" href={STORE_LINKS.android}>
+              <StoreLink href={stores.android} className="btn btn--primary">
                 {t('download.androidApp')}
-              </a>
+              </StoreLink>
             ) : null}
           </div>
         </section>

@@ -11,6 +11,8 @@ import { LocalTime } from '#app/components/LocalTime.tsx';
 import { api, NETWORK_ERROR } from '#app/lib/api.ts';
 import { checkName, NAME_MAX } from '#app/lib/names.ts';
 import { toast } from '#app/lib/toast.ts';
+import { copyText } from '#app/lib/clipboard.ts';
+import { Link } from 'react-router';
 
 export async function loader({ context }: Route.LoaderArgs) {
   const { viewer, services } = context.get(appContext);
@@ -23,7 +25,15 @@ export async function loader({ context }: Route.LoaderArgs) {
     // 21006: no membership information applies; the page shows 'not a member'.
     if (domainCode(error) !== '21006') throw error;
   }
-  return { mobile: user.mobile, name: user.name, vip, now: Date.now() };
+  return {
+    mobile: user.mobile,
+    name: user.name,
+    promoCode: user.promoCode,
+    promoPoints: user.promoPoints,
+    pointsPerOrder: services.orders.promoPointsPerOrder,
+    vip,
+    now: Date.now(),
+  };
 }
 
 export function meta() {
@@ -94,7 +104,13 @@ function NameEditor({ current, onClose }: { current: string; onClose: () => void
 export default function Personal({ loaderData }: Route.ComponentProps) {
   const { t } = useTranslation();
   const [editing, setEditing] = useState(false);
-  const { mobile, name, vip, now } = loaderData;
+  const [explaining, setExplaining] = useState(false);
+  const { mobile, name, vip, now, promoCode, promoPoints, pointsPerOrder } = loaderData;
+  const bigClass = vip !== null && vip.vipBigRoomTime > now && vip.vipBigRoomPeopleNumber > 0;
+  const copy = async () => {
+    if (await copyText(promoCode)) toast.success(t('common.copied'));
+    else toast.error(t('common.copyFailed'));
+  };
   const isVip = vip !== null && vip.vipRoomTime > now;
   return (
     <section aria-labelledby="personal-title" className="stack">
@@ -114,6 +130,24 @@ export default function Personal({ loaderData }: Route.ComponentProps) {
           </dd>
         </div>
         <div className="facts__row">
+          <dt>{t('personal.promoCode')}</dt>
+          <dd className="promo">
+            <span className="mono" data-testid="promo-code">
+              {promoCode}
+            </span>
+            <Button variant="ghost" onClick={() => void copy()} disabled={!promoCode}>
+              {t('personal.copy')}
+            </Button>
+            <button type="button" className="link-button" onClick={() => setExplaining(true)}>
+              {t('personal.whatIsPromo')}
+            </button>
+          </dd>
+        </div>
+        <div className="facts__row">
+          <dt>{t('personal.promoPoints')}</dt>
+          <dd data-testid="promo-points">{promoPoints}</dd>
+        </div>
+        <div className="facts__row">
           <dt>{t('personal.membership')}</dt>
           <dd className="stack stack--tight">
             <span>
@@ -126,7 +160,18 @@ export default function Personal({ loaderData }: Route.ComponentProps) {
                 t('personal.notVip')
               )}
             </span>
-            <span>{t('personal.credits', { n: vip?.vipRoomRemainingNumber ?? 0 })}</span>
+            <span data-testid="personal-credits">{t('personal.credits', { n: vip?.vipRoomRemainingNumber ?? 0 })}</span>
+            <span>
+              {bigClass && vip ? (
+                <>
+                  {t('personal.bigClass', { n: vip.vipBigRoomPeopleNumber, date: '' })}
+                  <LocalTime at={vip.vipBigRoomTime} dateOnly />
+                </>
+              ) : (
+                t('personal.noBigClass')
+              )}
+            </span>
+            <Link to="/profile/payment">{t('personal.buy')}</Link>
             {vip && vip.creditWindowUntil > now ? (
               <span className="muted">
                 {t('personal.creditWindow', { date: '' })}
@@ -137,6 +182,16 @@ export default function Personal({ loaderData }: Route.ComponentProps) {
         </div>
       </dl>
       {editing ? <NameEditor current={name} onClose={() => setEditing(false)} /> : null}
+      {explaining ? (
+        <Dialog
+          title={t('personal.promoTitle')}
+          onClose={() => setExplaining(false)}
+          actions={<Button onClick={() => setExplaining(false)}>{t('common.confirm')}</Button>}
+        >
+          <p>{t('personal.promoText', { n: pointsPerOrder })}</p>
+          <p className="muted">{t('personal.promoUse')}</p>
+        </Dialog>
+      ) : null}
     </section>
   );
 }

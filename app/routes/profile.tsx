@@ -28,6 +28,15 @@ export default function Profile({ loaderData }: Route.ComponentProps) {
             <li>
               <NavLink to="/profile/personal">{t('profile.personal')}</NavLink>
             </li>
+            <li>
+              <NavLink to="/profile/payment">{t('profile.payment')}</NavLink>
+            </li>
+            <li>
+              <NavLink to="/profile/message">{t('profile.message')}</NavLink>
+            </li>
+            <li>
+              <NavLink to="/profile/feedback">{t('profile.feedback')}</NavLink>
+            </li>
           </ul>
         </nav>
         <main id="main" className="profile__main">

@@ -57,6 +57,11 @@ export class OrderService {
     this.logger = logger;
   }
 
+  /** Points a promoter earns for each order paid with their code (the personal page explains it). */
+  get promoPointsPerOrder(): number {
+    return this.config.PROMO_POINTS_PER_ORDER;
+  }
+
   #goods(): Goods[] {
     return catalogue(this.config);
   }

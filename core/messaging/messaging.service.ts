@@ -28,7 +28,15 @@ export function normaliseFeedback(raw: string): string {
     .trim();
 }
 
-const clean = (s: string) => s.normalize('NFC').replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g, '').trim();
+/** Control characters other than tab and line breaks are dropped from operator text. */
+const clean = (s: string) =>
+  [...s.normalize('NFC')]
+    .filter((c) => {
+      const n = c.codePointAt(0)!;
+      return n === 9 || n === 10 || n === 13 || (n >= 32 && n !== 127);
+    })
+    .join('')
+    .trim();
 
 export class MessagingService {
   private readonly repo: MessagingRepository;

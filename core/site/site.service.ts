@@ -72,7 +72,7 @@ export class SiteService {
   async applyTrial(input: { name: unknown; mobile: unknown; organisation: unknown; message: unknown; ip: string }): Promise<void> {
     const name = text(input.name, 40);
     const mobile = text(input.mobile, 20);
-    if (!name || /[\u0000-\u001f]/.test(name)) throw illegalParams('name');
+    if (!name || [...name].some((c) => c.codePointAt(0)! < 32)) throw illegalParams('name');
     if (!MOBILE_RULE.test(mobile)) throw illegalParams('mobile');
     if (!(await this.limiter.hit(`trial:${input.ip}`, this.config.TRIAL_APPLICATIONS_PER_HOUR, 3_600_000))) throw new DomainError('36001');
     await this.repo.insertTrial({

@@ -17,7 +17,7 @@ import { attachRoomChannel } from './room-channel.ts';
 import { attachUserChannel } from './user-channel.ts';
 import { mountPayments } from './payments.ts';
 import { mountSiteRoutes } from './site-routes.ts';
-import { requestLang, requestToken } from './request.ts';
+import { requestIp, requestLang, requestToken } from './request.ts';
 
 export interface WebServer {
   http: HttpServer;
@@ -41,6 +41,7 @@ async function loadContext(platform: Platform, req: Request): Promise<AppContext
     sessionToken: viewer ? token : null,
     lang: requestLang(req),
     site: { publicUrl: platform.config.publicUrl, devOutbox: platform.config.devOutbox, production: platform.config.production },
+    ip: requestIp(req, platform.config.TRUST_PROXY),
   };
 }
 

@@ -1,0 +1,36 @@
+import { useEffect, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { useLang } from './lang.tsx';
+
+const DISMISS_KEY = 'siteNoticeDismissed';
+
+/**
+ * The operator's dated site notice (DECISIONS.md: the old shutdown notice became a setting, off by
+ * default). Dismissing hides this notice, in this browser, until its text or date changes.
+ */
+export function SiteNotice({ notice }: { notice: { zh: string; en: string; date: string } }) {
+  const { t } = useTranslation();
+  const { lang } = useLang();
+  const id = `${notice.date}|${notice.zh}|${notice.en}`;
+  const [hidden, setHidden] = useState(false);
+  useEffect(() => {
+    setHidden(localStorage.getItem(DISMISS_KEY) === id);
+  }, [id]);
+  if (hidden) return null;
+  return (
+    <aside className="site-notice" aria-label={t('notice.label')} data-testid="site-notice">
+      <span>{lang === 'en' ? notice.en : notice.zh}</span>
+      {notice.date ? <time dateTime={notice.date}>{t('notice.dated', { date: notice.date })}</time> : null}
+      <button
+        type="button"
+        aria-label={t('notice.dismiss')}
+        onClick={() => {
+          localStorage.setItem(DISMISS_KEY, id);
+          setHidden(true);
+        }}
+      >
+        ×
+      </button>
+    </aside>
+  );
+}
