@@ -1,0 +1,175 @@
+/**
+ * Buying a package end to end (order -> QR -> the pay URL on a second device -> pay -> success on
+ * the first page within 2 s -> countdown -> order list), then spending the credit on a paid mini
+ * class; the personal centre, message centre, feedback, the admin page, the landing page's trial
+ * form and the site notice.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { expectToast, newMobile, open, signIn, startWorld, waitForPath, type World } from './helpers.ts';
+
+const ADMIN = newMobile();
+let world: World;
+let teacher: Page;
+
+beforeAll(async () => {
+  world = await startWorld({
+    env: { ADMIN_MOBILES: ADMIN, SITE_NOTICE_ZH: '本站将于周六凌晨维护一小时', SITE_NOTICE_EN: 'Maintenance on Saturday night', SITE_NOTICE_DATE: '2026-11-20' },
+  });
+  teacher = (await world.person()).page;
+  await signIn(teacher, world.server);
+});
+afterAll(async () => {
+  await world?.close();
+});
+
+describe('buying the 5-use pack', () => {
+  it('orders, shows the QR code, and turns to success within 2 s of paying on a second device, then to the order list', async () => {
+    await open(teacher, '/profile/payment');
+    await teacher.getByText('只有老师需要付费，学生免费使用。').waitFor();
+    const card = teacher.locator('[data-goods="GB00000005"]');
+    await expect(card.locator('.goods__price').innerText()).resolves.toBe('¥39.90');
+    await card.getByRole('button', { name: /购买/ }).click();
+    await teacher.getByRole('heading', { name: '确认订单' }).waitFor();
+    const orderId = (await teacher.getByTestId('pay-order-id').innerText()).trim();
+    await teacher.getByLabel('推广码（选填）').fill('NOSUCH');
+    await teacher.getByRole('button', { name: '去支付' }).click();
+    await expectToast(teacher, '推广码不正确，请重新输入');
+    await teacher.getByLabel('推广码（选填）').fill('');
+    await teacher.getByRole('button', { name: '去支付' }).click();
+    const qr = teacher.getByTestId('pay-qr');
+    await qr.waitFor();
+    const tn = (await qr.getAttribute('data-tn'))!;
+    expect(tn).toContain('/sandbox-gateway/pay/');
+    expect(await teacher.getByTestId('pay-link').getAttribute('href')).toBe(tn);
+
+    // The payer's phone opens what the QR code encodes.
+    const phone = (await world.person({ viewport: { width: 390, height: 844 }, isMobile: true })).page;
+    await phone.goto(tn);
+    await expect(phone.getByTestId('sandbox-amount').innerText()).resolves.toBe('¥39.90');
+    await expect(phone.getByTestId('sandbox-order').innerText()).resolves.toBe(orderId);
+    const paidAt = Date.now();
+    await phone.getByRole('button', { name: /确认支付/ }).click();
+    await teacher.getByTestId('pay-success').waitFor({ timeout: 2000 });
+    expect(Date.now() - paidAt).toBeLessThan(2000);
+    await phone.getByTestId('sandbox-done').waitFor();
+    await teacher.getByText(/5 秒后跳转到订单列表|4 秒后跳转到订单列表/).waitFor();
+
+    // The countdown leads to the order list with the paid order, and membership reloads.
+    const row = teacher.locator(`[data-order="${orderId}"]`);
+    await row.waitFor({ timeout: 8000 });
+    await expect(row.innerText()).resolves.toContain('已支付');
+    await expect(teacher.getByTestId('pay-membership').innerText()).resolves.toContain('剩余课时：5');
+  });
+
+  it('shows 5 credits, the promo code and its explanation in the personal centre', async () => {
+    await open(teacher, '/profile/personal');
+    await expect(teacher.getByTestId('personal-credits').innerText()).resolves.toBe('剩余课时：5');
+    await expect(teacher.getByTestId('promo-code').innerText()).resolves.toMatch(/^[A-Z0-9]{6}$/);
+    await expect(teacher.getByTestId('promo-points').innerText()).resolves.toBe('0');
+    await teacher.getByRole('button', { name: '什么是推广码？' }).click();
+    const dialog = teacher.getByRole('dialog', { name: '什么是推广码？' });
+    await dialog.getByText(/推广积分/).first().waitFor();
+    await teacher.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'detached' });
+  });
+
+  it('asks before spending a credit on a paid mini class, spends one, and none again within 3 hours', async () => {
+    await open(teacher, '/');
+    await teacher.getByTestId('open-picker').click();
+    await teacher.getByTestId('create-paidMini').click();
+    const dialog = teacher.getByRole('dialog', { name: '创建付费小班课' });
+    await dialog.getByText('剩余课时：5').waitFor();
+    await dialog.getByRole('button', { name: '创建付费版（课时 -1）' }).click();
+    await teacher.waitForURL((url) => /^\/\d{6}$/.test(url.pathname));
+    await expect(teacher.getByTestId('room-type').innerText()).resolves.toContain('会员教室');
+
+    await open(teacher, '/');
+    await teacher.getByTestId('open-picker').click();
+    await teacher.getByTestId('create-paidMini').click();
+    await teacher.waitForURL((url) => /^\/\d{6}$/.test(url.pathname));
+    await teacher.getByTestId('room-number').waitFor();
+
+    await open(teacher, '/profile/personal');
+    await expect(teacher.getByTestId('personal-credits').innerText()).resolves.toBe('剩余课时：4');
+  });
+});
+
+describe('messages, feedback and operators', () => {
+  it('refuses the admin page to a teacher who is not an operator', async () => {
+    const res = await teacher.goto('/admin');
+    expect(res?.status()).toBe(404);
+  });
+
+  it('an operator publishes an announcement; a teacher reads it in the message centre and goes back', async () => {
+    const { page: admin } = await world.person();
+    await signIn(admin, world.server, ADMIN);
+    await open(admin, '/admin');
+    await admin.getByLabel('标题').fill('寒假课程安排');
+    await admin.getByLabel('内容').fill('一月十日起暂停排课。\n二月恢复。');
+    await admin.getByRole('button', { name: '发布' }).click();
+    await expectToast(admin, '已发布');
+
+    await open(teacher, '/profile/message');
+    await teacher.getByRole('button', { name: /寒假课程安排/ }).click();
+    await teacher.getByRole('heading', { name: '寒假课程安排' }).waitFor();
+    await expect(teacher.getByTestId('message-content').innerText()).resolves.toBe('一月十日起暂停排课。\n二月恢复。');
+    await teacher.getByRole('button', { name: '返回' }).click();
+    await teacher.getByRole('heading', { name: '消息中心' }).waitFor();
+  });
+
+  it('sends feedback with the captcha, refreshed by a click', async () => {
+    await open(teacher, '/profile/feedback');
+    const submit = teacher.getByRole('button', { name: '提交' });
+    expect(await submit.isDisabled()).toBe(true);
+    await teacher.getByLabel('反馈内容').fill('白板很好用');
+    // Clicking the image draws a new code; read it from the image the server sent.
+    const [response] = await Promise.all([
+      teacher.waitForResponse((r) => r.url().includes('/feedback/captcha')),
+      teacher.getByRole('button', { name: /看不清|验证码图片/ }).click(),
+    ]);
+    const code = [...(await response.text()).matchAll(/>(\d)<\/text>/g)].map((m) => m[1]).join('');
+    await teacher.getByLabel('验证码', { exact: true }).fill(code === '0000' ? '9999' : '0000');
+    await submit.click();
+    await expectToast(teacher, '验证码错误，请重新输入');
+    const [again] = await Promise.all([
+      teacher.waitForResponse((r) => r.url().includes('/feedback/captcha')),
+      teacher.getByRole('button', { name: /看不清|验证码图片/ }).click(),
+    ]);
+    const good = [...(await again.text()).matchAll(/>(\d)<\/text>/g)].map((m) => m[1]).join('');
+    await teacher.getByLabel('验证码', { exact: true }).fill(good);
+    await submit.click();
+    await teacher.getByRole('dialog', { name: '提交成功' }).waitFor();
+  });
+});
+
+describe('public pages', () => {
+  it('takes a trial application on the landing page and shows the dated site notice', async () => {
+    const { page } = await world.person();
+    await open(page, '/home');
+    await expect(page.getByTestId('site-notice').innerText()).resolves.toContain('本站将于周六凌晨维护一小时');
+    await expect(page.getByTestId('site-notice').innerText()).resolves.toContain('2026-11-20');
+    await page.getByLabel('姓名').fill('王老师');
+    await page.getByLabel('手机号').fill('13800138000');
+    await page.getByLabel('学校或机构（选填）').fill('实验小学');
+    await page.getByRole('button', { name: '提交申请' }).click();
+    await expect(page.getByTestId('trial-result').innerText()).resolves.toBe('申请已提交，我们会尽快联系你。');
+    const rows = await world.server.banshu.platform.services.site.latestTrials();
+    expect(rows.map((r) => [r.name, r.mobile, r.organisation])).toEqual([['王老师', '13800138000', '实验小学']]);
+    await page.getByRole('button', { name: '关闭通知' }).click();
+    await page.reload();
+    await page.locator('html[data-hydrated="true"]').waitFor({ state: 'attached' });
+    expect(await page.getByTestId('site-notice').count()).toBe(0);
+  });
+
+  it('serves help pages in both languages and store links from the settings', async () => {
+    const { page } = await world.person();
+    await open(page, '/help/camera');
+    await page.getByRole('heading', { name: '摄像头' }).waitFor();
+    await page.getByRole('link', { name: '麦克风' }).click();
+    await waitForPath(page, '/help/microphone');
+    expect((await page.goto('/help/nothing'))?.status()).toBe(404);
+    await open(page, '/h5down');
+    await expect(page.getByTestId('store-android').innerText()).resolves.toContain('暂未上架');
+  });
+});
