@@ -62,7 +62,7 @@ export function RoomTypePicker({ onBack, onCreate, creating }: Props) {
         <h1 id="picker-title" className="picker__title">
           {t('picker.title')}
         </h1>
-        <Link className="picker__help" to="/download/pc#help" target="_blank" rel="noopener">
+        <Link className="picker__help" to="/help/web" target="_blank" rel="noopener">
           {t('picker.help')}
         </Link>
       </div>

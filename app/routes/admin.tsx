@@ -38,14 +38,18 @@ export async function loader({ context }: Route.LoaderArgs) {
 export async function action({ context, request }: Route.ActionArgs) {
   const { viewer, services } = requireAdmin(context);
   const form = await request.formData();
-  const intent = form.get('intent');
+  const field = (name: string) => {
+    const v = form.get(name);
+    return typeof v === 'string' ? v : '';
+  };
+  const intent = field('intent');
   try {
     if (intent === 'publish') {
-      await services.messaging.publish({ title: String(form.get('title') ?? ''), content: String(form.get('content') ?? ''), author: viewer.mobile });
+      await services.messaging.publish({ title: field('title'), content: field('content'), author: viewer.mobile });
       return { ok: 'published' as const, at: Date.now() };
     }
     if (intent === 'remove') {
-      await services.messaging.removeAnnouncement(String(form.get('id') ?? ''));
+      await services.messaging.removeAnnouncement(field('id'));
       return { ok: 'removed' as const, at: Date.now() };
     }
   } catch (error) {

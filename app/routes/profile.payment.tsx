@@ -9,6 +9,7 @@ import { appContext } from '#app/context.ts';
 import { useUserEvents } from '#app/billing/useUserEvents.ts';
 import { Button } from '#app/components/Button.tsx';
 import { LocalTime } from '#app/components/LocalTime.tsx';
+import { VipUntil } from '#app/billing/VipStatus.tsx';
 import { useLang } from '#app/components/lang.tsx';
 import { domainCode } from '#app/lib/domain-error.ts';
 import { api, isOk, NETWORK_ERROR } from '#app/lib/api.ts';
@@ -197,7 +198,6 @@ export default function Payment({ loaderData }: Route.ComponentProps) {
     void revalidator.revalidate(); // membership lines reload after a purchase
   };
 
-  const isVip = vip !== null && vip.vipRoomTime > now;
   const tabs = view.n === 1 || view.n === 2;
 
   return (
@@ -205,14 +205,7 @@ export default function Payment({ loaderData }: Route.ComponentProps) {
       <h1 id="payment-title">{t('payment.title')}</h1>
       <p className="muted">{t('payment.onlyTeachers')}</p>
       <p className="pay__membership" data-testid="pay-membership">
-        {isVip && vip ? (
-          <>
-            {t('personal.vipUntil', { date: '' })}
-            <LocalTime at={vip.vipRoomTime} dateOnly />
-          </>
-        ) : (
-          t('personal.notVip')
-        )}
+        <VipUntil vip={vip} now={now} />
         {' · '}
         {t('personal.credits', { n: vip?.vipRoomRemainingNumber ?? 0 })}
       </p>

@@ -8,6 +8,7 @@ import { domainCode } from '#app/lib/domain-error.ts';
 import { Button } from '#app/components/Button.tsx';
 import { Dialog } from '#app/components/Dialog.tsx';
 import { LocalTime } from '#app/components/LocalTime.tsx';
+import { VipUntil } from '#app/billing/VipStatus.tsx';
 import { api, NETWORK_ERROR } from '#app/lib/api.ts';
 import { checkName, NAME_MAX } from '#app/lib/names.ts';
 import { toast } from '#app/lib/toast.ts';
@@ -111,7 +112,6 @@ export default function Personal({ loaderData }: Route.ComponentProps) {
     if (await copyText(promoCode)) toast.success(t('common.copied'));
     else toast.error(t('common.copyFailed'));
   };
-  const isVip = vip !== null && vip.vipRoomTime > now;
   return (
     <section aria-labelledby="personal-title" className="stack">
       <h1 id="personal-title">{t('personal.title')}</h1>
@@ -151,14 +151,7 @@ export default function Personal({ loaderData }: Route.ComponentProps) {
           <dt>{t('personal.membership')}</dt>
           <dd className="stack stack--tight">
             <span>
-              {isVip && vip ? (
-                <>
-                  {t('personal.vipUntil', { date: '' })}
-                  <LocalTime at={vip.vipRoomTime} dateOnly />
-                </>
-              ) : (
-                t('personal.notVip')
-              )}
+              <VipUntil vip={vip} now={now} />
             </span>
             <span data-testid="personal-credits">{t('personal.credits', { n: vip?.vipRoomRemainingNumber ?? 0 })}</span>
             <span>

@@ -1,18 +1,8 @@
 import { z } from 'zod';
+import { myRoomsInput } from '../rooms/room.schema.ts';
 
-const wholeNumber = (min: number, max: number) =>
-  z
-    .union([z.number(), z.string().regex(/^\d{1,16}$/)])
-    .transform(Number)
-    .pipe(z.number().int().min(min).max(max));
-
-/** pageTime is a position (goods) or a ms epoch (orders, announcements); both fit here. */
-export const pageInput = z
-  .object({
-    pageTime: wholeNumber(0, Date.UTC(9999, 11, 31)).optional(),
-    pageSize: wholeNumber(1, 50).optional(),
-  })
-  .loose();
+/** pageTime is a position (goods) or a ms epoch (orders, announcements): the room list's rule fits both. */
+export const pageInput = myRoomsInput;
 
 export const GOODS_ID_RULE = /^GB\d{8}$/;
 export const ORDER_ID_RULE = /^[A-Z0-9]{6,40}$/;
