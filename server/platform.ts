@@ -14,7 +14,7 @@ import { InMemoryEventBus, type EventBus } from '#core/platform/events.ts';
 import { startPgBoss, type JobQueue } from '#core/platform/jobs.ts';
 import { createLogger, type Logger } from '#core/platform/logger.ts';
 import { DiskObjectStore } from '#core/platform/objects.ts';
-import { SandboxGateway } from '#core/platform/payments.ts';
+import { NoGateway, SandboxGateway, type PaymentGateway } from '#core/platform/payments.ts';
 import { hmac } from '#core/platform/secrets.ts';
 import { ConsoleSmsSender, DevOutbox, HttpSmsSender, type SmsSender } from '#core/platform/sms.ts';
 import { buildServices, type Services } from '#core/services.ts';
@@ -54,8 +54,10 @@ export interface Platform {
   jobs: JobQueue | null;
   presence: PresenceRegistry;
   secret: string;
-  /** The payment gateway; the sandbox also serves its own pay page (server/web/payments.ts). */
-  payments: SandboxGateway;
+  /** The payment gateway (PAYMENT_GATEWAY). */
+  payments: PaymentGateway;
+  /** The built-in sandbox when it is the gateway: it also serves its own pay page (server/web/payments.ts). */
+  sandbox: SandboxGateway | null;
   close(): Promise<void>;
 }
 
@@ -66,7 +68,7 @@ export interface PlatformOverrides {
   sms?: SmsSender;
   logger?: Logger;
   /** A payment gateway adapter in place of the built-in sandbox (tests: one that is down). */
-  payments?: SandboxGateway;
+  payments?: PaymentGateway;
   /** Start pg-boss and the job workers (default: for roles all and worker). */
   jobs?: boolean;
 }
@@ -118,8 +120,15 @@ export async function buildPlatform(config: Config, o: PlatformOverrides = {}): 
 
   const presence = new PresenceRegistry();
   const clock = o.clock ?? systemClock;
-  // Without its own secret the sandbox derives one, so a laptop run needs no setting.
-  const payments = o.payments ?? new SandboxGateway(config.PAYMENT_GATEWAY_SECRET ?? hmac(secret, 'payment-gateway'), () => config.publicUrl, () => clock.now().getTime());
+  // The sandbox gives packages away, so production has no gateway unless one is chosen. Without
+  // its own secret the sandbox derives one, so a laptop run needs no setting.
+  const gatewayKind = config.PAYMENT_GATEWAY ?? (config.production ? 'off' : 'sandbox');
+  const payments: PaymentGateway =
+    o.payments ??
+    (gatewayKind === 'sandbox'
+      ? new SandboxGateway(config.PAYMENT_GATEWAY_SECRET ?? hmac(secret, 'payment-gateway'), () => config.publicUrl, () => clock.now().getTime())
+      : new NoGateway());
+  const sandbox = payments instanceof SandboxGateway ? payments : null;
   const services = buildServices({
     config,
     secret,
@@ -157,6 +166,7 @@ export async function buildPlatform(config: Config, o: PlatformOverrides = {}): 
     presence,
     secret,
     payments,
+    sandbox,
     async close() {
       await jobs?.stop().catch((err: unknown) => logger.warn({ err }, 'job queue stop failed'));
       await database.close();

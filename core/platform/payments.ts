@@ -113,3 +113,17 @@ export class SandboxGateway implements PaymentGateway {
     return { delivered: res.ok && text.trim() === 'success', status: res.status };
   }
 }
+
+/**
+ * No gateway: the shop lists its packages but cannot take money (25006). The default in
+ * production, where the sandbox would hand out packages for free.
+ */
+export class NoGateway implements PaymentGateway {
+  readonly name = 'off';
+  createPayment(): Promise<{ tn: string }> {
+    return Promise.reject(new Error('no payment gateway is configured (PAYMENT_GATEWAY)'));
+  }
+  parseNotice(): PaymentNotice | null {
+    return null;
+  }
+}

@@ -23,7 +23,7 @@ button:focus-visible{outline:3px solid #0b5cd5;outline-offset:2px}.ok{color:#1a7
 }
 
 export function mountPayments(app: Express, platform: Platform): void {
-  const { services, payments, logger } = platform;
+  const { services, sandbox, logger } = platform;
 
   app.post(
     /^\/payments\/notify\/([a-z0-9-]{1,32})$/,
@@ -38,10 +38,11 @@ export function mountPayments(app: Express, platform: Platform): void {
     },
   );
 
+  if (!sandbox) return;
   const payPath = new RegExp(`^${SANDBOX_PAY_PATH.replace(/\//g, '\\/')}([A-Za-z0-9_.-]{10,2048})$`);
   app.get(payPath, (req: Request, res: Response) => {
     const token = (req.params as Record<string, string>)[0] ?? '';
-    const link = payments.readPayLink(token);
+    const link = sandbox.readPayLink(token);
     res.set('Cache-Control', 'no-store');
     if (!link) {
       res.status(404).type('html').send(page('Sandbox', `<h1 class="bad">支付链接无效或已过期</h1><p class="sub">This payment link is invalid or has expired.</p>`));
@@ -62,7 +63,7 @@ export function mountPayments(app: Express, platform: Platform): void {
     const token = (req.params as Record<string, string>)[0] ?? '';
     res.set('Cache-Control', 'no-store');
     try {
-      const r = await payments.pay(token);
+      const r = await sandbox.pay(token);
       if (r.delivered) {
         res.type('html').send(page('支付成功 · Paid', `<h1 class="ok" data-testid="sandbox-done">支付成功 · Payment complete</h1><p class="sub">可以关闭此页 · You may close this page.</p>`));
       } else {

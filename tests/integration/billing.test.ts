@@ -288,3 +288,20 @@ eachEngine(
   },
   { env, overrides: { payments: new DownGateway(TEST_GATEWAY_SECRET, () => 'http://127.0.0.1:9') } },
 );
+
+eachEngine(
+  'no gateway (PAYMENT_GATEWAY=off, the production default)',
+  (server) => {
+    it('lists packages but takes no payment: 25006, no sandbox pay page, every notice refused', async () => {
+      const t = await signIn(server());
+      expect((await call(server().url, 'getGoodsList', {}, { token: t.token })).data.goodsList.length).toBeGreaterThan(0);
+      const order = await call(server().url, 'createOrder', { goodsId: 'GB00000005' }, { token: t.token });
+      expect((await call(server().url, 'paymentOrder', { orderId: order.data.orderInfo.orderId }, { token: t.token })).code).toBe('25006');
+      expect((await fetch(`${server().url}/sandbox-gateway/pay/${'a'.repeat(40)}.${'b'.repeat(43)}`)).status).toBe(404);
+      const body = JSON.stringify({ orderId: order.data.orderInfo.orderId, txn: 'TXN0000000001', amount: 3990, status: 'SUCCESS', paidAt: Date.now() });
+      expect((await sendNotice(server(), body, { secret: TEST_GATEWAY_SECRET })).status).toBe(400);
+      expect((await orderState(server(), order.data.orderInfo.orderId)).state).toBe('created');
+    });
+  },
+  { env: { ...env, PAYMENT_GATEWAY: 'off' } },
+);
