@@ -51,6 +51,9 @@ export function AppHeader({ user }: { user: HeaderUser | null }) {
           <NavLink to="/profile/personal" className="app-header__link">
             {t('menu.personal')}
           </NavLink>
+          <NavLink to="/profile/payment" className="app-header__link">
+            {t('menu.payment')}
+          </NavLink>
         </nav>
       ) : null}
       <div className="app-header__end">
@@ -89,6 +92,16 @@ export function AppHeader({ user }: { user: HeaderUser | null }) {
                   <li>
                     <Link to="/profile/personal" onClick={() => setOpen(false)}>
                       {t('menu.personal')}
+                    </Link>
+                  </li>
+                  <li>
+                    <Link to="/profile/payment" onClick={() => setOpen(false)}>
+                      {t('menu.payment')}
+                    </Link>
+                  </li>
+                  <li>
+                    <Link to="/profile/message" onClick={() => setOpen(false)}>
+                      {t('menu.message')}
                     </Link>
                   </li>
                   <li>

@@ -36,6 +36,8 @@ export const en: Messages = {
     lobby: 'Home',
     logout: 'Log out',
     logoutConfirm: 'Do you want to log out?',
+    payment: 'Upgrade',
+    message: 'Messages',
   },
   login: {
     title: 'Sign in to Banshu',

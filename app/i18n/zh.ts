@@ -34,6 +34,8 @@ export const zh = {
     lobby: '首页',
     logout: '退出登录',
     logoutConfirm: '确定要退出登录吗？',
+    payment: '付费升级',
+    message: '消息中心',
   },
   login: {
     title: '登录板书',
