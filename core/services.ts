@@ -20,6 +20,8 @@ import { RoomRepository } from './rooms/room.repository.ts';
 import { RoomService } from './rooms/room.service.ts';
 import { LiveRepository } from './rooms/live.repository.ts';
 import { RoomLiveService, type Presence, type Scheduler } from './rooms/live.service.ts';
+import { BoardRepository } from './board/board.repository.ts';
+import { BoardService } from './board/board.service.ts';
 
 export interface Ports {
   config: Config;
@@ -46,6 +48,7 @@ export interface Services {
   devOutbox: { list(): Array<{ mobile: string; code: string; purpose: string; at: number }> } | null;
   /** Grants used by the billing issue's orders and by tests. */
   billingRepo: BillingRepository;
+  board: BoardService;
 }
 
 export function buildServices(p: Ports): Services {
@@ -57,5 +60,6 @@ export function buildServices(p: Ports): Services {
   const signer = new TokenSigner(p.secret);
   const rooms = new RoomService(new RoomRepository(p.db), account, billing, signer, limiter, p.clock, p.config);
   const live = new RoomLiveService(new LiveRepository(p.db), accountRepo, rooms, p.events, p.presence, p.scheduler, p.clock, p.config);
-  return { account, rooms, live, billing, limiter, devOutbox: p.outbox, billingRepo };
+  const board = new BoardService(new BoardRepository(p.db), live, signer, p.objects, p.events, p.clock, p.config, p.logger);
+  return { account, rooms, live, billing, limiter, devOutbox: p.outbox, billingRepo, board };
 }

@@ -99,6 +99,20 @@ export interface ApiCalls {
   /** The creator's observer link: `${publicUrl}${invitePath}?userType=3&ot=<signed token>`. */
   createObserverLink: [{ roomNumber: string }, { url: string; expiresAt: number }];
   getMyRoomList: [{ pageTime?: number; pageSize?: number }, { roomList: RoomListItem[]; hasMore: boolean; nextPageTime: number }];
+  /** A short-lived board token for the `/board` channel; `channelId` is the room number, `bucketId` the board's id. */
+  createWbToken: [{ userId: string; channelId: string }, { token: string; bucketId: string }];
+  /** JSON text of `TeachingPicture[]`. */
+  getTeachingPictureList: [Record<string, never>, { teachingPictureList: string }];
+}
+
+/** A stencil of the shape panel (spec 03 §3): subjectId 2 math, 3 physics, 4 chemistry. */
+export interface TeachingPicture {
+  id: string;
+  subjectId: 2 | 3 | 4;
+  stname: string;
+  name: string;
+  nameEn: string;
+  imageUrl: string;
 }
 
 export type ApiName = keyof ApiCalls;

@@ -55,6 +55,13 @@ export const configSchema = z
     ROOM_IDLE_HOURS: int(24, 1),
     OBSERVER_LINK_HOURS: int(24, 1),
     OBSERVER_NAME: z.string().min(1).max(10).default('观察员'),
+    BOARD_TOKEN_TTL_SECONDS: int(3600, 60, 24 * 3600),
+    BOARD_SNAPSHOT_EVERY: int(200, 10),
+    BOARD_MAX_ITEMS_PER_LAYER: int(200_000, 100),
+    BOARD_UNDO_DEPTH: int(100, 1, 10_000),
+    BOARD_OPS_PER_SECOND: int(30, 1),
+    BOARD_STROKES_PER_SECOND: int(40, 1),
+    BOARD_IMAGE_MAX_BYTES: int(20_480_000, 1),
   })
   .superRefine((c, ctx) => {
     if (c.SMS_SENDER === 'http' && !c.SMS_WEBHOOK_URL) {

@@ -14,6 +14,8 @@ import type { Services } from '#core/services.ts';
 import { toUserInfo, type Viewer } from '#core/account/account.service.ts';
 import * as accountSchema from '#core/account/account.schema.ts';
 import * as roomSchema from '#core/rooms/room.schema.ts';
+import * as boardSchema from '#core/board/board.schema.ts';
+import { teachingPictureList } from '#core/board/stencils.ts';
 import { requestIp, requestLang, requestToken } from './request.ts';
 
 interface CallContext {
@@ -118,6 +120,8 @@ export function buildHandlers(services: Services, config: Config): Record<ApiNam
     getConsumptionStatus: h(accountSchema.noInput, async (ctx) => billing.getConsumptionStatus(await ctx.viewer())),
     getUserVipInfo: h(accountSchema.noInput, async (ctx) => ({ vipUserInfo: await billing.getUserVipInfo(await ctx.viewer()) })),
     getMyRoomList: h(roomSchema.myRoomsInput, async (ctx, i) => rooms.listMyRooms(await ctx.viewer(), i)),
+    createWbToken: h(boardSchema.createWbTokenInput, async (ctx, i) => services.board.createToken(await ctx.viewer(), i)),
+    getTeachingPictureList: h(accountSchema.noInput, () => Promise.resolve({ teachingPictureList: JSON.stringify(teachingPictureList()) })),
   };
 }
 

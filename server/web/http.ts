@@ -14,6 +14,8 @@ import { appContext, type AppContext } from '#app/context.ts';
 import type { Platform } from '../platform.ts';
 import { createApiHandler } from './api.ts';
 import { attachRoomChannel } from './room-channel.ts';
+import { attachBoardChannel } from './board-channel.ts';
+import { boardImageRoutes } from './board-images.ts';
 import { requestLang, requestToken } from './request.ts';
 
 export interface WebServer {
@@ -73,6 +75,8 @@ export async function startWeb(platform: Platform, opts: WebOptions): Promise<We
     await pipeline(obj.stream, res).catch(() => res.destroy());
   });
 
+  app.use(boardImageRoutes(platform));
+
   const getLoadContext = async (req: Request) => {
     const provider = new RouterContextProvider();
     provider.set(appContext, await loadContext(platform, req));
@@ -127,6 +131,7 @@ export async function startWeb(platform: Platform, opts: WebOptions): Promise<We
   });
   const io = new SocketServer(http, { serveClient: false, maxHttpBufferSize: 1_000_000 });
   const channel = attachRoomChannel(io, platform);
+  const boardChannel = attachBoardChannel(io, platform);
 
   await new Promise<void>((resolve, reject) => {
     http.once('error', reject);
@@ -146,6 +151,7 @@ export async function startWeb(platform: Platform, opts: WebOptions): Promise<We
     url,
     async close() {
       channel.close();
+      boardChannel.close();
       await new Promise<void>((resolve) => {
         void io.close(() => resolve());
       });

@@ -41,6 +41,8 @@ const endpoints: Record<ApiName, { body: Record<string, unknown>; auth: boolean 
   getMyRoomList: { body: { pageTime: 0, pageSize: 10 }, auth: true },
   updateRoomInfoByRoomNumber: { body: { roomNumber: '123456', showState: 'wb' }, auth: true },
   createObserverLink: { body: { roomNumber: '123456' }, auth: true },
+  createWbToken: { body: { userId: '1', channelId: '123456' }, auth: true },
+  getTeachingPictureList: { body: {}, auth: false },
 };
 
 /** Values that are not hostile for that field: a number is a fine page time. */
@@ -77,6 +79,9 @@ eachEngine('hostile input on every endpoint', (server) => {
     const foreign = await call(s.url, 'createRoom', { roomType: 2 }, { token: other.token });
     endpoints.updateRoomInfoByRoomNumber.body['roomNumber'] = foreign.data.roomInfo.roomNumber;
     endpoints.createObserverLink.body['roomNumber'] = foreign.data.roomInfo.roomNumber;
+    // A board token for a room the teacher is not in.
+    endpoints.createWbToken.body['userId'] = teacher.userId;
+    endpoints.createWbToken.body['channelId'] = foreign.data.roomInfo.roomNumber;
     const before = await snapshot(s);
     const seen: string[] = [];
 

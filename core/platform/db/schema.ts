@@ -110,6 +110,27 @@ export interface RateHitsTable {
   at: Timestamp;
 }
 
+export interface BoardRoomsTable {
+  room_id: string;
+  seq: Generated<string>;
+}
+
+export interface BoardOpsTable {
+  room_id: string;
+  seq: string;
+  page: string;
+  op_id: string;
+  user_id: string;
+  body: string;
+}
+
+export interface BoardSnapshotsTable {
+  room_id: string;
+  page: string;
+  seq: string;
+  state: string;
+}
+
 export interface DB {
   users: UsersTable;
   sessions: SessionsTable;
@@ -120,4 +141,7 @@ export interface DB {
   credit_ledger: CreditLedgerTable;
   rate_hits: RateHitsTable;
   chat_messages: ChatMessagesTable;
+  board_rooms: BoardRoomsTable;
+  board_ops: BoardOpsTable;
+  board_snapshots: BoardSnapshotsTable;
 }
