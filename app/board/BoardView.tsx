@@ -17,7 +17,7 @@ import { toast } from '#app/lib/toast.ts';
 import { BoardCanvas } from './BoardCanvas.tsx';
 import { imagePlan, placeImage, translateData, type Point } from './geometry.ts';
 import { prepareBoardImage, uploadBoardImage } from './images.ts';
-import { ImageUrls, loadStencils, type Stencil } from './net.ts';
+import { createWbToken, ImageUrls, loadStencils, type Stencil } from './net.ts';
 import type { BoardRenderer } from './renderer.ts';
 import type { BoardStore } from './store.ts';
 import { Toolbar } from './Toolbar.tsx';
@@ -74,7 +74,7 @@ export function BoardView(props: BoardViewProps) {
   const rendererRef = useRef<BoardRenderer | null>(null);
   const clipboard = useRef<BoardItem | null>(null);
 
-  const imageUrls = useMemo(() => new ImageUrls(props.roomNumber, token), [props.roomNumber, token]);
+  const imageUrls = useMemo(() => new ImageUrls(token), [token]);
   useEffect(() => {
     imageUrls.onReady = () => rendererRef.current?.requestFull();
   }, [imageUrls]);
@@ -160,7 +160,7 @@ export function BoardView(props: BoardViewProps) {
     setUploading(true);
     try {
       const image = await prepareBoardImage(file, plan === 'compress');
-      const answer = await uploadBoardImage(image, { token: token(), roomNumber: props.roomNumber });
+      const answer = await uploadBoardImage(image, { token: token(), lang: currentLang() });
       if (answer.code !== '0' || !answer.data) {
         toast.error(answer.msg || codeMessage(answer.code, currentLang()) || t('board.image.failed'));
         return;
@@ -177,7 +177,6 @@ export function BoardView(props: BoardViewProps) {
   };
 
   const openPhone = async () => {
-    const { createWbToken } = await import('./net.ts');
     const fresh = await createWbToken(props.myId, props.roomNumber);
     const tk = fresh?.token ?? token();
     const url = new URL(`/upload/${encodeURIComponent(props.myId)}/${encodeURIComponent(props.roomNumber)}`, window.location.origin);

@@ -5,8 +5,8 @@
  */
 import { IMAGE_COMPRESS_QUALITY, IMAGE_COMPRESS_WIDTH, scaleToWidth } from './geometry.ts';
 
-/** The server's upload address (multipart field `file`, plus `roomNumber`; board token in `token`). */
-export const BOARD_IMAGE_UPLOAD = '/api/uploadBoardImage';
+/** The server's board image upload: the raw jpg/png body, the board token as a Bearer token. */
+export const BOARD_IMAGE_UPLOAD = '/board-images';
 
 export interface PreparedImage {
   blob: Blob;
@@ -56,19 +56,18 @@ export interface UploadAnswer {
   url: string;
 }
 
-/** Uploads with XMLHttpRequest (fetch has no upload progress). Resolves with the envelope's data. */
+/** Uploads with XMLHttpRequest (fetch has no upload progress). Resolves with the envelope. */
 export function uploadBoardImage(
   image: PreparedImage,
-  options: { token: string; roomNumber: string; onProgress?: (fraction: number) => void; signal?: AbortSignal },
+  options: { token: string; onProgress?: (fraction: number) => void; signal?: AbortSignal; lang?: string },
 ): Promise<{ code: string; msg: string; data: UploadAnswer | null }> {
   return new Promise((resolve) => {
     const xhr = new XMLHttpRequest();
-    const form = new FormData();
-    form.append('roomNumber', options.roomNumber);
-    form.append('token', options.token);
-    form.append('file', image.blob, image.type === 'image/png' ? 'image.png' : 'image.jpg');
     xhr.open('POST', BOARD_IMAGE_UPLOAD);
     xhr.setRequestHeader('accept', 'application/json');
+    xhr.setRequestHeader('content-type', image.type);
+    xhr.setRequestHeader('authorization', `Bearer ${options.token}`);
+    if (options.lang) xhr.setRequestHeader('lang', options.lang);
     xhr.upload.onprogress = (e) => {
       if (e.lengthComputable) options.onProgress?.(e.loaded / e.total);
     };
@@ -88,6 +87,6 @@ export function uploadBoardImage(
     };
     xhr.onerror = () => resolve({ code: 'network', msg: '', data: null });
     options.signal?.addEventListener('abort', () => xhr.abort());
-    xhr.send(form);
+    xhr.send(image.blob);
   });
 }

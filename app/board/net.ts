@@ -1,23 +1,14 @@
 /**
- * The board's /api calls: the board token, the stencil list and signed image addresses. They go
- * through the app's api() client (envelope, headers, language) by name.
+ * The board's server calls: the board token and the stencil list over /api, signed addresses of
+ * board images over `/board-images/urls` (the board token as a Bearer token).
  */
-import type { ApiName, Envelope } from '#core/contracts/api.ts';
 import { api, isOk } from '#app/lib/api.ts';
-
-/** Calls an /api name this branch's contract may not list yet; the answer is read defensively. */
-async function call(name: string, body: Record<string, unknown>): Promise<Envelope<unknown>> {
-  return (api as unknown as (n: ApiName, b: unknown, o: { quietNetworkError: boolean }) => Promise<Envelope<unknown>>)(name as ApiName, body, {
-    quietNetworkError: true,
-  });
-}
+import { currentLang } from '#app/lib/lang.ts';
 
 /** `/api/createWbToken` (spec §7: userId, channelId -> token, bucketId). */
 export async function createWbToken(userId: string, roomNumber: string): Promise<{ token: string; bucketId: string } | null> {
-  const envelope = await call('createWbToken', { userId, channelId: roomNumber });
-  if (!isOk(envelope)) return null;
-  const data = envelope.data as { token?: unknown; bucketId?: unknown };
-  return typeof data.token === 'string' ? { token: data.token, bucketId: typeof data.bucketId === 'string' ? data.bucketId : '' } : null;
+  const envelope = await api('createWbToken', { userId, channelId: roomNumber }, { quietNetworkError: true });
+  return isOk(envelope) ? envelope.data : null;
 }
 
 export type StencilGroup = 'basic' | 'math' | 'physics' | 'chemistry';
@@ -34,7 +25,7 @@ export interface Stencil {
 const SUBJECTS: Record<number, StencilGroup> = { 1: 'basic', 2: 'math', 3: 'physics', 4: 'chemistry' };
 
 /** Reads `teachingPictureList` (JSON text, or already a list) into stencils; unknown rows dropped. */
-export function parseStencils(raw: unknown): Stencil[] {
+export function parseStencils(raw: unknown, lang: string = 'zh'): Stencil[] {
   let list: unknown = raw;
   if (typeof raw === 'string') {
     try {
@@ -52,7 +43,9 @@ export function parseStencils(raw: unknown): Stencil[] {
     const imageUrl = typeof r['imageUrl'] === 'string' ? r['imageUrl'] : '';
     const id = typeof r['id'] === 'string' ? r['id'] : typeof r['stencilId'] === 'string' ? r['stencilId'] : '';
     if (!group || !imageUrl || !id) continue;
-    out.push({ id, group, set: typeof r['stname'] === 'string' ? r['stname'] : '', name: typeof r['name'] === 'string' ? r['name'] : id, imageUrl });
+    const zhName = typeof r['name'] === 'string' ? r['name'] : id;
+    const name = lang === 'en' && typeof r['nameEn'] === 'string' ? r['nameEn'] : zhName;
+    out.push({ id, group, set: typeof r['stname'] === 'string' ? r['stname'] : '', name, imageUrl });
   }
   return out;
 }
@@ -61,12 +54,12 @@ let stencilCache: Promise<Stencil[]> | null = null;
 
 /** `/api/getTeachingPictureList`, once per page load. */
 export function loadStencils(): Promise<Stencil[]> {
-  stencilCache ??= call('getTeachingPictureList', {}).then((envelope) => {
+  stencilCache ??= api('getTeachingPictureList', {}, { quietNetworkError: true }).then((envelope) => {
     if (!isOk(envelope)) {
       stencilCache = null;
       return [];
     }
-    return parseStencils((envelope.data as { teachingPictureList?: unknown }).teachingPictureList);
+    return parseStencils(envelope.data.teachingPictureList, currentLang());
   });
   return stencilCache;
 }
@@ -80,12 +73,10 @@ export class ImageUrls {
   readonly #asked = new Set<string>();
   #queue = new Set<string>();
   #scheduled = false;
-  readonly #roomNumber: string;
   readonly #token: () => string;
   onReady: () => void = () => undefined;
 
-  constructor(roomNumber: string, token: () => string) {
-    this.#roomNumber = roomNumber;
+  constructor(token: () => string) {
     this.#token = token;
   }
 
@@ -113,8 +104,20 @@ export class ImageUrls {
     const keys = [...this.#queue];
     this.#queue = new Set();
     if (!keys.length) return;
-    const envelope = await call('getBoardImageUrls', { roomNumber: this.#roomNumber, token: this.#token(), keys });
-    const urls = isOk(envelope) ? (envelope.data as { urls?: Record<string, unknown> }).urls : undefined;
+    let urls: Record<string, unknown> | undefined;
+    let ok = false;
+    try {
+      const res = await fetch('/board-images/urls', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${this.#token()}`, lang: currentLang() },
+        body: JSON.stringify({ keys }),
+      });
+      const body = (await res.json()) as { code?: unknown; data?: { urls?: Record<string, unknown> } | null };
+      ok = String(body.code) === '0';
+      urls = body.data?.urls;
+    } catch {
+      // No answer: asked again in a while.
+    }
     let any = false;
     for (const key of keys) {
       const url = urls?.[key];
@@ -123,7 +126,7 @@ export class ImageUrls {
         any = true;
       }
       // Asked again only after the address would have expired.
-      setTimeout(() => this.#asked.delete(key), isOk(envelope) ? 3_000_000 : 10_000);
+      setTimeout(() => this.#asked.delete(key), ok ? 3_000_000 : 10_000);
     }
     if (any) this.onReady();
   }

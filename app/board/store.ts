@@ -32,6 +32,8 @@ export type BoardStatus = 'connecting' | 'live' | 'offline' | 'failed';
 const ACK_TIMEOUT_MS = 10_000;
 /** Others' strokes in progress are dropped if nothing arrives for this long (the author left). */
 const LIVE_STALE_MS = 5_000;
+const RETRY_REFUSED_MS = 2_000;
+const REFUSALS_BEFORE_FAILED = 5;
 
 export interface StoreEvents {
   /** A layer changed; `change` tells the renderer how much to repaint. */
@@ -78,6 +80,7 @@ export class BoardStore {
     refused: new Set(),
   };
   #closed = false;
+  #refusals = 0;
   /** Undo depth per layer (own operations that changed something); redo depth after undos. */
   readonly #undo = new Map<LayerKey, number>();
   readonly #redo = new Map<LayerKey, number>();
@@ -115,9 +118,12 @@ export class BoardStore {
     }
     const socket: BoardSocket = this.#options.socket
       ? this.#options.socket(token)
-      : io(BOARD_NAMESPACE, { auth: { token }, transports: ['websocket'], reconnectionDelayMax: 5000 });
+      : // Its own connection: the room channel's manager runs its own reconnect rules (no auto
+        // reconnection, no auto connect), and the board must come back by itself.
+        io(BOARD_NAMESPACE, { auth: { token }, transports: ['websocket'], reconnectionDelayMax: 5000, forceNew: true });
     this.#socket = socket;
     socket.on('connect', () => {
+      this.#refusals = 0;
       this.#setStatus('live');
       // Resync every loaded layer from its last sequence number, then resend what is unacked.
       for (const layer of this.#layers.values()) void this.#load(layer.page);
@@ -129,13 +135,23 @@ export class BoardStore {
     socket.on('connect_error', (error: Error) => {
       if (this.#closed) return;
       this.#setStatus('offline');
-      // An expired or refused token: ask for a fresh one; socket.io retries by itself.
-      if (/^2100\d$|token/i.test(error.message)) {
-        void this.#options.token().then((fresh) => {
-          if (fresh && this.#socket === socket) socket.auth = { token: fresh };
-        });
+      if (socket.active) return; // a network failure: socket.io retries by itself
+      // Refused by the server (expired token, room closed, left the room): a fresh token, then
+      // one more try after a pause; a refusal that stays is shown as failed.
+      const expired = error.message === '21001';
+      if (!expired) this.#refusals += 1;
+      if (this.#refusals > REFUSALS_BEFORE_FAILED) {
+        this.#setStatus('failed');
+        return;
       }
-      if (!socket.active) socket.connect();
+      setTimeout(() => {
+        if (this.#closed || this.#socket !== socket) return;
+        void this.#options.token().then((fresh) => {
+          if (this.#closed || this.#socket !== socket) return;
+          if (fresh) socket.auth = { token: fresh };
+          socket.connect();
+        });
+      }, RETRY_REFUSED_MS);
     });
     socket.on('sync', (op) => this.#receive(op));
     socket.on('stroke', (progress) => this.#receiveStroke(progress));

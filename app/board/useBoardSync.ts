@@ -3,7 +3,7 @@
  * (CONVENTIONS.md, board). The first token is the join answer's `wbtoken`; a later connection
  * (after it expired) asks `/api/createWbToken` for a fresh one.
  */
-import { useEffect, useState } from 'react';
+import { useCallback, useEffect, useState } from 'react';
 import { createWbToken } from './net.ts';
 import { BoardStore, type BoardStatus } from './store.ts';
 
@@ -44,5 +44,6 @@ export function useBoardSync(roomNumber: string, uid: string, wbtoken: string): 
     };
   }, [roomNumber, uid, wbtoken, tokenBox]);
 
-  return { status, store, token: () => tokenBox.current };
+  const token = useCallback(() => tokenBox.current, [tokenBox]);
+  return { status, store, token };
 }
