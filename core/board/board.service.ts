@@ -133,6 +133,7 @@ export class BoardService {
       if (!('room' in m.target)) return;
       const p = m.payload as Record<string, unknown> | null;
       if (m.event === 'roomClosed' || (m.event === 'customRoomEvent' && p && 'wbPower' in p)) this.#rows.delete(m.target.room);
+      if (m.event === 'roomClosed') this.#rooms.delete(m.target.room);
     });
   }
 
@@ -338,6 +339,8 @@ export class BoardService {
     const row = await this.#row(actor.room);
     const board = await this.#board(row);
     return this.#serial(board, async () => {
+      // Another node may have written to this room (ADR 014): one small read keeps a load exact.
+      if ((await this.repo.roomSeq(board.roomId)) > board.seq) await this.#catchUp(actor.room, board);
       const l = await this.#layer(board, page);
       if (typeof since === 'number' && since >= l.recentFrom && since <= l.layer.seq) {
         return { ops: opsAfter(l.recent, since) };
