@@ -398,6 +398,9 @@ it('limits requests per socket per second', async () => {
     const codes = await Promise.all(Array.from({ length: 8 }, (_, i) => ask(t, 'sync', createOp(`r${i}`, `r${i}`)).then((r) => r.code)));
     expect(codes.filter((c) => c === '0')).toHaveLength(5);
     expect(codes.filter((c) => c === '32104')).toHaveLength(3);
+    await new Promise((r) => setTimeout(r, 1100));
+    const loads = await Promise.all(Array.from({ length: 6 }, () => ask(t, 'getBoard', { page: 'wb:0' }).then((r) => r.code)));
+    expect(loads.filter((c) => c === '32104')).toHaveLength(1);
   } finally {
     for (const s of sockets.splice(0)) s.close();
     await server.close();
