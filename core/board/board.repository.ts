@@ -64,6 +64,23 @@ export class BoardRepository {
     }
   }
 
+  /** Many operations numbered `expected + 1 ...` in one transaction; fails if another writer moved the counter. */
+  async insertMany(roomId: string, expected: number, ops: Array<{ page: string; opId: string; uid: string; body: string }>): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      const next = String(expected + ops.length);
+      const moved =
+        expected === 0
+          ? await sql`insert into board_rooms as b (room_id, seq) values (${roomId}, ${next})
+                on conflict (room_id) do update set seq = ${next} where b.seq = 0 returning seq`.execute(trx)
+          : await sql`update board_rooms set seq = ${next} where room_id = ${roomId} and seq = ${expected} returning seq`.execute(trx);
+      if (moved.rows.length !== 1) throw new Error('board log moved under a bulk insert');
+      await trx
+        .insertInto('board_ops')
+        .values(ops.map((o, i) => ({ room_id: roomId, seq: String(expected + 1 + i), page: o.page, op_id: o.opId, user_id: o.uid, body: o.body })))
+        .execute();
+    });
+  }
+
   async seqOfOpId(roomId: string, opId: string): Promise<number | null> {
     const row = await this.db.selectFrom('board_ops').select('seq').where('room_id', '=', roomId).where('op_id', '=', opId).executeTakeFirst();
     return row ? Number(row.seq) : null;
@@ -81,8 +98,8 @@ export class BoardRepository {
     return rows.map((r) => r.body);
   }
 
-  /** The layer's snapshot (if any) and its operations after it, in order, in one round trip each. */
-  async loadLayer(roomId: string, page: string): Promise<{ snapshot: { seq: number; state: string } | null; ops: string[] }> {
+  /** The layer's snapshot (if any) and its operations after it, in order, as a JSON array text. */
+  async loadLayer(roomId: string, page: string): Promise<{ snapshot: { seq: number; state: string } | null; ops: string }> {
     const snap = await this.db
       .selectFrom('board_snapshots')
       .select(['seq', 'state'])
@@ -90,15 +107,11 @@ export class BoardRepository {
       .where('page', '=', page)
       .executeTakeFirst();
     const from = snap ? snap.seq : '0';
-    const rows = await this.db
-      .selectFrom('board_ops')
-      .select('body')
-      .where('room_id', '=', roomId)
-      .where('page', '=', page)
-      .where('seq', '>', from)
-      .orderBy('seq')
-      .execute();
-    return { snapshot: snap ? { seq: Number(snap.seq), state: snap.state } : null, ops: rows.map((r) => r.body) };
+    // One row, not thousands: the operations after the snapshot as one JSON array text.
+    const tail = await sql<{ ops: string | null }>`
+      select '[' || string_agg(body, ',' order by seq) || ']' as ops
+      from board_ops where room_id = ${roomId} and page = ${page} and seq > ${from}`.execute(this.db);
+    return { snapshot: snap ? { seq: Number(snap.seq), state: snap.state } : null, ops: tail.rows[0]?.ops ?? '[]' };
   }
 
   /** Replaces the layer's snapshot and drops the operations it covers. */

@@ -67,6 +67,14 @@ describe('checkOp', () => {
     expect(ok({ opId: 'u', type: 'undo', page: 'wb:3' })).toEqual({ opId: 'u', type: 'undo', page: 'wb:3' });
   });
 
+  it('keeps positions to 1/100 of a unit', () => {
+    const op = ok({ opId: 'o', type: 'create', id: 'i', page: 'wb:0', data: { kind: 'stroke', points: [1.234567, 2.005, -3.3333333, 4], color: 'red', width: 4.5 } });
+    expect((op.data as StrokeData).points).toEqual([1.23, 2.01, -3.33, 4]);
+    expect((op.data as StrokeData).width).toBe(4.5);
+    const move = ok({ opId: 'm', type: 'move', ids: ['i'], page: 'wb:0', data: { dx: 0.1 + 0.2, dy: 1 / 3 } });
+    expect(move.data).toEqual({ dx: 0.3, dy: 0.33 });
+  });
+
   it('refuses bad shapes, sizes and ranges', () => {
     const base = { opId: 'o1', type: 'create', id: 'i1', page: 'wb:0' };
     const bad: unknown[] = [

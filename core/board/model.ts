@@ -108,10 +108,16 @@ function num(v: unknown, min: number, max: number, what: string): number {
   if (typeof v !== 'number' || !Number.isFinite(v) || v < min || v > max) fail(`${what} out of range`);
   return v as number;
 }
-const x = (v: unknown, what: string) => num(v, BOARD_LIMITS.minX, BOARD_LIMITS.maxX, what);
-const y = (v: unknown, what: string) => num(v, BOARD_LIMITS.minY, BOARD_LIMITS.maxY, what);
-const w = (v: unknown, what: string) => num(v, 0, BOARD_LIMITS.maxX - BOARD_LIMITS.minX, what);
-const h = (v: unknown, what: string) => num(v, 0, BOARD_LIMITS.maxY - BOARD_LIMITS.minY, what);
+/**
+ * Positions are kept to 1/100 of a board unit (a pointer at any zoom gives 15-digit fractions):
+ * far below what a screen shows, and it keeps stored and sent boards about a third the size.
+ */
+export const roundCoord = (v: number): number => Math.round(v * 100) / 100;
+const coord = (v: unknown, min: number, max: number, what: string) => roundCoord(num(v, min, max, what));
+const x = (v: unknown, what: string) => coord(v, BOARD_LIMITS.minX, BOARD_LIMITS.maxX, what);
+const y = (v: unknown, what: string) => coord(v, BOARD_LIMITS.minY, BOARD_LIMITS.maxY, what);
+const w = (v: unknown, what: string) => coord(v, 0, BOARD_LIMITS.maxX - BOARD_LIMITS.minX, what);
+const h = (v: unknown, what: string) => coord(v, 0, BOARD_LIMITS.maxY - BOARD_LIMITS.minY, what);
 const lineWidth = (v: unknown) => num(v, BOARD_LIMITS.minWidth, BOARD_LIMITS.maxWidth, 'width');
 function colour(v: unknown) {
   if (!(BRUSH_COLOURS as readonly unknown[]).includes(v)) fail('colour');
@@ -238,7 +244,7 @@ export function checkOp(raw: unknown): Checked<BoardOp> {
         if (!isObj(d)) return fail('move data');
         onlyKeys(d, ['dx', 'dy'], 'move');
         const span = BOARD_LIMITS.maxY - BOARD_LIMITS.minY;
-        op.data = { dx: num(d.dx, -span, span, 'dx'), dy: num(d.dy, -span, span, 'dy') };
+        op.data = { dx: coord(d.dx, -span, span, 'dx'), dy: coord(d.dy, -span, span, 'dy') };
         break;
       }
       case 'move_by_presenter':
@@ -352,13 +358,13 @@ export function effectsOfChanges(changes: readonly Change[]): Effect[] {
 export function moveData(d: ItemData, dx: number, dy: number): ItemData {
   switch (d.kind) {
     case 'stroke':
-      return { ...d, points: d.points.map((v, i) => (i % 2 === 0 ? v + dx : v + dy)) };
+      return { ...d, points: d.points.map((v, i) => roundCoord(i % 2 === 0 ? v + dx : v + dy)) };
     case 'shape':
-      return { ...d, x1: d.x1 + dx, y1: d.y1 + dy, x2: d.x2 + dx, y2: d.y2 + dy };
+      return { ...d, x1: roundCoord(d.x1 + dx), y1: roundCoord(d.y1 + dy), x2: roundCoord(d.x2 + dx), y2: roundCoord(d.y2 + dy) };
     case 'stencil':
     case 'text':
     case 'image':
-      return { ...d, x: d.x + dx, y: d.y + dy };
+      return { ...d, x: roundCoord(d.x + dx), y: roundCoord(d.y + dy) };
   }
 }
 

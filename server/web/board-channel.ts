@@ -6,7 +6,7 @@
  * others only, and only from someone who may draw.
  */
 import type { Namespace, Server, Socket } from 'socket.io';
-import { isDomainError, messageFor, type ErrorCode, type Lang } from '#core/platform/errors.ts';
+import { DomainError, isDomainError, messageFor, type ErrorCode, type Lang } from '#core/platform/errors.ts';
 import type { Ack } from '#core/contracts/room-events.ts';
 import { BRUSH_COLOURS, BOARD_NAMESPACE, type BoardClientToServer, type BoardServerToClient, type StrokeProgress } from '#core/contracts/board.ts';
 import type { BoardActor } from '#core/board/board.service.ts';
@@ -18,7 +18,7 @@ interface SocketData {
   actor: BoardActor;
   lang: Lang;
   /** Requests and stroke batches in the current one-second window. */
-  burst: { at: number; ops: number; strokes: number };
+  burst: { at: number; ops: number; strokes: number; loads: number };
   /** Whether this socket may draw, as last read (refreshed every second) for the stroke relay. */
   draw: { at: number; ok: boolean; pending: Promise<boolean> | null };
 }
@@ -29,6 +29,7 @@ type BoardNamespace = Namespace<BoardClientToServer, BoardServerToClient, Record
 const boardKey = (room: string) => `board:${room}`;
 const seatKey = (room: string, uid: string) => `board-seat:${room}:${uid}`;
 const DRAW_RECHECK_MS = 1000;
+const LOADS_PER_SECOND = 5;
 
 function ackOf(lang: Lang, err: unknown): Ack<never> {
   if (isDomainError(err)) return { code: err.code, msg: messageFor(err.code, lang) };
@@ -67,7 +68,7 @@ export function attachBoardChannel(io: Server, platform: Platform): { close(): v
     if (!actor) return refuse('21001');
     board.admit(actor).then(
       () => {
-        socket.data = { actor, lang, burst: { at: 0, ops: 0, strokes: 0 }, draw: { at: 0, ok: false, pending: null } };
+        socket.data = { actor, lang, burst: { at: 0, ops: 0, strokes: 0, loads: 0 }, draw: { at: 0, ok: false, pending: null } };
         next();
       },
       (err: unknown) => refuse(isDomainError(err) ? err.code : '9'),
@@ -80,7 +81,7 @@ export function attachBoardChannel(io: Server, platform: Platform): { close(): v
 
     const window = () => {
       const now = Date.now();
-      if (now - socket.data.burst.at > 1000) socket.data.burst = { at: now, ops: 0, strokes: 0 };
+      if (now - socket.data.burst.at > 1000) socket.data.burst = { at: now, ops: 0, strokes: 0, loads: 0 };
       return socket.data.burst;
     };
 
@@ -101,7 +102,11 @@ export function attachBoardChannel(io: Server, platform: Platform): { close(): v
 
     const field = (p: unknown, k: string): unknown => (typeof p === 'object' && p !== null ? (p as Record<string, unknown>)[k] : undefined);
 
-    handle('getBoard', (p) => board.load(actor, field(p, 'page'), field(p, 'since')));
+    // A whole large board is megabytes: a few loads a second is what a reconnect or page turn needs.
+    handle('getBoard', (p) => {
+      if (++window().loads > LOADS_PER_SECOND) return Promise.reject(new DomainError('32104', 'getBoard'));
+      return board.load(actor, field(p, 'page'), field(p, 'since'));
+    });
     handle('sync', (p) => board.submit(actor, p));
     handle('clear', (p) => board.submit(actor, { opId: field(p, 'opId'), type: 'clear', page: field(p, 'page') }));
     handle('delItem', (p) => board.submit(actor, { opId: field(p, 'opId'), type: 'delete', page: field(p, 'page'), ids: field(p, 'ids') }));

@@ -133,7 +133,7 @@ class SimClient {
       const id = this.pick(ids);
       const current = this.layers.get(page)!.items.get(id)!;
       const data = current.data.kind === 'text' ? { ...current.data, text: `${current.data.text}!` } : { ...current.data, color: this.pick(BRUSH_COLOURS) };
-      return { opId, type: 'update', id, page, data: data as ItemData };
+      return { opId, type: 'update', id, page, data };
     }
     if (r < 0.65) return { opId, type: 'move', ids: [this.pick(ids), this.pick(ids)], page, data: { dx: 3, dy: -2 } };
     if (r < 0.73) return { opId, type: 'delete', ids: [this.pick(ids)], page };
