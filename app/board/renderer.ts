@@ -8,10 +8,11 @@
  *
  * Painting is incremental: a new item on top is painted over what is there; only a change under
  * other items (move, delete, undo, clear, an image that finished loading) repaints the ink, once
- * per animation frame. A full repaint batches consecutive lines of one style into one path, so a
- * board of 100,000 operations paints in well under a second. Canvases are sized in device pixels.
+ * per animation frame. A full repaint skips lines buried under later ones (cull.ts) and batches
+ * consecutive lines of one style into one path. Canvases are sized in device pixels.
  */
 import { BOARD_HEIGHT, BOARD_WIDTH, type BoardItem, type BrushColour, type ItemData, type ShapeData } from '#core/contracts/board.ts';
+import { visibleItems, worthCulling } from './cull.ts';
 import { shapeOutline, traceSmooth, wrapText, TEXT_LINE_HEIGHT, type PathSink, type Point, type Rect } from './geometry.ts';
 
 export const CSS_COLOURS: Record<BrushColour, string> = {
@@ -54,6 +55,8 @@ export interface RendererOptions {
   imageUrl: (src: string) => string | null;
   /** URL of a stencil's SVG. */
   stencilUrl: (stencilId: string) => string | null;
+  /** Skip lines buried under later ones on a full repaint (default on; off to check it). */
+  cull?: boolean;
 }
 
 type Ctx = CanvasRenderingContext2D;
@@ -85,6 +88,8 @@ export class BoardRenderer {
   readonly #textLines = new WeakMap<ItemData, string[]>();
   /** Time the last full repaint took, in ms (shown to tests and the bench). */
   lastFullPaintMs = 0;
+  /** Items the last full repaint drew (the rest were buried under later lines). */
+  lastFullPaintDrawn = 0;
   fullPaints = 0;
 
   constructor(paper: HTMLCanvasElement, ink: HTMLCanvasElement, overlay: HTMLCanvasElement, options: RendererOptions) {
@@ -249,7 +254,14 @@ export class BoardRenderer {
     ctx.setTransform(1, 0, 0, 1, 0, 0);
     ctx.globalCompositeOperation = 'source-over';
     ctx.clearRect(0, 0, this.#ink.width, this.#ink.height);
-    this.#drawItems(this.#boardCtx(this.#ink), this.#items());
+    const items = [...this.#items()];
+    const o = this.origin;
+    const view = { scale: this.scale, ox: o.x, oy: o.y, width: this.#cssW, height: this.#cssH };
+    const keep = this.#options.cull !== false && worthCulling(items, view) ? visibleItems(items, view) : undefined;
+    this.#drawItems(this.#boardCtx(this.#ink), items, keep);
+    let drawn = items.length;
+    if (keep) for (const k of keep) drawn -= 1 - k;
+    this.lastFullPaintDrawn = drawn;
     this.lastFullPaintMs = performance.now() - started;
     this.fullPaints += 1;
   }
@@ -258,7 +270,7 @@ export class BoardRenderer {
    * Draws items in order. Lines of one colour, width and kind that follow each other share one
    * path and one stroke() call: the result is the same for opaque colours and far cheaper.
    */
-  #drawItems(ctx: Ctx, items: Iterable<BoardItem>): void {
+  #drawItems(ctx: Ctx, items: Iterable<BoardItem>, keep?: Uint8Array): void {
     let batchKey = '';
     const flush = () => {
       if (batchKey !== '') ctx.stroke();
@@ -268,7 +280,10 @@ export class BoardRenderer {
     ctx.lineJoin = 'round';
     ctx.setLineDash([]);
     ctx.globalCompositeOperation = 'source-over';
+    let index = -1;
     for (const item of items) {
+      index += 1;
+      if (keep && keep[index] === 0) continue;
       const data = item.data;
       if (data.kind === 'stroke' || (data.kind === 'shape' && data.shape !== 'dottedline')) {
         const eraser = data.kind === 'stroke' && data.eraser === true;
