@@ -96,6 +96,8 @@ export function imageType(b: Uint8Array): 'image/png' | 'image/jpeg' | null {
   return null;
 }
 
+const IMAGE_KEY_RULE = /^board\/\d+\/[0-9a-f-]{36}\.(?:png|jpg)$/;
+
 export const boardImagePrefix = (roomId: string) => `board/${roomId}/`;
 
 export class BoardService {
@@ -201,7 +203,9 @@ export class BoardService {
     const row = await this.#row(actor.room);
     const out: Record<string, string> = {};
     for (const k of keys) {
-      if (typeof k !== 'string' || k.length > 256 || !k.startsWith(boardImagePrefix(row.id)) || k.includes('..')) throw illegalParams('key');
+      if (typeof k !== 'string' || k.length > 256 || !IMAGE_KEY_RULE.test(k) || !k.startsWith(boardImagePrefix(row.id)) || k.includes('..')) {
+        throw illegalParams('key');
+      }
       out[k] = await this.objects.signedGetUrl(k, IMAGE_URL_TTL_SECONDS);
     }
     return out;
@@ -300,8 +304,11 @@ export class BoardService {
   /** Another writer took numbers after ours: read what it stored and apply it here too. */
   async #catchUp(room: string, board: RoomBoard): Promise<void> {
     const bodies = await this.repo.opsAfter(board.roomId, board.seq);
-    for (const body of bodies) {
-      const op = JSON.parse(body) as StoredOp;
+    const ops = bodies.map((b) => JSON.parse(b) as StoredOp);
+    // The other writer may have compacted some of them into a snapshot: then this node's layers
+    // cannot be brought forward op by op and are read again from the database when next used.
+    if (ops.some((op, i) => op.seq !== board.seq + 1 + i)) board.layers.clear();
+    for (const op of ops) {
       const l = board.layers.get(op.page);
       if (l) this.#replay(l, op);
       board.seq = Math.max(board.seq, op.seq);
@@ -369,7 +376,7 @@ export class BoardService {
     if ((op.type !== 'create' && op.type !== 'update') || !data || !('kind' in data)) return;
     if (data.kind === 'stencil' && !stencilById(data.stencilId)) throw illegalParams('unknown stencil');
     if (data.kind === 'image') {
-      if (!data.src.startsWith(boardImagePrefix(row.id))) throw illegalParams('image of another room');
+      if (!IMAGE_KEY_RULE.test(data.src) || !data.src.startsWith(boardImagePrefix(row.id))) throw illegalParams('image of another room');
       if (!(await this.objects.head(data.src))) throw illegalParams('image not uploaded');
     }
   }

@@ -234,6 +234,11 @@ eachEngine(
       // The undo on the other node undid the latest operation of that user, written by the first node.
       expect(fresh.state!.items).toHaveLength(40);
       expect(fresh.state!.items.map((i) => i.id)).not.toContain('w-last');
+      // A clear on the other node is compacted into its snapshot at once: this node, whose layer
+      // cannot be brought forward op by op any more, reads it again.
+      await other.submit(actor, { opId: 'w-clear', type: 'clear', page: 'wb:0' });
+      await other.submit(actor, createOp('after', 'after'));
+      expect((await first.load(actor, 'wb:0')).state!.items.map((i) => i.id)).toEqual(['after']);
       other.close();
     });
 
