@@ -23,7 +23,7 @@ import type { ObjectStore } from '../platform/objects.ts';
 import type { TokenSigner } from '../platform/secrets.ts';
 import { ROOM_NUMBER_RULE } from '../rooms/room.schema.ts';
 import { LayerHistory, changesOfEffects } from './history.ts';
-import { type Layer, applySequencedOp, checkOp, effectsOf, emptyLayer, isLayerKey, layerFromState, layerToState } from './model.ts';
+import { type Layer, applySequencedOp, checkOp, effectsOf, emptyLayer, isLayerKey, layerFromState, layerToState, parseLayerKey } from './model.ts';
 import { type BoardRoomFacts, mayDraw, mayOperate } from './permissions.ts';
 import type { BoardRepository, BoardRoomRow } from './board.repository.ts';
 import { stencilById } from './stencils.ts';
@@ -356,6 +356,23 @@ export class BoardService {
     });
   }
 
+  /**
+   * The read-only review of a board (`/wbreview/{id}`): the creator reads any page of their room,
+   * open or closed, and the list of pages that hold something.
+   */
+  async review(viewer: { userId: string }, roomNumber: string, page: unknown): Promise<{ pages: string[]; state: LayerState }> {
+    if (!isLayerKey(page)) throw illegalParams('page');
+    const row = await this.#row(roomNumber);
+    if (row.create_user !== viewer.userId) throw notAllowed('review of another teacher\'s board');
+    const board = await this.#board(row);
+    return this.#serial(board, async () => {
+      if ((await this.repo.roomSeq(board.roomId)) > board.seq) await this.#catchUp(roomNumber, board);
+      const l = await this.#layer(board, page);
+      const pages = await this.repo.pages(board.roomId);
+      return { pages: pages.sort(comparePages), state: layerToState(l.layer) };
+    });
+  }
+
   // ---- writing -------------------------------------------------------------------------------
 
   /** Checks, authorises, stores and publishes one operation. A known opId answers its first seq. */
@@ -519,6 +536,17 @@ export class BoardService {
     this.#rooms.delete(roomNumber);
     this.#rows.delete(roomNumber);
   }
+}
+
+/** Whiteboard pages by number first, then slides by document and number. */
+function comparePages(a: string, b: string): number {
+  const pa = parseLayerKey(a);
+  const pb = parseLayerKey(b);
+  if (!pa || !pb) return a < b ? -1 : 1;
+  if (pa.kind !== pb.kind) return pa.kind === 'wb' ? -1 : 1;
+  if (pa.kind === 'wb' && pb.kind === 'wb') return pa.page - pb.page;
+  if (pa.kind === 'doc' && pb.kind === 'doc') return pa.documentId === pb.documentId ? pa.slide - pb.slide : pa.documentId < pb.documentId ? -1 : 1;
+  return 0;
 }
 
 function facts(row: BoardRoomRow): BoardRoomFacts {

@@ -331,6 +331,26 @@ eachEngine(
       expect((await call(server().url, 'createWbToken', { userId: students[0]!.userId, channelId: roomNumber }, { token: students[0]!.token })).code).toBe('31004');
     });
 
+    it('the creator reviews the board of a closed class, page by page; nobody else can', async () => {
+      const { teacher, students, roomNumber } = await boardRoom(server(), 2, 1);
+      const t = await board(server(), teacher.wbToken);
+      await ask(t, 'sync', createOp('a', 'a', 'wb:0'));
+      await ask(t, 'sync', createOp('b', 'b', 'wb:12'));
+      await ask(t, 'sync', createOp('c', 'c', 'doc:d1:2'));
+      const room = await connectRoom(server().url, teacher.imToken);
+      sockets.push(room);
+      await ask(room, 'joinRoom');
+      expect((await ask(room, 'endRoom')).code).toBe('0');
+      await expect(connectBoard(server().url, teacher.wbToken)).rejects.toMatchObject({ code: '31009' });
+      const review = await call(server().url, 'getWbReview', { roomNumber, page: 'wb:12' }, { token: teacher.token });
+      expect(review.code).toBe('0');
+      expect(review.data.pages).toEqual(['wb:0', 'wb:12', 'doc:d1:2']);
+      expect(review.data.state.items.map((i: any) => i.id)).toEqual(['b']);
+      expect((await call(server().url, 'getWbReview', { roomNumber }, { token: teacher.token })).data.state.items.map((i: any) => i.id)).toEqual(['a']);
+      expect((await call(server().url, 'getWbReview', { roomNumber }, { token: students[0]!.token })).code).toBe('31004');
+      expect((await call(server().url, 'getWbReview', { roomNumber, page: 'wb:99' }, { token: teacher.token })).code).toBe('5');
+    });
+
     it('lists our stencils and serves each SVG', async () => {
       const r = await call(server().url, 'getTeachingPictureList', {});
       expect(r.code).toBe('0');
