@@ -415,7 +415,7 @@ eachEngine(
 
 it('limits requests per socket per second', async () => {
   const { startTestServer } = await import('#tests/support/server.ts');
-  const server = await startTestServer({ env: { BOARD_OPS_PER_SECOND: '5' } });
+  const server = await startTestServer({ env: { BOARD_OPS_PER_SECOND: '5', BOARD_MAX_ITEMS_PER_LAYER: '100' } });
   try {
     const { teacher } = await boardRoom(server, 2, 0);
     const t = await connectBoard(server.url, teacher.wbToken);
@@ -426,6 +426,14 @@ it('limits requests per socket per second', async () => {
     await new Promise((r) => setTimeout(r, 1100));
     const loads = await Promise.all(Array.from({ length: 6 }, () => ask(t, 'getBoard', { page: 'wb:0' }).then((r) => r.code)));
     expect(loads.filter((c) => c === '32104')).toHaveLength(1);
+    // A page holds at most BOARD_MAX_ITEMS_PER_LAYER items.
+    const roomNumber = (await call(server.url, 'getMyRoomList', {}, { token: teacher.token })).data.roomList[0].roomNumber;
+    const actor = { room: roomNumber, uid: teacher.userId, role: 'creator' as const };
+    await server.banshu.platform.services.board.seed(actor, Array.from({ length: 95 }, (_, i) => createOp(`f${i}`, `f${i}`)));
+    await new Promise((r) => setTimeout(r, 1100));
+    expect((await ask(t, 'sync', createOp('full', 'full'))).code).toBe('32101');
+    expect((await ask(t, 'sync', { opId: 'del', type: 'delete', ids: ['f0'], page: 'wb:0' })).code).toBe('0');
+    expect((await ask(t, 'sync', createOp('fits', 'fits'))).code).toBe('0');
   } finally {
     for (const s of sockets.splice(0)) s.close();
     await server.close();
