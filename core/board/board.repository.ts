@@ -126,6 +126,14 @@ export class BoardRepository {
     });
   }
 
+  /** Pages of the room that hold a snapshot or operations. */
+  async pages(roomId: string): Promise<string[]> {
+    const rows = await sql<{ page: string }>`
+      select page from board_snapshots where room_id = ${roomId}
+      union select distinct page from board_ops where room_id = ${roomId}`.execute(this.db);
+    return rows.rows.map((r) => r.page);
+  }
+
   /** Counts, for tests and diagnostics. */
   async counts(roomId: string): Promise<{ ops: number; snapshots: number }> {
     const [o, s] = await Promise.all([

@@ -23,7 +23,7 @@ import type { ObjectStore } from '../platform/objects.ts';
 import type { TokenSigner } from '../platform/secrets.ts';
 import { ROOM_NUMBER_RULE } from '../rooms/room.schema.ts';
 import { LayerHistory, changesOfEffects } from './history.ts';
-import { type Layer, applySequencedOp, checkOp, effectsOf, emptyLayer, isLayerKey, layerFromState, layerToState } from './model.ts';
+import { type Layer, applySequencedOp, checkOp, effectsOf, emptyLayer, isLayerKey, layerFromState, layerToState, parseLayerKey } from './model.ts';
 import { type BoardRoomFacts, mayDraw, mayOperate } from './permissions.ts';
 import type { BoardRepository, BoardRoomRow } from './board.repository.ts';
 import { stencilById } from './stencils.ts';
@@ -95,6 +95,8 @@ export function imageType(b: Uint8Array): 'image/png' | 'image/jpeg' | null {
   if (b.length > 3 && b[0] === 0xff && b[1] === 0xd8 && b[2] === 0xff) return 'image/jpeg';
   return null;
 }
+
+const IMAGE_KEY_RULE = /^board\/\d+\/[0-9a-f-]{36}\.(?:png|jpg)$/;
 
 export const boardImagePrefix = (roomId: string) => `board/${roomId}/`;
 
@@ -201,7 +203,9 @@ export class BoardService {
     const row = await this.#row(actor.room);
     const out: Record<string, string> = {};
     for (const k of keys) {
-      if (typeof k !== 'string' || k.length > 256 || !k.startsWith(boardImagePrefix(row.id)) || k.includes('..')) throw illegalParams('key');
+      if (typeof k !== 'string' || k.length > 256 || !IMAGE_KEY_RULE.test(k) || !k.startsWith(boardImagePrefix(row.id)) || k.includes('..')) {
+        throw illegalParams('key');
+      }
       out[k] = await this.objects.signedGetUrl(k, IMAGE_URL_TTL_SECONDS);
     }
     return out;
@@ -300,8 +304,11 @@ export class BoardService {
   /** Another writer took numbers after ours: read what it stored and apply it here too. */
   async #catchUp(room: string, board: RoomBoard): Promise<void> {
     const bodies = await this.repo.opsAfter(board.roomId, board.seq);
-    for (const body of bodies) {
-      const op = JSON.parse(body) as StoredOp;
+    const ops = bodies.map((b) => JSON.parse(b) as StoredOp);
+    // The other writer may have compacted some of them into a snapshot: then this node's layers
+    // cannot be brought forward op by op and are read again from the database when next used.
+    if (ops.some((op, i) => op.seq !== board.seq + 1 + i)) board.layers.clear();
+    for (const op of ops) {
       const l = board.layers.get(op.page);
       if (l) this.#replay(l, op);
       board.seq = Math.max(board.seq, op.seq);
@@ -349,6 +356,23 @@ export class BoardService {
     });
   }
 
+  /**
+   * The read-only review of a board (`/wbreview/{id}`): the creator reads any page of their room,
+   * open or closed, and the list of pages that hold something.
+   */
+  async review(viewer: { userId: string }, roomNumber: string, page: unknown): Promise<{ pages: string[]; state: LayerState }> {
+    if (!isLayerKey(page)) throw illegalParams('page');
+    const row = await this.#row(roomNumber);
+    if (row.create_user !== viewer.userId) throw notAllowed('review of another teacher\'s board');
+    const board = await this.#board(row);
+    return this.#serial(board, async () => {
+      if ((await this.repo.roomSeq(board.roomId)) > board.seq) await this.#catchUp(roomNumber, board);
+      const l = await this.#layer(board, page);
+      const pages = await this.repo.pages(board.roomId);
+      return { pages: pages.sort(comparePages), state: layerToState(l.layer) };
+    });
+  }
+
   // ---- writing -------------------------------------------------------------------------------
 
   /** Checks, authorises, stores and publishes one operation. A known opId answers its first seq. */
@@ -369,7 +393,7 @@ export class BoardService {
     if ((op.type !== 'create' && op.type !== 'update') || !data || !('kind' in data)) return;
     if (data.kind === 'stencil' && !stencilById(data.stencilId)) throw illegalParams('unknown stencil');
     if (data.kind === 'image') {
-      if (!data.src.startsWith(boardImagePrefix(row.id))) throw illegalParams('image of another room');
+      if (!IMAGE_KEY_RULE.test(data.src) || !data.src.startsWith(boardImagePrefix(row.id))) throw illegalParams('image of another room');
       if (!(await this.objects.head(data.src))) throw illegalParams('image not uploaded');
     }
   }
@@ -512,6 +536,17 @@ export class BoardService {
     this.#rooms.delete(roomNumber);
     this.#rows.delete(roomNumber);
   }
+}
+
+/** Whiteboard pages by number first, then slides by document and number. */
+function comparePages(a: string, b: string): number {
+  const pa = parseLayerKey(a);
+  const pb = parseLayerKey(b);
+  if (!pa || !pb) return a < b ? -1 : 1;
+  if (pa.kind !== pb.kind) return pa.kind === 'wb' ? -1 : 1;
+  if (pa.kind === 'wb' && pb.kind === 'wb') return pa.page - pb.page;
+  if (pa.kind === 'doc' && pb.kind === 'doc') return pa.documentId === pb.documentId ? pa.slide - pb.slide : pa.documentId < pb.documentId ? -1 : 1;
+  return 0;
 }
 
 function facts(row: BoardRoomRow): BoardRoomFacts {

@@ -3,6 +3,8 @@
  * JSON or form-encoded body; every answer is an envelope with HTTP 200 for business errors.
  * Ids and flags travel as strings, as the spec's clients expect.
  */
+import type { LayerState } from './board.ts';
+
 export interface Envelope<T> {
   code: string; // '0' success, else a code of core/platform/errors.ts
   msg: string; // localised by the request language (header `lang`/`language`, cookie `lang`, Accept-Language)
@@ -101,6 +103,8 @@ export interface ApiCalls {
   getMyRoomList: [{ pageTime?: number; pageSize?: number }, { roomList: RoomListItem[]; hasMore: boolean; nextPageTime: number }];
   /** A short-lived board token for the `/board` channel; `channelId` is the room number, `bucketId` the board's id. */
   createWbToken: [{ userId: string; channelId: string }, { token: string; bucketId: string }];
+  /** The creator's read-only review of a room's board, open or closed: one page, and the pages that hold something. */
+  getWbReview: [{ roomNumber: string; page?: string }, { pages: string[]; state: LayerState }];
   /** JSON text of `TeachingPicture[]`. */
   getTeachingPictureList: [Record<string, never>, { teachingPictureList: string }];
 }

@@ -200,4 +200,18 @@ export interface BoardClientToServer {
 export interface BoardServerToClient {
   sync: (op: SequencedOp) => void;
   stroke: (progress: StrokeProgress & { uid: string }) => void;
+  /**
+   * A photo this user sent from their phone (the QR link of `/api/createPhoneUploadLink`) is
+   * stored: `key` is its object key for an `image` item (the browser places it with `sync`), `url`
+   * a signed link to show it. Sent only to that user's own board connections.
+   */
+  upFile: (file: BoardUpload) => void;
+}
+
+export interface BoardUpload {
+  key: string;
+  url: string;
+  /** Pixel size if the phone told it (for the item's box); 0 when unknown. */
+  width: number;
+  height: number;
 }

@@ -121,6 +121,7 @@ export function buildHandlers(services: Services, config: Config): Record<ApiNam
     getUserVipInfo: h(accountSchema.noInput, async (ctx) => ({ vipUserInfo: await billing.getUserVipInfo(await ctx.viewer()) })),
     getMyRoomList: h(roomSchema.myRoomsInput, async (ctx, i) => rooms.listMyRooms(await ctx.viewer(), i)),
     createWbToken: h(boardSchema.createWbTokenInput, async (ctx, i) => services.board.createToken(await ctx.viewer(), i)),
+    getWbReview: h(boardSchema.wbReviewInput, async (ctx, i) => services.board.review(await ctx.viewer(), i.roomNumber, i.page ?? 'wb:0')),
     getTeachingPictureList: h(accountSchema.noInput, () => Promise.resolve({ teachingPictureList: JSON.stringify(teachingPictureList()) })),
   };
 }

@@ -43,6 +43,7 @@ const endpoints: Record<ApiName, { body: Record<string, unknown>; auth: boolean 
   createObserverLink: { body: { roomNumber: '123456' }, auth: true },
   createWbToken: { body: { userId: '1', channelId: '123456' }, auth: true },
   getTeachingPictureList: { body: {}, auth: false },
+  getWbReview: { body: { roomNumber: '123456', page: 'wb:0' }, auth: true },
 };
 
 /** Values that are not hostile for that field: a number is a fine page time. */
@@ -82,6 +83,7 @@ eachEngine('hostile input on every endpoint', (server) => {
     // A board token for a room the teacher is not in.
     endpoints.createWbToken.body['userId'] = teacher.userId;
     endpoints.createWbToken.body['channelId'] = foreign.data.roomInfo.roomNumber;
+    endpoints.getWbReview.body['roomNumber'] = foreign.data.roomInfo.roomNumber;
     const before = await snapshot(s);
     const seen: string[] = [];
 

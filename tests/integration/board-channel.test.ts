@@ -234,6 +234,11 @@ eachEngine(
       // The undo on the other node undid the latest operation of that user, written by the first node.
       expect(fresh.state!.items).toHaveLength(40);
       expect(fresh.state!.items.map((i) => i.id)).not.toContain('w-last');
+      // A clear on the other node is compacted into its snapshot at once: this node, whose layer
+      // cannot be brought forward op by op any more, reads it again.
+      await other.submit(actor, { opId: 'w-clear', type: 'clear', page: 'wb:0' });
+      await other.submit(actor, createOp('after', 'after'));
+      expect((await first.load(actor, 'wb:0')).state!.items.map((i) => i.id)).toEqual(['after']);
       other.close();
     });
 
@@ -326,6 +331,26 @@ eachEngine(
       expect((await call(server().url, 'createWbToken', { userId: students[0]!.userId, channelId: roomNumber }, { token: students[0]!.token })).code).toBe('31004');
     });
 
+    it('the creator reviews the board of a closed class, page by page; nobody else can', async () => {
+      const { teacher, students, roomNumber } = await boardRoom(server(), 2, 1);
+      const t = await board(server(), teacher.wbToken);
+      await ask(t, 'sync', createOp('a', 'a', 'wb:0'));
+      await ask(t, 'sync', createOp('b', 'b', 'wb:12'));
+      await ask(t, 'sync', createOp('c', 'c', 'doc:d1:2'));
+      const room = await connectRoom(server().url, teacher.imToken);
+      sockets.push(room);
+      await ask(room, 'joinRoom');
+      expect((await ask(room, 'endRoom')).code).toBe('0');
+      await expect(connectBoard(server().url, teacher.wbToken)).rejects.toMatchObject({ code: '31009' });
+      const review = await call(server().url, 'getWbReview', { roomNumber, page: 'wb:12' }, { token: teacher.token });
+      expect(review.code).toBe('0');
+      expect(review.data.pages).toEqual(['wb:0', 'wb:12', 'doc:d1:2']);
+      expect(review.data.state.items.map((i: any) => i.id)).toEqual(['b']);
+      expect((await call(server().url, 'getWbReview', { roomNumber }, { token: teacher.token })).data.state.items.map((i: any) => i.id)).toEqual(['a']);
+      expect((await call(server().url, 'getWbReview', { roomNumber }, { token: students[0]!.token })).code).toBe('31004');
+      expect((await call(server().url, 'getWbReview', { roomNumber, page: 'wb:99' }, { token: teacher.token })).code).toBe('5');
+    });
+
     it('lists our stencils and serves each SVG', async () => {
       const r = await call(server().url, 'getTeachingPictureList', {});
       expect(r.code).toBe('0');
@@ -390,7 +415,7 @@ eachEngine(
 
 it('limits requests per socket per second', async () => {
   const { startTestServer } = await import('#tests/support/server.ts');
-  const server = await startTestServer({ env: { BOARD_OPS_PER_SECOND: '5' } });
+  const server = await startTestServer({ env: { BOARD_OPS_PER_SECOND: '5', BOARD_MAX_ITEMS_PER_LAYER: '100' } });
   try {
     const { teacher } = await boardRoom(server, 2, 0);
     const t = await connectBoard(server.url, teacher.wbToken);
@@ -401,6 +426,14 @@ it('limits requests per socket per second', async () => {
     await new Promise((r) => setTimeout(r, 1100));
     const loads = await Promise.all(Array.from({ length: 6 }, () => ask(t, 'getBoard', { page: 'wb:0' }).then((r) => r.code)));
     expect(loads.filter((c) => c === '32104')).toHaveLength(1);
+    // A page holds at most BOARD_MAX_ITEMS_PER_LAYER items.
+    const roomNumber = (await call(server.url, 'getMyRoomList', {}, { token: teacher.token })).data.roomList[0].roomNumber;
+    const actor = { room: roomNumber, uid: teacher.userId, role: 'creator' as const };
+    await server.banshu.platform.services.board.seed(actor, Array.from({ length: 95 }, (_, i) => createOp(`f${i}`, `f${i}`)));
+    await new Promise((r) => setTimeout(r, 1100));
+    expect((await ask(t, 'sync', createOp('full', 'full'))).code).toBe('32101');
+    expect((await ask(t, 'sync', { opId: 'del', type: 'delete', ids: ['f0'], page: 'wb:0' })).code).toBe('0');
+    expect((await ask(t, 'sync', createOp('fits', 'fits'))).code).toBe('0');
   } finally {
     for (const s of sockets.splice(0)) s.close();
     await server.close();
