@@ -47,6 +47,8 @@ export interface BoardTestHook {
   store: BoardStore;
   page: () => string;
   renderer: () => BoardRenderer | null;
+  /** The board token in use (the phone upload address carries it). */
+  token: () => string;
 }
 
 export function BoardView(props: BoardViewProps) {
@@ -116,9 +118,9 @@ export function BoardView(props: BoardViewProps) {
   // The test hook.
   useEffect(() => {
     if (!store) return;
-    const hook: BoardTestHook = { store, page: () => page, renderer: () => rendererRef.current };
+    const hook: BoardTestHook = { store, page: () => page, renderer: () => rendererRef.current, token };
     (window as unknown as { __banshuBoard?: BoardTestHook }).__banshuBoard = hook;
-  }, [store, page]);
+  }, [store, page, token]);
 
   const patchExtend = useCallback(
     async (change: { color?: number; pageIndex?: number }) => {

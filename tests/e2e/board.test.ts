@@ -31,6 +31,7 @@ type HookWindow = Window & {
       create(page: string, btype: string, data: unknown, id?: string): { opId: string; id?: string };
     };
     page(): string;
+    token(): string;
     renderer(): { imagesSettled(): boolean; lastFullPaintMs: number } | null;
   };
   __seenAt?: Promise<number>;
@@ -355,6 +356,56 @@ describe('the shared whiteboard', () => {
     expect(snap.items.some((i) => i.id === rect.id)).toBe(false);
   });
 
+  it('puts a phone photo on the board, resized to 2048 wide', async () => {
+    await teacher.getByTestId('tool-phone').click();
+    await teacher.getByTestId('phone-qr').waitFor();
+    await teacher.keyboard.press('Escape');
+    const { uid, token } = await teacher.evaluate(() => {
+      const h = (window as HookWindow).__banshuBoard!;
+      return { uid: h.store.uid, token: h.token() };
+    });
+    const phone = (await world.person({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true })).page;
+    await open(phone, `/upload/${uid}/${room}?t=${encodeURIComponent(token)}&p=0`);
+    // A wide photo (3000 x 1000, PNG as a camera might not send, but any image is taken).
+    const b64 = await phone.evaluate(() => {
+      const c = document.createElement('canvas');
+      c.width = 3000;
+      c.height = 1000;
+      const ctx = c.getContext('2d')!;
+      ctx.fillStyle = '#43a047';
+      ctx.fillRect(0, 0, 3000, 1000);
+      return c.toDataURL('image/png').split(',')[1]!;
+    });
+    const before = (await snapshot(teacher)).items.length;
+    await phone.getByTestId('photo-input').setInputFiles({ name: 'photo.png', mimeType: 'image/png', buffer: Buffer.from(b64, 'base64') });
+    await phone.getByTestId('photo-done').waitFor();
+    await student.waitForFunction((n) => {
+      const h = (window as HookWindow).__banshuBoard!;
+      return h.store.snapshot(h.page()).items.length === n;
+    }, before + 1);
+    const snap = await expectSameBoards();
+    const photo = snap.items[before]!;
+    expect(photo.uid).toBe(uid);
+    expect(photo.data).toMatchObject({ kind: 'image' });
+    // Placed at half the board's width, with the 3:1 shape of the photo.
+    expect(photo.data['w']).toBe(512);
+    expect(Math.round(Number(photo.data['h']))).toBe(171);
+    // The stored file is the resized JPEG, 2048 wide.
+    const size = await teacher.evaluate(async (src) => {
+      const res = await fetch('/board-images/urls', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${(window as HookWindow).__banshuBoard!.token()}` },
+        body: JSON.stringify({ keys: [src] }),
+      });
+      const url = ((await res.json()) as { data: { urls: Record<string, string> } }).data.urls[src]!;
+      const blob = await (await fetch(url)).blob();
+      const bitmap = await createImageBitmap(blob);
+      return { w: bitmap.width, h: bitmap.height, type: blob.type };
+    }, String(photo.data['src']));
+    expect(size).toEqual({ w: 2048, h: 683, type: 'image/jpeg' });
+    await phone.close();
+  });
+
   it('has identical boards after both reload', async () => {
     const before = await expectSameBoards();
     await Promise.all([teacher.reload(), student.reload()]);
@@ -371,5 +422,26 @@ describe('the shared whiteboard', () => {
     expect(after.items).toEqual(before.items);
     expect(await student.locator('[data-testid="board"][data-background="1"]').count()).toBe(1);
     expect(await inkPixels(student)).toBeGreaterThan(100);
+  });
+
+  it('lets the creator review the board read-only, page by page', async () => {
+    const live = await snapshot(teacher);
+    const review = await teacher.context().newPage();
+    await open(review, `/wbreview/${room}`);
+    await review.locator('[data-testid="board"][data-status="live"]').waitFor();
+    await review.waitForFunction((n) => {
+      const h = (window as HookWindow).__banshuBoard;
+      return !!h && h.store.snapshot('wb:0').items.length === n;
+    }, live.items.length);
+    expect((await snapshot(review)).items).toEqual(live.items);
+    expect(await review.getByTestId('board-toolbar').count()).toBe(0);
+    expect(await review.getByTestId('board-mask').count()).toBe(0);
+    expect(await review.getByTestId('page-prev').isDisabled()).toBe(true);
+    await review.getByTestId('page-next').click();
+    await review.waitForFunction(() => (window as HookWindow).__banshuBoard!.store.snapshot('wb:1').items.length === 1);
+    await review.close();
+    // Someone else is told it is the creator's.
+    await open(student, `/wbreview/${room}`);
+    await student.getByText('只有创建者可以回看这间教室的白板').waitFor();
   });
 });
