@@ -185,12 +185,12 @@ export class BoardStore {
     await this.#load(page);
   }
 
-  async #load(page: LayerKey): Promise<void> {
+  async #load(page: LayerKey, fresh = false): Promise<void> {
     const socket = this.#socket;
     if (!socket?.connected) return; // 'connect' loads it
     const layer = this.layer(page);
     this.#loading.add(page);
-    const payload: { page: LayerKey; since?: number } = layer.loaded ? { page, since: layer.seq } : { page };
+    const payload: { page: LayerKey; since?: number } = layer.loaded && !fresh ? { page, since: layer.seq } : { page };
     const ack = await this.#request('getBoard', payload);
     this.#loading.delete(page);
     if (ack.code !== '0' || !ack.data) {
@@ -270,6 +270,8 @@ export class BoardStore {
         if (change.kind !== 'none') this.#emit('change', op.page, change);
         if (op.type === 'undo') this.#undo.set(op.page, 0);
         if (op.type === 'redo') this.#redo.set(op.page, 0);
+        // '32101': the operation could not apply to the server's layer (ADR 013): load it afresh.
+        if (ack.code === '32101') void this.#load(op.page, true);
         this.#emit('refused', ack, op);
       }
     });
