@@ -8,7 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { createRoom, open, signIn, startWorld, type World } from './helpers.ts';
+import { createRoom, expectToast, open, signIn, startWorld, type World } from './helpers.ts';
 
 let world: World;
 let teacher: Page;
@@ -317,7 +317,7 @@ describe('the shared whiteboard', () => {
     expect(snap.items.map((i) => i.data.kind)).toEqual(['stroke', 'shape', 'stencil', 'text', 'image']);
   });
 
-  it('makes the student follow the page and the background colour', async () => {
+  it('makes the student follow the page and the background colour, and clears a page after a confirm', async () => {
     await teacher.getByTestId('tool-background').click();
     await student.locator('[data-testid="board"][data-background="1"]').waitFor({ timeout: 1000 });
     await teacher.getByTestId('page-next').click();
@@ -329,6 +329,15 @@ describe('the shared whiteboard', () => {
       const h = (window as HookWindow).__banshuBoard!;
       return h.page() === 'wb:1' && h.store.snapshot('wb:1').items.length === 1;
     });
+    // Clear all asks first, then empties the page for everyone.
+    await teacher.getByTestId('tool-eraser').click();
+    await teacher.getByTestId('eraser-clear').click();
+    await teacher.getByText('确认清空所有白板数据').waitFor();
+    await teacher.getByRole('button', { name: '确定' }).click();
+    await student.waitForFunction(() => (window as HookWindow).__banshuBoard!.store.snapshot('wb:1').items.length === 0);
+    await teacher.getByTestId('tool-brush').click();
+    await drag(teacher, [0.2, 0.2], [0.4, 0.3]);
+    await student.waitForFunction(() => (window as HookWindow).__banshuBoard!.store.snapshot('wb:1').items.length === 1);
     await teacher.getByTestId('page-prev').click();
     await student.locator('[data-testid="board"][data-page="0"]').waitFor({ timeout: 1000 });
     expect(await teacher.getByTestId('page-prev').isDisabled()).toBe(true);
@@ -336,7 +345,7 @@ describe('the shared whiteboard', () => {
     expect(snap.items).toHaveLength(5);
   });
 
-  it('deletes a selection with the Delete key', async () => {
+  it('deletes a selection with Delete, undoes and redoes with Ctrl+Z and Ctrl+Y, refuses copying a multi-selection', async () => {
     await teacher.getByTestId('tool-choose').click();
     // The rectangle's top-left corner is at 50 %, 20 % of the surface.
     const before = await snapshot(teacher);
@@ -352,8 +361,26 @@ describe('the shared whiteboard', () => {
       const h = (window as HookWindow).__banshuBoard!;
       return h.store.snapshot(h.page()).items.length === 4;
     });
-    const snap = await expectSameBoards();
+    let snap = await expectSameBoards();
     expect(snap.items.some((i) => i.id === rect.id)).toBe(false);
+    // Ctrl+Z brings it back, Ctrl+Y takes it away again.
+    await teacher.keyboard.press('Control+z');
+    await student.waitForFunction(() => {
+      const h = (window as HookWindow).__banshuBoard!;
+      return h.store.snapshot(h.page()).items.length === 5;
+    });
+    snap = await expectSameBoards();
+    expect(snap.items.map((i) => i.id)).toContain(rect.id);
+    await teacher.keyboard.press('Control+y');
+    await student.waitForFunction(() => {
+      const h = (window as HookWindow).__banshuBoard!;
+      return h.store.snapshot(h.page()).items.length === 4;
+    });
+    // A box over the whole board selects everything; copying several is refused.
+    await drag(teacher, [0.01, 0.01], [0.99, 0.99], 4);
+    await teacher.keyboard.press('Control+c');
+    await expectToast(teacher, '不支持多选');
+    await teacher.keyboard.press('Escape');
   });
 
   it('puts a phone photo on the board, resized to 2048 wide', async () => {
