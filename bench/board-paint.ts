@@ -20,7 +20,7 @@
  * Goal: 100,000 operations paint in under 1 s. Results go to bench/results/board-paint-<time>.{md,json}.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { cpus } from 'node:os';
+import { cpus, loadavg } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { chromium } from 'playwright-core';
@@ -67,6 +67,7 @@ async function main(): Promise<void> {
   const { output } = await bundle.generate({ format: 'iife' });
   const code = output[0].code;
   const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+  const loadBefore = loadavg()[0]!;
   const rows: string[][] = [];
   const json: unknown[] = [];
   try {
@@ -130,7 +131,7 @@ async function main(): Promise<void> {
     ['dpr', 'workload', 'operations', 'apply ms', 'paint ms', 'lines drawn', 'px ≠ unculled', 'apply+paint ms', 'append 1 ms', 'ref: one path ms', 'ref: per line ms', '< 1 s'],
     rows,
   );
-  const header = `bench/board-paint ${new Date().toISOString()} · ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'} · Chromium (software raster) · median of ${repeat}`;
+  const header = `bench/board-paint ${new Date().toISOString()} · ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'} · Chromium (software raster) · median of ${repeat} · load average ${loadBefore.toFixed(1)} before, ${loadavg()[0]!.toFixed(1)} after`;
   console.log(`${header}\n\n${table}`);
   const dir = path.join(root, 'bench', 'results');
   mkdirSync(dir, { recursive: true });

@@ -116,7 +116,8 @@ export class BoardRenderer {
       c.style.height = `${this.#cssH}px`;
     }
     this.#clampPan();
-    this.paintAllNow();
+    // Resizing clears the canvases; the repaint comes in the next frame (one per burst of resizes).
+    this.requestFull();
   }
 
   get zoom(): number {

@@ -100,7 +100,8 @@ const api = {
     const r = new BoardRenderer(paper, inkCanvas, overlay, { imageUrl: () => null, stencilUrl: () => null });
     r.setSource(() => layer.view.values());
     const t = performance.now();
-    r.resize(W, H, dpr); // sizes the canvases and paints everything at once
+    r.resize(W, H, dpr);
+    r.flush(); // everything painted now, not in the next frame
     settle(inkCanvas);
     const ms = performance.now() - t;
     const inked = ink(inkCanvas);
@@ -114,6 +115,7 @@ const api = {
       const r = new BoardRenderer(paper, inkCanvas, overlay, { imageUrl: () => null, stencilUrl: () => null, cull });
       r.setSource(() => layer.view.values());
       r.resize(W, H, dpr);
+      r.flush();
       const data = inkCanvas.getContext('2d')!.getImageData(0, 0, inkCanvas.width, inkCanvas.height).data;
       r.dispose();
       return data;
@@ -135,6 +137,7 @@ const api = {
     const r = new BoardRenderer(paper, inkCanvas, overlay, { imageUrl: () => null, stencilUrl: () => null });
     r.setSource(() => layer.view.values());
     r.resize(W, H, dpr);
+    r.flush();
     settle(inkCanvas);
     const item: BoardItem = { id: 'new', uid: 'u1', data: strokeAt(7) };
     const t = performance.now();
