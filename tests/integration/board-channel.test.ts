@@ -351,6 +351,39 @@ eachEngine(
       expect((await call(server().url, 'getWbReview', { roomNumber, page: 'wb:99' }, { token: teacher.token })).code).toBe('5');
     });
 
+    it('a photo sent from the phone link reaches that user\'s board, and only theirs', async () => {
+      const { teacher, students, roomNumber } = await boardRoom(server(), 2, 1);
+      const t = await board(server(), teacher.wbToken);
+      const s = await board(server(), students[0]!.wbToken);
+      const toStudent = record(s, 'upFile');
+      const link = await call(server().url, 'createPhoneUploadLink', { roomNumber }, { token: teacher.token });
+      expect(link.code).toBe('0');
+      const url = new URL(link.data.url);
+      expect(url.pathname).toBe(`/upload/${teacher.userId}/${roomNumber}`);
+      const token = url.searchParams.get('t')!;
+      const jpg = Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), Buffer.alloc(200, 7)]);
+      const send = (t2: string, bytes: Buffer, q = '&w=2048&h=1536') =>
+        fetch(`${server().url}/board-images/phone?t=${encodeURIComponent(t2)}${q}`, { method: 'POST', headers: { 'content-type': 'image/jpeg' }, body: new Uint8Array(bytes) }).then(
+          (r) => r.json() as Promise<{ code: string; data: any }>,
+        );
+      const announced = waitFor(t, 'upFile');
+      const sent = await send(token, jpg);
+      expect(sent.code).toBe('0');
+      const file = await announced;
+      expect(file).toEqual({ key: sent.data.key, url: sent.data.url, width: 2048, height: 1536 });
+      expect(file.key).toMatch(/\.jpg$/);
+      expect((await ask(t, 'sync', createOp('photo', 'photo', 'wb:0', { kind: 'image', src: file.key, x: 0, y: 0, w: 512, h: 384 }))).code).toBe('0');
+      expect((await send(token, Buffer.from('not an image'))).code).toBe('32102');
+      expect((await send(`${token}x`, jpg)).code).toBe('21001');
+      expect((await send(teacher.wbToken, jpg)).code).toBe('21001');
+      await sleep(50);
+      expect(toStudent).toEqual([]);
+      // Only someone who may draw gets a link.
+      expect((await call(server().url, 'createPhoneUploadLink', { roomNumber }, { token: students[0]!.token })).code).toBe('31004');
+      const stranger = await signIn(server());
+      expect((await call(server().url, 'createPhoneUploadLink', { roomNumber }, { token: stranger.token })).code).toBe('31004');
+    });
+
     it('lists our stencils and serves each SVG', async () => {
       const r = await call(server().url, 'getTeachingPictureList', {});
       expect(r.code).toBe('0');
