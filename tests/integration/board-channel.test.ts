@@ -3,7 +3,7 @@ import { BoardRepository } from '#core/board/board.repository.ts';
 import { BoardService } from '#core/board/board.service.ts';
 import { TokenSigner } from '#core/platform/secrets.ts';
 import { call, signIn } from '#tests/support/api.ts';
-import { LayerMirror, boardRoom, connectBoard, createOp, enter, strokeData, type BoardSocket } from '#tests/support/board-client.ts';
+import { LayerMirror, boardRoom, connectBoard, createOp, strokeData, type BoardSocket } from '#tests/support/board-client.ts';
 import { eachEngine } from '#tests/support/engines-matrix.ts';
 import { ask, connectRoom, record, sleep, waitFor } from '#tests/support/room-client.ts';
 import type { TestServer } from '#tests/support/server.ts';
@@ -400,7 +400,7 @@ eachEngine(
     });
 
     it('stores jpg and png board images by their bytes, within the size limit, for those who may draw', async () => {
-      const { teacher, students, roomNumber } = await boardRoom(server(), 2, 1);
+      const { teacher, students } = await boardRoom(server(), 2, 1);
       const png = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.alloc(100, 1)]);
       const upload = (token: string, bytes: Buffer) =>
         fetch(`${server().url}/board-images`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/octet-stream' }, body: new Uint8Array(bytes) })
@@ -439,8 +439,6 @@ eachEngine(
       expect(foreign.code).toBe('5');
       const ot = await board(server(), other.teacher.wbToken);
       expect((await ask(ot, 'sync', createOp('steal', 'steal', 'wb:0', item))).code).toBe('5');
-      void roomNumber;
-      void enter;
     });
   },
   { env: { BOARD_IMAGE_MAX_BYTES: '2000', BOARD_OPS_PER_SECOND: '1000' } },
