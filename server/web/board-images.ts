@@ -91,5 +91,12 @@ export function boardImageRoutes(platform: Platform): Router {
     );
   });
 
+  // A body that is not JSON (or too large) is bad input, not a server error.
+  router.use('/board-images', (err: unknown, req: Request, res: Response, next: express.NextFunction) => {
+    if (res.headersSent) return next(err);
+    const status = typeof err === 'object' && err !== null && (err as { status?: unknown }).status === 413 ? 413 : 400;
+    send(res, requestLang(req), '5', null, status);
+  });
+
   return router;
 }

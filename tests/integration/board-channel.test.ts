@@ -437,6 +437,13 @@ eachEngine(
         body: JSON.stringify({ keys: [ok.data.key] }),
       }).then((r) => r.json() as Promise<{ code: string }>);
       expect(foreign.code).toBe('5');
+      const broken = await fetch(`${server().url}/board-images/urls`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${teacher.wbToken}`, 'content-type': 'application/json' },
+        body: '{"keys": [',
+      });
+      expect(broken.status).toBe(400);
+      expect(((await broken.json()) as { code: string }).code).toBe('5');
       const ot = await board(server(), other.teacher.wbToken);
       expect((await ask(ot, 'sync', createOp('steal', 'steal', 'wb:0', item))).code).toBe('5');
     });
