@@ -7,6 +7,8 @@ export const wbReviewInput = z.object({
   page: z.string().max(80).optional(),
 });
 
+export const phoneUploadLinkInput = z.object({ roomNumber: z.string().max(64) });
+
 export const createWbTokenInput = z.object({
   userId: z.union([z.string().regex(/^\d{1,19}$/), z.number().int().positive().transform(String)]),
   channelId: z.string().max(64),

@@ -12,7 +12,7 @@
  * costs O(items) however long the history was.
  */
 import { randomUUID } from 'node:crypto';
-import type { BoardOp, LayerKey, LayerState, SequencedOp } from '../contracts/board.ts';
+import type { BoardOp, BoardUpload, LayerKey, LayerState, SequencedOp } from '../contracts/board.ts';
 import type { Role } from '../contracts/room-events.ts';
 import type { Clock } from '../platform/clock.ts';
 import type { Config } from '../platform/config.ts';
@@ -49,8 +49,22 @@ export interface BoardTokenPayload extends Record<string, unknown> {
 
 type BoardConfig = Pick<
   Config,
-  'BOARD_TOKEN_TTL_SECONDS' | 'BOARD_SNAPSHOT_EVERY' | 'BOARD_MAX_ITEMS_PER_LAYER' | 'BOARD_UNDO_DEPTH' | 'BOARD_IMAGE_MAX_BYTES'
+  | 'BOARD_TOKEN_TTL_SECONDS'
+  | 'BOARD_SNAPSHOT_EVERY'
+  | 'BOARD_MAX_ITEMS_PER_LAYER'
+  | 'BOARD_UNDO_DEPTH'
+  | 'BOARD_IMAGE_MAX_BYTES'
+  | 'BOARD_PHONE_LINK_MINUTES'
+  | 'publicUrl'
 >;
+
+/** The phone-photo link's token: who may send a photo to which room's board. */
+interface PhoneUploadPayload extends Record<string, unknown> {
+  scope: 'board-upload';
+  room: string;
+  uid: string;
+  role: Role;
+}
 
 /** What the log stores per operation: the broadcast op plus, for undo/redo, the entry it reversed. */
 type StoredOp = SequencedOp & { target?: number };
@@ -104,6 +118,7 @@ export class BoardService {
   readonly #rooms = new Map<string, RoomBoard>();
   readonly #rows = new Map<string, { at: number; row: BoardRoomRow }>();
   readonly #listeners = new Set<(room: string, op: SequencedOp) => void>();
+  readonly #uploadListeners = new Set<(room: string, uid: string, file: BoardUpload) => void>();
   private readonly repo: BoardRepository;
   private readonly roomsPort: BoardRoomsPort;
   private readonly signer: TokenSigner;
@@ -147,6 +162,12 @@ export class BoardService {
   onOperation(listener: (room: string, op: SequencedOp) => void): () => void {
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);
+  }
+
+  /** The channel hears here of photos sent from a phone, to tell that user's own connections. */
+  onUpload(listener: (room: string, uid: string, file: BoardUpload) => void): () => void {
+    this.#uploadListeners.add(listener);
+    return () => this.#uploadListeners.delete(listener);
   }
 
   // ---- tokens --------------------------------------------------------------------------------
@@ -209,6 +230,36 @@ export class BoardService {
       out[k] = await this.objects.signedGetUrl(k, IMAGE_URL_TTL_SECONDS);
     }
     return out;
+  }
+
+  /**
+   * `/api/createPhoneUploadLink`: the QR code's address for sending a photo from a phone to this
+   * user's board (`/upload/{userId}/{roomNumber}?t=<signed token>`), for someone who may draw now.
+   */
+  async phoneUploadLink(viewer: { userId: string }, roomNumber: string): Promise<{ url: string; expiresAt: number }> {
+    const actor = await this.roomsPort.actorFor(viewer, roomNumber);
+    const row = await this.#row(actor.room);
+    if (!mayDraw(actor, facts(row))) throw notAllowed('phone upload');
+    const ttl = this.config.BOARD_PHONE_LINK_MINUTES * 60;
+    const now = this.clock.now().getTime();
+    const payload: PhoneUploadPayload = { scope: 'board-upload', room: actor.room, uid: actor.uid, role: actor.role };
+    const token = this.signer.sign(payload, ttl, now);
+    return { url: `${this.config.publicUrl}/upload/${actor.uid}/${actor.room}?t=${token}`, expiresAt: now + ttl * 1000 };
+  }
+
+  /** A photo from the phone link: stored like a board image, then announced to the user's board. */
+  async phoneUpload(token: unknown, bytes: Uint8Array, size: { width: number; height: number }): Promise<BoardUpload> {
+    const p = typeof token === 'string' ? this.signer.verify<PhoneUploadPayload>(token, this.clock.now().getTime()) : null;
+    if (!p || p.scope !== 'board-upload' || typeof p.room !== 'string' || typeof p.uid !== 'string' || typeof p.role !== 'string') {
+      throw new DomainError('21001');
+    }
+    const actor: BoardActor = { room: p.room, uid: p.uid, role: p.role };
+    await this.roomsPort.admit(actor);
+    const stored = await this.storeImage(actor, bytes);
+    const fine = (n: number) => (Number.isInteger(n) && n > 0 && n <= 100_000 ? n : 0);
+    const file: BoardUpload = { ...stored, width: fine(size.width), height: fine(size.height) };
+    for (const l of this.#uploadListeners) l(actor.room, actor.uid, file);
+    return file;
   }
 
   // ---- rooms and layers ----------------------------------------------------------------------

@@ -105,6 +105,8 @@ export interface ApiCalls {
   createWbToken: [{ userId: string; channelId: string }, { token: string; bucketId: string }];
   /** The creator's read-only review of a room's board, open or closed: one page, and the pages that hold something. */
   getWbReview: [{ roomNumber: string; page?: string }, { pages: string[]; state: LayerState }];
+  /** The QR code's address for sending a photo from a phone to the caller's board (`/upload/{userId}/{roomNumber}?t=...`). */
+  createPhoneUploadLink: [{ roomNumber: string }, { url: string; expiresAt: number }];
   /** JSON text of `TeachingPicture[]`. */
   getTeachingPictureList: [Record<string, never>, { teachingPictureList: string }];
 }

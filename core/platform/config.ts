@@ -62,6 +62,7 @@ export const configSchema = z
     BOARD_OPS_PER_SECOND: int(30, 1),
     BOARD_STROKES_PER_SECOND: int(40, 1),
     BOARD_IMAGE_MAX_BYTES: int(20_480_000, 1),
+    BOARD_PHONE_LINK_MINUTES: int(30, 1, 24 * 60),
   })
   .superRefine((c, ctx) => {
     if (c.SMS_SENDER === 'http' && !c.SMS_WEBHOOK_URL) {

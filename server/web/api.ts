@@ -122,6 +122,7 @@ export function buildHandlers(services: Services, config: Config): Record<ApiNam
     getMyRoomList: h(roomSchema.myRoomsInput, async (ctx, i) => rooms.listMyRooms(await ctx.viewer(), i)),
     createWbToken: h(boardSchema.createWbTokenInput, async (ctx, i) => services.board.createToken(await ctx.viewer(), i)),
     getWbReview: h(boardSchema.wbReviewInput, async (ctx, i) => services.board.review(await ctx.viewer(), i.roomNumber, i.page ?? 'wb:0')),
+    createPhoneUploadLink: h(boardSchema.phoneUploadLinkInput, async (ctx, i) => services.board.phoneUploadLink(await ctx.viewer(), i.roomNumber)),
     getTeachingPictureList: h(accountSchema.noInput, () => Promise.resolve({ teachingPictureList: JSON.stringify(teachingPictureList()) })),
   };
 }

@@ -138,6 +138,9 @@ export function attachBoardChannel(io: Server, platform: Platform): { close(): v
   const offOps = board.onOperation((room, op) => {
     nsp.to(boardKey(room)).emit('sync', op);
   });
+  const offUploads = board.onUpload((room, uid, file) => {
+    nsp.to(seatKey(room, uid)).emit('upFile', file);
+  });
 
   // A kicked person leaves the board too; a closed room's board closes a moment after the notice.
   const offBus = events.subscribe((m) => {
@@ -154,6 +157,7 @@ export function attachBoardChannel(io: Server, platform: Platform): { close(): v
   return {
     close() {
       offOps();
+      offUploads();
       offBus();
     },
   };

@@ -1,7 +1,9 @@
 /**
  * Board files over HTTP: our stencil SVGs (`/stencils/*.svg`), image upload (`POST /board-images`,
- * the raw jpg/png body, the board token as `Authorization: Bearer ...`) and signed links to a
- * room's images (`POST /board-images/urls` with `{keys}`). Answers use the /api envelope.
+ * the raw jpg/png body, the board token as `Authorization: Bearer ...`), a photo from the phone
+ * link (`POST /board-images/phone?t=<link token>&w=&h=`, announced to the user's board as
+ * `upFile`) and signed links to a room's images (`POST /board-images/urls` with `{keys}`).
+ * Answers use the /api envelope.
  */
 import path from 'node:path';
 import express, { type Request, type Response, type Router } from 'express';
@@ -36,13 +38,9 @@ export function boardImageRoutes(platform: Platform): Router {
     send(res, lang, isDomainError(err) ? err.code : '9');
   };
 
-  router.post('/board-images', (req, res) => {
+  /** Reads a raw upload of at most BOARD_IMAGE_MAX_BYTES, then hands it to `store`. */
+  const receive = (req: Request, res: Response, store: (bytes: Buffer) => Promise<unknown>) => {
     const lang = requestLang(req);
-    const actor = actorOf(req);
-    if (!actor) {
-      req.resume();
-      return send(res, lang, '21001', null, 401);
-    }
     const limit = config.BOARD_IMAGE_MAX_BYTES;
     if (Number(req.headers['content-length'] ?? 0) > limit) {
       req.resume();
@@ -58,12 +56,28 @@ export function boardImageRoutes(platform: Platform): Router {
     });
     req.on('end', () => {
       if (over) return send(res, lang, '32103', null, 413);
-      board.storeImage(actor, Buffer.concat(chunks)).then(
+      store(Buffer.concat(chunks)).then(
         (data) => send(res, lang, '0', data),
         (err: unknown) => fail(res, lang, err),
       );
     });
     req.on('error', () => res.destroy());
+  };
+
+  router.post('/board-images', (req, res) => {
+    const actor = actorOf(req);
+    if (!actor) {
+      req.resume();
+      return send(res, requestLang(req), '21001', null, 401);
+    }
+    receive(req, res, (bytes) => board.storeImage(actor, bytes));
+  });
+
+  // The phone page of the QR link: the link's token in `t`, the photo's pixel size in `w` and `h`.
+  router.post('/board-images/phone', (req, res) => {
+    const q = req.query;
+    const n = (v: unknown) => (typeof v === 'string' && /^\d{1,6}$/.test(v) ? Number(v) : 0);
+    receive(req, res, (bytes) => board.phoneUpload(q['t'], bytes, { width: n(q['w']), height: n(q['h']) }));
   });
 
   router.post('/board-images/urls', express.json({ limit: '64kb' }), (req, res) => {
@@ -75,6 +89,13 @@ export function boardImageRoutes(platform: Platform): Router {
       (urls) => send(res, lang, '0', { urls }),
       (err: unknown) => fail(res, lang, err),
     );
+  });
+
+  // A body that is not JSON (or too large) is bad input, not a server error.
+  router.use('/board-images', (err: unknown, req: Request, res: Response, next: express.NextFunction) => {
+    if (res.headersSent) return next(err);
+    const status = typeof err === 'object' && err !== null && (err as { status?: unknown }).status === 413 ? 413 : 400;
+    send(res, requestLang(req), '5', null, status);
   });
 
   return router;

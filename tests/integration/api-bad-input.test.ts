@@ -44,6 +44,7 @@ const endpoints: Record<ApiName, { body: Record<string, unknown>; auth: boolean 
   createWbToken: { body: { userId: '1', channelId: '123456' }, auth: true },
   getTeachingPictureList: { body: {}, auth: false },
   getWbReview: { body: { roomNumber: '123456', page: 'wb:0' }, auth: true },
+  createPhoneUploadLink: { body: { roomNumber: '123456' }, auth: true },
 };
 
 /** Values that are not hostile for that field: a number is a fine page time. */
@@ -84,6 +85,7 @@ eachEngine('hostile input on every endpoint', (server) => {
     endpoints.createWbToken.body['userId'] = teacher.userId;
     endpoints.createWbToken.body['channelId'] = foreign.data.roomInfo.roomNumber;
     endpoints.getWbReview.body['roomNumber'] = foreign.data.roomInfo.roomNumber;
+    endpoints.createPhoneUploadLink.body['roomNumber'] = foreign.data.roomInfo.roomNumber;
     const before = await snapshot(s);
     const seen: string[] = [];
 

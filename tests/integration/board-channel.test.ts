@@ -3,7 +3,7 @@ import { BoardRepository } from '#core/board/board.repository.ts';
 import { BoardService } from '#core/board/board.service.ts';
 import { TokenSigner } from '#core/platform/secrets.ts';
 import { call, signIn } from '#tests/support/api.ts';
-import { LayerMirror, boardRoom, connectBoard, createOp, enter, strokeData, type BoardSocket } from '#tests/support/board-client.ts';
+import { LayerMirror, boardRoom, connectBoard, createOp, strokeData, type BoardSocket } from '#tests/support/board-client.ts';
 import { eachEngine } from '#tests/support/engines-matrix.ts';
 import { ask, connectRoom, record, sleep, waitFor } from '#tests/support/room-client.ts';
 import type { TestServer } from '#tests/support/server.ts';
@@ -351,6 +351,39 @@ eachEngine(
       expect((await call(server().url, 'getWbReview', { roomNumber, page: 'wb:99' }, { token: teacher.token })).code).toBe('5');
     });
 
+    it('a photo sent from the phone link reaches that user\'s board, and only theirs', async () => {
+      const { teacher, students, roomNumber } = await boardRoom(server(), 2, 1);
+      const t = await board(server(), teacher.wbToken);
+      const s = await board(server(), students[0]!.wbToken);
+      const toStudent = record(s, 'upFile');
+      const link = await call(server().url, 'createPhoneUploadLink', { roomNumber }, { token: teacher.token });
+      expect(link.code).toBe('0');
+      const url = new URL(link.data.url);
+      expect(url.pathname).toBe(`/upload/${teacher.userId}/${roomNumber}`);
+      const token = url.searchParams.get('t')!;
+      const jpg = Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), Buffer.alloc(200, 7)]);
+      const send = (t2: string, bytes: Buffer, q = '&w=2048&h=1536') =>
+        fetch(`${server().url}/board-images/phone?t=${encodeURIComponent(t2)}${q}`, { method: 'POST', headers: { 'content-type': 'image/jpeg' }, body: new Uint8Array(bytes) }).then(
+          (r) => r.json() as Promise<{ code: string; data: any }>,
+        );
+      const announced = waitFor(t, 'upFile');
+      const sent = await send(token, jpg);
+      expect(sent.code).toBe('0');
+      const file = await announced;
+      expect(file).toEqual({ key: sent.data.key, url: sent.data.url, width: 2048, height: 1536 });
+      expect(file.key).toMatch(/\.jpg$/);
+      expect((await ask(t, 'sync', createOp('photo', 'photo', 'wb:0', { kind: 'image', src: file.key, x: 0, y: 0, w: 512, h: 384 }))).code).toBe('0');
+      expect((await send(token, Buffer.from('not an image'))).code).toBe('32102');
+      expect((await send(`${token}x`, jpg)).code).toBe('21001');
+      expect((await send(teacher.wbToken, jpg)).code).toBe('21001');
+      await sleep(50);
+      expect(toStudent).toEqual([]);
+      // Only someone who may draw gets a link.
+      expect((await call(server().url, 'createPhoneUploadLink', { roomNumber }, { token: students[0]!.token })).code).toBe('31004');
+      const stranger = await signIn(server());
+      expect((await call(server().url, 'createPhoneUploadLink', { roomNumber }, { token: stranger.token })).code).toBe('31004');
+    });
+
     it('lists our stencils and serves each SVG', async () => {
       const r = await call(server().url, 'getTeachingPictureList', {});
       expect(r.code).toBe('0');
@@ -367,7 +400,7 @@ eachEngine(
     });
 
     it('stores jpg and png board images by their bytes, within the size limit, for those who may draw', async () => {
-      const { teacher, students, roomNumber } = await boardRoom(server(), 2, 1);
+      const { teacher, students } = await boardRoom(server(), 2, 1);
       const png = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.alloc(100, 1)]);
       const upload = (token: string, bytes: Buffer) =>
         fetch(`${server().url}/board-images`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/octet-stream' }, body: new Uint8Array(bytes) })
@@ -404,10 +437,15 @@ eachEngine(
         body: JSON.stringify({ keys: [ok.data.key] }),
       }).then((r) => r.json() as Promise<{ code: string }>);
       expect(foreign.code).toBe('5');
+      const broken = await fetch(`${server().url}/board-images/urls`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${teacher.wbToken}`, 'content-type': 'application/json' },
+        body: '{"keys": [',
+      });
+      expect(broken.status).toBe(400);
+      expect(((await broken.json()) as { code: string }).code).toBe('5');
       const ot = await board(server(), other.teacher.wbToken);
       expect((await ask(ot, 'sync', createOp('steal', 'steal', 'wb:0', item))).code).toBe('5');
-      void roomNumber;
-      void enter;
     });
   },
   { env: { BOARD_IMAGE_MAX_BYTES: '2000', BOARD_OPS_PER_SECOND: '1000' } },

@@ -2,8 +2,8 @@
  * Randomised convergence: several clients submit random operations on two pages, drop their
  * connection at random (sometimes with an operation in flight, which they retry under the same
  * opId), reconnect and resync by `since`. At the end every client's board equals the server's,
- * warm and after a cold load from the database. Seeded: BOARD_SEED=<n> replays a run; a failure
- * prints its seed.
+ * warm and after a cold load from the database. Seeded: BOARD_SEED=<n> replays the same random
+ * choices (how the clients interleave still varies with timing); a failure prints its seed.
  */
 import { afterEach, expect, it } from 'vitest';
 import type { BoardOp, ItemData, SequencedOp } from '#core/contracts/board.ts';
