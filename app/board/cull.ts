@@ -60,10 +60,10 @@ function flattenSmooth(p: readonly number[], s: number, ox: number, oy: number):
     const cy = Y(i);
     const ex = (cx + X(i + 1)) / 2;
     const ey = (cy + Y(i + 1)) / 2;
-    // Flattening a quadratic into k chords errs by at most |P0 - 2P1 + P2| / (8 k^2).
+    // Flattening a quadratic into k chords (uniform in t) errs by at most |P0 - 2P1 + P2| / (4 k^2).
     const dd = Math.hypot(sx - 2 * cx + ex, sy - 2 * cy + ey);
-    const k = Math.min(4, Math.max(1, Math.ceil(Math.sqrt(dd / 4))));
-    err = Math.max(err, dd / (8 * k * k));
+    const k = Math.min(4, Math.max(1, Math.ceil(Math.sqrt(dd / 2))));
+    err = Math.max(err, dd / (4 * k * k));
     for (let j = 1; j <= k; j++) {
       const t = j / k;
       const u = 1 - t;
