@@ -27,5 +27,7 @@ export default [
   route('bb/:id', 'routes/classroom.tsx', { id: 'classroom-bb' }),
   route('wb/:id', 'routes/classroom.tsx', { id: 'classroom-wb' }),
   route('rec/:id', 'routes/studio.tsx'),
+  route('upload/:userId/:id', 'routes/board-upload.tsx'),
+  route('wbreview/:id', 'routes/wbreview.tsx'),
   route('*', 'routes/not-found.tsx'),
 ] satisfies RouteConfig;

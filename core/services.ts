@@ -27,6 +27,8 @@ import type { PaymentGateway } from './platform/payments.ts';
 import { SiteRepository } from './site/site.repository.ts';
 import { SiteService } from './site/site.service.ts';
 import { RoomLiveService, type Presence, type Scheduler } from './rooms/live.service.ts';
+import { BoardRepository } from './board/board.repository.ts';
+import { BoardService } from './board/board.service.ts';
 
 export interface Ports {
   config: Config;
@@ -57,6 +59,7 @@ export interface Services {
   orders: OrderService;
   messaging: MessagingService;
   site: SiteService;
+  board: BoardService;
 }
 
 export function buildServices(p: Ports): Services {
@@ -71,5 +74,6 @@ export function buildServices(p: Ports): Services {
   const orders = new OrderService(new OrderRepository(p.db), p.payments, p.events, p.clock, p.config, p.logger);
   const messaging = new MessagingService(new MessagingRepository(p.db), p.clock, p.config, p.secret);
   const site = new SiteService(new SiteRepository(p.db), limiter, p.clock, p.config);
-  return { account, rooms, live, billing, limiter, devOutbox: p.outbox, billingRepo, orders, messaging, site };
+  const board = new BoardService(new BoardRepository(p.db), live, signer, p.objects, p.events, p.clock, p.config, p.logger);
+  return { account, rooms, live, billing, limiter, devOutbox: p.outbox, billingRepo, orders, messaging, site, board };
 }

@@ -16,6 +16,7 @@ import { SidePanel } from './SidePanel.tsx';
 import { MemberBar, TopBar, type ClassMode } from './TopBar.tsx';
 import { useRoomChannel } from './useRoomChannel.ts';
 import { ViewArea } from './ViewArea.tsx';
+import { BoardView } from '#app/board/BoardView.tsx';
 
 export const EXIT_DELAY_MS = 200;
 
@@ -124,7 +125,18 @@ export function LiveRoom({ answer, roomNumber, inviteUrl }: LiveRoomProps) {
         <MemberBar room={room} role={role} onExit={() => void exit()} />
       )}
       <main id="main" className="room__main">
-        <ViewArea showState={room.showState} members={members} myId={myId} micUserId={mic?.phase === 'connected' ? mic.userId : ''} />
+        <ViewArea
+          showState={room.showState}
+          members={members}
+          myId={myId}
+          micUserId={mic?.phase === 'connected' ? mic.userId : ''}
+          {...(room.roomType === 2 ? { forceView: 'wb' as const } : {})}
+          board={
+            answer.wbtoken ? (
+              <BoardView roomNumber={roomNumber} myId={myId} role={role} room={room} wbtoken={answer.wbtoken} phone={phone} onPatch={actions.patch} />
+            ) : null
+          }
+        />
         <SidePanel
           memberCount={members.length}
           chat={<ChatPanel messages={state?.messages ?? []} myId={myId} readOnly={isObserver} disabled={status !== 'live'} onSend={actions.sendChat} />}

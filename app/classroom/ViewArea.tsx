@@ -1,3 +1,4 @@
+import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { Member } from '#core/contracts/room-events.ts';
 import { NetworkIcon } from './NetworkIcon.tsx';
@@ -28,15 +29,19 @@ export interface ViewAreaProps {
   members: Member[];
   myId: string;
   micUserId: string;
+  /** The whiteboard, shown in place of the 'wb' panel (and as the main view of a board class). */
+  board?: ReactNode;
+  /** A view that overrides showState (the whiteboard class always shows its board). */
+  forceView?: 'wb';
 }
 
 /**
  * The stage follows the room's showState for everyone: board, document, screen or the videos.
  * Each view's content comes with its own issue; until then a labelled panel says what goes there.
  */
-export function ViewArea({ showState, members, myId, micUserId }: ViewAreaProps) {
+export function ViewArea({ showState, members, myId, micUserId, board, forceView }: ViewAreaProps) {
   const { t } = useTranslation();
-  const view = viewOf(showState);
+  const view = forceView ?? viewOf(showState);
   const name = t(`classroom.view.${view}`);
   const tiles = (
     <ul className="tiles" aria-label={t('classroom.tiles')}>
@@ -48,12 +53,21 @@ export function ViewArea({ showState, members, myId, micUserId }: ViewAreaProps)
   return (
     <section className={`stage stage--${view}`} aria-label={t('classroom.view.area', { name })} data-testid="view-area" data-view={view}>
       {view === 'video' ? null : tiles}
-      <div className={`view view--${view}`} aria-live="polite">
-        <h2 className="view__title" data-testid="view-title">
-          {name}
-        </h2>
-        {view === 'video' ? tiles : <p className="view__text muted">{t(`classroom.view.${view}Text`)}</p>}
-      </div>
+      {view === 'wb' && board ? (
+        <div className="view view--board" data-testid="view-board">
+          <h2 className="visually-hidden" data-testid="view-title">
+            {name}
+          </h2>
+          {board}
+        </div>
+      ) : (
+        <div className={`view view--${view}`} aria-live="polite">
+          <h2 className="view__title" data-testid="view-title">
+            {name}
+          </h2>
+          {view === 'video' ? tiles : <p className="view__text muted">{t(`classroom.view.${view}Text`)}</p>}
+        </div>
+      )}
     </section>
   );
 }

@@ -20,6 +20,7 @@ import {
   ROOM_PROTOCOL_VERSION,
   type Ack,
   type ClientToServer,
+  type RoomPatch,
   type RoomSnapshot,
   type ServerToClient,
 } from '#core/contracts/room-events.ts';
@@ -64,6 +65,8 @@ export interface RoomActions {
   leave: () => Promise<void>;
   /** 'try now' on the reconnect overlay. */
   reconnectNow: () => void;
+  /** A room patch (the board's wbPower and roomExtend), applied here once the server took it. */
+  patch: (patch: RoomPatch) => Promise<boolean>;
 }
 
 export interface RoomChannel {
@@ -368,6 +371,11 @@ export function useRoomChannel({ answer, roomNumber }: RoomChannelOptions): Room
         endedRef.current = true;
         if (socket?.connected) await Promise.race([request('leaveRoom', {}, { quiet: true }), new Promise((r) => setTimeout(r, 1000))]);
         socket?.disconnect();
+      },
+      async patch(patch) {
+        const ack = await request('customRoomEvent', patch);
+        if (ack.code === '0') dispatch({ type: 'patch', patch });
+        return ack.code === '0';
       },
       reconnectNow() {
         const socket = socketRef.current;

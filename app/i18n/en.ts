@@ -1,3 +1,4 @@
+import { boardEn } from './board.en.ts';
 import type { Messages } from './zh.ts';
 
 /** English. Typed against the Chinese resources: a missing or extra key is a type error. */
@@ -444,4 +445,5 @@ export const en: Messages = {
     time: 'Time',
     empty: 'No codes sent yet.',
   },
+  board: boardEn,
 };

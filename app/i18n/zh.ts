@@ -1,3 +1,5 @@
+import { boardZh } from './board.zh.ts';
+
 /** Chinese (the default language). The shape of this object is the shape of every language. */
 export const zh = {
   app: {
@@ -442,6 +444,7 @@ export const zh = {
     time: '时间',
     empty: '还没有发送过验证码。',
   },
+  board: boardZh,
 };
 
 export type Messages = typeof zh;

@@ -3,6 +3,8 @@
  * JSON or form-encoded body; every answer is an envelope with HTTP 200 for business errors.
  * Ids and flags travel as strings, as the spec's clients expect.
  */
+import type { LayerState } from './board.ts';
+
 export interface Envelope<T> {
   code: string; // '0' success, else a code of core/platform/errors.ts
   msg: string; // localised by the request language (header `lang`/`language`, cookie `lang`, Accept-Language)
@@ -144,6 +146,24 @@ export interface ApiCalls {
   /** Submits feedback with the captcha drawn by GET /feedback/captcha. */
   createFeedbackCaptcha: [{ content: string; code: string }, null];
   addLog: [{ socketType?: string; roomNumber?: string; message?: string }, null];
+  /** A short-lived board token for the `/board` channel; `channelId` is the room number, `bucketId` the board's id. */
+  createWbToken: [{ userId: string; channelId: string }, { token: string; bucketId: string }];
+  /** The creator's read-only review of a room's board, open or closed: one page, and the pages that hold something. */
+  getWbReview: [{ roomNumber: string; page?: string }, { pages: string[]; state: LayerState }];
+  /** The QR code's address for sending a photo from a phone to the caller's board (`/upload/{userId}/{roomNumber}?t=...`). */
+  createPhoneUploadLink: [{ roomNumber: string }, { url: string; expiresAt: number }];
+  /** JSON text of `TeachingPicture[]`. */
+  getTeachingPictureList: [Record<string, never>, { teachingPictureList: string }];
+}
+
+/** A stencil of the shape panel (spec 03 §3): subjectId 2 math, 3 physics, 4 chemistry. */
+export interface TeachingPicture {
+  id: string;
+  subjectId: 2 | 3 | 4;
+  stname: string;
+  name: string;
+  nameEn: string;
+  imageUrl: string;
 }
 
 export type ApiName = keyof ApiCalls;

@@ -79,6 +79,14 @@ export const configSchema = z
     SITE_NOTICE_ZH: z.string().max(500).optional(),
     SITE_NOTICE_EN: z.string().max(500).optional(),
     SITE_NOTICE_DATE: z.iso.date().optional(),
+    BOARD_TOKEN_TTL_SECONDS: int(3600, 60, 24 * 3600),
+    BOARD_SNAPSHOT_EVERY: int(200, 10),
+    BOARD_MAX_ITEMS_PER_LAYER: int(200_000, 100),
+    BOARD_UNDO_DEPTH: int(100, 1, 10_000),
+    BOARD_OPS_PER_SECOND: int(30, 1),
+    BOARD_STROKES_PER_SECOND: int(40, 1),
+    BOARD_IMAGE_MAX_BYTES: int(20_480_000, 1),
+    BOARD_PHONE_LINK_MINUTES: int(30, 1, 24 * 60),
   })
   .superRefine((c, ctx) => {
     if (c.SMS_SENDER === 'http' && !c.SMS_WEBHOOK_URL) {

@@ -16,6 +16,8 @@ import * as accountSchema from '#core/account/account.schema.ts';
 import * as roomSchema from '#core/rooms/room.schema.ts';
 import * as orderSchema from '#core/billing/order.schema.ts';
 import * as messagingSchema from '#core/messaging/messaging.schema.ts';
+import * as boardSchema from '#core/board/board.schema.ts';
+import { teachingPictureList } from '#core/board/stencils.ts';
 import { requestIp, requestLang, requestToken } from './request.ts';
 
 interface CallContext {
@@ -143,6 +145,10 @@ export function buildHandlers(services: Services, config: Config): Record<ApiNam
       await services.site.addLog(viewer, { ...i, roomNumber: i.roomNumber === undefined ? undefined : String(i.roomNumber) }, ctx.ip);
       return null;
     }),
+    createWbToken: h(boardSchema.createWbTokenInput, async (ctx, i) => services.board.createToken(await ctx.viewer(), i)),
+    getWbReview: h(boardSchema.wbReviewInput, async (ctx, i) => services.board.review(await ctx.viewer(), i.roomNumber, i.page ?? 'wb:0')),
+    createPhoneUploadLink: h(boardSchema.phoneUploadLinkInput, async (ctx, i) => services.board.phoneUploadLink(await ctx.viewer(), i.roomNumber)),
+    getTeachingPictureList: h(accountSchema.noInput, () => Promise.resolve({ teachingPictureList: JSON.stringify(teachingPictureList()) })),
   };
 }
 

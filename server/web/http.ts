@@ -18,6 +18,8 @@ import { attachUserChannel } from './user-channel.ts';
 import { mountPayments } from './payments.ts';
 import { mountSiteRoutes } from './site-routes.ts';
 import { requestIp, requestLang, requestToken } from './request.ts';
+import { attachBoardChannel } from './board-channel.ts';
+import { boardImageRoutes } from './board-images.ts';
 
 export interface WebServer {
   http: HttpServer;
@@ -79,6 +81,7 @@ export async function startWeb(platform: Platform, opts: WebOptions): Promise<We
 
   mountPayments(app, platform);
   mountSiteRoutes(app, platform);
+  app.use(boardImageRoutes(platform));
 
   const getLoadContext = async (req: Request) => {
     const provider = new RouterContextProvider();
@@ -135,6 +138,7 @@ export async function startWeb(platform: Platform, opts: WebOptions): Promise<We
   const io = new SocketServer(http, { serveClient: false, maxHttpBufferSize: 1_000_000 });
   const channel = attachRoomChannel(io, platform);
   const userChannel = attachUserChannel(io, platform);
+  const boardChannel = attachBoardChannel(io, platform);
 
   await new Promise<void>((resolve, reject) => {
     http.once('error', reject);
@@ -155,6 +159,7 @@ export async function startWeb(platform: Platform, opts: WebOptions): Promise<We
     async close() {
       channel.close();
       userChannel.close();
+      boardChannel.close();
       await new Promise<void>((resolve) => {
         void io.close(() => resolve());
       });

@@ -49,6 +49,10 @@ const endpoints: Record<ApiName, { body: Record<string, unknown>; auth: boolean 
   getAdminMessageList: { body: { pageTime: 0, pageSize: 10 }, auth: true },
   createFeedbackCaptcha: { body: { content: 'Works well', code: '1234' }, auth: true },
   addLog: { body: {}, auth: false },
+  createWbToken: { body: { userId: '1', channelId: '123456' }, auth: true },
+  getTeachingPictureList: { body: {}, auth: false },
+  getWbReview: { body: { roomNumber: '123456', page: 'wb:0' }, auth: true },
+  createPhoneUploadLink: { body: { roomNumber: '123456' }, auth: true },
 };
 
 /** Values that are not hostile for that field: a number is a fine page time. */
@@ -85,6 +89,11 @@ eachEngine('hostile input on every endpoint', (server) => {
     const foreign = await call(s.url, 'createRoom', { roomType: 2 }, { token: other.token });
     endpoints.updateRoomInfoByRoomNumber.body['roomNumber'] = foreign.data.roomInfo.roomNumber;
     endpoints.createObserverLink.body['roomNumber'] = foreign.data.roomInfo.roomNumber;
+    // A board token for a room the teacher is not in.
+    endpoints.createWbToken.body['userId'] = teacher.userId;
+    endpoints.createWbToken.body['channelId'] = foreign.data.roomInfo.roomNumber;
+    endpoints.getWbReview.body['roomNumber'] = foreign.data.roomInfo.roomNumber;
+    endpoints.createPhoneUploadLink.body['roomNumber'] = foreign.data.roomInfo.roomNumber;
     const before = await snapshot(s);
     const seen: string[] = [];
 

@@ -2,12 +2,14 @@ import { Migrator, type Migration, type MigrationProvider } from 'kysely/migrati
 import type { Kysely } from 'kysely';
 import * as m0001 from './migrations/0001-initial.ts';
 import * as m0002 from './migrations/0002-live-room.ts';
+import * as m0003 from './migrations/0003-board.ts';
 import * as m0004 from './migrations/0004-billing.ts';
 
 /** Migrations are listed here in order, so bundlers and type stripping both see them. */
 const migrations: Record<string, Migration> = {
   '0001-initial': m0001,
   '0002-live-room': m0002,
+  '0003-board': m0003,
   '0004-billing': m0004,
 };
 

@@ -184,6 +184,27 @@ export interface ClientLogsTable {
   created_at: Timestamp;
 }
 
+export interface BoardRoomsTable {
+  room_id: string;
+  seq: Generated<string>;
+}
+
+export interface BoardOpsTable {
+  room_id: string;
+  seq: string;
+  page: string;
+  op_id: string;
+  user_id: string;
+  body: string;
+}
+
+export interface BoardSnapshotsTable {
+  room_id: string;
+  page: string;
+  seq: string;
+  state: string;
+}
+
 export interface DB {
   users: UsersTable;
   sessions: SessionsTable;
@@ -201,4 +222,7 @@ export interface DB {
   feedback_captchas: FeedbackCaptchasTable;
   trial_applications: TrialApplicationsTable;
   client_logs: ClientLogsTable;
+  board_rooms: BoardRoomsTable;
+  board_ops: BoardOpsTable;
+  board_snapshots: BoardSnapshotsTable;
 }

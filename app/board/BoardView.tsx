@@ -1,0 +1,447 @@
+/**
+ * The whiteboard as the classroom shows it: the surface, the toolbar, the text editor, the
+ * permission dialog, the phone-photo QR, the upload spinner, and the mask for members who may not
+ * draw. Page and background colour come from the room's roomExtend, so everyone follows the
+ * creator; the creator changes them through the room channel's patch.
+ */
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import './board.css';
+import type { RoomInfo } from '#core/contracts/api.ts';
+import { BOARD_LAST_PAGE, TEXT_BOX_WIDTH, TEXT_FONT_SIZE, type BoardItem } from '#core/contracts/board.ts';
+import type { Role, RoomPatch } from '#core/contracts/room-events.ts';
+import { Dialog, useConfirm } from '#app/components/Dialog.tsx';
+import { codeMessage } from '#app/lib/messages.ts';
+import { currentLang } from '#app/lib/lang.ts';
+import { toast } from '#app/lib/toast.ts';
+import { BoardCanvas } from './BoardCanvas.tsx';
+import { imagePlan, placeImage, translateData, type Point } from './geometry.ts';
+import { prepareBoardImage, uploadBoardImage } from './images.ts';
+import { createWbToken, ImageUrls, loadStencils, type Stencil } from './net.ts';
+import type { BoardRenderer } from './renderer.ts';
+import type { BoardStore } from './store.ts';
+import { Toolbar } from './Toolbar.tsx';
+import { DEFAULT_TOOLS, mayDraw, nextBackground, readExtend, stepZoom, wbLayer, writeExtend, type ToolState } from './tools.ts';
+import { useBoardSync } from './useBoardSync.ts';
+
+export interface BoardViewProps {
+  roomNumber: string;
+  myId: string;
+  role: Role;
+  room: Pick<RoomInfo, 'roomType' | 'wbPower' | 'roomExtend' | 'createUser'>;
+  wbtoken: string;
+  phone: boolean;
+  /** Review of a past class: pages browsable, no tools, nothing saved. */
+  readOnly?: boolean;
+  onPatch?: (patch: RoomPatch) => Promise<boolean>;
+}
+
+interface TextEdit {
+  at: Point;
+  item: BoardItem | null;
+  text: string;
+}
+
+/** What end-to-end tests read (window.__banshuBoard). */
+export interface BoardTestHook {
+  store: BoardStore;
+  page: () => string;
+  renderer: () => BoardRenderer | null;
+  /** The board token in use (the phone upload address carries it). */
+  token: () => string;
+}
+
+export function BoardView(props: BoardViewProps) {
+  const { t } = useTranslation();
+  const confirm = useConfirm();
+  const { store, status, token } = useBoardSync(props.roomNumber, props.myId, props.wbtoken);
+  const extend = readExtend(props.room.roomExtend);
+  const [reviewPage, setReviewPage] = useState(0);
+  const pageIndex = props.readOnly ? reviewPage : extend.pageIndex;
+  const page = wbLayer(pageIndex);
+  const canDraw = !props.readOnly && mayDraw(props.role, props.room.wbPower, props.room.roomType);
+  const isCreator = props.role === 'creator';
+  const masked = !props.readOnly && !canDraw && (props.role === 'member' || props.role === 'tourist');
+
+  const [tools, setTools] = useState<ToolState>(DEFAULT_TOOLS);
+  const [zoom, setZoom] = useState(1);
+  const [selection, setSelection] = useState<string[]>([]);
+  const [hidden, setHidden] = useState(false);
+  const [edit, setEdit] = useState<TextEdit | null>(null);
+  const [uploading, setUploading] = useState(false);
+  const [powerOpen, setPowerOpen] = useState(false);
+  const [phoneQr, setPhoneQr] = useState<string | null>(null);
+  const [stencils, setStencils] = useState<Stencil[] | null>(null);
+  const [, setTick] = useState(0);
+  const rendererRef = useRef<BoardRenderer | null>(null);
+  const clipboard = useRef<BoardItem | null>(null);
+
+  const imageUrls = useMemo(() => new ImageUrls(token), [token]);
+  useEffect(() => {
+    imageUrls.onReady = () => rendererRef.current?.requestFull();
+  }, [imageUrls]);
+  const stencilById = useMemo(() => new Map((stencils ?? []).map((s) => [s.id, s.imageUrl])), [stencils]);
+  const stencilUrl = useCallback((id: string) => stencilById.get(id) ?? null, [stencilById]);
+  // Stencils already on the board need their pictures: load the list once something needs it.
+  const needStencils = useRef(false);
+  const openStencils = useCallback(() => {
+    if (needStencils.current) return;
+    needStencils.current = true;
+    void loadStencils().then((list) => {
+      setStencils(list);
+      rendererRef.current?.requestFull();
+    });
+  }, []);
+
+  // Undo/redo availability and refusals follow the store.
+  useEffect(() => {
+    if (!store) return;
+    const offChange = store.on('change', (changed) => {
+      if (changed === page) setTick((n) => n + 1);
+      if (!needStencils.current && [...store.layer(page).view.values()].some((i) => i.data.kind === 'stencil')) openStencils();
+    });
+    const offRefused = store.on('refused', (ack) => {
+      toast.error(ack.msg || codeMessage(ack.code, currentLang()) || t('board.refused'));
+    });
+    return () => {
+      offChange();
+      offRefused();
+    };
+  }, [store, page, t, openStencils]);
+
+  // A new page starts with nothing selected.
+  useEffect(() => {
+    setSelection([]);
+    setEdit(null);
+  }, [page]);
+
+  // The test hook.
+  useEffect(() => {
+    if (!store) return;
+    const hook: BoardTestHook = { store, page: () => page, renderer: () => rendererRef.current, token };
+    (window as unknown as { __banshuBoard?: BoardTestHook }).__banshuBoard = hook;
+  }, [store, page, token]);
+
+  const patchExtend = useCallback(
+    async (change: { color?: number; pageIndex?: number }) => {
+      if (!props.onPatch) return false;
+      return props.onPatch({ roomExtend: writeExtend(props.room.roomExtend, change) });
+    },
+    [props],
+  );
+
+  const goPage = (next: number) => {
+    const bounded = Math.max(0, Math.min(BOARD_LAST_PAGE, next));
+    if (props.readOnly) setReviewPage(bounded);
+    else if (isCreator) void patchExtend({ pageIndex: bounded });
+  };
+
+  const deleteSelection = useCallback(() => {
+    if (!store || !canDraw) return;
+    if (selection.length === 0) {
+      toast.info(t('board.nothingSelected'));
+      return;
+    }
+    store.deleteItems(page, selection);
+    setSelection([]);
+  }, [store, canDraw, selection, page, t]);
+
+  const clearAll = async () => {
+    if (!store || !canDraw) return;
+    if (await confirm({ message: t('board.clearConfirm') })) {
+      store.clear(page);
+      setSelection([]);
+    }
+  };
+
+  const addImage = async (file: File) => {
+    if (!store || !canDraw) return;
+    const plan = imagePlan(file.type, file.name, file.size);
+    if (plan === 'badType') return void toast.error(t('board.image.onlyJpgPng'));
+    if (plan === 'tooLarge') return void toast.error(t('board.image.tooLarge'));
+    setUploading(true);
+    try {
+      const image = await prepareBoardImage(file, plan === 'compress');
+      const answer = await uploadBoardImage(image, { token: token(), lang: currentLang() });
+      if (answer.code !== '0' || !answer.data) {
+        toast.error(answer.msg || codeMessage(answer.code, currentLang()) || t('board.image.failed'));
+        return;
+      }
+      if (answer.data.url) imageUrls.set(answer.data.key, answer.data.url);
+      const centre = rendererRef.current?.visibleCentre() ?? { x: 512, y: 384 };
+      const box = placeImage(image.width, image.height, centre);
+      store.create(page, 'uploadImg', { kind: 'image', src: answer.data.key, ...box });
+    } catch {
+      toast.error(t('board.image.failed'));
+    } finally {
+      setUploading(false);
+    }
+  };
+
+  const openPhone = async () => {
+    const fresh = await createWbToken(props.myId, props.roomNumber);
+    const tk = fresh?.token ?? token();
+    const url = new URL(`/upload/${encodeURIComponent(props.myId)}/${encodeURIComponent(props.roomNumber)}`, window.location.origin);
+    url.searchParams.set('t', tk);
+    url.searchParams.set('p', String(pageIndex));
+    const QRCode = await import('qrcode');
+    setPhoneQr(await QRCode.toDataURL(url.toString(), { margin: 1, width: 200, errorCorrectionLevel: 'L' }));
+  };
+
+  const commitText = () => {
+    if (!store || !edit) return;
+    const text = edit.text.replace(/\s+$/u, '');
+    setEdit(null);
+    if (text.trim() === '') return; // empty text is not added
+    if (edit.item && edit.item.data.kind === 'text') {
+      if (text !== edit.item.data.text) store.submit({ type: 'update', btype: 'kbText', id: edit.item.id, data: { ...edit.item.data, text }, page });
+      return;
+    }
+    store.create(page, 'kbText', {
+      kind: 'text',
+      text,
+      x: Math.round(edit.at.x),
+      y: Math.round(edit.at.y),
+      width: TEXT_BOX_WIDTH,
+      fontSize: TEXT_FONT_SIZE,
+      color: tools.color,
+    });
+  };
+
+  // Keyboard: undo/redo, delete, copy/paste, zoom. Not while typing somewhere.
+  useEffect(() => {
+    if (!store || !canDraw) return;
+    const onKey = (e: KeyboardEvent) => {
+      const el = e.target as HTMLElement | null;
+      if (el && (el.tagName === 'INPUT' || el.tagName === 'TEXTAREA' || el.tagName === 'SELECT' || el.isContentEditable)) return;
+      if (document.querySelector('dialog[open]')) return;
+      const mod = e.ctrlKey || e.metaKey;
+      const key = e.key.toLowerCase();
+      if (mod && key === 'z' && !e.shiftKey) {
+        e.preventDefault();
+        store.undo(page);
+      } else if (mod && (key === 'y' || (key === 'z' && e.shiftKey))) {
+        e.preventDefault();
+        store.redo(page);
+      } else if (!mod && (e.key === 'Backspace' || e.key === 'Delete') && selection.length > 0) {
+        e.preventDefault();
+        deleteSelection();
+      } else if (mod && key === 'c' && selection.length > 0) {
+        if (selection.length > 1) {
+          toast.info(t('board.multiSelect'));
+          return;
+        }
+        clipboard.current = store.layer(page).get(selection[0]!) ?? null;
+      } else if (mod && key === 'v' && clipboard.current) {
+        const copy = clipboard.current;
+        const op = store.create(page, copy.data.kind === 'image' ? 'uploadImg' : 'choose', translateData(copy.data, 20, 20));
+        if (op.id) setSelection([op.id]);
+        clipboard.current = { ...copy, data: translateData(copy.data, 20, 20) };
+      } else if (e.key === 'Escape') {
+        setSelection([]);
+      }
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, [store, canDraw, page, selection, deleteSelection, t]);
+
+  if (!store) return <div className="board board--loading" aria-busy="true" />;
+
+  const renderer = rendererRef.current;
+  const editorPos = edit && renderer ? renderer.toCss(edit.at) : null;
+  const scale = renderer?.scale ?? 1;
+  const toolbar = props.readOnly ? null : canDraw ? (
+    <Toolbar
+      tools={tools}
+      onTools={(next) => {
+        setTools(next);
+        if (next.tool !== 'choose') setSelection([]);
+      }}
+      isCreator={isCreator}
+      phone={props.phone}
+      hidden={hidden}
+      onHidden={setHidden}
+      stencils={stencils}
+      onOpenShapes={openStencils}
+      onImage={(f) => void addImage(f)}
+      uploading={uploading}
+      onDelete={deleteSelection}
+      onClearAll={() => void clearAll()}
+      onPhone={() => void openPhone()}
+      onBackground={() => void patchExtend({ color: nextBackground(extend.color) })}
+      onPower={() => setPowerOpen(true)}
+      onUndo={() => store.undo(page)}
+      onRedo={() => store.redo(page)}
+      canUndo={store.canUndo(page)}
+      canRedo={store.canRedo(page)}
+      pageIndex={pageIndex}
+      onPage={goPage}
+    />
+  ) : null;
+
+  return (
+    <div
+      className={`board${props.phone ? ' board--phone' : ''}`}
+      data-testid="board"
+      data-page={pageIndex}
+      data-background={extend.color}
+      data-status={status}
+      data-can-draw={canDraw ? '1' : '0'}
+    >
+      <BoardCanvas
+        store={store}
+        page={page}
+        pageIndex={pageIndex}
+        readOnly={!canDraw}
+        tools={tools}
+        background={extend.color}
+        zoom={zoom}
+        onZoom={setZoom}
+        selection={selection}
+        onSelection={setSelection}
+        onText={(at, item) => setEdit({ at: item && item.data.kind === 'text' ? { x: item.data.x, y: item.data.y } : at, item, text: item?.data.kind === 'text' ? item.data.text : '' })}
+        imageUrl={(src) => imageUrls.get(src)}
+        stencilUrl={stencilUrl}
+        rendererRef={rendererRef}
+      />
+
+      <div className="board__zoom" role="group" aria-label={t('board.zoom', { n: Math.round(zoom * 100) })}>
+        <button type="button" className="board-tool" aria-label={t('board.tools.zoomOut')} title={t('board.tools.zoomOut')} onClick={() => setZoom(stepZoom(zoom, -1))} disabled={zoom <= 0.1 + 1e-9}>
+          −
+        </button>
+        <button type="button" className="board__zoom-value" onClick={() => setZoom(1)} title={t('board.tools.zoomReset')} data-testid="zoom-value">
+          {Math.round(zoom * 100)}%
+        </button>
+        <button type="button" className="board-tool" aria-label={t('board.tools.zoomIn')} title={t('board.tools.zoomIn')} onClick={() => setZoom(stepZoom(zoom, 1))} disabled={zoom >= 1.5 - 1e-9}>
+          +
+        </button>
+      </div>
+
+      {props.readOnly ? (
+        <div className="board__review-pages" role="group" aria-label={t('board.review.title')}>
+          <button type="button" className="board-tool" onClick={() => goPage(pageIndex - 1)} disabled={pageIndex <= 0} aria-label={t('board.tools.prev')} data-testid="page-prev">
+            ‹
+          </button>
+          <span data-testid="page-label">{t('board.page', { n: pageIndex + 1, total: BOARD_LAST_PAGE + 1 })}</span>
+          <button
+            type="button"
+            className="board-tool"
+            onClick={() => goPage(pageIndex + 1)}
+            disabled={pageIndex >= BOARD_LAST_PAGE}
+            aria-label={t('board.tools.next')}
+            data-testid="page-next"
+          >
+            ›
+          </button>
+        </div>
+      ) : (
+        <span className="board__page-badge" data-testid="board-page-badge">
+          {t('board.page', { n: pageIndex + 1, total: BOARD_LAST_PAGE + 1 })}
+        </span>
+      )}
+
+      {toolbar}
+
+      {edit && editorPos ? (
+        <div className="board-text" style={{ left: editorPos.x, top: editorPos.y }} data-testid="board-text-editor">
+          <textarea
+            autoFocus
+            aria-label={t('board.text.label')}
+            placeholder={t('board.text.placeholder')}
+            value={edit.text}
+            style={{ width: Math.max(120, TEXT_BOX_WIDTH * scale), fontSize: Math.max(12, TEXT_FONT_SIZE * scale) }}
+            onChange={(e) => setEdit({ ...edit, text: e.currentTarget.value })}
+            onKeyDown={(e) => {
+              if (e.key === 'Escape') setEdit(null);
+              if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) commitText();
+            }}
+          />
+          <div className="board-text__actions">
+            <button type="button" className="btn btn--ghost btn--small" onClick={() => setEdit(null)}>
+              {t('board.text.cancel')}
+            </button>
+            <button type="button" className="btn btn--primary btn--small" onClick={commitText} data-testid="board-text-ok">
+              {t('board.text.ok')}
+            </button>
+          </div>
+        </div>
+      ) : null}
+
+      {uploading ? (
+        <div className="board__uploading" role="status" data-testid="board-uploading">
+          <span className="spinner" aria-hidden="true" /> {t('board.image.uploading')}
+        </div>
+      ) : null}
+
+      {status !== 'live' && status !== 'connecting' ? (
+        <div className="board__status" role="status">
+          {t('board.offline')}
+        </div>
+      ) : null}
+
+      {masked ? (
+        <div className="board__mask" data-testid="board-mask" role="note">
+          <span>{t('board.mask')}</span>
+        </div>
+      ) : null}
+
+      {powerOpen ? (
+        <PowerDialog
+          current={props.room.wbPower}
+          onClose={() => setPowerOpen(false)}
+          onSave={async (value) => {
+            if (props.onPatch && (await props.onPatch({ wbPower: value }))) setPowerOpen(false);
+          }}
+        />
+      ) : null}
+
+      {phoneQr ? (
+        <Dialog title={t('board.phone.title')} onClose={() => setPhoneQr(null)}>
+          <p>{t('board.phone.hint')}</p>
+          <img src={phoneQr} alt={t('board.phone.qrAlt')} width={200} height={200} data-testid="phone-qr" />
+        </Dialog>
+      ) : null}
+    </div>
+  );
+}
+
+function PowerDialog({ current, onClose, onSave }: { current: '0' | '1'; onClose: () => void; onSave: (value: '0' | '1') => Promise<void> }) {
+  const { t } = useTranslation();
+  const [value, setValue] = useState<'0' | '1'>(current);
+  const [busy, setBusy] = useState(false);
+  return (
+    <Dialog
+      title={t('board.power.title')}
+      onClose={onClose}
+      actions={
+        <>
+          <button type="button" className="btn btn--ghost" onClick={onClose}>
+            {t('board.power.cancel')}
+          </button>
+          <button
+            type="button"
+            className="btn btn--primary"
+            disabled={busy}
+            data-testid="power-ok"
+            onClick={() => {
+              setBusy(true);
+              void onSave(value).finally(() => setBusy(false));
+            }}
+          >
+            {t('board.power.ok')}
+          </button>
+        </>
+      }
+    >
+      <fieldset className="stack">
+        <legend className="visually-hidden">{t('board.power.title')}</legend>
+        <label>
+          <input type="radio" name="wbPower" checked={value === '1'} onChange={() => setValue('1')} data-testid="power-allow" /> {t('board.power.allow')}
+        </label>
+        <label>
+          <input type="radio" name="wbPower" checked={value === '0'} onChange={() => setValue('0')} data-testid="power-forbid" /> {t('board.power.forbid')}
+        </label>
+      </fieldset>
+    </Dialog>
+  );
+}

@@ -1,0 +1,346 @@
+/**
+ * The board client store: one socket.io connection to `/board` (core/contracts/board.ts), the
+ * layers this browser has loaded, its own operations until their sequenced version arrives, and
+ * the strokes others are drawing right now. No React here: the renderer and the hook subscribe.
+ *
+ * Order: every operation, ours included, is applied to the server's state in the order the server
+ * sequenced it; our own are shown at once (LayerView's echo). After a reconnect each loaded layer
+ * asks for what came after the last sequence number it saw, and unacknowledged operations are
+ * sent again with the same opId (the server applies an opId once).
+ */
+import { io, type Socket } from 'socket.io-client';
+import { checkItemData } from '#core/board/model.ts';
+import {
+  BOARD_NAMESPACE,
+  type BType,
+  type BoardClientToServer,
+  type BoardItem,
+  type BoardOp,
+  type BoardServerToClient,
+  type ItemData,
+  type LayerKey,
+  type SequencedOp,
+  type StrokeProgress,
+} from '#core/contracts/board.ts';
+import type { Ack } from '#core/contracts/room-events.ts';
+import { LayerView, mergeChanges as merge, NO_CHANGE, type Change } from './layer.ts';
+import type { LiveStroke } from './renderer.ts';
+
+export type BoardSocket = Socket<BoardServerToClient, BoardClientToServer>;
+export type BoardStatus = 'connecting' | 'live' | 'offline' | 'failed';
+
+const ACK_TIMEOUT_MS = 10_000;
+/** Others' strokes in progress are dropped if nothing arrives for this long (the author left). */
+const LIVE_STALE_MS = 5_000;
+const RETRY_REFUSED_MS = 2_000;
+const REFUSALS_BEFORE_FAILED = 5;
+
+export interface StoreEvents {
+  /** A layer changed; `change` tells the renderer how much to repaint. */
+  change: (page: LayerKey, change: Change) => void;
+  /** Others' live strokes changed. */
+  live: () => void;
+  status: (status: BoardStatus) => void;
+  /** The server refused one of our operations. */
+  refused: (ack: Ack<unknown>, op: BoardOp) => void;
+}
+
+export interface StoreOptions {
+  uid: string;
+  /** A fresh board token (first the join answer's, later from /api/createWbToken). */
+  token: () => Promise<string | null>;
+  /** For tests: make the socket. */
+  socket?: (token: string) => BoardSocket;
+}
+
+let counter = 0;
+/** A unique id for ops and items: time, randomness and a counter (64 characters at most). */
+export function newId(prefix = ''): string {
+  counter = (counter + 1) % 1_000_000;
+  const rand = Math.random().toString(36).slice(2, 10);
+  return `${prefix}${Date.now().toString(36)}${rand}${counter.toString(36)}`;
+}
+
+export class BoardStore {
+  readonly uid: string;
+  readonly #options: StoreOptions;
+  #socket: BoardSocket | null = null;
+  #status: BoardStatus = 'connecting';
+  readonly #layers = new Map<LayerKey, LayerView>();
+  /** Ops sent and not yet acknowledged, in order (sent again after a reconnect). */
+  readonly #unacked = new Map<string, BoardOp>();
+  /** Sequenced ops that arrived while their layer was loading. */
+  readonly #buffer = new Map<LayerKey, SequencedOp[]>();
+  readonly #loading = new Set<LayerKey>();
+  readonly #live = new Map<string, LiveStroke & { uid: string; page: LayerKey; at: number }>();
+  readonly #listeners: { [K in keyof StoreEvents]: Set<StoreEvents[K]> } = {
+    change: new Set(),
+    live: new Set(),
+    status: new Set(),
+    refused: new Set(),
+  };
+  #closed = false;
+  #refusals = 0;
+  /** Undo depth per layer (own operations that changed something); redo depth after undos. */
+  readonly #undo = new Map<LayerKey, number>();
+  readonly #redo = new Map<LayerKey, number>();
+
+  constructor(options: StoreOptions) {
+    this.uid = options.uid;
+    this.#options = options;
+  }
+
+  on<K extends keyof StoreEvents>(event: K, listener: StoreEvents[K]): () => void {
+    this.#listeners[event].add(listener);
+    return () => this.#listeners[event].delete(listener);
+  }
+
+  #emit<K extends keyof StoreEvents>(event: K, ...args: Parameters<StoreEvents[K]>): void {
+    for (const l of this.#listeners[event]) (l as (...a: Parameters<StoreEvents[K]>) => void)(...args);
+  }
+
+  get status(): BoardStatus {
+    return this.#status;
+  }
+
+  #setStatus(status: BoardStatus): void {
+    if (status === this.#status) return;
+    this.#status = status;
+    this.#emit('status', status);
+  }
+
+  async connect(): Promise<void> {
+    const token = await this.#options.token();
+    if (this.#closed) return;
+    if (!token) {
+      this.#setStatus('failed');
+      return;
+    }
+    const socket: BoardSocket = this.#options.socket
+      ? this.#options.socket(token)
+      : // Its own connection: the room channel's manager runs its own reconnect rules (no auto
+        // reconnection, no auto connect), and the board must come back by itself.
+        io(BOARD_NAMESPACE, { auth: { token }, transports: ['websocket'], reconnectionDelayMax: 5000, forceNew: true });
+    this.#socket = socket;
+    socket.on('connect', () => {
+      this.#refusals = 0;
+      this.#setStatus('live');
+      // Resync every loaded layer from its last sequence number, then resend what is unacked.
+      for (const layer of this.#layers.values()) void this.#load(layer.page);
+      for (const op of this.#unacked.values()) this.#send(op);
+    });
+    socket.on('disconnect', () => {
+      if (!this.#closed) this.#setStatus('offline');
+    });
+    socket.on('connect_error', (error: Error) => {
+      if (this.#closed) return;
+      this.#setStatus('offline');
+      if (socket.active) return; // a network failure: socket.io retries by itself
+      // Refused by the server (expired token, room closed, left the room): a fresh token, then
+      // one more try after a pause; a refusal that stays is shown as failed.
+      const expired = error.message === '21001';
+      if (!expired) this.#refusals += 1;
+      if (this.#refusals > REFUSALS_BEFORE_FAILED) {
+        this.#setStatus('failed');
+        return;
+      }
+      setTimeout(() => {
+        if (this.#closed || this.#socket !== socket) return;
+        void this.#options.token().then((fresh) => {
+          if (this.#closed || this.#socket !== socket) return;
+          if (fresh) socket.auth = { token: fresh };
+          socket.connect();
+        });
+      }, RETRY_REFUSED_MS);
+    });
+    socket.on('sync', (op) => this.#receive(op));
+    socket.on('stroke', (progress) => this.#receiveStroke(progress));
+  }
+
+  close(): void {
+    this.#closed = true;
+    this.#socket?.removeAllListeners();
+    this.#socket?.disconnect();
+    this.#socket = null;
+  }
+
+  /** Simulates a dropped connection (tests): the socket reconnects by itself. */
+  dropConnection(): void {
+    this.#socket?.io.engine?.close();
+  }
+
+  layer(page: LayerKey): LayerView {
+    let layer = this.#layers.get(page);
+    if (!layer) {
+      layer = new LayerView(page);
+      this.#layers.set(page, layer);
+    }
+    return layer;
+  }
+
+  /** Makes sure a layer is loaded (or loading); resolves when it is. */
+  async open(page: LayerKey): Promise<void> {
+    const layer = this.layer(page);
+    if (layer.loaded || this.#loading.has(page)) return;
+    await this.#load(page);
+  }
+
+  async #load(page: LayerKey, fresh = false): Promise<void> {
+    const socket = this.#socket;
+    if (!socket?.connected) return; // 'connect' loads it
+    const layer = this.layer(page);
+    this.#loading.add(page);
+    const payload: { page: LayerKey; since?: number } = layer.loaded && !fresh ? { page, since: layer.seq } : { page };
+    const ack = await this.#request('getBoard', payload);
+    this.#loading.delete(page);
+    if (ack.code !== '0' || !ack.data) {
+      this.#emit('refused', ack, { opId: '', type: 'create', page });
+      return;
+    }
+    let change: Change = NO_CHANGE;
+    if (ack.data.state) change = layer.loadState(ack.data.state);
+    layer.loaded = true;
+    const buffered = this.#buffer.get(page) ?? [];
+    this.#buffer.delete(page);
+    const ops = [...ack.data.ops, ...buffered].sort((a, b) => a.seq - b.seq);
+    for (const op of ops) change = merge(change, layer.applySequenced(op));
+    this.#emit('change', page, change.kind === 'none' && ack.data.state ? { kind: 'full' } : change);
+  }
+
+  #receive(op: SequencedOp): void {
+    const layer = this.#layers.get(op.page);
+    if (!layer) return; // a layer we do not show: loaded fresh when opened
+    if (op.uid === this.uid) this.#unacked.delete(op.opId);
+    if (this.#loading.has(op.page)) {
+      const list = this.#buffer.get(op.page) ?? [];
+      list.push(op);
+      this.#buffer.set(op.page, list);
+      return;
+    }
+    const change = layer.applySequenced(op);
+    if (op.type === 'create' && op.id) this.#live.delete(op.id);
+    if (change.kind !== 'none') this.#emit('change', op.page, change);
+    this.#emit('live');
+  }
+
+  #receiveStroke(p: StrokeProgress & { uid: string }): void {
+    if (p.uid === this.uid) return;
+    const now = Date.now();
+    // A stroke already stored (its create came first) is not drawn again.
+    if (this.#layers.get(p.page)?.get(p.strokeId)) return;
+    let live = this.#live.get(p.strokeId);
+    if (!live || p.start) {
+      live = { uid: p.uid, page: p.page, points: [], color: p.color, width: p.width, at: now, ...(p.eraser ? { eraser: true } : {}) };
+      this.#live.set(p.strokeId, live);
+    }
+    for (const v of p.points) live.points.push(v);
+    live.at = now;
+    for (const [id, s] of this.#live) if (now - s.at > LIVE_STALE_MS) this.#live.delete(id);
+    this.#emit('live');
+  }
+
+  /** Others' strokes in progress on a layer. */
+  liveStrokes(page: LayerKey): LiveStroke[] {
+    const out: LiveStroke[] = [];
+    for (const s of this.#live.values()) if (s.page === page) out.push(s);
+    return out;
+  }
+
+  #request<E extends 'getBoard' | 'sync' | 'clear' | 'delItem'>(
+    event: E,
+    payload: Parameters<BoardClientToServer[E]>[0],
+  ): Promise<Parameters<Parameters<BoardClientToServer[E]>[1]>[0]> {
+    const socket = this.#socket;
+    type A = Parameters<Parameters<BoardClientToServer[E]>[1]>[0];
+    if (!socket?.connected) return Promise.resolve({ code: 'network', msg: '' } as A);
+    return new Promise((resolve) => {
+      const loose = socket.timeout(ACK_TIMEOUT_MS) as unknown as {
+        emit(event: string, payload: unknown, ack: (err: Error | null, answer: Ack<unknown>) => void): void;
+      };
+      loose.emit(event, payload, (err, answer) => resolve((err || !answer ? { code: 'network', msg: '' } : answer) as A));
+    });
+  }
+
+  #send(op: BoardOp): void {
+    void this.#request('sync', op).then((ack) => {
+      if (ack.code === 'network') return; // sent again after the reconnect
+      this.#unacked.delete(op.opId);
+      if (ack.code !== '0') {
+        const change = this.layer(op.page).reject(op.opId);
+        if (change.kind !== 'none') this.#emit('change', op.page, change);
+        if (op.type === 'undo') this.#undo.set(op.page, 0);
+        if (op.type === 'redo') this.#redo.set(op.page, 0);
+        // '32101': the operation could not apply to the server's layer (ADR 013): load it afresh.
+        if (ack.code === '32101') void this.#load(op.page, true);
+        this.#emit('refused', ack, op);
+      }
+    });
+  }
+
+  /** Submits an operation: shown at once, sent to the server, confirmed in its order. */
+  submit(partial: Omit<BoardOp, 'opId'>): BoardOp {
+    const op: BoardOp = { ...partial, opId: newId('o') };
+    if (op.data && 'kind' in op.data) op.data = checkItemData(op.data);
+    const layer = this.layer(op.page);
+    const change = layer.applyLocal(op, this.uid);
+    if (change.kind !== 'none') this.#emit('change', op.page, change);
+    this.#unacked.set(op.opId, op);
+    if (op.type === 'undo') {
+      this.#undo.set(op.page, Math.max(0, (this.#undo.get(op.page) ?? 0) - 1));
+      this.#redo.set(op.page, (this.#redo.get(op.page) ?? 0) + 1);
+    } else if (op.type === 'redo') {
+      this.#redo.set(op.page, Math.max(0, (this.#redo.get(op.page) ?? 0) - 1));
+      this.#undo.set(op.page, (this.#undo.get(op.page) ?? 0) + 1);
+    } else if (op.type !== 'move_by_presenter') {
+      this.#undo.set(op.page, (this.#undo.get(op.page) ?? 0) + 1);
+      this.#redo.set(op.page, 0);
+    }
+    this.#send(op);
+    return op;
+  }
+
+  create(page: LayerKey, btype: BType, data: ItemData, id = newId('i')): BoardOp {
+    return this.submit({ type: 'create', btype, id, data, page });
+  }
+
+  deleteItems(page: LayerKey, ids: string[]): BoardOp | null {
+    return ids.length ? this.submit({ type: 'delete', btype: 'choose', ids, page }) : null;
+  }
+
+  move(page: LayerKey, ids: string[], dx: number, dy: number): BoardOp | null {
+    if (!ids.length || (dx === 0 && dy === 0)) return null;
+    return this.submit({ type: 'move', btype: 'choose', ids, data: { dx, dy }, page });
+  }
+
+  clear(page: LayerKey): BoardOp {
+    return this.submit({ type: 'clear', btype: 'eraser', page });
+  }
+
+  undo(page: LayerKey): BoardOp | null {
+    return this.canUndo(page) ? this.submit({ type: 'undo', page }) : null;
+  }
+
+  redo(page: LayerKey): BoardOp | null {
+    return this.canRedo(page) ? this.submit({ type: 'redo', page }) : null;
+  }
+
+  canUndo(page: LayerKey): boolean {
+    return (this.#undo.get(page) ?? 0) > 0;
+  }
+
+  canRedo(page: LayerKey): boolean {
+    return (this.#redo.get(page) ?? 0) > 0;
+  }
+
+  /** A batch of our stroke in progress (volatile: a lost batch is not sent again). */
+  streamStroke(progress: StrokeProgress): void {
+    const socket = this.#socket;
+    if (socket?.connected) socket.volatile.emit('stroke', progress);
+  }
+
+  /** For tests: what a layer shows, in drawing order. */
+  snapshot(page: LayerKey): { seq: number; items: BoardItem[]; pending: number } {
+    const layer = this.#layers.get(page);
+    return { seq: layer?.seq ?? 0, items: layer?.items() ?? [], pending: layer?.pendingCount ?? 0 };
+  }
+}

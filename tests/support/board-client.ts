@@ -1,0 +1,92 @@
+/** A board-channel client for tests and benchmarks: a room with people, their board tokens and sockets. */
+import { io, type Socket } from 'socket.io-client';
+import type { Ack } from '#core/contracts/room-events.ts';
+import type { BoardItem, BoardOp, LayerState, SequencedOp, StrokeData } from '#core/contracts/board.ts';
+import { applySequencedOp, emptyLayer, layerFromState, type Layer } from '#core/board/model.ts';
+import { call, signIn } from './api.ts';
+import type { TestServer } from './server.ts';
+
+export type BoardSocket = Socket;
+
+export function connectBoard(baseUrl: string, token: string, opts: { lang?: string } = {}): Promise<BoardSocket> {
+  const socket = io(`${baseUrl}/board`, {
+    auth: { token },
+    transports: ['websocket'],
+    forceNew: true,
+    reconnection: false,
+    extraHeaders: opts.lang ? { lang: opts.lang } : {},
+  });
+  return new Promise((resolve, reject) => {
+    socket.once('connect', () => resolve(socket));
+    socket.once('connect_error', (err: Error & { data?: Ack<never> }) => {
+      socket.close();
+      reject(Object.assign(new Error(err.message), { code: err.data?.code ?? err.message }));
+    });
+  });
+}
+
+export interface Person {
+  token: string;
+  userId: string;
+  /** The join answer's room-channel token. */
+  imToken: string;
+  /** From /api/createWbToken. */
+  wbToken: string;
+}
+
+/** A room of `roomType` with a teacher and `students` signed-in members, each with a board token. */
+export async function boardRoom(server: TestServer, roomType: 1 | 2 | 3 | 4 = 2, students = 2): Promise<{ roomNumber: string; teacher: Person; students: Person[] }> {
+  const teacher = await signIn(server);
+  const created = await call(server.url, roomType === 1 ? 'createAgoraRoom' : 'createRoom', { roomType }, { token: teacher.token });
+  if (created.code !== '0') throw new Error(`create room: ${created.code}`);
+  const roomNumber = created.data.roomInfo.roomNumber as string;
+  const people: Person[] = [];
+  for (const who of [teacher, ...(await Promise.all(Array.from({ length: students }, () => signIn(server))))]) {
+    people.push(await enter(server, roomNumber, who));
+  }
+  const [t, ...s] = people;
+  return { roomNumber, teacher: t!, students: s };
+}
+
+/** Joins a signed-in person to the room and fetches their board token. */
+export async function enter(server: TestServer, roomNumber: string, who: { token: string; userId: string }): Promise<Person> {
+  const joined = await call(server.url, 'userJoinAgoraRoom', { roomNumber }, { token: who.token });
+  if (joined.code !== '0') throw new Error(`join: ${joined.code}`);
+  const wb = await call(server.url, 'createWbToken', { userId: who.userId, channelId: roomNumber }, { token: who.token });
+  if (wb.code !== '0') throw new Error(`createWbToken: ${wb.code}`);
+  return { ...who, imToken: joined.data.imToken as string, wbToken: wb.data.token as string };
+}
+
+export const strokeData = (x = 10, y = 10, n = 4): StrokeData => ({
+  kind: 'stroke',
+  points: Array.from({ length: n * 2 }, (_, i) => (i % 2 === 0 ? x + i : y + i)),
+  color: 'red',
+  width: 4,
+});
+
+export const createOp = (opId: string, id: string, page = 'wb:0', data: BoardItem['data'] = strokeData()): BoardOp => ({
+  opId,
+  type: 'create',
+  btype: 'brush',
+  id,
+  page,
+  data,
+});
+
+/** A client-side mirror of one layer, fed by getBoard and live `sync` events (as the browser does). */
+export class LayerMirror {
+  layer: Layer;
+  constructor(page: string) {
+    this.layer = emptyLayer(page);
+  }
+  load(answer: { state?: LayerState; ops: SequencedOp[] }): void {
+    if (answer.state) this.layer = layerFromState(answer.state);
+    for (const op of answer.ops) applySequencedOp(this.layer, op);
+  }
+  apply(op: SequencedOp): void {
+    if (op.page === this.layer.page) applySequencedOp(this.layer, op);
+  }
+  items(): BoardItem[] {
+    return [...this.layer.items.values()];
+  }
+}
