@@ -20,6 +20,7 @@ import { RoomRepository } from './rooms/room.repository.ts';
 import { RoomService } from './rooms/room.service.ts';
 import { LiveRepository } from './rooms/live.repository.ts';
 import { RoomLiveService, type Presence, type Scheduler } from './rooms/live.service.ts';
+import { MediaService, type MediaNodes } from './rooms/media.service.ts';
 
 export interface Ports {
   config: Config;
@@ -34,12 +35,15 @@ export interface Ports {
   jobs: JobQueue | null;
   presence: Presence;
   scheduler: Scheduler;
+  /** Where rooms' media is served; without it join answers carry no media token. */
+  mediaNodes?: MediaNodes;
 }
 
 export interface Services {
   account: AccountService;
   rooms: RoomService;
   live: RoomLiveService;
+  media: MediaService | null;
   billing: BillingService;
   limiter: RateLimiter;
   /** The dev SMS outbox; null in production or with a real SMS sender. */
@@ -57,5 +61,7 @@ export function buildServices(p: Ports): Services {
   const signer = new TokenSigner(p.secret);
   const rooms = new RoomService(new RoomRepository(p.db), account, billing, signer, limiter, p.clock, p.config);
   const live = new RoomLiveService(new LiveRepository(p.db), accountRepo, rooms, p.events, p.presence, p.scheduler, p.clock, p.config);
-  return { account, rooms, live, billing, limiter, devOutbox: p.outbox, billingRepo };
+  const media = p.mediaNodes ? new MediaService(new LiveRepository(p.db), signer, p.mediaNodes, p.clock, p.config) : null;
+  rooms.media = media;
+  return { account, rooms, live, media, billing, limiter, devOutbox: p.outbox, billingRepo };
 }

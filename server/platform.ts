@@ -18,6 +18,8 @@ import { ConsoleSmsSender, DevOutbox, HttpSmsSender, type SmsSender } from '#cor
 import { buildServices, type Services } from '#core/services.ts';
 import { jobHandlers, schedules, type JobName } from '#core/jobs.ts';
 import type { Presence, Scheduler } from '#core/rooms/live.service.ts';
+import type { MediaNodes } from '#core/rooms/media.service.ts';
+import { singleMediaNode } from './media.ts';
 
 /**
  * Presence is answered by the web role's room channel once it exists; until then (and in a
@@ -63,6 +65,8 @@ export interface PlatformOverrides {
   logger?: Logger;
   /** Start pg-boss and the job workers (default: for roles all and worker). */
   jobs?: boolean;
+  /** Where rooms' media is served (default: this process, or MEDIA_PUBLIC_URL). */
+  mediaNodes?: MediaNodes;
 }
 
 /** SESSION_SECRET, or one generated once and kept in DATA_DIR so restarts keep sessions' tokens valid. */
@@ -124,6 +128,7 @@ export async function buildPlatform(config: Config, o: PlatformOverrides = {}): 
     jobs,
     presence,
     scheduler: timerScheduler(logger),
+    mediaNodes: o.mediaNodes ?? singleMediaNode(config),
   });
 
   if (jobs && (config.ROLE === 'all' || config.ROLE === 'worker')) {

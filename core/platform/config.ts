@@ -55,10 +55,24 @@ export const configSchema = z
     ROOM_IDLE_HOURS: int(24, 1),
     OBSERVER_LINK_HOURS: int(24, 1),
     OBSERVER_NAME: z.string().min(1).max(10).default('观察员'),
+    MEDIA_PUBLIC_URL: z.url().optional(),
+    MEDIA_PORT: int(3100, 0, 65535),
+    MEDIA_LISTEN_IP: z.ipv4().default('127.0.0.1'),
+    MEDIA_ANNOUNCED_ADDRESS: z.string().min(1).max(253).optional(),
+    MEDIA_RTC_MIN_PORT: int(40000, 1024, 65535),
+    MEDIA_RTC_MAX_PORT: int(49999, 1024, 65535),
+    MEDIA_TOKEN_TTL_SECONDS: int(120, 10, 3600),
+    MEDIA_ICE_SERVERS: z.string().max(4096).optional(),
   })
   .superRefine((c, ctx) => {
     if (c.SMS_SENDER === 'http' && !c.SMS_WEBHOOK_URL) {
       ctx.addIssue({ code: 'custom', path: ['SMS_WEBHOOK_URL'], message: 'SMS_SENDER=http needs SMS_WEBHOOK_URL' });
+    }
+    if (c.MEDIA_RTC_MIN_PORT > c.MEDIA_RTC_MAX_PORT) {
+      ctx.addIssue({ code: 'custom', path: ['MEDIA_RTC_MIN_PORT'], message: 'MEDIA_RTC_MIN_PORT must not be above MEDIA_RTC_MAX_PORT' });
+    }
+    if (c.MEDIA_LISTEN_IP === '0.0.0.0' && !c.MEDIA_ANNOUNCED_ADDRESS) {
+      ctx.addIssue({ code: 'custom', path: ['MEDIA_ANNOUNCED_ADDRESS'], message: 'MEDIA_LISTEN_IP=0.0.0.0 needs MEDIA_ANNOUNCED_ADDRESS (the address browsers reach)' });
     }
     if (c.NODE_ENV === 'production' && c.DEV_OUTBOX === true) {
       ctx.addIssue({ code: 'custom', path: ['DEV_OUTBOX'], message: 'the dev outbox is never available in production' });
