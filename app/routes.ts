@@ -9,6 +9,7 @@ export default [
     index('routes/profile._index.tsx'),
     route('room', 'routes/profile.room.tsx'),
     route('personal', 'routes/profile.personal.tsx'),
+    route('device', 'routes/profile.device.tsx'),
   ]),
   route('download/:type', 'routes/download.tsx'),
   route('h5down', 'routes/mobile-download.tsx', { id: 'h5down' }),

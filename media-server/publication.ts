@@ -114,6 +114,9 @@ export class Publication extends EventEmitter<{ closed: []; layer: [LayerKey] }>
       if (al && typeof al.level === 'number') this.#level = Math.max(this.#level, levelFromDbov(al.level));
     }
     if (this.paused) return;
+    // The publisher's extension ids mean nothing on another leg (werift would keep them, and one
+    // that shares the id of the leg's own mid extension makes the browser drop the packet).
+    rtp.header.extensions = [];
     for (const sink of this.#sinks) sink.push(key, rtp);
   }
 

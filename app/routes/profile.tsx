@@ -28,6 +28,9 @@ export default function Profile({ loaderData }: Route.ComponentProps) {
             <li>
               <NavLink to="/profile/personal">{t('profile.personal')}</NavLink>
             </li>
+            <li>
+              <NavLink to="/profile/device">{t('device.title')}</NavLink>
+            </li>
           </ul>
         </nav>
         <main id="main" className="profile__main">
