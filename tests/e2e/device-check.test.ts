@@ -21,7 +21,7 @@ it('walks camera, microphone, speaker and result, stores the choice, and recheck
   const cameras = await page.getByTestId('pick-videoinput').locator('option').count();
   expect(cameras).toBeGreaterThan(1);
   const chosen = await page.getByTestId('pick-videoinput').locator('option').nth(1).getAttribute('value');
-  await page.getByTestId('pick-videoinput').selectOption(chosen!);
+  await page.getByTestId('pick-videoinput').selectOption(chosen);
   expect(JSON.parse((await page.evaluate(() => localStorage.getItem('device-configure')))!)).toMatchObject({ videoDeviceId: chosen });
   await page.getByTestId('answer-yes').click();
 
