@@ -31,7 +31,7 @@ export async function startBanshu(
     // Without PUBLIC_URL, links follow the port actually bound (PORT=0 picks a free one).
     if (web && !config.PUBLIC_URL) config.publicUrl = web.url;
     // Embedded by default: the SFU shares the web role's port and hears its room events.
-    if (runsMedia) media = await startMedia({ config, secret: platform.secret, logger: platform.logger, events: platform.events }, web?.io ?? null);
+    if (runsMedia) media = await startMedia({ config, secret: platform.secret, logger: platform.logger, events: platform.events, db: platform.database.db }, web?.io ?? null);
   } catch (err) {
     await web?.close();
     await platform.close();

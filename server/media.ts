@@ -12,6 +12,9 @@ import type { EventBus } from '#core/platform/events.ts';
 import type { Logger } from '#core/platform/logger.ts';
 import { TokenSigner } from '#core/platform/secrets.ts';
 import type { MediaNodes } from '#core/rooms/media.service.ts';
+import type { Database } from '#core/platform/db/database.ts';
+import { MediaNodeRepository } from '#core/rooms/media-node.repository.ts';
+import { randomUUID } from 'node:crypto';
 import type { MicState } from '#core/contracts/room-events.ts';
 import { MediaServer } from '../media-server/server.ts';
 import { attachSignaling } from '../media-server/signaling.ts';
@@ -19,6 +22,7 @@ import { attachSignaling } from '../media-server/signaling.ts';
 export interface MediaRole {
   server: MediaServer;
   url: string;
+  nodeId: string;
   close(): Promise<void>;
 }
 
@@ -48,6 +52,8 @@ export interface MediaDeps {
   secret: string;
   logger: Logger;
   events: EventBus | null;
+  /** With MEDIA_PLACEMENT=registry the node reports its load here. */
+  db: Database | null;
 }
 
 export async function startMedia(deps: MediaDeps, shared: SocketServer | null): Promise<MediaRole> {
@@ -98,10 +104,30 @@ export async function startMedia(deps: MediaDeps, shared: SocketServer | null): 
     }
   });
 
+  // Registry: report this node's load every MEDIA_REPORT_SECONDS; leave the registry on close.
+  let report: NodeJS.Timeout | null = null;
+  let nodes: MediaNodeRepository | null = null;
+  const nodeId = config.MEDIA_NODE_ID ?? `media-${randomUUID().slice(0, 8)}`;
+  if (config.MEDIA_PLACEMENT === 'registry' && deps.db) {
+    const repo = (nodes = new MediaNodeRepository(deps.db));
+    const send = () => {
+      const load = server.load();
+      return repo
+        .report({ id: nodeId, url, peers: load.peers, rooms: load.rooms, capacity: config.MEDIA_CAPACITY, at: new Date() })
+        .catch((err: unknown) => logger.warn({ err }, 'media node report failed'));
+    };
+    await send();
+    report = setInterval(() => void send(), config.MEDIA_REPORT_SECONDS * 1000);
+    report.unref();
+  }
+
   return {
     server,
     url,
+    nodeId,
     async close() {
+      if (report) clearInterval(report);
+      await nodes?.remove(nodeId).catch(() => undefined);
       unsubscribe?.();
       signaling.close();
       server.close();

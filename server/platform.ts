@@ -20,6 +20,8 @@ import { jobHandlers, schedules, type JobName } from '#core/jobs.ts';
 import type { Presence, Scheduler } from '#core/rooms/live.service.ts';
 import type { MediaNodes } from '#core/rooms/media.service.ts';
 import { singleMediaNode } from './media.ts';
+import { MediaNodeRepository } from '#core/rooms/media-node.repository.ts';
+import { MediaRegistry } from '#core/rooms/media-registry.ts';
 
 /**
  * Presence is answered by the web role's room channel once it exists; until then (and in a
@@ -115,11 +117,15 @@ export async function buildPlatform(config: Config, o: PlatformOverrides = {}): 
   }
 
   const presence = new PresenceRegistry();
+  const clock = o.clock ?? systemClock;
+  const mediaNodes =
+    o.mediaNodes ??
+    (config.MEDIA_PLACEMENT === 'registry' ? new MediaRegistry(new MediaNodeRepository(database.db), clock, config.MEDIA_REPORT_SECONDS) : singleMediaNode(config));
   const services = buildServices({
     config,
     secret,
     db: database.db,
-    clock: o.clock ?? systemClock,
+    clock,
     logger,
     sms,
     outbox,
@@ -128,7 +134,7 @@ export async function buildPlatform(config: Config, o: PlatformOverrides = {}): 
     jobs,
     presence,
     scheduler: timerScheduler(logger),
-    mediaNodes: o.mediaNodes ?? singleMediaNode(config),
+    mediaNodes,
   });
 
   if (jobs && (config.ROLE === 'all' || config.ROLE === 'worker')) {

@@ -63,6 +63,10 @@ export const configSchema = z
     MEDIA_RTC_MAX_PORT: int(49999, 1024, 65535),
     MEDIA_TOKEN_TTL_SECONDS: int(120, 10, 3600),
     MEDIA_ICE_SERVERS: z.string().max(4096).optional(),
+    MEDIA_PLACEMENT: z.enum(['single', 'registry']).default('single'),
+    MEDIA_NODE_ID: z.string().regex(/^[A-Za-z0-9_.:-]{1,64}$/).optional(),
+    MEDIA_CAPACITY: int(100, 1, 100_000),
+    MEDIA_REPORT_SECONDS: int(5, 1, 60),
   })
   .superRefine((c, ctx) => {
     if (c.SMS_SENDER === 'http' && !c.SMS_WEBHOOK_URL) {

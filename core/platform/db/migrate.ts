@@ -2,11 +2,13 @@ import { Migrator, type Migration, type MigrationProvider } from 'kysely/migrati
 import type { Kysely } from 'kysely';
 import * as m0001 from './migrations/0001-initial.ts';
 import * as m0002 from './migrations/0002-live-room.ts';
+import * as m0005 from './migrations/0005-media.ts';
 
 /** Migrations are listed here in order, so bundlers and type stripping both see them. */
 const migrations: Record<string, Migration> = {
   '0001-initial': m0001,
   '0002-live-room': m0002,
+  '0005-media': m0005,
 };
 
 const provider: MigrationProvider = { getMigrations: () => Promise.resolve(migrations) };

@@ -110,6 +110,21 @@ export interface RateHitsTable {
   at: Timestamp;
 }
 
+export interface MediaNodesTable {
+  id: string;
+  url: string;
+  peers: number;
+  rooms: number;
+  capacity: number;
+  seen_at: Timestamp;
+}
+
+export interface MediaPlacementsTable {
+  room_number: string;
+  node_id: string;
+  placed_at: Timestamp;
+}
+
 export interface DB {
   users: UsersTable;
   sessions: SessionsTable;
@@ -120,4 +135,6 @@ export interface DB {
   credit_ledger: CreditLedgerTable;
   rate_hits: RateHitsTable;
   chat_messages: ChatMessagesTable;
+  media_nodes: MediaNodesTable;
+  media_placements: MediaPlacementsTable;
 }
