@@ -30,6 +30,7 @@ interface LayerState {
   ssrc: number | undefined;
   lastKeyframeAsk: number;
   keyframeTimer: NodeJS.Timeout | null;
+  lastPacketAt: number;
   /** Counters for loss: highest sequence seen (extended) and packets seen in the window. */
   highest: number;
   base: number;
@@ -37,6 +38,7 @@ interface LayerState {
 }
 
 const KEYFRAME_ASK_GAP_MS = 300;
+const LAYER_SILENT_MS = 2000;
 const REMB_EVERY_MS = 500;
 
 /** The most a publisher is told it may send (REMB), by source. */
@@ -55,6 +57,8 @@ export class Publication extends EventEmitter<{ closed: []; layer: [LayerKey] }>
   readonly #sinks = new Set<RtpSink>();
   #transceiver: RTCRtpTransceiver | null = null;
   #remb: NodeJS.Timeout | null = null;
+  #layerCheck: NodeJS.Timeout | null = null;
+  #activeLayers = '';
   #closed = false;
   packets = 0;
 
@@ -75,6 +79,8 @@ export class Publication extends EventEmitter<{ closed: []; layer: [LayerKey] }>
     if (this.kind === 'video') {
       this.#remb = setInterval(() => this.#sendRemb(), REMB_EVERY_MS);
       this.#remb.unref();
+      this.#layerCheck = setInterval(() => this.#checkLayers(), 1000);
+      this.#layerCheck.unref();
     }
   }
 
@@ -82,8 +88,13 @@ export class Publication extends EventEmitter<{ closed: []; layer: [LayerKey] }>
     return this.#closed;
   }
 
+  /**
+   * Layers that are arriving now (a packet within the last 2 s). The SDP announces every rid, but
+   * a browser sends fewer at small sizes and drops layers when short of bandwidth or CPU.
+   */
   get layers(): LayerKey[] {
-    return [...this.#layers.keys()];
+    const now = Date.now();
+    return [...this.#layers].filter(([, l]) => l.lastPacketAt > 0 && now - l.lastPacketAt < LAYER_SILENT_MS).map(([k]) => k);
   }
 
   describe(): PublishedTrack {
@@ -99,15 +110,26 @@ export class Publication extends EventEmitter<{ closed: []; layer: [LayerKey] }>
 
   #addLayer(track: MediaStreamTrack): void {
     const key: LayerKey = (LAYERS as readonly string[]).includes(track.rid ?? '') ? (track.rid as Layer) : '';
-    const state: LayerState = { track, ssrc: track.ssrc, lastKeyframeAsk: 0, keyframeTimer: null, highest: -1, base: -1, received: 0 };
+    const state: LayerState = { track, ssrc: track.ssrc, lastKeyframeAsk: 0, keyframeTimer: null, lastPacketAt: 0, highest: -1, base: -1, received: 0 };
     this.#layers.set(key, state);
     track.onReceiveRtp.subscribe((rtp, ext) => this.#onRtp(key, state, rtp, ext));
-    this.emit('layer', key);
+  }
+
+  /** Tells subscriptions when the set of arriving layers changed. */
+  #checkLayers(): void {
+    // '' is the key of a stream without simulcast: spell it out so [''] differs from [].
+    const now = this.layers.map((k) => k || 'single').join(',');
+    if (now === this.#activeLayers) return;
+    this.#activeLayers = now;
+    this.emit('layer', this.layers[0] ?? '');
   }
 
   #onRtp(key: LayerKey, layer: LayerState, rtp: RtpPacket, ext: Record<string, unknown> | undefined): void {
     this.packets++;
     layer.ssrc ??= rtp.header.ssrc;
+    const first = layer.lastPacketAt === 0;
+    layer.lastPacketAt = Date.now();
+    if (first) this.#checkLayers();
     this.#count(layer, rtp.header.sequenceNumber);
     if (this.kind === 'audio' && ext) {
       const al = ext[RTP_EXTENSION_URI.audioLevelIndication] as { level: number } | undefined;
@@ -217,6 +239,7 @@ export class Publication extends EventEmitter<{ closed: []; layer: [LayerKey] }>
     if (this.#closed) return;
     this.#closed = true;
     if (this.#remb) clearInterval(this.#remb);
+    if (this.#layerCheck) clearInterval(this.#layerCheck);
     for (const l of this.#layers.values()) if (l.keyframeTimer) clearTimeout(l.keyframeTimer);
     this.#sinks.clear();
     this.pc.close().catch(() => undefined);

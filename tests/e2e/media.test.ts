@@ -103,6 +103,17 @@ describe('paid mini class with four people', () => {
     }
   });
 
+  it('simulcast: three others are shown at 180p; the tile made speaker switches to 360p', async () => {
+    const [, ann, ben] = people as [(typeof people)[0], (typeof people)[0], (typeof people)[0]];
+    await until(ann.page, (s) => of(s, ben.id, 'camera')?.frameWidth === 320, "Ben's low layer at Ann");
+    expect(await ann.page.evaluate(() => window.banshuMedia?.layers())).toMatchObject({ [ben.id]: 'l' });
+    await ann.page.locator(`[data-testid="media-tile"][data-user="${ben.id}"] .mtile__stage`).click();
+    await until(ann.page, (s) => of(s, ben.id, 'camera')?.frameWidth === 640, "Ben's 360p layer after the click");
+    // Back to the room's profile when the speaker is cleared.
+    await ann.page.locator(`[data-testid="media-tile"][data-user="${ben.id}"] .mtile__stage`).click();
+    await until(ann.page, (s) => of(s, ben.id, 'camera')?.frameWidth === 320, "Ben's low layer again");
+  });
+
   it('a mute stops that audio for everyone and shows on the tile; unmute brings it back', async () => {
     const [teacher, ann] = people as [(typeof people)[0], (typeof people)[0]];
     await teacher.page.getByTestId('toggle-mic').click();

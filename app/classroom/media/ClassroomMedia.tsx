@@ -45,14 +45,19 @@ export function useClassroomMedia(i: ClassroomMediaInput): ClassroomMedia {
   const media = useMedia({ answer: i.answer, roomNumber: i.roomNumber, active: i.active, onMic: i.onMic, showState: i.showState, onView: i.onView });
   const [speaker, setSpeaker] = useState('');
   const [helpClosed, setHelpClosed] = useState(false);
-  const remoteIds = Object.keys(media.people);
-  const remoteKey = remoteIds.sort().join(',');
+  // Who sends video now: a camera subscribed after the microphone gets its layer too.
+  const remoteKey = Object.values(media.people)
+    .filter((p) => p.video)
+    .map((p) => p.userId)
+    .sort()
+    .join(',');
   const { setLayer } = media.actions;
 
   useEffect(() => {
     const ids = remoteKey ? remoteKey.split(',') : [];
-    for (const id of ids) setLayer(id, layerFor(ids.length, id === speaker));
-  }, [remoteKey, speaker, setLayer]);
+    const remotes = Object.keys(media.people).length;
+    for (const id of ids) setLayer(id, layerFor(remotes, id === speaker));
+  }, [remoteKey, speaker, setLayer, media.people]);
 
   const tile = (member: Member, me: boolean) => (
     <MediaTile

@@ -54,11 +54,14 @@ export interface MediaSessionEvents {
   onDisconnect(): void;
 }
 
-/** Simulcast for the camera: three layers of the 640x360 picture (rids l, m, h). */
+/**
+ * Simulcast for the camera: 320x180 (rid l) and the full 640x360 (rid h). Chromium sends at most
+ * two layers at this size (it keeps the lowest ones), so a third would push 360p out; a
+ * subscriber asking for 'm' gets the nearest lower layer.
+ */
 const CAMERA_ENCODINGS: RTCRtpEncodingParameters[] = [
-  { rid: 'l', scaleResolutionDownBy: 4, maxBitrate: 100_000 },
-  { rid: 'm', scaleResolutionDownBy: 2, maxBitrate: 300_000 },
-  { rid: 'h', maxBitrate: 800_000 },
+  { rid: 'l', scaleResolutionDownBy: 2, maxBitrate: 200_000 },
+  { rid: 'h', maxBitrate: 700_000 },
 ];
 
 export class MediaSession {
@@ -231,9 +234,23 @@ export class MediaSession {
     this.#emitRemote();
   }
 
+  readonly #layers = new Map<string, Layer>();
+
   async setLayer(trackId: string, layer: Layer): Promise<void> {
     const r = this.#remote.get(trackId);
-    if (r) await this.#req('setLayer', { subscriptionId: r.subscriptionId, layer });
+    if (!r || this.#layers.get(trackId) === layer) return;
+    this.#layers.set(trackId, layer);
+    await this.#req('setLayer', { subscriptionId: r.subscriptionId, layer });
+  }
+
+  /** The layer asked for per remote user's camera (diagnostics). */
+  layers(): Record<string, Layer> {
+    const out: Record<string, Layer> = {};
+    for (const [trackId, layer] of this.#layers) {
+      const r = this.#remote.get(trackId);
+      if (r) out[r.info.userId] = layer;
+    }
+    return out;
   }
 
   /** Receive statistics per subscription (diagnostics, the end-to-end tests). */

@@ -19,7 +19,7 @@ import { MediaSession, type RemoteTrack } from './media-session.ts';
 declare global {
   interface Window {
     /** Receive statistics of the classroom's media (diagnostics; read by the end-to-end tests). */
-    banshuMedia?: { stats: MediaSession['stats'] };
+    banshuMedia?: { stats: MediaSession['stats']; layers: MediaSession['layers'] };
   }
 }
 
@@ -169,7 +169,7 @@ export function useMedia(o: UseMediaOptions): MediaState {
       const on = source === 'mic' ? want.current.mic : want.current.cam;
       track.enabled = on;
       try {
-        await session.publish(source, track);
+        await session.publish(source, track, source === 'camera');
         if (!on) await session.setPaused(source, true);
       } catch (err) {
         const code = (err as { code?: string }).code ?? '9';
@@ -237,7 +237,7 @@ export function useMedia(o: UseMediaOptions): MediaState {
       },
     });
     sessionRef.current = session;
-    window.banshuMedia = { stats: () => session.stats() };
+    window.banshuMedia = { stats: () => session.stats(), layers: () => session.layers() };
 
     const freshToken = async (): Promise<string | null> => {
       if (firstToken) {
