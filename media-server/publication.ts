@@ -64,6 +64,8 @@ export class Publication extends EventEmitter<{ closed: []; layer: [LayerKey] }>
 
   constructor(id: string, userId: string, source: MediaSource, pc: RTCPeerConnection) {
     super();
+    // Every subscription listens here; a large class has hundreds.
+    this.setMaxListeners(0);
     this.id = id;
     this.userId = userId;
     this.source = source;

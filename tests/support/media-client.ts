@@ -8,13 +8,12 @@ import { MediaStreamTrack, RTCPeerConnection, RTCRtpCodecParameters, RtpHeader, 
 import { MEDIA_NAMESPACE, MEDIA_NOTE_EVENT, MEDIA_PROTOCOL_VERSION, MEDIA_REQUEST_EVENT, type MediaNote, type MediaSource } from '#core/contracts/media-signaling.ts';
 import type { Ack } from '#core/contracts/room-events.ts';
 
-export function clientPeerConnection(): RTCPeerConnection {
+/** `hostAddresses`: gather on the machine's own IPv4 addresses instead of loopback only (for Janus, which skips loopback). */
+export function clientPeerConnection(hostAddresses = false): RTCPeerConnection {
   return new RTCPeerConnection({
     iceServers: [],
-    iceUseIpv4: false,
     iceUseIpv6: false,
-    iceAdditionalHostAddresses: ['127.0.0.1'],
-    iceInterfaceAddresses: { udp4: '127.0.0.1' },
+    ...(hostAddresses ? {} : { iceUseIpv4: false, iceAdditionalHostAddresses: ['127.0.0.1'], iceInterfaceAddresses: { udp4: '127.0.0.1' } }),
     codecs: {
       audio: [new RTCRtpCodecParameters({ mimeType: 'audio/opus', clockRate: 48000, channels: 2, payloadType: 111 })],
       video: [new RTCRtpCodecParameters({ mimeType: 'video/VP8', clockRate: 90000, payloadType: 96, rtcpFeedback: [useNACK(), usePLI(), useREMB()] })],
@@ -105,28 +104,7 @@ export class MediaTestPeer {
       stop: () => clearInterval(timer),
     };
     transceiver.sender.onPictureLossIndication.subscribe(() => sent.plis++);
-    let seq = 0;
-    let ts = 0;
-    let frame = 0;
-    const ssrc = 1000 + Math.floor(Math.random() * 1e6);
-    const send = (payload: Buffer, marker: boolean) => {
-      track.writeRtp(new RtpPacket(new RtpHeader({ payloadType: kind === 'audio' ? 111 : 96, sequenceNumber: seq++ & 0xffff, timestamp: ts >>> 0, ssrc, marker }), payload));
-      sent.sent++;
-    };
-    const timer =
-      kind === 'audio'
-        ? setInterval(() => {
-            ts += 960;
-            send(Buffer.alloc(80, 1), false);
-          }, 20)
-        : setInterval(() => {
-            ts += 6000;
-            const key = frame++ % 30 === 0;
-            // VP8 descriptor: S=1, partition 0; then the payload header whose P bit is 0 for keyframes.
-            send(Buffer.concat([Buffer.from([0x10, key ? 0x00 : 0x01]), Buffer.alloc(900, 2)]), false);
-            send(Buffer.concat([Buffer.from([0x00]), Buffer.alloc(900, 3)]), false);
-            send(Buffer.concat([Buffer.from([0x00]), Buffer.alloc(600, 4)]), true);
-          }, 66);
+    const timer = sendSynthetic(track, kind, () => sent.sent++);
     this.#timers.push(timer);
     return sent;
   }
@@ -153,6 +131,34 @@ export class MediaTestPeer {
     for (const pc of this.#pcs) void pc.close();
     this.socket.close();
   }
+}
+
+/**
+ * Synthetic RTP on a werift track: audio a packet every 20 ms; video 15 frames a second of three
+ * packets (about 290 kbit/s), each starting with a VP8 descriptor, a keyframe every 30 frames.
+ */
+export function sendSynthetic(track: MediaStreamTrack, kind: 'audio' | 'video', onSent: () => void = () => undefined): NodeJS.Timeout {
+  let seq = 0;
+  let ts = 0;
+  let frame = 0;
+  const ssrc = 1000 + Math.floor(Math.random() * 1e6);
+  const send = (payload: Buffer, marker: boolean) => {
+    track.writeRtp(new RtpPacket(new RtpHeader({ payloadType: kind === 'audio' ? 111 : 96, sequenceNumber: seq++ & 0xffff, timestamp: ts >>> 0, ssrc, marker }), payload));
+    onSent();
+  };
+  return kind === 'audio'
+    ? setInterval(() => {
+        ts += 960;
+        send(Buffer.alloc(80, 1), false);
+      }, 20)
+    : setInterval(() => {
+        ts += 6000;
+        const key = frame++ % 30 === 0;
+        // VP8 descriptor: S=1, partition 0; then the payload header whose P bit is 0 for keyframes.
+        send(Buffer.concat([Buffer.from([0x10, key ? 0x00 : 0x01]), Buffer.alloc(900, 2)]), false);
+        send(Buffer.concat([Buffer.from([0x00]), Buffer.alloc(900, 3)]), false);
+        send(Buffer.concat([Buffer.from([0x00]), Buffer.alloc(600, 4)]), true);
+      }, 66);
 }
 
 /** Waits until `check` holds, polling every 25 ms. */
