@@ -10,13 +10,15 @@ import {
   MEDIA_PROTOCOL_VERSION,
   MEDIA_REQUEST_EVENT,
   MEDIA_SOURCES,
+  PROBE_BUDGET_BYTES,
+  PROBE_MAX_BYTES,
   type IceServer,
   type MediaCalls,
   type MediaRequestType,
   type MediaSource,
 } from '#core/contracts/media-signaling.ts';
 import type { Ack } from '#core/contracts/room-events.ts';
-import { illegalParams, isDomainError, messageFor, type Lang } from '#core/platform/errors.ts';
+import { DomainError, illegalParams, isDomainError, messageFor, type Lang } from '#core/platform/errors.ts';
 import type { Logger } from '#core/platform/logger.ts';
 import type { Peer } from './peer.ts';
 import type { Room } from './room.ts';
@@ -36,6 +38,7 @@ export function attachSignaling(nsp: Namespace, server: MediaServer, logger: Log
     const lang = langOf(socket);
     let joined: { peer: Peer; room: Room } | null = null;
     let burst = { at: 0, n: 0 };
+    let probed = 0;
 
     const need = () => {
       if (!joined || joined.peer.closed) throw illegalParams('join first');
@@ -98,6 +101,23 @@ export function attachSignaling(nsp: Namespace, server: MediaServer, logger: Log
       leave: () => {
         joined?.peer.close();
         return null;
+      },
+      probe: (b) => {
+        const kind = b['kind'];
+        if (kind === 'ping') return { bytes: 0 };
+        if (kind === 'download') {
+          const bytes = b['bytes'];
+          if (typeof bytes !== 'number' || !Number.isInteger(bytes) || bytes < 1 || bytes > PROBE_MAX_BYTES) throw illegalParams('bytes');
+          if ((probed += bytes) > PROBE_BUDGET_BYTES) throw new DomainError('8', 'probe budget spent');
+          return { bytes, data: 'x'.repeat(bytes) };
+        }
+        if (kind === 'upload') {
+          const data = b['data'];
+          if (typeof data !== 'string' || data.length > PROBE_MAX_BYTES) throw illegalParams('data');
+          if ((probed += data.length) > PROBE_BUDGET_BYTES) throw new DomainError('8', 'probe budget spent');
+          return { bytes: data.length };
+        }
+        throw illegalParams('kind');
       },
     };
 

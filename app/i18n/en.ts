@@ -351,4 +351,12 @@ export const en: Messages = {
     recheck: 'Check again',
     helpText: 'Check that the device is plugged in, not used by another program, and allowed in the browser (the camera icon in the address bar).',
   },
+  network: {
+    title: 'Network check',
+    start: 'Check the network',
+    again: 'Check again',
+    running: 'Checking the network…',
+    grade: { excellent: 'Excellent', poor: 'Poor', veryPoor: 'Very poor' },
+    details: 'round trip {{rtt}} ms, lost {{loss}}%, down {{down}} kbit/s, up {{up}} kbit/s',
+  },
 };

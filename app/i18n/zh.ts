@@ -349,6 +349,14 @@ export const zh = {
     recheck: '重新检测',
     helpText: '请确认设备已连接、未被其他程序占用，并已在浏览器中允许使用（地址栏中的摄像头图标）。',
   },
+  network: {
+    title: '网络检测',
+    start: '开始检测网络',
+    again: '重新检测',
+    running: '正在检测网络…',
+    grade: { excellent: '优秀', poor: '较差', veryPoor: '很差' },
+    details: '往返 {{rtt}} 毫秒，丢失 {{loss}}%，下行 {{down}} kbit/s，上行 {{up}} kbit/s',
+  },
 };
 
 export type Messages = typeof zh;

@@ -71,7 +71,16 @@ export interface MediaCalls {
    */
   restartIce: [{ trackId?: string; subscriptionId?: string; sdp?: string }, { sdp: string }];
   leave: [Record<string, never>, null];
+  /**
+   * The network check (spec 01 §2), allowed before `join`: 'ping' answers at once (round trip),
+   * 'download' answers with `bytes` of filler, 'upload' carries `data` and answers its size.
+   */
+  probe: [{ kind: 'ping' | 'download' | 'upload'; bytes?: number; data?: string }, { bytes: number; data?: string }];
 }
+
+/** The largest probe payload, and what one connection may move in probes altogether. */
+export const PROBE_MAX_BYTES = 256 * 1024;
+export const PROBE_BUDGET_BYTES = 4 * 1024 * 1024;
 
 export type MediaRequestType = keyof MediaCalls;
 export type MediaRequest = { [K in MediaRequestType]: { v: number; type: K } & MediaCalls[K][0] }[MediaRequestType];

@@ -22,6 +22,9 @@ export interface MediaAccess {
   mediaUrl: string;
 }
 
+/** The placement key of the network check's probe (not a room number: those are digits). */
+const PROBE_ROOM = 'network-probe';
+
 type MediaConfig = Pick<Config, 'MEDIA_TOKEN_TTL_SECONDS'>;
 
 export class MediaService {
@@ -77,6 +80,11 @@ export class MediaService {
       userType: screen ? '2' : role === 'observer' ? '3' : '1',
       micConnected: room.mic_phase === 'connected' && room.mic_user_id === viewer.userId,
     });
+  }
+
+  /** A node to probe for the network check (spec 01 §2): where a new room would go. */
+  probeNode(): Promise<{ nodeId: string; url: string }> {
+    return this.nodes.place(PROBE_ROOM);
   }
 
   async #holdsMic(roomNumber: string, userId: string): Promise<boolean> {

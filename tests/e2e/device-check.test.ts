@@ -42,3 +42,15 @@ it('walks camera, microphone, speaker and result, stores the choice, and recheck
   await page.getByTestId('recheck').click();
   await expect.poll(() => wizard.getAttribute('data-step')).toBe('camera');
 });
+
+it('checks the network against the media node: progress, then a grade', async () => {
+  const { page } = await world.person();
+  await signIn(page, world.server);
+  await open(page, '/profile/device');
+  await page.getByTestId('network-start').click();
+  const result = page.getByTestId('network-result');
+  await result.waitFor({ timeout: 20_000 });
+  // On loopback the node is near and fast.
+  expect(await result.getAttribute('data-grade')).toBe('excellent');
+  await page.getByText('优秀').waitFor();
+});

@@ -197,3 +197,24 @@ eachEngine('media server', (server) => {
     await until(() => server().banshu.media!.server.load().publications === 0, 2000, 'the kicked camera gone');
   });
 });
+
+eachEngine('media network probe', (server) => {
+  it('answers pings, downloads and uploads before a join, within limits', async () => {
+    const p = await MediaTestPeer.connect(server().url);
+    open.push(p);
+    expect(await p.ok('probe', { kind: 'ping' })).toEqual({ bytes: 0 });
+    const down = await p.ok('probe', { kind: 'download', bytes: 65536 });
+    expect(down.data).toHaveLength(65536);
+    expect(await p.ok('probe', { kind: 'upload', data: 'y'.repeat(1000) })).toEqual({ bytes: 1000 });
+    expect((await p.req('probe', { kind: 'download', bytes: 10 * 1024 * 1024 })).code).toBe('5');
+    expect((await p.req('probe', { kind: 'download', bytes: -1 })).code).toBe('5');
+    expect((await p.req('probe', { kind: 'shout' })).code).toBe('5');
+    // One connection may not turn the node into a download server.
+    let refused = '';
+    for (let i = 0; i < 20 && !refused; i++) {
+      const a = await p.req('probe', { kind: 'download', bytes: 256 * 1024 });
+      if (a.code !== '0') refused = a.code;
+    }
+    expect(refused).toBe('8');
+  });
+});
