@@ -50,6 +50,8 @@ export function attachSignaling(nsp: Namespace, server: MediaServer, logger: Log
         if (joined) throw illegalParams('already joined');
         const j = server.join(b['token'], (note) => socket.emit(MEDIA_NOTE_EVENT, note));
         joined = j;
+        // For diagnostics: who is on this socket.
+        (socket.data as { userId?: string }).userId = j.peer.userId;
         j.peer.once('closed', () => {
           // Closed by the node (kick-out, room closed): the socket goes too.
           setImmediate(() => socket.disconnect(true));

@@ -99,7 +99,7 @@ describe('paid mini class with four people', () => {
         expect(of(later, o.id, 'camera')!.framesDecoded, `${p.name} decodes ${o.name}`).toBeGreaterThan(of(first, o.id, 'camera')!.framesDecoded);
         expect(of(later, o.id, 'mic')!.totalSamplesReceived, `${p.name} hears ${o.name}`).toBeGreaterThan(of(first, o.id, 'mic')!.totalSamplesReceived);
       }
-      await expect.poll(() => p.page.locator('[data-testid="media-tile"][data-has-video="true"]').count()).toBe(4);
+      await expect.poll(() => p.page.locator('[data-testid="media-tile"][data-has-video="true"]').count(), { timeout: 10_000 }).toBe(4);
     }
   });
 
@@ -114,17 +114,44 @@ describe('paid mini class with four people', () => {
     await until(ann.page, (s) => of(s, ben.id, 'camera')?.frameWidth === 320, "Ben's low layer again");
   });
 
+  it('a shared screen is decoded by the others and ends when another view is chosen', async () => {
+    const [teacher, ann] = people as [(typeof people)[0], (typeof people)[0]];
+    await teacher.page.getByTestId('view-screen').click();
+    await teacher.page.getByTestId('start-share').click();
+    await until(ann.page, (s) => (of(s, teacher.id, 'screen')?.framesDecoded ?? 0) > 0, 'the screen decoded at Ann');
+    await ann.page.getByTestId('screen-view').locator('video').waitFor();
+    await ann.page.getByText('屏幕共享正在向所有人展示').waitFor();
+    await teacher.page.getByTestId('view-video').click();
+    await until(ann.page, (s) => !of(s, teacher.id, 'screen'), 'the share ended at Ann', 5000);
+  });
+
+  it('a student whose media connection drops comes back within the countdown and decodes again', async () => {
+    const [teacher, ann] = people as [(typeof people)[0], (typeof people)[0]];
+    const controls = ann.page.getByTestId('media-controls');
+    // The media socket's transport dies as in a network drop (Chromium's offline emulation leaves
+    // open WebSockets and UDP alone, so it cannot stand in for one).
+    const media = world.server.banshu.web!.io.of('/media');
+    const dropped = Date.now();
+    for (const s of media.sockets.values()) if ((s.data as { userId?: string }).userId === ann.id) s.conn.close();
+    await expect.poll(() => controls.getAttribute('data-status'), { timeout: 5000 }).toBe('offline');
+    await expect.poll(() => controls.getAttribute('data-status'), { timeout: 15_000 }).toBe('live');
+    expect(Date.now() - dropped).toBeLessThan(10_000);
+    const back = await until(ann.page, (s) => (of(s, teacher.id, 'camera')?.framesDecoded ?? 0) > 0, 'decoding after the reconnect');
+    await ann.page.waitForTimeout(1000);
+    expect(of(await stats(ann.page), teacher.id, 'camera')!.framesDecoded).toBeGreaterThan(of(back, teacher.id, 'camera')!.framesDecoded);
+  });
+
   it('a mute stops that audio for everyone and shows on the tile; unmute brings it back', async () => {
     const [teacher, ann] = people as [(typeof people)[0], (typeof people)[0]];
     await teacher.page.getByTestId('toggle-mic').click();
     const tile = ann.page.locator(`[data-testid="media-tile"][data-user="${teacher.id}"] [data-testid="tile-mic"]`);
-    await expect.poll(() => tile.getAttribute('data-muted')).toBe('true');
+    await expect.poll(() => tile.getAttribute('data-muted'), { timeout: 10_000 }).toBe('true');
     await ann.page.waitForTimeout(500);
     const before = of(await stats(ann.page), teacher.id, 'mic')!.packetsReceived;
     await ann.page.waitForTimeout(1000);
     expect(of(await stats(ann.page), teacher.id, 'mic')!.packetsReceived).toBe(before);
     await teacher.page.getByTestId('toggle-mic').click();
-    await expect.poll(() => tile.getAttribute('data-muted')).toBe('false');
+    await expect.poll(() => tile.getAttribute('data-muted'), { timeout: 10_000 }).toBe('false');
     await until(ann.page, (s) => of(s, teacher.id, 'mic')!.packetsReceived > before + 10, 'audio after unmute');
   });
 
