@@ -26,7 +26,7 @@ function useDevices(kind: MediaDeviceKind): MediaDeviceInfo[] {
   return list;
 }
 
-function DevicePicker({ kind, value, onChange, label }: { kind: MediaDeviceKind; value: string; onChange: (id: string) => void; label: string }) {
+export function DevicePicker({ kind, value, onChange, label }: { kind: MediaDeviceKind; value: string; onChange: (id: string) => void; label: string }) {
   const list = useDevices(kind);
   return (
     <label className="field">

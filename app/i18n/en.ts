@@ -296,6 +296,7 @@ export const en: Messages = {
     empty: 'No codes sent yet.',
   },
   media: {
+    devices: 'Devices',
     controls: 'Camera and microphone',
     muteMic: 'Mute',
     unmuteMic: 'Unmute',

@@ -294,6 +294,7 @@ export const zh = {
     empty: '还没有发送过验证码。',
   },
   media: {
+    devices: '设备设置',
     controls: '摄像头和麦克风',
     muteMic: '静音',
     unmuteMic: '取消静音',

@@ -79,7 +79,7 @@ export function useClassroomMedia(i: ClassroomMediaInput): ClassroomMedia {
     extraTiles: i.teacherOnline ? null : <TeacherAbsentTile />,
     screen: <ScreenView media={media} isCreator={i.isCreator} creatorId={i.creatorId} />,
     controls: <MediaControls media={media} roomType={i.roomType} isCreator={i.isCreator} />,
-    audio: <RemoteAudio people={media.people} />,
+    audio: <RemoteAudio people={media.people} speakerId={media.speakerId} />,
     overlay: media.problem === 'denied' && !helpClosed ? <PermissionHelp onClose={() => setHelpClosed(true)} /> : null,
   };
 }

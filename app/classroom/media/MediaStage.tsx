@@ -8,6 +8,8 @@ import { useTranslation } from 'react-i18next';
 import type { Member } from '#core/contracts/room-events.ts';
 import { Button } from '#app/components/Button.tsx';
 import { NetworkIcon } from '../NetworkIcon.tsx';
+import { Dialog } from '#app/components/Dialog.tsx';
+import { DevicePicker } from '#app/device/DeviceCheck.tsx';
 import { readDeviceConfig } from './devices.ts';
 import { canShareScreen, type MediaPerson, type MediaState } from './useMedia.ts';
 
@@ -97,25 +99,46 @@ export function MediaTile(p: MediaTileProps) {
 }
 
 /** The others' microphones, played through the chosen speaker. */
-export function RemoteAudio({ people }: { people: Record<string, MediaPerson> }) {
+export function RemoteAudio({ people, speakerId }: { people: Record<string, MediaPerson>; speakerId: string }) {
   return (
     <div hidden>
-      {Object.values(people).map((p) => (p.audio ? <AudioOut key={p.userId} stream={p.audio} /> : null))}
+      {Object.values(people).map((p) => (p.audio ? <AudioOut key={p.userId} stream={p.audio} speakerId={speakerId} /> : null))}
     </div>
   );
 }
 
-function AudioOut({ stream }: { stream: MediaStream }) {
+function AudioOut({ stream, speakerId }: { stream: MediaStream; speakerId: string }) {
   const ref = useRef<HTMLAudioElement>(null);
   useEffect(() => {
     const el = ref.current;
     if (!el) return;
     el.srcObject = stream;
-    const speaker = readDeviceConfig().speakerId;
-    if (speaker && el.setSinkId) void el.setSinkId(speaker).catch(() => undefined);
     el.play().catch(() => undefined);
   }, [stream]);
+  useEffect(() => {
+    const el = ref.current;
+    if (el && speakerId) void el.setSinkId(speakerId).catch(() => undefined);
+  }, [speakerId]);
   return <audio ref={ref} autoPlay />;
+}
+
+/** The device settings of the room (spec 02 §2 top bar): camera, microphone and speaker dropdowns. */
+function DeviceSettings({ media, onClose }: { media: MediaState; onClose: () => void }) {
+  const { t } = useTranslation();
+  const config = readDeviceConfig();
+  return (
+    <Dialog title={t('media.devices')} onClose={onClose}>
+      <div className="stack" data-testid="device-settings">
+        {media.rights.includes('camera') ? (
+          <DevicePicker kind="videoinput" value={config.videoDeviceId ?? ''} label={t('device.camera')} onChange={(id) => media.actions.switchDevice('videoDeviceId', id)} />
+        ) : null}
+        {media.rights.includes('mic') ? (
+          <DevicePicker kind="audioinput" value={config.audioDeviceId ?? ''} label={t('device.mic')} onChange={(id) => media.actions.switchDevice('audioDeviceId', id)} />
+        ) : null}
+        <DevicePicker kind="audiooutput" value={media.speakerId} label={t('device.speaker')} onChange={(id) => media.actions.switchDevice('speakerId', id)} />
+      </div>
+    </Dialog>
+  );
 }
 
 /** The screen-share view: the creator's shared screen for everyone; double click for full screen. */
@@ -153,6 +176,7 @@ export function MediaControls({ media, roomType, isCreator }: { media: MediaStat
   const showMic = media.rights.includes('mic') && !(roomType === 4 && isCreator);
   const showCam = media.rights.includes('camera') && roomType !== 3 && roomType !== 4;
   const canScreen = media.rights.includes('screen');
+  const [settings, setSettings] = useState(false);
   return (
     <div className="media-controls" role="group" aria-label={t('media.controls')} data-testid="media-controls" data-status={media.status}>
       {showMic ? (
@@ -170,7 +194,11 @@ export function MediaControls({ media, roomType, isCreator }: { media: MediaStat
           {t('media.stopShare')}
         </Button>
       ) : null}
+      <Button variant="ghost" onClick={() => setSettings(true)} aria-haspopup="dialog" data-testid="device-settings-open">
+        {t('media.devices')}
+      </Button>
       {media.status === 'offline' ? <span className="badge" data-testid="media-offline">{t('media.offline')}</span> : null}
+      {settings ? <DeviceSettings media={media} onClose={() => setSettings(false)} /> : null}
     </div>
   );
 }

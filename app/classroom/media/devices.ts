@@ -36,7 +36,7 @@ export function saveDeviceConfig(patch: DeviceConfig): void {
 }
 
 /** The spec's device exceptions (§4, §8). */
-export type DeviceProblem = 'noDevices' | 'noWebcam' | 'noMicrophone' | 'occupied' | 'denied' | 'unplugged' | 'deviceError';
+export type DeviceProblem = 'noDevices' | 'noWebcam' | 'noMicrophone' | 'occupied' | 'denied' | 'unplugged' | 'deviceUpdate' | 'deviceError';
 
 export function problemOf(err: unknown, kind: 'audio' | 'video' | 'both'): DeviceProblem {
   const name = err instanceof Error || (typeof err === 'object' && err !== null && 'name' in err) ? String((err as { name: string }).name) : '';

@@ -13,7 +13,7 @@ import { currentLang } from '#app/lib/lang.ts';
 import { codeMessage } from '#app/lib/messages.ts';
 import { toast } from '#app/lib/toast.ts';
 import { parseUa } from '#app/lib/ua.ts';
-import { captureTrack, problemOf, type DeviceProblem } from './devices.ts';
+import { captureTrack, problemOf, readDeviceConfig, saveDeviceConfig, type DeviceProblem } from './devices.ts';
 import { MediaSession, type RemoteTrack } from './media-session.ts';
 
 declare global {
@@ -55,7 +55,10 @@ export interface MediaState {
     startScreen: () => void;
     stopScreen: () => void;
     setLayer: (userId: string, layer: Layer) => void;
+    /** The device dropdowns: store the choice and switch the live track (spec 02 §4). */
+    switchDevice: (kind: 'videoDeviceId' | 'audioDeviceId' | 'speakerId', deviceId: string) => void;
   };
+  speakerId: string;
 }
 
 export interface UseMediaOptions {
@@ -104,6 +107,8 @@ export function useMedia(o: UseMediaOptions): MediaState {
   const [localVideo, setLocalVideo] = useState<MediaStream | null>(null);
   const [screen, setScreen] = useState<MediaStream | null>(null);
   const [screenBlocked, setScreenBlocked] = useState(false);
+  const [speakerId, setSpeakerId] = useState('');
+  useEffect(() => setSpeakerId(readDeviceConfig().speakerId ?? ''), []);
 
   const sessionRef = useRef<MediaSession | null>(null);
   const tracks = useRef<Partial<Record<MediaSource, MediaStreamTrack>>>({});
@@ -360,15 +365,62 @@ export function useMedia(o: UseMediaOptions): MediaState {
     if (session && r) void session.setLayer(r.info.trackId, layer).catch(() => undefined);
   }, []);
 
+  const switchDevice = useCallback(
+    (kind: 'videoDeviceId' | 'audioDeviceId' | 'speakerId', deviceId: string) => {
+      saveDeviceConfig({ [kind]: deviceId });
+      if (kind === 'speakerId') return setSpeakerId(deviceId);
+      const source = kind === 'videoDeviceId' ? 'camera' : 'mic';
+      const old = tracks.current[source];
+      void (async () => {
+        try {
+          const track = await captureTrack(source === 'camera' ? 'video' : 'audio');
+          track.enabled = source === 'mic' ? want.current.mic : want.current.cam;
+          tracks.current[source] = track;
+          if (source === 'camera') setLocalVideo(new MediaStream([track]));
+          const session = sessionRef.current;
+          if (session?.published(source)) await session.replaceTrack(source, track);
+          else await publishAllowed();
+          old?.stop();
+        } catch (err) {
+          showProblem(problemOf(err, source === 'camera' ? 'video' : 'audio'));
+        }
+      })();
+    },
+    [publishAllowed, showProblem],
+  );
+
+  // A device plugged or unplugged: if the stored choice is gone, say so (spec 02 §4 deviceUpdate).
+  useEffect(() => {
+    const md = typeof navigator === 'undefined' ? undefined : navigator.mediaDevices;
+    if (!md) return;
+    let timer: ReturnType<typeof setTimeout> | null = null;
+    const onChange = () => {
+      if (timer) clearTimeout(timer);
+      timer = setTimeout(() => {
+        void md.enumerateDevices().then((list) => {
+          const c = readDeviceConfig();
+          const gone = (id: string | undefined) => !!id && !list.some((d) => d.deviceId === id);
+          if (gone(c.videoDeviceId) || gone(c.audioDeviceId)) showProblem('deviceUpdate');
+        });
+      }, 1000);
+    };
+    md.addEventListener('devicechange', onChange);
+    return () => {
+      if (timer) clearTimeout(timer);
+      md.removeEventListener('devicechange', onChange);
+    };
+  }, [showProblem]);
+
   return {
     status,
     rights,
+    speakerId,
     local: { video: localVideo, camOn, micOn, sharing: !!screen, screen },
     people,
     levels,
     quality,
     problem,
     screenBlocked,
-    actions: { toggleCam: () => toggle('camera'), toggleMic: () => toggle('mic'), startScreen, stopScreen, setLayer },
+    actions: { toggleCam: () => toggle('camera'), toggleMic: () => toggle('mic'), startScreen, stopScreen, setLayer, switchDevice },
   };
 }
