@@ -75,6 +75,9 @@ export const configSchema = z
     if (c.MEDIA_RTC_MIN_PORT > c.MEDIA_RTC_MAX_PORT) {
       ctx.addIssue({ code: 'custom', path: ['MEDIA_RTC_MIN_PORT'], message: 'MEDIA_RTC_MIN_PORT must not be above MEDIA_RTC_MAX_PORT' });
     }
+    if (c.ROLE === 'web' && c.MEDIA_PLACEMENT === 'single' && !c.MEDIA_PUBLIC_URL) {
+      ctx.addIssue({ code: 'custom', path: ['MEDIA_PUBLIC_URL'], message: 'ROLE=web without an SFU needs MEDIA_PUBLIC_URL (the media node) or MEDIA_PLACEMENT=registry' });
+    }
     if (c.MEDIA_LISTEN_IP === '0.0.0.0' && !c.MEDIA_ANNOUNCED_ADDRESS) {
       ctx.addIssue({ code: 'custom', path: ['MEDIA_ANNOUNCED_ADDRESS'], message: 'MEDIA_LISTEN_IP=0.0.0.0 needs MEDIA_ANNOUNCED_ADDRESS (the address browsers reach)' });
     }

@@ -53,12 +53,12 @@ eachEngine('media server', (server) => {
 
     const video = await Promise.all(students.map((s) => s.peer.subscribe(cam.trackId)));
     const audio = await Promise.all(students.map((s) => s.peer.subscribe(mic.trackId)));
-    await until(() => video.every((v) => v.packets > 30) && audio.every((a) => a.packets > 20), 10_000, 'forwarded packets');
+    await until(() => video.every((v) => v.packets > 30) && audio.every((a) => a.packets > 20), 30_000, 'forwarded packets');
     // A subscriber that joins asks for a keyframe; the node passes it on to the publisher as PLI.
-    await until(() => cam.plis > 0, 5000, 'a PLI at the publisher');
+    await until(() => cam.plis > 0, 15_000, 'a PLI at the publisher');
     const plisBefore = cam.plis;
     await video[0]!.pc.getTransceivers()[0]!.receiver.sendRtcpPLI(video[0]!.pc.getTransceivers()[0]!.receiver.tracks[0]!.ssrc!);
-    await until(() => cam.plis > plisBefore, 5000, 'the subscriber PLI at the publisher');
+    await until(() => cam.plis > plisBefore, 15_000, 'the subscriber PLI at the publisher');
 
     // Someone joining later sees what is published already.
     const node = server().banshu.media!.server;
