@@ -60,7 +60,9 @@ eachEngine('media server', (server) => {
     await video[0]!.pc.getTransceivers()[0]!.receiver.sendRtcpPLI(video[0]!.pc.getTransceivers()[0]!.receiver.tracks[0]!.ssrc!);
     await until(() => cam.plis > plisBefore, 15_000, 'the subscriber PLI at the publisher');
 
-    // Someone joining later sees what is published already.
+    // The teacher speaks (-10 dBov in the level extension): everyone is told, for the highlight.
+    const levels = await students[1]!.peer.waitNote('audioLevels', (n) => (n.levels[teacher.userId] ?? 0) > 0);
+    expect(levels.levels[teacher.userId]).toBe(88);
     const node = server().banshu.media!.server;
     expect(node.load()).toMatchObject({ rooms: 1, peers: 3, publications: 2, subscriptions: 4 });
   });

@@ -4,7 +4,19 @@
  * that start with a keyframe) and counts what it receives.
  */
 import { io, type Socket } from 'socket.io-client';
-import { MediaStreamTrack, RTCPeerConnection, RTCRtpCodecParameters, RtpHeader, RtpPacket, useNACK, usePLI, useREMB, useSdesMid } from 'werift';
+import {
+  MediaStreamTrack,
+  RTCPeerConnection,
+  RTCRtpCodecParameters,
+  RTP_EXTENSION_URI,
+  RtpHeader,
+  RtpPacket,
+  useAudioLevelIndication,
+  useNACK,
+  usePLI,
+  useREMB,
+  useSdesMid,
+} from 'werift';
 import { MEDIA_NAMESPACE, MEDIA_NOTE_EVENT, MEDIA_PROTOCOL_VERSION, MEDIA_REQUEST_EVENT, type MediaNote, type MediaSource } from '#core/contracts/media-signaling.ts';
 import type { Ack } from '#core/contracts/room-events.ts';
 
@@ -18,7 +30,8 @@ export function clientPeerConnection(hostAddresses = false): RTCPeerConnection {
       audio: [new RTCRtpCodecParameters({ mimeType: 'audio/opus', clockRate: 48000, channels: 2, payloadType: 111 })],
       video: [new RTCRtpCodecParameters({ mimeType: 'video/VP8', clockRate: 90000, payloadType: 96, rtcpFeedback: [useNACK(), usePLI(), useREMB()] })],
     },
-    headerExtensions: { audio: [useSdesMid()], video: [useSdesMid()] },
+    // The audio level lets a test speak at a known loudness (the active-speaker notes).
+    headerExtensions: { audio: [useAudioLevelIndication(), useSdesMid()], video: [useSdesMid()] },
   });
 }
 
@@ -104,7 +117,8 @@ export class MediaTestPeer {
       stop: () => clearInterval(timer),
     };
     transceiver.sender.onPictureLossIndication.subscribe(() => sent.plis++);
-    const timer = sendSynthetic(track, kind, () => sent.sent++);
+    const levelId = transceiver.headerExtensions.find((e) => e.uri === RTP_EXTENSION_URI.audioLevelIndication)?.id;
+    const timer = sendSynthetic(track, kind, () => sent.sent++, levelId ? { audioLevelId: levelId, dbov: 10 } : undefined);
     this.#timers.push(timer);
     return sent;
   }
@@ -137,13 +151,21 @@ export class MediaTestPeer {
  * Synthetic RTP on a werift track: audio a packet every 20 ms; video 15 frames a second of three
  * packets (about 290 kbit/s), each starting with a VP8 descriptor, a keyframe every 30 frames.
  */
-export function sendSynthetic(track: MediaStreamTrack, kind: 'audio' | 'video', onSent: () => void = () => undefined): NodeJS.Timeout {
+export function sendSynthetic(
+  track: MediaStreamTrack,
+  kind: 'audio' | 'video',
+  onSent: () => void = () => undefined,
+  level?: { audioLevelId: number; dbov: number },
+): NodeJS.Timeout {
   let seq = 0;
   let ts = 0;
   let frame = 0;
   const ssrc = 1000 + Math.floor(Math.random() * 1e6);
   const send = (payload: Buffer, marker: boolean) => {
-    track.writeRtp(new RtpPacket(new RtpHeader({ payloadType: kind === 'audio' ? 111 : 96, sequenceNumber: seq++ & 0xffff, timestamp: ts >>> 0, ssrc, marker }), payload));
+    const header = new RtpHeader({ payloadType: kind === 'audio' ? 111 : 96, sequenceNumber: seq++ & 0xffff, timestamp: ts >>> 0, ssrc, marker });
+    // ssrc-audio-level: V bit and the level in -dBov.
+    if (level && kind === 'audio') header.extensions = [{ id: level.audioLevelId, payload: Buffer.from([0x80 | level.dbov]) }];
+    track.writeRtp(new RtpPacket(header, payload));
     onSent();
   };
   return kind === 'audio'
