@@ -67,6 +67,21 @@ eachEngine('media server', (server) => {
     expect(node.load()).toMatchObject({ rooms: 1, peers: 3, publications: 2, subscriptions: 4 });
   });
 
+  it('grades each person’s network 1-6 from RTCP: a receiver losing a fifth of its packets is weak', async () => {
+    const { teacher, students } = await room(server(), 2, 2);
+    await teacher.peer.ok('join', { token: teacher.mediaToken });
+    for (const s of students) await s.peer.ok('join', { token: s.mediaToken });
+    const mic = await teacher.peer.publish('mic');
+    await students[0]!.peer.subscribe(mic.trackId);
+    await students[1]!.peer.subscribe(mic.trackId, undefined, 0.2);
+    const report = await teacher.peer.waitNote(
+      'quality',
+      (n) => n.reports.some((r) => r.userId === students[1]!.userId && r.down >= 5) && n.reports.some((r) => r.userId === students[0]!.userId && r.down > 0),
+      10_000,
+    );
+    expect(report.reports.find((r) => r.userId === students[0]!.userId)!.down).toBeLessThanOrEqual(2);
+  });
+
   it('a mute stops forwarding, an unmute resumes it, and everyone is told', async () => {
     const { teacher, students } = await room(server(), 2, 1);
     await teacher.peer.ok('join', { token: teacher.mediaToken });

@@ -21,9 +21,11 @@ import { MEDIA_NAMESPACE, MEDIA_NOTE_EVENT, MEDIA_PROTOCOL_VERSION, MEDIA_REQUES
 import type { Ack } from '#core/contracts/room-events.ts';
 
 /** `hostAddresses`: gather on the machine's own IPv4 addresses instead of loopback only (for Janus, which skips loopback). */
-export function clientPeerConnection(hostAddresses = false): RTCPeerConnection {
+export function clientPeerConnection(hostAddresses = false, dropShare = 0): RTCPeerConnection {
   return new RTCPeerConnection({
     iceServers: [],
+    // werift drops an inbound packet when `inboundPacketLoss / 100 < Math.random()`.
+    ...(dropShare > 0 ? { debug: { inboundPacketLoss: 100 * (1 - dropShare) } } : {}),
     iceUseIpv6: false,
     ...(hostAddresses ? {} : { iceUseIpv4: false, iceAdditionalHostAddresses: ['127.0.0.1'], iceInterfaceAddresses: { udp4: '127.0.0.1' } }),
     codecs: {
@@ -123,9 +125,10 @@ export class MediaTestPeer {
     return sent;
   }
 
-  async subscribe(trackId: string, layer?: string): Promise<ReceivedTrack> {
+  /** `dropShare`: the share of arriving packets this receiver loses (a bad downlink). */
+  async subscribe(trackId: string, layer?: string, dropShare = 0): Promise<ReceivedTrack> {
     const offer = await this.ok<{ subscriptionId: string; sdp: string }>('subscribe', { trackId, ...(layer ? { layer } : {}) });
-    const pc = clientPeerConnection();
+    const pc = clientPeerConnection(false, dropShare);
     this.#pcs.push(pc);
     const got: ReceivedTrack = { subscriptionId: offer.subscriptionId, pc, packets: 0, keyframes: 0, close: () => void pc.close() };
     pc.onTrack.subscribe((track) => {
