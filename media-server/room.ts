@@ -32,9 +32,9 @@ export function qualityFromLoss(loss: number | null): number {
 /** The m-lines of an offer: exactly one, of the kind the source needs, sending. */
 function checkOffer(sdp: string, source: MediaSource): void {
   const media = sdp.split(/\r?\n/).filter((l) => l.startsWith('m='));
-  if (media.length !== 1) throw new DomainError('35004', 'one m-line per publication');
-  if (!media[0]!.startsWith(`m=${kindOf(source)} `)) throw new DomainError('35004', 'the m-line kind does not match the source');
-  if (/^a=(recvonly|inactive)\s*$/m.test(sdp)) throw new DomainError('35004', 'a publication must send');
+  if (media.length !== 1) throw new DomainError('33004', 'one m-line per publication');
+  if (!media[0]!.startsWith(`m=${kindOf(source)} `)) throw new DomainError('33004', 'the m-line kind does not match the source');
+  if (/^a=(recvonly|inactive)\s*$/m.test(sdp)) throw new DomainError('33004', 'a publication must send');
 }
 
 export class Room extends EventEmitter<{ closed: [] }> {
@@ -84,7 +84,7 @@ export class Room extends EventEmitter<{ closed: [] }> {
   }
 
   async publish(peer: Peer, source: MediaSource, sdp: unknown): Promise<{ trackId: string; sdp: string }> {
-    if (!peer.may(source)) throw new DomainError('35002', `${source} not in the token`);
+    if (!peer.may(source)) throw new DomainError('33002', `${source} not in the token`);
     if (!plausibleSdp(sdp)) throw illegalParams('sdp');
     checkOffer(sdp, source);
     // One publication per source and person: a new camera replaces the old one.
@@ -96,12 +96,12 @@ export class Room extends EventEmitter<{ closed: [] }> {
       await pc.setLocalDescription(await pc.createAnswer());
     } catch (err) {
       pub.close();
-      throw new DomainError('35004', err instanceof Error ? err.message : 'negotiation');
+      throw new DomainError('33004', err instanceof Error ? err.message : 'negotiation');
     }
     const answer = pc.localDescription?.sdp;
     if (!answer) {
       pub.close();
-      throw new DomainError('35004', 'no answer');
+      throw new DomainError('33004', 'no answer');
     }
     peer.publications.set(pub.id, pub);
     this.publications.set(pub.id, pub);
@@ -117,7 +117,7 @@ export class Room extends EventEmitter<{ closed: [] }> {
 
   #own(peer: Peer, trackId: unknown): Publication {
     const pub = typeof trackId === 'string' ? peer.publications.get(trackId) : undefined;
-    if (!pub) throw new DomainError('35003', 'not your track');
+    if (!pub) throw new DomainError('33003', 'not your track');
     return pub;
   }
 
@@ -136,7 +136,7 @@ export class Room extends EventEmitter<{ closed: [] }> {
 
   async subscribe(peer: Peer, trackId: unknown, layer: unknown): Promise<{ subscriptionId: string; sdp: string }> {
     const pub = typeof trackId === 'string' ? this.publications.get(trackId) : undefined;
-    if (!pub) throw new DomainError('35003', 'no such track in this room');
+    if (!pub) throw new DomainError('33003', 'no such track in this room');
     if (pub.userId === peer.userId && peer.publications.has(pub.id)) throw illegalParams('your own track');
     if (layer !== undefined && !(LAYERS as readonly unknown[]).includes(layer)) throw illegalParams('layer');
     const wanted = (layer ?? 'h') as Layer;
@@ -146,12 +146,12 @@ export class Room extends EventEmitter<{ closed: [] }> {
       await pc.setLocalDescription(await pc.createOffer());
     } catch (err) {
       sub.close();
-      throw new DomainError('35004', err instanceof Error ? err.message : 'offer');
+      throw new DomainError('33004', err instanceof Error ? err.message : 'offer');
     }
     const offer = pc.localDescription?.sdp;
     if (!offer) {
       sub.close();
-      throw new DomainError('35004', 'no offer');
+      throw new DomainError('33004', 'no offer');
     }
     peer.subscriptions.set(sub.id, sub);
     sub.once('closed', () => peer.subscriptions.delete(sub.id));
@@ -165,7 +165,7 @@ export class Room extends EventEmitter<{ closed: [] }> {
 
   #sub(peer: Peer, subscriptionId: unknown): Subscription {
     const sub = typeof subscriptionId === 'string' ? peer.subscriptions.get(subscriptionId) : undefined;
-    if (!sub) throw new DomainError('35003', 'no such subscription');
+    if (!sub) throw new DomainError('33003', 'no such subscription');
     return sub;
   }
 
@@ -175,7 +175,7 @@ export class Room extends EventEmitter<{ closed: [] }> {
     try {
       await sub.pc.setRemoteDescription({ type: 'answer', sdp });
     } catch (err) {
-      throw new DomainError('35004', err instanceof Error ? err.message : 'answer');
+      throw new DomainError('33004', err instanceof Error ? err.message : 'answer');
     }
   }
 
@@ -206,7 +206,7 @@ export class Room extends EventEmitter<{ closed: [] }> {
       return { sdp: sub.pc.localDescription!.sdp };
     } catch (err) {
       if (err instanceof DomainError) throw err;
-      throw new DomainError('35004', err instanceof Error ? err.message : 'restart');
+      throw new DomainError('33004', err instanceof Error ? err.message : 'restart');
     }
   }
 

@@ -55,13 +55,13 @@ export class MediaServer {
 
   verify(token: unknown): MediaTokenPayload {
     const claim = typeof token === 'string' ? this.#opts.signer.verify<Record<string, unknown>>(token, (this.#opts.now ?? Date.now)()) : null;
-    if (!isClaim(claim)) throw new DomainError('35001');
+    if (!isClaim(claim)) throw new DomainError('33001');
     return claim;
   }
 
   /** A peer for a signaling connection; `send` carries notes back to it. */
   join(token: unknown, send: (note: MediaNote) => void): { peer: Peer; room: Room } {
-    if (this.#closed) throw new DomainError('35005');
+    if (this.#closed) throw new DomainError('33005');
     const claim = this.verify(token);
     let room = this.rooms.get(claim.room);
     if (!room || room.closed) {
@@ -80,7 +80,7 @@ export class MediaServer {
   /** A new token for a joined peer: same room and person only. */
   refresh(peer: Peer, room: Room, token: unknown): MediaSource[] {
     const claim = this.verify(token);
-    if (claim.room !== room.number || claim.uid !== peer.userId) throw new DomainError('35001', 'token for another room or person');
+    if (claim.room !== room.number || claim.uid !== peer.userId) throw new DomainError('33001', 'token for another room or person');
     room.setRights(peer, claim.pub);
     return peer.rights;
   }

@@ -35,12 +35,12 @@ export class MediaRegistry implements MediaNodes {
     const current = await this.repo.placement(roomNumber);
     if (current && current.seen_at.getTime() >= since.getTime()) return { nodeId: current.id, url: current.url };
     const nodes = await this.repo.alive(since);
-    if (nodes.length === 0) throw new DomainError('35005', 'no media node is reporting');
+    if (nodes.length === 0) throw new DomainError('33005', 'no media node is reporting');
     const best = nodes
       .map((n) => ({ ...n, score: loadScore({ peers: n.peers, capacity: n.capacity, fresh: Number(n.fresh ?? 0) }) }))
       .sort((a, b) => a.score - b.score || a.id.localeCompare(b.id))[0]!;
     const placed = await this.repo.place(roomNumber, best.id, this.clock.now(), since);
-    if (!placed) throw new DomainError('35005', 'placement vanished');
+    if (!placed) throw new DomainError('33005', 'placement vanished');
     return { nodeId: placed.id, url: placed.url };
   }
 }

@@ -118,7 +118,7 @@ export function buildHandlers(services: Services, config: Config): Record<ApiNam
     getConsumptionStatus: h(accountSchema.noInput, async (ctx) => billing.getConsumptionStatus(await ctx.viewer())),
     getUserVipInfo: h(accountSchema.noInput, async (ctx) => ({ vipUserInfo: await billing.getUserVipInfo(await ctx.viewer()) })),
     createAgoraToken: h(roomSchema.mediaTokenInput, async (ctx, i) => {
-      if (!services.media) throw new DomainError('35005');
+      if (!services.media) throw new DomainError('33005');
       return services.media.renew(await ctx.viewer(), i.roomNumber, String(i.userType) === '2');
     }),
     getMyRoomList: h(roomSchema.myRoomsInput, async (ctx, i) => rooms.listMyRooms(await ctx.viewer(), i)),

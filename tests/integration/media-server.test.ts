@@ -98,7 +98,7 @@ eachEngine('media server', (server) => {
     await teacher.peer.ok('pause', { trackId: mic.trackId, paused: false });
     await until(() => got.packets > frozen + 5, 5000, 'audio after unmute');
     // Only the owner mutes a track.
-    expect((await students[0]!.peer.req('pause', { trackId: mic.trackId, paused: true })).code).toBe('35003');
+    expect((await students[0]!.peer.req('pause', { trackId: mic.trackId, paused: true })).code).toBe('33003');
   });
 
   it('removes a peer and its tracks as soon as its signaling closes', async () => {
@@ -117,15 +117,15 @@ eachEngine('media server', (server) => {
   it('refuses forged, expired and foreign tokens, and publishes the token does not allow', async () => {
     const { teacher, students, roomNumber } = await room(server(), 2, 1);
     const p = students[0]!.peer;
-    expect((await p.req('join', { token: 'nope' })).code).toBe('35001');
-    expect((await p.req('join', { token: `${teacher.mediaToken.slice(0, -4)}AAAA` })).code).toBe('35001');
+    expect((await p.req('join', { token: 'nope' })).code).toBe('33001');
+    expect((await p.req('join', { token: `${teacher.mediaToken.slice(0, -4)}AAAA` })).code).toBe('33001');
     // A token signed by someone else, and a room token (another scope) signed with our key.
     const stranger = new TokenSigner('x'.repeat(40)).sign({ scope: 'media', room: roomNumber, uid: '1', role: 'creator', rt: 2, pub: ['mic'] }, 60);
-    expect((await p.req('join', { token: stranger })).code).toBe('35001');
-    expect((await p.req('join', { token: teacher.answer.imToken })).code).toBe('35001');
+    expect((await p.req('join', { token: stranger })).code).toBe('33001');
+    expect((await p.req('join', { token: teacher.answer.imToken })).code).toBe('33001');
     const signer = new TokenSigner(server().banshu.platform.secret);
     const expired = signer.sign({ scope: 'media', room: roomNumber, uid: students[0]!.userId, role: 'member', rt: 2, pub: ['mic'] }, 60, Date.now() - 120_000);
-    expect((await p.req('join', { token: expired })).code).toBe('35001');
+    expect((await p.req('join', { token: expired })).code).toBe('33001');
     // Wrong protocol version or an unknown request.
     expect((await p.req('join', { token: students[0]!.mediaToken }, 99)).code).toBe('5');
     expect((await p.req('dance', {})).code).toBe('5');
@@ -133,11 +133,11 @@ eachEngine('media server', (server) => {
 
     await p.ok('join', { token: students[0]!.mediaToken });
     // An audio class: a student may send the microphone, never a camera.
-    expect((await p.req('publish', { source: 'camera', sdp: 'v=0\r\nwhatever sdp here' })).code).toBe('35002');
-    expect((await p.req('publish', { source: 'screen', sdp: 'v=0\r\nwhatever sdp here' })).code).toBe('35002');
+    expect((await p.req('publish', { source: 'camera', sdp: 'v=0\r\nwhatever sdp here' })).code).toBe('33002');
+    expect((await p.req('publish', { source: 'screen', sdp: 'v=0\r\nwhatever sdp here' })).code).toBe('33002');
     expect((await p.req('publish', { source: 'laser', sdp: 'v=0' })).code).toBe('5');
     // An offer that does not match the source is refused without a publication.
-    expect((await p.req('publish', { source: 'mic', sdp: 'v=0\r\nm=video 9 UDP/TLS/RTP/SAVPF 96\r\n' })).code).toBe('35004');
+    expect((await p.req('publish', { source: 'mic', sdp: 'v=0\r\nm=video 9 UDP/TLS/RTP/SAVPF 96\r\n' })).code).toBe('33004');
     expect(server().banshu.media!.server.load().publications).toBe(0);
   });
 
@@ -148,9 +148,9 @@ eachEngine('media server', (server) => {
     await b.teacher.peer.ok('join', { token: b.teacher.mediaToken });
     const mic = await a.teacher.peer.publish('mic');
     const refused = await b.teacher.peer.req('subscribe', { trackId: mic.trackId });
-    expect(refused.code).toBe('35003');
-    expect((await b.teacher.peer.req('subscribe', { trackId: 'not-a-track' })).code).toBe('35003');
-    expect((await b.teacher.peer.req('subscribe', { trackId: { $ne: 1 } })).code).toBe('35003');
+    expect(refused.code).toBe('33003');
+    expect((await b.teacher.peer.req('subscribe', { trackId: 'not-a-track' })).code).toBe('33003');
+    expect((await b.teacher.peer.req('subscribe', { trackId: { $ne: 1 } })).code).toBe('33003');
   });
 
   it('large class: a student publishes only while invited to the microphone', async () => {
@@ -158,7 +158,7 @@ eachEngine('media server', (server) => {
     const student = students[0]!;
     const joined = await student.peer.ok('join', { token: student.mediaToken });
     expect(joined.rights).toEqual([]);
-    expect((await student.peer.req('publish', { source: 'mic', sdp: 'v=0\r\nm=audio 9 x 111\r\n' })).code).toBe('35002');
+    expect((await student.peer.req('publish', { source: 'mic', sdp: 'v=0\r\nm=audio 9 x 111\r\n' })).code).toBe('33002');
     const tj = await teacher.peer.ok('join', { token: teacher.mediaToken });
     expect(tj.rights).toEqual(['mic', 'camera', 'screen']);
 
@@ -175,7 +175,7 @@ eachEngine('media server', (server) => {
     const fresh = await call(server().url, 'createAgoraToken', { roomNumber }, { token: student.token });
     expect(fresh.code).toBe('0');
     expect((await student.peer.ok('refresh', { token: fresh.data.mediaToken })).rights).toEqual(['mic']);
-    expect((await student.peer.req('publish', { source: 'camera', sdp: 'v=0\r\nm=video 9 x 96\r\n' })).code).toBe('35002');
+    expect((await student.peer.req('publish', { source: 'camera', sdp: 'v=0\r\nm=video 9 x 96\r\n' })).code).toBe('33002');
     const mic = await student.peer.publish('mic');
     const heard = await teacher.peer.subscribe(mic.trackId);
     await until(() => heard.packets > 10, 5000, 'the student heard');
@@ -185,7 +185,7 @@ eachEngine('media server', (server) => {
     await student.peer.waitNote('rightsChanged', (n) => n.rights.length === 0);
     await teacher.peer.waitNote('trackRemoved', (n) => n.trackId === mic.trackId);
     // Another person's token cannot be swapped in, nor one for a student who is not in the room.
-    expect((await student.peer.req('refresh', { token: teacher.mediaToken })).code).toBe('35001');
+    expect((await student.peer.req('refresh', { token: teacher.mediaToken })).code).toBe('33001');
     const stranger = await signIn(server());
     expect((await call(server().url, 'createAgoraToken', { roomNumber }, { token: stranger.token })).code).toBe('31004');
     expect((await call(server().url, 'createAgoraToken', { roomNumber, userType: '2' }, { token: student.token })).code).toBe('31004');
@@ -200,7 +200,7 @@ eachEngine('media server', (server) => {
     const op = await MediaTestPeer.connect(server().url);
     open.push(op);
     expect((await op.ok('join', { token: observer.data.mediaToken })).rights).toEqual([]);
-    expect((await op.req('publish', { source: 'mic', sdp: 'v=0\r\nm=audio 9 x 111\r\n' })).code).toBe('35002');
+    expect((await op.req('publish', { source: 'mic', sdp: 'v=0\r\nm=audio 9 x 111\r\n' })).code).toBe('33002');
 
     const student = students[0]!;
     await student.peer.ok('join', { token: student.mediaToken });

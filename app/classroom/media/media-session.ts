@@ -86,7 +86,7 @@ export class MediaSession {
 
   async #req<K extends MediaRequestType>(type: K, body: MediaCalls[K][0]): Promise<MediaCalls[K][1]> {
     const socket = this.#socket;
-    if (!socket?.connected) throw new MediaError('35005', 'media offline');
+    if (!socket?.connected) throw new MediaError('33005', 'media offline');
     const ack = (await socket.timeout(ACK_TIMEOUT_MS).emitWithAck(MEDIA_REQUEST_EVENT, { v: MEDIA_PROTOCOL_VERSION, type, ...body })) as Ack<MediaCalls[K][1]>;
     if (ack.code !== '0') throw new MediaError(ack.code, ack.msg);
     return ack.data as MediaCalls[K][1];
@@ -100,7 +100,7 @@ export class MediaSession {
     this.#socket = socket;
     await new Promise<void>((resolve, reject) => {
       socket.once('connect', () => resolve());
-      socket.once('connect_error', (e) => reject(new MediaError('35005', e.message)));
+      socket.once('connect_error', (e) => reject(new MediaError('33005', e.message)));
     });
     socket.on(MEDIA_NOTE_EVENT, (note: MediaNote) => this.#onNote(note));
     socket.on('disconnect', () => {
