@@ -12,6 +12,7 @@ export default [
     route('payment', 'routes/profile.payment.tsx'),
     route('message', 'routes/profile.message.tsx'),
     route('feedback', 'routes/profile.feedback.tsx'),
+    route('device', 'routes/profile.device.tsx'),
   ]),
   route('home', 'routes/home.tsx'),
   route('help/:topic', 'routes/help.tsx'),

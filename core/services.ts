@@ -29,6 +29,7 @@ import { SiteService } from './site/site.service.ts';
 import { RoomLiveService, type Presence, type Scheduler } from './rooms/live.service.ts';
 import { BoardRepository } from './board/board.repository.ts';
 import { BoardService } from './board/board.service.ts';
+import { MediaService, type MediaNodes } from './rooms/media.service.ts';
 
 export interface Ports {
   config: Config;
@@ -44,12 +45,15 @@ export interface Ports {
   presence: Presence;
   scheduler: Scheduler;
   payments: PaymentGateway;
+  /** Where rooms' media is served; without it join answers carry no media token. */
+  mediaNodes?: MediaNodes;
 }
 
 export interface Services {
   account: AccountService;
   rooms: RoomService;
   live: RoomLiveService;
+  media: MediaService | null;
   billing: BillingService;
   limiter: RateLimiter;
   /** The dev SMS outbox; null in production or with a real SMS sender. */
@@ -75,5 +79,7 @@ export function buildServices(p: Ports): Services {
   const messaging = new MessagingService(new MessagingRepository(p.db), p.clock, p.config, p.secret);
   const site = new SiteService(new SiteRepository(p.db), limiter, p.clock, p.config);
   const board = new BoardService(new BoardRepository(p.db), live, signer, p.objects, p.events, p.clock, p.config, p.logger);
-  return { account, rooms, live, billing, limiter, devOutbox: p.outbox, billingRepo, orders, messaging, site, board };
+  const media = p.mediaNodes ? new MediaService(new LiveRepository(p.db), signer, p.mediaNodes, p.clock, p.config) : null;
+  rooms.media = media;
+  return { account, rooms, live, media, billing, limiter, devOutbox: p.outbox, billingRepo, orders, messaging, site, board };
 }

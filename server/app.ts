@@ -5,11 +5,13 @@
 import { loadConfig, type Config } from '#core/platform/config.ts';
 import { buildPlatform, type Platform, type PlatformOverrides } from './platform.ts';
 import { startWeb, type WebOptions, type WebServer } from './web/http.ts';
+import { startMedia, type MediaRole } from './media.ts';
 
 export interface Banshu {
   config: Config;
   platform: Platform;
   web: WebServer | null;
+  media: MediaRole | null;
   url: string;
   close(): Promise<void>;
 }
@@ -21,12 +23,17 @@ export async function startBanshu(
   const config = loadConfig(env);
   const platform = await buildPlatform(config, overrides);
   const runsWeb = config.ROLE === 'all' || config.ROLE === 'web';
+  const runsMedia = config.ROLE === 'all' || config.ROLE === 'media';
   let web: WebServer | null = null;
+  let media: MediaRole | null = null;
   try {
     if (runsWeb) web = await startWeb(platform, overrides.web ?? { mode: 'build' });
     // Without PUBLIC_URL, links follow the port actually bound (PORT=0 picks a free one).
     if (web && !config.PUBLIC_URL) config.publicUrl = web.url;
+    // Embedded by default: the SFU shares the web role's port and hears its room events.
+    if (runsMedia) media = await startMedia({ config, secret: platform.secret, logger: platform.logger, events: platform.events, db: platform.database.db }, web?.io ?? null);
   } catch (err) {
+    await web?.close();
     await platform.close();
     throw err;
   }
@@ -35,9 +42,11 @@ export async function startBanshu(
     config,
     platform,
     web,
-    url: web?.url ?? config.publicUrl,
+    media,
+    url: web?.url ?? media?.url ?? config.publicUrl,
     close: () =>
       (closed ??= (async () => {
+        await media?.close();
         await web?.close();
         await platform.close();
       })()),

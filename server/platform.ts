@@ -20,6 +20,10 @@ import { ConsoleSmsSender, DevOutbox, HttpSmsSender, type SmsSender } from '#cor
 import { buildServices, type Services } from '#core/services.ts';
 import { jobHandlers, schedules, type JobName } from '#core/jobs.ts';
 import type { Presence, Scheduler } from '#core/rooms/live.service.ts';
+import type { MediaNodes } from '#core/rooms/media.service.ts';
+import { singleMediaNode } from './media.ts';
+import { MediaNodeRepository } from '#core/rooms/media-node.repository.ts';
+import { MediaRegistry } from '#core/rooms/media-registry.ts';
 
 /**
  * Presence is answered by the web role's room channel once it exists; until then (and in a
@@ -71,6 +75,8 @@ export interface PlatformOverrides {
   payments?: PaymentGateway;
   /** Start pg-boss and the job workers (default: for roles all and worker). */
   jobs?: boolean;
+  /** Where rooms' media is served (default: this process, or MEDIA_PUBLIC_URL). */
+  mediaNodes?: MediaNodes;
 }
 
 /** SESSION_SECRET, or one generated once and kept in DATA_DIR so restarts keep sessions' tokens valid. */
@@ -129,6 +135,9 @@ export async function buildPlatform(config: Config, o: PlatformOverrides = {}): 
       ? new SandboxGateway(config.PAYMENT_GATEWAY_SECRET ?? hmac(secret, 'payment-gateway'), () => config.publicUrl, () => clock.now().getTime())
       : new NoGateway());
   const sandbox = payments instanceof SandboxGateway ? payments : null;
+  const mediaNodes =
+    o.mediaNodes ??
+    (config.MEDIA_PLACEMENT === 'registry' ? new MediaRegistry(new MediaNodeRepository(database.db), clock, config.MEDIA_REPORT_SECONDS) : singleMediaNode(config));
   const services = buildServices({
     config,
     secret,
@@ -143,6 +152,7 @@ export async function buildPlatform(config: Config, o: PlatformOverrides = {}): 
     presence,
     scheduler: timerScheduler(logger),
     payments,
+    mediaNodes,
   });
 
   if (jobs && (config.ROLE === 'all' || config.ROLE === 'worker')) {

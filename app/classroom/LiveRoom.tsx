@@ -17,6 +17,7 @@ import { MemberBar, TopBar, type ClassMode } from './TopBar.tsx';
 import { useRoomChannel } from './useRoomChannel.ts';
 import { ViewArea } from './ViewArea.tsx';
 import { BoardView } from '#app/board/BoardView.tsx';
+import { useClassroomMedia } from './media/ClassroomMedia.tsx';
 
 export const EXIT_DELAY_MS = 200;
 
@@ -58,6 +59,21 @@ export function LiveRoom({ answer, roomNumber, inviteUrl }: LiveRoomProps) {
   const members = state?.members ?? [];
   const mic = state?.mic;
   const others = members.filter((m) => m.userId !== myId).length;
+  const av = useClassroomMedia({
+    answer,
+    roomNumber,
+    // The join answer already seated us: media starts beside the room channel, not after it.
+    active: status !== 'closed' && status !== 'gone',
+    myId,
+    creatorId: room.createUser,
+    isCreator,
+    roomType: room.roomType,
+    onMic: mic?.phase === 'connected' && mic.userId === myId && !isCreator,
+    showState: room.showState,
+    teacherOnline: state?.teacherOnline ?? true,
+    members,
+    onView: (showState) => void actions.setView(showState),
+  });
 
   const exit = async () => {
     await actions.leave();
@@ -125,18 +141,25 @@ export function LiveRoom({ answer, roomNumber, inviteUrl }: LiveRoomProps) {
         <MemberBar room={room} role={role} onExit={() => void exit()} />
       )}
       <main id="main" className="room__main">
-        <ViewArea
-          showState={room.showState}
-          members={members}
-          myId={myId}
-          micUserId={mic?.phase === 'connected' ? mic.userId : ''}
-          {...(room.roomType === 2 ? { forceView: 'wb' as const } : {})}
-          board={
-            answer.wbtoken ? (
-              <BoardView roomNumber={roomNumber} myId={myId} role={role} room={room} wbtoken={answer.wbtoken} phone={phone} onPatch={actions.patch} />
-            ) : null
-          }
-        />
+        <div className="room__stagecol">
+          <ViewArea
+            showState={room.showState}
+            members={members}
+            myId={myId}
+            micUserId={mic?.phase === 'connected' ? mic.userId : ''}
+            {...(room.roomType === 2 ? { forceView: 'wb' as const } : {})}
+            board={
+              answer.wbtoken ? (
+                <BoardView roomNumber={roomNumber} myId={myId} role={role} room={room} wbtoken={answer.wbtoken} phone={phone} onPatch={actions.patch} />
+              ) : null
+            }
+            tile={av.tile}
+            extraTiles={av.extraTiles}
+            screen={av.screen}
+          />
+          {av.controls}
+        </div>
+        {av.audio}
         <SidePanel
           memberCount={members.length}
           chat={<ChatPanel messages={state?.messages ?? []} myId={myId} readOnly={isObserver} disabled={status !== 'live'} onSend={actions.sendChat} />}
@@ -155,6 +178,7 @@ export function LiveRoom({ answer, roomNumber, inviteUrl }: LiveRoomProps) {
           }
         />
       </main>
+      {av.overlay}
       {onMicMe ? <OnMicBanner onHangUp={() => void actions.stopMic()} /> : null}
       {invitedMe ? <MicInvitation key={mic.since} onAnswer={(agree) => void actions.answerMic(agree)} /> : null}
       {status === 'offline' && !isObserver ? <ReconnectOverlay reconnect={reconnect} onTryNow={actions.reconnectNow} /> : null}

@@ -1,4 +1,4 @@
-import type { ReactNode } from 'react';
+import { Fragment, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { Member } from '#core/contracts/room-events.ts';
 import { NetworkIcon } from './NetworkIcon.tsx';
@@ -33,21 +33,28 @@ export interface ViewAreaProps {
   board?: ReactNode;
   /** A view that overrides showState (the whiteboard class always shows its board). */
   forceView?: 'wb';
+  /** A tile with the person's video (an <li>); the placeholder tile without it. */
+  tile?: (member: Member, me: boolean) => ReactNode;
+  /** Tiles after the members' (e.g. 'teacher not online'). */
+  extraTiles?: ReactNode;
+  /** The screen-share view's content. */
+  screen?: ReactNode;
 }
 
 /**
  * The stage follows the room's showState for everyone: board, document, screen or the videos.
  * Each view's content comes with its own issue; until then a labelled panel says what goes there.
  */
-export function ViewArea({ showState, members, myId, micUserId, board, forceView }: ViewAreaProps) {
+export function ViewArea({ showState, members, myId, micUserId, board, forceView, tile, extraTiles, screen }: ViewAreaProps) {
   const { t } = useTranslation();
   const view = forceView ?? viewOf(showState);
   const name = t(`classroom.view.${view}`);
   const tiles = (
     <ul className="tiles" aria-label={t('classroom.tiles')}>
-      {members.map((m) => (
-        <Tile key={m.userId} member={m} me={m.userId === myId} speaking={m.userId === micUserId} />
-      ))}
+      {members.map((m) =>
+        tile ? <Fragment key={m.userId}>{tile(m, m.userId === myId)}</Fragment> : <Tile key={m.userId} member={m} me={m.userId === myId} speaking={m.userId === micUserId} />,
+      )}
+      {extraTiles}
     </ul>
   );
   return (
@@ -65,7 +72,7 @@ export function ViewArea({ showState, members, myId, micUserId, board, forceView
           <h2 className="view__title" data-testid="view-title">
             {name}
           </h2>
-          {view === 'video' ? tiles : <p className="view__text muted">{t(`classroom.view.${view}Text`)}</p>}
+          {view === 'video' ? tiles : view === 'screen' && screen ? screen : <p className="view__text muted">{t(`classroom.view.${view}Text`)}</p>}
         </div>
       )}
     </section>

@@ -37,6 +37,9 @@ export default function Profile({ loaderData }: Route.ComponentProps) {
             <li>
               <NavLink to="/profile/feedback">{t('profile.feedback')}</NavLink>
             </li>
+            <li>
+              <NavLink to="/profile/device">{t('device.title')}</NavLink>
+            </li>
           </ul>
         </nav>
         <main id="main" className="profile__main">

@@ -66,6 +66,8 @@ export interface JoinAnswer {
   isRecordStatus: '0' | '1';
   userRecordInfo: { taskId: string; recordState: '0' | '1' | '2' };
   userInfo?: UserInfo; // tourist joins: the tourist identity with its userToken
+  mediaToken?: string; // short-lived signed media token (core/contracts/media-signaling.ts)
+  mediaUrl?: string; // the media node serving the room; its socket is `${mediaUrl}/media`
 }
 
 export interface RoomListItem {
@@ -132,6 +134,8 @@ export interface ApiCalls {
   ];
   /** The creator's observer link: `${publicUrl}${invitePath}?userType=3&ot=<signed token>`. */
   createObserverLink: [{ roomNumber: string }, { url: string; expiresAt: number }];
+  /** A fresh media token for someone in the room (after a microphone invitation, on reconnect); userType '2' for the creator's screen share. */
+  createAgoraToken: [{ roomNumber: string; userType?: '1' | '2' }, { mediaToken: string; mediaUrl: string }];
   getMyRoomList: [{ pageTime?: number; pageSize?: number }, { roomList: RoomListItem[]; hasMore: boolean; nextPageTime: number }];
   /** pageTime: the number of goods already shown (0 first). */
   getGoodsList: [{ pageTime?: number; pageSize?: number }, { goodsList: GoodsInfo[]; hasMore: boolean; nextPageTime: number }];

@@ -47,4 +47,14 @@ describe('loadConfig', () => {
     expect(c.cookieSecure).toBe(true);
     expect(loadConfig({ HOST: '0.0.0.0', PORT: '8080' }).publicUrl).toBe('http://127.0.0.1:8080');
   });
+
+  it('checks the media settings together', () => {
+    expect(loadConfig({})).toMatchObject({ MEDIA_LISTEN_IP: '127.0.0.1', MEDIA_RTC_MIN_PORT: 40000, MEDIA_RTC_MAX_PORT: 49999, MEDIA_TOKEN_TTL_SECONDS: 120, MEDIA_PLACEMENT: 'single' });
+    expect(() => loadConfig({ MEDIA_RTC_MIN_PORT: '45000', MEDIA_RTC_MAX_PORT: '44000' })).toThrow(/MEDIA_RTC_MIN_PORT/);
+    expect(() => loadConfig({ MEDIA_LISTEN_IP: '0.0.0.0' })).toThrow(/MEDIA_ANNOUNCED_ADDRESS/);
+    expect(loadConfig({ MEDIA_LISTEN_IP: '0.0.0.0', MEDIA_ANNOUNCED_ADDRESS: '203.0.113.5' }).MEDIA_ANNOUNCED_ADDRESS).toBe('203.0.113.5');
+    expect(() => loadConfig({ ROLE: 'web' })).toThrow(/MEDIA_PUBLIC_URL/);
+    expect(loadConfig({ ROLE: 'web', MEDIA_PLACEMENT: 'registry' }).ROLE).toBe('web');
+    expect(() => loadConfig({ MEDIA_LISTEN_IP: 'localhost' })).toThrow(/MEDIA_LISTEN_IP/);
+  });
 });

@@ -87,10 +87,31 @@ export const configSchema = z
     BOARD_STROKES_PER_SECOND: int(40, 1),
     BOARD_IMAGE_MAX_BYTES: int(20_480_000, 1),
     BOARD_PHONE_LINK_MINUTES: int(30, 1, 24 * 60),
+    MEDIA_PUBLIC_URL: z.url().optional(),
+    MEDIA_PORT: int(3100, 0, 65535),
+    MEDIA_LISTEN_IP: z.ipv4().default('127.0.0.1'),
+    MEDIA_ANNOUNCED_ADDRESS: z.string().min(1).max(253).optional(),
+    MEDIA_RTC_MIN_PORT: int(40000, 1024, 65535),
+    MEDIA_RTC_MAX_PORT: int(49999, 1024, 65535),
+    MEDIA_TOKEN_TTL_SECONDS: int(120, 10, 3600),
+    MEDIA_ICE_SERVERS: z.string().max(4096).optional(),
+    MEDIA_PLACEMENT: z.enum(['single', 'registry']).default('single'),
+    MEDIA_NODE_ID: z.string().regex(/^[A-Za-z0-9_.:-]{1,64}$/).optional(),
+    MEDIA_CAPACITY: int(100, 1, 100_000),
+    MEDIA_REPORT_SECONDS: int(5, 1, 60),
   })
   .superRefine((c, ctx) => {
     if (c.SMS_SENDER === 'http' && !c.SMS_WEBHOOK_URL) {
       ctx.addIssue({ code: 'custom', path: ['SMS_WEBHOOK_URL'], message: 'SMS_SENDER=http needs SMS_WEBHOOK_URL' });
+    }
+    if (c.MEDIA_RTC_MIN_PORT > c.MEDIA_RTC_MAX_PORT) {
+      ctx.addIssue({ code: 'custom', path: ['MEDIA_RTC_MIN_PORT'], message: 'MEDIA_RTC_MIN_PORT must not be above MEDIA_RTC_MAX_PORT' });
+    }
+    if (c.ROLE === 'web' && c.MEDIA_PLACEMENT === 'single' && !c.MEDIA_PUBLIC_URL) {
+      ctx.addIssue({ code: 'custom', path: ['MEDIA_PUBLIC_URL'], message: 'ROLE=web without an SFU needs MEDIA_PUBLIC_URL (the media node) or MEDIA_PLACEMENT=registry' });
+    }
+    if (c.MEDIA_LISTEN_IP === '0.0.0.0' && !c.MEDIA_ANNOUNCED_ADDRESS) {
+      ctx.addIssue({ code: 'custom', path: ['MEDIA_ANNOUNCED_ADDRESS'], message: 'MEDIA_LISTEN_IP=0.0.0.0 needs MEDIA_ANNOUNCED_ADDRESS (the address browsers reach)' });
     }
     if (c.NODE_ENV === 'production' && c.DEV_OUTBOX === true) {
       ctx.addIssue({ code: 'custom', path: ['DEV_OUTBOX'], message: 'the dev outbox is never available in production' });

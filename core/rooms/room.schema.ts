@@ -46,3 +46,8 @@ export const myRoomsInput = z.object({
   pageTime: wholeNumber(0, Date.UTC(9999, 11, 31)).optional(),
   pageSize: wholeNumber(1, 50).optional(),
 });
+
+export const mediaTokenInput = z.object({
+  roomNumber,
+  userType: z.union([z.literal('1'), z.literal('2'), z.literal(1), z.literal(2)]).optional(),
+});

@@ -15,6 +15,7 @@ import { normaliseName } from '../account/account.schema.ts';
 import type { BillingService } from '../billing/billing.service.ts';
 import type { OpenRoomRow, RoomRepository, Trx } from './room.repository.ts';
 import { ROOM_NUMBER_RULE } from './room.schema.ts';
+import type { MediaService } from './media.service.ts';
 
 type RoomConfig = Pick<
   Config,
@@ -57,6 +58,8 @@ export class RoomService {
   private readonly limiter: RateLimiter;
   private readonly clock: Clock;
   private readonly config: RoomConfig;
+  /** Media access for join answers (set once the media service is built; absent in some unit tests). */
+  media: MediaService | null = null;
   constructor(repo: RoomRepository, account: AccountService, billing: BillingService, signer: TokenSigner, limiter: RateLimiter, clock: Clock, config: RoomConfig) {
     this.repo = repo;
     this.account = account;
@@ -241,6 +244,12 @@ export class RoomService {
     };
   }
 
+  /** Adds the media token and the media node's address (DECISIONS.md: mediaToken, mediaUrl). */
+  async #withMedia(answer: JoinAnswer): Promise<JoinAnswer> {
+    if (!this.media) return answer;
+    return { ...answer, ...(await this.media.forJoin(answer)) };
+  }
+
   /** The creator's observer link: a signed token naming the room; observers take no seat. */
   async createObserverLink(viewer: Viewer, roomNumber: string): Promise<{ url: string; expiresAt: number }> {
     const room = await this.#openRoom(roomNumber);
@@ -277,7 +286,7 @@ export class RoomService {
       }
       return { room, who, token, user };
     });
-    const answer = this.#answer(result.room, result.who, 'observer', '3');
+    const answer = await this.#withMedia(this.#answer(result.room, result.who, 'observer', '3'));
     return { answer: result.user && result.token ? { ...answer, userInfo: toUserInfo(result.user, result.token) } : answer, newToken: result.token };
   }
 
@@ -290,7 +299,7 @@ export class RoomService {
     });
     this.invalidate(room.room_number);
     const fresh = (await this.repo.findOpenRoom(room.room_number)) ?? room;
-    return this.#answer(fresh, viewer, role, userType);
+    return this.#withMedia(this.#answer(fresh, viewer, role, userType));
   }
 
   /** A visitor without an account: name + room number. Rate limited per address; all or nothing. */
@@ -308,7 +317,7 @@ export class RoomService {
     });
     this.invalidate(room.room_number);
     const fresh = (await this.repo.findOpenRoom(room.room_number)) ?? room;
-    return { ...this.#answer(fresh, viewer, 'tourist', '1'), userInfo: toUserInfo(user, token) };
+    return { ...(await this.#withMedia(this.#answer(fresh, viewer, 'tourist', '1'))), userInfo: toUserInfo(user, token) };
   }
 
   /** Checks a room-channel or board token from a join answer. */

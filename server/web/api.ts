@@ -7,7 +7,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { z } from 'zod';
 import type { ApiName, Envelope } from '#core/contracts/api.ts';
 import { REQUEST_ID_PARAM, SESSION_COOKIE } from '#core/contracts/api.ts';
-import { isDomainError, messageFor, type ErrorCode, type Lang } from '#core/platform/errors.ts';
+import { DomainError, isDomainError, messageFor, type ErrorCode, type Lang } from '#core/platform/errors.ts';
 import type { Config } from '#core/platform/config.ts';
 import type { Logger } from '#core/platform/logger.ts';
 import type { Services } from '#core/services.ts';
@@ -121,6 +121,10 @@ export function buildHandlers(services: Services, config: Config): Record<ApiNam
     }),
     getConsumptionStatus: h(accountSchema.noInput, async (ctx) => billing.getConsumptionStatus(await ctx.viewer())),
     getUserVipInfo: h(accountSchema.noInput, async (ctx) => ({ vipUserInfo: await billing.getUserVipInfo(await ctx.viewer()) })),
+    createAgoraToken: h(roomSchema.mediaTokenInput, async (ctx, i) => {
+      if (!services.media) throw new DomainError('33005');
+      return services.media.renew(await ctx.viewer(), i.roomNumber, String(i.userType) === '2');
+    }),
     getMyRoomList: h(roomSchema.myRoomsInput, async (ctx, i) => rooms.listMyRooms(await ctx.viewer(), i)),
     getGoodsList: h(orderSchema.pageInput, async (ctx, i) => {
       await ctx.viewer();

@@ -35,6 +35,7 @@ const endpoints: Record<ApiName, { body: Record<string, unknown>; auth: boolean 
   createRoom: { body: { roomType: 2, consumption: 'off' }, auth: true },
   getRoomInfoByRoomNumber: { body: { roomNumber: '123456' }, auth: false },
   userJoinAgoraRoom: { body: { roomNumber: '123456', userType: '1' }, auth: true },
+  createAgoraToken: { body: { roomNumber: '123456' }, auth: true },
   touristJoinRoom: { body: { roomNumber: '123456', userName: 'Ann' }, auth: false },
   getConsumptionStatus: { body: {}, auth: true },
   getUserVipInfo: { body: {}, auth: true },

@@ -4,6 +4,7 @@ import * as m0001 from './migrations/0001-initial.ts';
 import * as m0002 from './migrations/0002-live-room.ts';
 import * as m0003 from './migrations/0003-board.ts';
 import * as m0004 from './migrations/0004-billing.ts';
+import * as m0005 from './migrations/0005-media.ts';
 
 /** Migrations are listed here in order, so bundlers and type stripping both see them. */
 const migrations: Record<string, Migration> = {
@@ -11,6 +12,7 @@ const migrations: Record<string, Migration> = {
   '0002-live-room': m0002,
   '0003-board': m0003,
   '0004-billing': m0004,
+  '0005-media': m0005,
 };
 
 const provider: MigrationProvider = { getMigrations: () => Promise.resolve(migrations) };

@@ -205,6 +205,21 @@ export interface BoardSnapshotsTable {
   state: string;
 }
 
+export interface MediaNodesTable {
+  id: string;
+  url: string;
+  peers: number;
+  rooms: number;
+  capacity: number;
+  seen_at: Timestamp;
+}
+
+export interface MediaPlacementsTable {
+  room_number: string;
+  node_id: string;
+  placed_at: Timestamp;
+}
+
 export interface DB {
   users: UsersTable;
   sessions: SessionsTable;
@@ -225,4 +240,6 @@ export interface DB {
   board_rooms: BoardRoomsTable;
   board_ops: BoardOpsTable;
   board_snapshots: BoardSnapshotsTable;
+  media_nodes: MediaNodesTable;
+  media_placements: MediaPlacementsTable;
 }

@@ -1,0 +1,85 @@
+/**
+ * Puts the media into the classroom screen: the hook, the tiles for the view area, the screen
+ * view, the controls, the audio players and the permissions-help screen, so LiveRoom only places
+ * them.
+ */
+import { useEffect, useState, type ReactNode } from 'react';
+import type { JoinAnswer } from '#core/contracts/api.ts';
+import type { Layer } from '#core/contracts/media-signaling.ts';
+import type { Member } from '#core/contracts/room-events.ts';
+import { MediaControls, MediaTile, PermissionHelp, RemoteAudio, ScreenView, TeacherAbsentTile } from './MediaStage.tsx';
+import { useMedia, type MediaState } from './useMedia.ts';
+
+/** Spec 02 §9 video profiles by remote count: 0-1 360p, 2 240p, more 180p; the speaker tile is always high. */
+export function layerFor(remoteCount: number, speaker: boolean): Layer {
+  if (speaker || remoteCount <= 1) return 'h';
+  return remoteCount === 2 ? 'm' : 'l';
+}
+
+export interface ClassroomMediaInput {
+  answer: JoinAnswer;
+  roomNumber: string;
+  active: boolean;
+  myId: string;
+  creatorId: string;
+  isCreator: boolean;
+  roomType: number;
+  onMic: boolean;
+  showState: string;
+  teacherOnline: boolean;
+  members: Member[];
+  onView: (showState: string) => void;
+}
+
+export interface ClassroomMedia {
+  media: MediaState;
+  tile: (member: Member, me: boolean) => ReactNode;
+  extraTiles: ReactNode;
+  screen: ReactNode;
+  controls: ReactNode;
+  audio: ReactNode;
+  overlay: ReactNode;
+}
+
+export function useClassroomMedia(i: ClassroomMediaInput): ClassroomMedia {
+  const media = useMedia({ answer: i.answer, roomNumber: i.roomNumber, active: i.active, onMic: i.onMic, showState: i.showState, onView: i.onView });
+  const [speaker, setSpeaker] = useState('');
+  const [helpClosed, setHelpClosed] = useState(false);
+  // Who sends video now: a camera subscribed after the microphone gets its layer too.
+  const remoteKey = Object.values(media.people)
+    .filter((p) => p.video)
+    .map((p) => p.userId)
+    .sort()
+    .join(',');
+  const { setLayer } = media.actions;
+
+  useEffect(() => {
+    const ids = remoteKey ? remoteKey.split(',') : [];
+    const remotes = Object.keys(media.people).length;
+    for (const id of ids) setLayer(id, layerFor(remotes, id === speaker));
+  }, [remoteKey, speaker, setLayer, media.people]);
+
+  const tile = (member: Member, me: boolean) => (
+    <MediaTile
+      member={member}
+      me={me}
+      person={media.people[member.userId] ?? null}
+      localVideo={media.local.video}
+      camOn={media.local.camOn}
+      micOn={media.local.micOn}
+      level={media.levels[member.userId] ?? 0}
+      quality={media.quality[member.userId] ?? member.networkQuality}
+      speaker={speaker === member.userId}
+      onSpeaker={() => setSpeaker((s) => (s === member.userId ? '' : member.userId))}
+    />
+  );
+  return {
+    media,
+    tile,
+    extraTiles: i.teacherOnline ? null : <TeacherAbsentTile />,
+    screen: <ScreenView media={media} isCreator={i.isCreator} creatorId={i.creatorId} />,
+    controls: <MediaControls media={media} roomType={i.roomType} isCreator={i.isCreator} />,
+    audio: <RemoteAudio people={media.people} speakerId={media.speakerId} />,
+    overlay: media.problem === 'denied' && !helpClosed ? <PermissionHelp onClose={() => setHelpClosed(true)} /> : null,
+  };
+}

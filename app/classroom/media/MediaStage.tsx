@@ -1,0 +1,232 @@
+/**
+ * The classroom's video pieces: a tile per person (video, name, microphone state, network, flip,
+ * enlarge, click to make speaker), the hidden audio players, the shared screen, the media
+ * controls, 'teacher not online' and the permissions-help screen.
+ */
+import { useEffect, useRef, useState, type ReactNode } from 'react';
+import { useTranslation } from 'react-i18next';
+import type { Member } from '#core/contracts/room-events.ts';
+import { Button } from '#app/components/Button.tsx';
+import { NetworkIcon } from '../NetworkIcon.tsx';
+import { Dialog } from '#app/components/Dialog.tsx';
+import { DevicePicker } from '#app/device/DeviceCheck.tsx';
+import { readDeviceConfig } from './devices.ts';
+import { canShareScreen, type MediaPerson, type MediaState } from './useMedia.ts';
+
+function Video({ stream, mirror, flip, label }: { stream: MediaStream | null; mirror: boolean; flip: { h: boolean; v: boolean }; label: string }) {
+  const ref = useRef<HTMLVideoElement>(null);
+  useEffect(() => {
+    const el = ref.current;
+    if (!el) return;
+    el.srcObject = stream;
+    if (stream) el.play().catch(() => undefined);
+  }, [stream]);
+  const sx = (mirror ? -1 : 1) * (flip.h ? -1 : 1);
+  const sy = flip.v ? -1 : 1;
+  return <video ref={ref} className="mtile__video" autoPlay playsInline muted aria-label={label} style={{ transform: `scale(${sx}, ${sy})` }} />;
+}
+
+export interface MediaTileProps {
+  member: Member;
+  me: boolean;
+  person: MediaPerson | null;
+  localVideo: MediaStream | null;
+  camOn: boolean;
+  micOn: boolean;
+  level: number;
+  quality: number;
+  speaker: boolean;
+  onSpeaker: () => void;
+}
+
+/** One person's tile (spec 02 §2). */
+export function MediaTile(p: MediaTileProps) {
+  const { t } = useTranslation();
+  const [flip, setFlip] = useState({ h: false, v: false });
+  const box = useRef<HTMLLIElement>(null);
+  const stream = p.me ? (p.camOn ? p.localVideo : null) : p.person && !p.person.videoPaused ? p.person.video : null;
+  const micMuted = p.me ? !p.micOn : !p.person?.audio || p.person.audioPaused;
+  const enlarge = () => {
+    const el = box.current;
+    if (!el) return;
+    if (document.fullscreenElement) void document.exitFullscreen();
+    else void el.requestFullscreen?.().catch(() => undefined);
+  };
+  return (
+    <li
+      ref={box}
+      className={`tile mtile${p.member.role === 'creator' ? ' tile--teacher' : ''}${p.level >= 10 ? ' mtile--speaking' : ''}${p.speaker ? ' mtile--speaker' : ''}`}
+      data-testid="media-tile"
+      data-user={p.member.userId}
+      data-has-video={stream ? 'true' : 'false'}
+    >
+      <button type="button" className="mtile__stage" onClick={p.onSpeaker} aria-label={t('media.makeSpeaker', { name: p.member.name })}>
+        {stream ? (
+          <Video stream={stream} mirror={p.me} flip={flip} label={t('media.videoOf', { name: p.member.name })} />
+        ) : (
+          <span className="tile__avatar" aria-hidden="true">
+            {[...p.member.name][0] ?? '?'}
+          </span>
+        )}
+      </button>
+      <span className="mtile__bar">
+        <span className="tile__name">
+          {p.member.name}
+          {p.me ? t('classroom.members.you') : null}
+        </span>
+        <span className={`mtile__mic${micMuted ? ' mtile__mic--off' : ''}`} role="img" aria-label={micMuted ? t('media.micOff') : t('media.micOn')} data-testid="tile-mic" data-muted={micMuted ? 'true' : 'false'}>
+          <svg viewBox="0 0 16 16" width="14" height="14" aria-hidden="true">
+            <rect x="5.5" y="1.5" width="5" height="8" rx="2.5" />
+            <path d="M3 8a5 5 0 0 0 10 0M8 13v2" fill="none" />
+            {micMuted ? <path d="M2 2l12 12" className="mtile__slash" /> : null}
+          </svg>
+        </span>
+        <NetworkIcon quality={p.quality} />
+        <span className="mtile__tools">
+          <button type="button" className="mtile__tool" onClick={() => setFlip((f) => ({ ...f, h: !f.h }))} aria-pressed={flip.h} title={t('media.flipH')} aria-label={t('media.flipH')}>
+            ⇆
+          </button>
+          <button type="button" className="mtile__tool" onClick={() => setFlip((f) => ({ ...f, v: !f.v }))} aria-pressed={flip.v} title={t('media.flipV')} aria-label={t('media.flipV')}>
+            ⇅
+          </button>
+          <button type="button" className="mtile__tool" onClick={enlarge} title={t('media.enlarge')} aria-label={t('media.enlarge')}>
+            ⤢
+          </button>
+        </span>
+      </span>
+    </li>
+  );
+}
+
+/** The others' microphones, played through the chosen speaker. */
+export function RemoteAudio({ people, speakerId }: { people: Record<string, MediaPerson>; speakerId: string }) {
+  return (
+    <div hidden>
+      {Object.values(people).map((p) => (p.audio ? <AudioOut key={p.userId} stream={p.audio} speakerId={speakerId} /> : null))}
+    </div>
+  );
+}
+
+function AudioOut({ stream, speakerId }: { stream: MediaStream; speakerId: string }) {
+  const ref = useRef<HTMLAudioElement>(null);
+  useEffect(() => {
+    const el = ref.current;
+    if (!el) return;
+    el.srcObject = stream;
+    el.play().catch(() => undefined);
+  }, [stream]);
+  useEffect(() => {
+    const el = ref.current;
+    if (el && speakerId) void el.setSinkId(speakerId).catch(() => undefined);
+  }, [speakerId]);
+  return <audio ref={ref} autoPlay />;
+}
+
+/** The device settings of the room (spec 02 §2 top bar): camera, microphone and speaker dropdowns. */
+function DeviceSettings({ media, onClose }: { media: MediaState; onClose: () => void }) {
+  const { t } = useTranslation();
+  const config = readDeviceConfig();
+  return (
+    <Dialog title={t('media.devices')} onClose={onClose}>
+      <div className="stack" data-testid="device-settings">
+        {media.rights.includes('camera') ? (
+          <DevicePicker kind="videoinput" value={config.videoDeviceId ?? ''} label={t('device.camera')} onChange={(id) => media.actions.switchDevice('videoDeviceId', id)} />
+        ) : null}
+        {media.rights.includes('mic') ? (
+          <DevicePicker kind="audioinput" value={config.audioDeviceId ?? ''} label={t('device.mic')} onChange={(id) => media.actions.switchDevice('audioDeviceId', id)} />
+        ) : null}
+        <DevicePicker kind="audiooutput" value={media.speakerId} label={t('device.speaker')} onChange={(id) => media.actions.switchDevice('speakerId', id)} />
+      </div>
+    </Dialog>
+  );
+}
+
+/** The screen-share view: the creator's shared screen for everyone; double click for full screen. */
+export function ScreenView({ media, isCreator, creatorId }: { media: MediaState; isCreator: boolean; creatorId: string }) {
+  const { t } = useTranslation();
+  const stream = isCreator ? media.local.screen : (media.people[creatorId]?.screen ?? null);
+  const supported = typeof navigator !== 'undefined' && canShareScreen(navigator.userAgent, !!navigator.mediaDevices?.getDisplayMedia);
+  return (
+    <div className="screen-view" data-testid="screen-view">
+      {stream ? (
+        <div className="screen-view__video" onDoubleClick={(e) => void (e.currentTarget as HTMLElement).requestFullscreen?.().catch(() => undefined)}>
+          <Video stream={stream} mirror={false} flip={{ h: false, v: false }} label={t('media.screen')} />
+        </div>
+      ) : isCreator ? (
+        supported ? (
+          <Button onClick={media.actions.startScreen} disabled={media.screenBlocked || media.status !== 'live'} data-testid="start-share">
+            {t('media.startShare')}
+          </Button>
+        ) : (
+          <p className="muted">
+            {t('media.shareNeedsChrome')} <a href="/download">{t('media.download')}</a>
+          </p>
+        )
+      ) : (
+        <p className="muted">{t('media.waitingScreen')}</p>
+      )}
+      {stream ? <p className="screen-view__note muted">{t('media.sharedToAll')}</p> : null}
+    </div>
+  );
+}
+
+/** Camera and microphone toggles (hidden where the spec hides them) and the screen-share button. */
+export function MediaControls({ media, roomType, isCreator }: { media: MediaState; roomType: number; isCreator: boolean }) {
+  const { t } = useTranslation();
+  const showMic = media.rights.includes('mic') && !(roomType === 4 && isCreator);
+  const showCam = media.rights.includes('camera') && roomType !== 3 && roomType !== 4;
+  const canScreen = media.rights.includes('screen');
+  const [settings, setSettings] = useState(false);
+  return (
+    <div className="media-controls" role="group" aria-label={t('media.controls')} data-testid="media-controls" data-status={media.status}>
+      {showMic ? (
+        <Button variant={media.local.micOn ? 'secondary' : 'danger'} onClick={media.actions.toggleMic} aria-pressed={!media.local.micOn} data-testid="toggle-mic">
+          {media.local.micOn ? t('media.muteMic') : t('media.unmuteMic')}
+        </Button>
+      ) : null}
+      {showCam ? (
+        <Button variant={media.local.camOn ? 'secondary' : 'danger'} onClick={media.actions.toggleCam} aria-pressed={!media.local.camOn} data-testid="toggle-cam">
+          {media.local.camOn ? t('media.camOff') : t('media.camOn')}
+        </Button>
+      ) : null}
+      {canScreen && media.local.sharing ? (
+        <Button variant="secondary" onClick={media.actions.stopScreen} data-testid="stop-share">
+          {t('media.stopShare')}
+        </Button>
+      ) : null}
+      <Button variant="ghost" onClick={() => setSettings(true)} aria-haspopup="dialog" data-testid="device-settings-open">
+        {t('media.devices')}
+      </Button>
+      {media.status === 'offline' ? <span className="badge" data-testid="media-offline">{t('media.offline')}</span> : null}
+      {settings ? <DeviceSettings media={media} onClose={() => setSettings(false)} /> : null}
+    </div>
+  );
+}
+
+export function TeacherAbsentTile() {
+  const { t } = useTranslation();
+  return (
+    <li className="tile mtile mtile--absent" data-testid="tile-teacher-absent">
+      <span className="mtile__bar">{t('media.teacherAbsent')}</span>
+    </li>
+  );
+}
+
+/** Camera or microphone permission refused: how to allow it (spec 02 §2 permissions-help screen). */
+export function PermissionHelp({ onClose }: { onClose: () => void }): ReactNode {
+  const { t } = useTranslation();
+  return (
+    <div className="overlay" role="dialog" aria-modal="true" aria-labelledby="perm-title" data-testid="permission-help">
+      <div className="card card--narrow stack">
+        <h2 id="perm-title">{t('media.permTitle')}</h2>
+        <p>{t('media.permText')}</p>
+        <div className="row">
+          <Button onClick={() => window.location.reload()}>{t('media.permReload')}</Button>
+          <Button variant="ghost" onClick={onClose}>
+            {t('common.close')}
+          </Button>
+        </div>
+      </div>
+    </div>
+  );
+}

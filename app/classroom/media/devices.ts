@@ -1,0 +1,75 @@
+/**
+ * Local devices: the stored choice (spec §3 `device-configure`), the spec's capture settings
+ * (640x360 at 15 fps), and getUserMedia failures mapped to the spec's device exceptions.
+ */
+import { safeGet, safeSet } from '#app/lib/storage.ts';
+
+export const DEVICE_CONFIG_KEY = 'device-configure';
+export const LOCAL_VIDEO = { width: 640, height: 360, frameRate: 15 } as const;
+/** Spec 02 §5: if 640x360 is refused, 640x480. */
+const FALLBACK_VIDEO = { width: 640, height: 480, frameRate: 15 } as const;
+
+export interface DeviceConfig {
+  videoDeviceId?: string;
+  audioDeviceId?: string;
+  speakerId?: string;
+}
+
+export function readDeviceConfig(): DeviceConfig {
+  try {
+    const raw = safeGet('local', DEVICE_CONFIG_KEY);
+    const parsed = raw ? (JSON.parse(raw) as unknown) : null;
+    if (!parsed || typeof parsed !== 'object') return {};
+    const out: DeviceConfig = {};
+    for (const k of ['videoDeviceId', 'audioDeviceId', 'speakerId'] as const) {
+      const v = (parsed as Record<string, unknown>)[k];
+      if (typeof v === 'string' && v.length < 512) out[k] = v;
+    }
+    return out;
+  } catch {
+    return {};
+  }
+}
+
+export function saveDeviceConfig(patch: DeviceConfig): void {
+  safeSet('local', DEVICE_CONFIG_KEY, JSON.stringify({ ...readDeviceConfig(), ...patch }));
+}
+
+/** The spec's device exceptions (§4, §8). */
+export type DeviceProblem = 'noDevices' | 'noWebcam' | 'noMicrophone' | 'occupied' | 'denied' | 'unplugged' | 'deviceUpdate' | 'deviceError';
+
+export function problemOf(err: unknown, kind: 'audio' | 'video' | 'both'): DeviceProblem {
+  const name = err instanceof Error || (typeof err === 'object' && err !== null && 'name' in err) ? String((err as { name: string }).name) : '';
+  if (name === 'NotAllowedError' || name === 'SecurityError' || name === 'PermissionDeniedError') return 'denied';
+  if (name === 'NotReadableError' || name === 'TrackStartError') return 'occupied';
+  if (name === 'NotFoundError' || name === 'DevicesNotFoundError') return kind === 'audio' ? 'noMicrophone' : kind === 'video' ? 'noWebcam' : 'noDevices';
+  return 'deviceError';
+}
+
+function videoConstraints(deviceId: string | undefined, size: typeof LOCAL_VIDEO | typeof FALLBACK_VIDEO): MediaTrackConstraints {
+  return {
+    width: { ideal: size.width },
+    height: { ideal: size.height },
+    frameRate: { ideal: size.frameRate, max: size.frameRate },
+    ...(deviceId ? { deviceId: { ideal: deviceId } } : {}),
+  };
+}
+
+/** One track of one kind, with the stored device if it still exists. */
+export async function captureTrack(kind: 'audio' | 'video', config = readDeviceConfig()): Promise<MediaStreamTrack> {
+  if (!navigator.mediaDevices?.getUserMedia) throw Object.assign(new Error('no media devices'), { name: 'NotFoundError' });
+  if (kind === 'audio') {
+    const stream = await navigator.mediaDevices.getUserMedia({
+      audio: { echoCancellation: true, noiseSuppression: true, ...(config.audioDeviceId ? { deviceId: { ideal: config.audioDeviceId } } : {}) },
+    });
+    return stream.getAudioTracks()[0]!;
+  }
+  try {
+    const stream = await navigator.mediaDevices.getUserMedia({ video: videoConstraints(config.videoDeviceId, LOCAL_VIDEO) });
+    return stream.getVideoTracks()[0]!;
+  } catch (err) {
+    if ((err as { name?: string }).name !== 'OverconstrainedError') throw err;
+    const stream = await navigator.mediaDevices.getUserMedia({ video: videoConstraints(config.videoDeviceId, FALLBACK_VIDEO) });
+    return stream.getVideoTracks()[0]!;
+  }
+}

@@ -1,0 +1,346 @@
+/**
+ * The browser's side of the media signaling (core/contracts/media-signaling.ts): one socket to the
+ * room's media node, one RTCPeerConnection per published source and per subscription (ADR 027).
+ * It keeps what it publishes so a reconnect can publish it again, and restarts ICE on a
+ * connection that drops while the signaling is up (a network change).
+ */
+import { io, type Socket } from 'socket.io-client';
+import {
+  MEDIA_NAMESPACE,
+  MEDIA_NOTE_EVENT,
+  MEDIA_PROTOCOL_VERSION,
+  MEDIA_REQUEST_EVENT,
+  type IceServer,
+  type Layer,
+  type MediaCalls,
+  type MediaNote,
+  type MediaRequestType,
+  type MediaSource,
+  type PublishedTrack,
+} from '#core/contracts/media-signaling.ts';
+import type { Ack } from '#core/contracts/room-events.ts';
+
+const ACK_TIMEOUT_MS = 10_000;
+
+export class MediaError extends Error {
+  readonly code: string;
+  constructor(code: string, msg: string) {
+    super(msg);
+    this.code = code;
+  }
+}
+
+export interface RemoteTrack {
+  info: PublishedTrack;
+  subscriptionId: string;
+  track: MediaStreamTrack;
+  pc: RTCPeerConnection;
+}
+
+interface LocalPublication {
+  source: MediaSource;
+  trackId: string;
+  pc: RTCPeerConnection;
+  sender: RTCRtpSender;
+  track: MediaStreamTrack;
+  paused: boolean;
+}
+
+export interface MediaSessionEvents {
+  /** The set of remote tracks changed (added, removed, paused). */
+  onRemote(tracks: RemoteTrack[]): void;
+  onNote(note: MediaNote): void;
+  /** The signaling socket dropped (the hook decides when to reconnect). */
+  onDisconnect(): void;
+}
+
+/**
+ * Simulcast for the camera: 320x180 (rid l) and the full 640x360 (rid h). Chromium sends at most
+ * two layers at this size (it keeps the lowest ones), so a third would push 360p out; a
+ * subscriber asking for 'm' gets the nearest lower layer.
+ */
+const CAMERA_ENCODINGS: RTCRtpEncodingParameters[] = [
+  { rid: 'l', scaleResolutionDownBy: 2, maxBitrate: 200_000 },
+  { rid: 'h', maxBitrate: 700_000 },
+];
+
+export class MediaSession {
+  readonly #url: string;
+  readonly #events: MediaSessionEvents;
+  #socket: Socket | null = null;
+  #iceServers: IceServer[] = [];
+  readonly #local = new Map<MediaSource, LocalPublication>();
+  readonly #remote = new Map<string, RemoteTrack>();
+  /** Tracks announced by the node, by track id. */
+  readonly #known = new Map<string, PublishedTrack>();
+  /** Subscriptions being negotiated, by track id. */
+  readonly #pending = new Set<string>();
+  #myId = '';
+  #closed = false;
+  rights: MediaSource[] = [];
+
+  constructor(url: string, events: MediaSessionEvents) {
+    this.#url = url;
+    this.#events = events;
+  }
+
+  async #req<K extends MediaRequestType>(type: K, body: MediaCalls[K][0]): Promise<MediaCalls[K][1]> {
+    const socket = this.#socket;
+    if (!socket?.connected) throw new MediaError('33005', 'media offline');
+    const ack = (await socket.timeout(ACK_TIMEOUT_MS).emitWithAck(MEDIA_REQUEST_EVENT, { v: MEDIA_PROTOCOL_VERSION, type, ...body })) as Ack<MediaCalls[K][1]>;
+    if (ack.code !== '0') throw new MediaError(ack.code, ack.msg);
+    return ack.data as MediaCalls[K][1];
+  }
+
+  /** Connects and joins with the token; resolves with the tracks already published. */
+  async join(token: string, lang: string): Promise<PublishedTrack[]> {
+    this.#socket?.close();
+    const base = this.#url.replace(/\/+$/, '');
+    const socket = io(`${base}${MEDIA_NAMESPACE}`, { transports: ['websocket'], reconnection: false, forceNew: true, query: { lang } });
+    this.#socket = socket;
+    await new Promise<void>((resolve, reject) => {
+      socket.once('connect', () => resolve());
+      socket.once('connect_error', (e) => reject(new MediaError('33005', e.message)));
+    });
+    socket.on(MEDIA_NOTE_EVENT, (note: MediaNote) => this.#onNote(note));
+    socket.on('disconnect', () => {
+      if (this.#socket === socket && !this.#closed) this.#events.onDisconnect();
+    });
+    const joined = await this.#req('join', { token });
+    this.#myId = joined.userId;
+    this.#iceServers = joined.iceServers;
+    this.rights = joined.rights;
+    for (const t of joined.tracks) this.#known.set(t.trackId, t);
+    return joined.tracks;
+  }
+
+  get connected(): boolean {
+    return !!this.#socket?.connected;
+  }
+
+  #pc(): RTCPeerConnection {
+    return new RTCPeerConnection({ iceServers: this.#iceServers.map((s) => ({ ...s })), bundlePolicy: 'max-bundle' });
+  }
+
+  #watchIce(pc: RTCPeerConnection, restart: () => Promise<void>): void {
+    let restarting = false;
+    pc.addEventListener('iceconnectionstatechange', () => {
+      if ((pc.iceConnectionState === 'disconnected' || pc.iceConnectionState === 'failed') && !restarting && this.connected) {
+        restarting = true;
+        void restart()
+          .catch(() => undefined)
+          .finally(() => (restarting = false));
+      }
+    });
+  }
+
+  async refresh(token: string): Promise<MediaSource[]> {
+    this.rights = (await this.#req('refresh', { token })).rights;
+    return this.rights;
+  }
+
+  async publish(source: MediaSource, track: MediaStreamTrack, simulcast = false): Promise<string> {
+    await this.unpublish(source);
+    const pc = this.#pc();
+    const transceiver = pc.addTransceiver(track, {
+      direction: 'sendonly',
+      ...(simulcast && source === 'camera' ? { sendEncodings: CAMERA_ENCODINGS } : {}),
+    });
+    try {
+      await pc.setLocalDescription(await pc.createOffer());
+      const answer = await this.#req('publish', { source, sdp: pc.localDescription!.sdp });
+      await pc.setRemoteDescription({ type: 'answer', sdp: answer.sdp });
+      const pub: LocalPublication = { source, trackId: answer.trackId, pc, sender: transceiver.sender, track, paused: false };
+      this.#local.set(source, pub);
+      this.#watchIce(pc, async () => {
+        await pc.setLocalDescription(await pc.createOffer({ iceRestart: true }));
+        const r = await this.#req('restartIce', { trackId: pub.trackId, sdp: pc.localDescription!.sdp });
+        await pc.setRemoteDescription({ type: 'answer', sdp: r.sdp });
+      });
+      return answer.trackId;
+    } catch (err) {
+      pc.close();
+      throw err;
+    }
+  }
+
+  async unpublish(source: MediaSource): Promise<void> {
+    const pub = this.#local.get(source);
+    if (!pub) return;
+    this.#local.delete(source);
+    pub.pc.close();
+    await this.#req('unpublish', { trackId: pub.trackId }).catch(() => undefined);
+  }
+
+  /** Mute: stop sending (no packets at all) and tell the node, which stops forwarding and tells everyone. */
+  async setPaused(source: MediaSource, paused: boolean): Promise<void> {
+    const pub = this.#local.get(source);
+    if (!pub || pub.paused === paused) return;
+    pub.paused = paused;
+    await pub.sender.replaceTrack(paused ? null : pub.track);
+    await this.#req('pause', { trackId: pub.trackId, paused });
+  }
+
+  /** A device switch: the new track goes out on the same connection. */
+  async replaceTrack(source: MediaSource, track: MediaStreamTrack): Promise<void> {
+    const pub = this.#local.get(source);
+    if (!pub) return;
+    pub.track = track;
+    if (!pub.paused) await pub.sender.replaceTrack(track);
+  }
+
+  published(source: MediaSource): boolean {
+    return this.#local.has(source);
+  }
+
+  async subscribe(info: PublishedTrack, layer?: Layer): Promise<void> {
+    if (info.userId === this.#myId && this.#local.get(info.source)?.trackId === info.trackId) return;
+    if (this.#remote.has(info.trackId) || this.#pending.has(info.trackId)) return;
+    this.#known.set(info.trackId, this.#known.get(info.trackId) ?? info);
+    this.#pending.add(info.trackId);
+    try {
+      await this.#subscribe(info, layer);
+    } finally {
+      this.#pending.delete(info.trackId);
+    }
+  }
+
+  async #subscribe(info: PublishedTrack, layer?: Layer): Promise<void> {
+    const offer = await this.#req('subscribe', { trackId: info.trackId, ...(layer ? { layer } : {}) });
+    const pc = this.#pc();
+    const gotTrack = new Promise<MediaStreamTrack>((resolve) => pc.addEventListener('track', (e) => resolve(e.track), { once: true }));
+    try {
+      await pc.setRemoteDescription({ type: 'offer', sdp: offer.sdp });
+      await pc.setLocalDescription(await pc.createAnswer());
+      await this.#req('answer', { subscriptionId: offer.subscriptionId, sdp: pc.localDescription!.sdp });
+    } catch (err) {
+      pc.close();
+      throw err;
+    }
+    const track = await gotTrack;
+    if (!this.#known.has(info.trackId) || this.#closed) {
+      // Unpublished while we were subscribing: the node closed its side already.
+      pc.close();
+      return;
+    }
+    const remote: RemoteTrack = { info: this.#known.get(info.trackId) ?? info, subscriptionId: offer.subscriptionId, track, pc };
+    this.#remote.set(info.trackId, remote);
+    this.#watchIce(pc, async () => {
+      const r = await this.#req('restartIce', { subscriptionId: remote.subscriptionId });
+      await pc.setRemoteDescription({ type: 'offer', sdp: r.sdp });
+      await pc.setLocalDescription(await pc.createAnswer());
+      await this.#req('answer', { subscriptionId: remote.subscriptionId, sdp: pc.localDescription!.sdp });
+    });
+    this.#emitRemote();
+  }
+
+  readonly #layers = new Map<string, Layer>();
+
+  async setLayer(trackId: string, layer: Layer): Promise<void> {
+    const r = this.#remote.get(trackId);
+    if (!r || this.#layers.get(trackId) === layer) return;
+    this.#layers.set(trackId, layer);
+    await this.#req('setLayer', { subscriptionId: r.subscriptionId, layer });
+  }
+
+  /** The layer asked for per remote user's camera (diagnostics). */
+  layers(): Record<string, Layer> {
+    const out: Record<string, Layer> = {};
+    for (const [trackId, layer] of this.#layers) {
+      const r = this.#remote.get(trackId);
+      if (r) out[r.info.userId] = layer;
+    }
+    return out;
+  }
+
+  /** Receive statistics per subscription (diagnostics, the end-to-end tests). */
+  async stats(): Promise<Array<{ userId: string; source: MediaSource; framesDecoded: number; totalSamplesReceived: number; packetsReceived: number; frameWidth: number }>> {
+    const out = [];
+    for (const r of this.#remote.values()) {
+      const report = await r.pc.getStats();
+      let row = { framesDecoded: 0, totalSamplesReceived: 0, packetsReceived: 0, frameWidth: 0 };
+      report.forEach((s: Record<string, unknown>) => {
+        if (s['type'] !== 'inbound-rtp') return;
+        row = {
+          framesDecoded: Number(s['framesDecoded'] ?? 0),
+          totalSamplesReceived: Number(s['totalSamplesReceived'] ?? 0),
+          packetsReceived: Number(s['packetsReceived'] ?? 0),
+          frameWidth: Number(s['frameWidth'] ?? 0),
+        };
+      });
+      out.push({ userId: r.info.userId, source: r.info.source, ...row });
+    }
+    return out;
+  }
+
+  remoteTracks(): RemoteTrack[] {
+    return [...this.#remote.values()];
+  }
+
+  #emitRemote(): void {
+    this.#events.onRemote(this.remoteTracks());
+  }
+
+  #onNote(note: MediaNote): void {
+    switch (note.type) {
+      case 'trackAdded':
+        this.#known.set(note.track.trackId, note.track);
+        break;
+      case 'trackRemoved': {
+        this.#known.delete(note.trackId);
+        const r = this.#remote.get(note.trackId);
+        if (r) {
+          r.pc.close();
+          this.#remote.delete(note.trackId);
+          this.#emitRemote();
+        }
+        break;
+      }
+      case 'trackPaused': {
+        const known = this.#known.get(note.trackId);
+        if (known) known.paused = note.paused;
+        const r = this.#remote.get(note.trackId);
+        if (r) {
+          r.info = { ...r.info, paused: note.paused };
+          this.#emitRemote();
+        }
+        break;
+      }
+      case 'rightsChanged':
+        this.rights = note.rights;
+        for (const [source, pub] of this.#local) {
+          if (!note.rights.includes(source)) {
+            pub.pc.close();
+            this.#local.delete(source);
+          }
+        }
+        break;
+      case 'audioLevels':
+      case 'quality':
+      case 'layerChanged':
+      case 'closed':
+        break;
+    }
+    this.#events.onNote(note);
+  }
+
+  /** Drops every connection (the signaling went away); local tracks stay for the next join. */
+  dropAll(): void {
+    for (const pub of this.#local.values()) pub.pc.close();
+    for (const r of this.#remote.values()) r.pc.close();
+    this.#local.clear();
+    this.#remote.clear();
+    this.#known.clear();
+    this.#socket?.close();
+    this.#socket = null;
+    this.#emitRemote();
+  }
+
+  close(): void {
+    if (this.#closed) return;
+    const socket = this.#socket;
+    if (socket?.connected) socket.emit(MEDIA_REQUEST_EVENT, { v: MEDIA_PROTOCOL_VERSION, type: 'leave' }, () => undefined);
+    this.#closed = true;
+    this.dropAll();
+  }
+}

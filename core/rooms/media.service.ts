@@ -1,0 +1,100 @@
+/**
+ * Media access for the web role: which media node serves a room, and the short-lived signed token
+ * that lets a person join it with exactly the rights the room type gives them now.
+ */
+import type { Clock } from '../platform/clock.ts';
+import type { Config } from '../platform/config.ts';
+import { DomainError, notAllowed, roomNotFound } from '../platform/errors.ts';
+import type { TokenSigner } from '../platform/secrets.ts';
+import type { JoinAnswer, RoomType } from '../contracts/api.ts';
+import type { LiveRepository } from './live.repository.ts';
+import { signMediaToken, type MediaGrantInput } from './media-grant.ts';
+import { ROOM_NUMBER_RULE } from './room.schema.ts';
+
+/** Where rooms' media is served. Embedded: this process. Distributed: the registry of media nodes. */
+export interface MediaNodes {
+  /** The node serving the room (placing it on the least loaded node the first time). */
+  place(roomNumber: string): Promise<{ nodeId: string; url: string }>;
+}
+
+export interface MediaAccess {
+  mediaToken: string;
+  mediaUrl: string;
+}
+
+/** The placement key of the network check's probe (not a room number: those are digits). */
+const PROBE_ROOM = 'network-probe';
+
+type MediaConfig = Pick<Config, 'MEDIA_TOKEN_TTL_SECONDS'>;
+
+export class MediaService {
+  private readonly live: LiveRepository;
+  private readonly signer: TokenSigner;
+  private readonly nodes: MediaNodes;
+  private readonly clock: Clock;
+  private readonly config: MediaConfig;
+  constructor(live: LiveRepository, signer: TokenSigner, nodes: MediaNodes, clock: Clock, config: MediaConfig) {
+    this.live = live;
+    this.signer = signer;
+    this.nodes = nodes;
+    this.clock = clock;
+    this.config = config;
+  }
+
+  /** Media access for a join answer that was just made. */
+  async forJoin(answer: Pick<JoinAnswer, 'roomInfo' | 'userIdForNumber' | 'role' | 'userType'>): Promise<MediaAccess> {
+    const roomType = answer.roomInfo.roomType;
+    const micConnected = roomType === 4 && answer.role !== 'creator' ? await this.#holdsMic(answer.roomInfo.roomNumber, answer.userIdForNumber) : false;
+    return this.#access({
+      roomNumber: answer.roomInfo.roomNumber,
+      roomType,
+      userId: answer.userIdForNumber,
+      role: answer.role,
+      userType: answer.userType,
+      micConnected,
+    });
+  }
+
+  /**
+   * A fresh token for someone already in the room (spec 02 §7 `/api/createAgoraToken`): after a
+   * microphone invitation was accepted, or when a reconnect finds the old token expired.
+   */
+  async renew(viewer: { userId: string }, roomNumber: string, screen = false): Promise<MediaAccess> {
+    if (!ROOM_NUMBER_RULE.test(roomNumber)) throw roomNotFound();
+    const room = await this.live.room(roomNumber);
+    if (!room) throw roomNotFound();
+    if (room.state !== 'open') throw new DomainError('31009');
+    const isCreator = room.create_user === viewer.userId;
+    let role: JoinAnswer['role'] = 'creator';
+    if (!isCreator) {
+      const m = await this.live.membership(room.id, viewer.userId);
+      if (!m || m.kicked_at || m.left_at) throw notAllowed('not in the room');
+      role = m.role;
+    }
+    if (screen && !isCreator) throw notAllowed('only the creator shares a screen');
+    return this.#access({
+      roomNumber,
+      roomType: room.room_type as RoomType,
+      userId: viewer.userId,
+      role,
+      userType: screen ? '2' : role === 'observer' ? '3' : '1',
+      micConnected: room.mic_phase === 'connected' && room.mic_user_id === viewer.userId,
+    });
+  }
+
+  /** A node to probe for the network check (spec 01 §2): where a new room would go. */
+  probeNode(): Promise<{ nodeId: string; url: string }> {
+    return this.nodes.place(PROBE_ROOM);
+  }
+
+  async #holdsMic(roomNumber: string, userId: string): Promise<boolean> {
+    const room = await this.live.room(roomNumber);
+    return room?.mic_phase === 'connected' && room.mic_user_id === userId;
+  }
+
+  async #access(g: MediaGrantInput): Promise<MediaAccess> {
+    const node = await this.nodes.place(g.roomNumber);
+    const mediaToken = signMediaToken(this.signer, g, this.config.MEDIA_TOKEN_TTL_SECONDS, this.clock.now().getTime());
+    return { mediaToken, mediaUrl: node.url };
+  }
+}

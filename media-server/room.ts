@@ -1,0 +1,270 @@
+/**
+ * One room on this node: its peers and every publication in it. Publishing is checked against
+ * the peer's rights; subscriptions only reach publications of this room. Every 300 ms the room
+ * tells its peers who is speaking, every 2 s how good each person's network is.
+ */
+import { EventEmitter } from 'node:events';
+import { randomUUID } from 'node:crypto';
+import type { Layer, MediaNote, MediaSource, PublishedTrack, QualityReport } from '#core/contracts/media-signaling.ts';
+import { kindOf, LAYERS } from '#core/contracts/media-signaling.ts';
+import { DomainError, illegalParams } from '#core/platform/errors.ts';
+import type { Peer } from './peer.ts';
+import { Publication } from './publication.ts';
+import { newPeerConnection, plausibleSdp, type RtcSettings } from './rtc.ts';
+import { Subscription } from './subscription.ts';
+
+const LEVELS_EVERY_MS = 300;
+const QUALITY_EVERY_MS = 2000;
+/** Below this loudness (spec 02 §9: volume thresholds 10, 25, 50, 75) nobody is speaking. */
+const SPEAKING_LEVEL = 10;
+
+/** Loss (0-1) to a network quality 1 (excellent) .. 6 (very bad); null means unknown (0). */
+export function qualityFromLoss(loss: number | null): number {
+  if (loss === null) return 0;
+  if (loss < 0.01) return 1;
+  if (loss < 0.03) return 2;
+  if (loss < 0.06) return 3;
+  if (loss < 0.1) return 4;
+  if (loss < 0.2) return 5;
+  return 6;
+}
+
+/** The m-lines of an offer: exactly one, of the kind the source needs, sending. */
+function checkOffer(sdp: string, source: MediaSource): void {
+  const media = sdp.split(/\r?\n/).filter((l) => l.startsWith('m='));
+  if (media.length !== 1) throw new DomainError('33004', 'one m-line per publication');
+  if (!media[0]!.startsWith(`m=${kindOf(source)} `)) throw new DomainError('33004', 'the m-line kind does not match the source');
+  if (/^a=(recvonly|inactive)\s*$/m.test(sdp)) throw new DomainError('33004', 'a publication must send');
+}
+
+export class Room extends EventEmitter<{ closed: [] }> {
+  readonly number: string;
+  readonly peers = new Map<string, Peer>();
+  readonly publications = new Map<string, Publication>();
+  readonly #rtc: RtcSettings;
+  readonly #lingerMs: number;
+  #linger: NodeJS.Timeout | null = null;
+  readonly #timers: NodeJS.Timeout[];
+  #lastLevels = '';
+  #closed = false;
+
+  constructor(number: string, rtc: RtcSettings, lingerMs: number) {
+    super();
+    this.number = number;
+    this.#rtc = rtc;
+    this.#lingerMs = lingerMs;
+    this.#timers = [setInterval(() => this.#levels(), LEVELS_EVERY_MS), setInterval(() => this.#quality(), QUALITY_EVERY_MS)];
+    for (const t of this.#timers) t.unref();
+  }
+
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  #broadcast(note: MediaNote, except?: Peer): void {
+    for (const p of this.peers.values()) if (p !== except) p.notify(note);
+  }
+
+  tracks(except?: Peer): PublishedTrack[] {
+    return [...this.publications.values()].filter((p) => !except?.publications.has(p.id)).map((p) => p.describe());
+  }
+
+  addPeer(peer: Peer): void {
+    if (this.#linger) clearTimeout(this.#linger);
+    this.#linger = null;
+    this.peers.set(peer.id, peer);
+    peer.once('closed', () => {
+      this.peers.delete(peer.id);
+      if (this.peers.size === 0 && !this.#closed) {
+        // A moment's grace, so a quick reconnect finds the room as it was.
+        this.#linger = setTimeout(() => this.close(), this.#lingerMs);
+        this.#linger.unref();
+      }
+    });
+  }
+
+  async publish(peer: Peer, source: MediaSource, sdp: unknown): Promise<{ trackId: string; sdp: string }> {
+    if (!peer.may(source)) throw new DomainError('33002', `${source} not in the token`);
+    if (!plausibleSdp(sdp)) throw illegalParams('sdp');
+    checkOffer(sdp, source);
+    // One publication per source and person: a new camera replaces the old one.
+    peer.publicationOf(source)?.close();
+    const pc = newPeerConnection(this.#rtc);
+    const pub = new Publication(randomUUID(), peer.userId, source, pc);
+    try {
+      await pc.setRemoteDescription({ type: 'offer', sdp });
+      await pc.setLocalDescription(await pc.createAnswer());
+    } catch (err) {
+      pub.close();
+      throw new DomainError('33004', err instanceof Error ? err.message : 'negotiation');
+    }
+    const answer = pc.localDescription?.sdp;
+    if (!answer) {
+      pub.close();
+      throw new DomainError('33004', 'no answer');
+    }
+    peer.publications.set(pub.id, pub);
+    this.publications.set(pub.id, pub);
+    pub.once('closed', () => {
+      peer.publications.delete(pub.id);
+      this.publications.delete(pub.id);
+      this.#broadcast({ type: 'trackRemoved', trackId: pub.id, userId: pub.userId });
+    });
+    pub.on('layer', () => this.#broadcast({ type: 'trackAdded', track: pub.describe() }, peer));
+    this.#broadcast({ type: 'trackAdded', track: pub.describe() }, peer);
+    return { trackId: pub.id, sdp: answer };
+  }
+
+  #own(peer: Peer, trackId: unknown): Publication {
+    const pub = typeof trackId === 'string' ? peer.publications.get(trackId) : undefined;
+    if (!pub) throw new DomainError('33003', 'not your track');
+    return pub;
+  }
+
+  unpublish(peer: Peer, trackId: unknown): void {
+    this.#own(peer, trackId).close();
+  }
+
+  pause(peer: Peer, trackId: unknown, paused: unknown): void {
+    if (typeof paused !== 'boolean') throw illegalParams('paused');
+    const pub = this.#own(peer, trackId);
+    if (pub.paused === paused) return;
+    pub.paused = paused;
+    if (!paused) pub.requestKeyframe(pub.layers[0] ?? '');
+    this.#broadcast({ type: 'trackPaused', trackId: pub.id, userId: pub.userId, paused });
+  }
+
+  async subscribe(peer: Peer, trackId: unknown, layer: unknown): Promise<{ subscriptionId: string; sdp: string }> {
+    const pub = typeof trackId === 'string' ? this.publications.get(trackId) : undefined;
+    if (!pub) throw new DomainError('33003', 'no such track in this room');
+    if (pub.userId === peer.userId && peer.publications.has(pub.id)) throw illegalParams('your own track');
+    if (layer !== undefined && !(LAYERS as readonly unknown[]).includes(layer)) throw illegalParams('layer');
+    const wanted = (layer ?? 'h') as Layer;
+    const pc = newPeerConnection(this.#rtc);
+    const sub = new Subscription(randomUUID(), pub, pc, wanted);
+    try {
+      await pc.setLocalDescription(await pc.createOffer());
+    } catch (err) {
+      sub.close();
+      throw new DomainError('33004', err instanceof Error ? err.message : 'offer');
+    }
+    const offer = pc.localDescription?.sdp;
+    if (!offer) {
+      sub.close();
+      throw new DomainError('33004', 'no offer');
+    }
+    peer.subscriptions.set(sub.id, sub);
+    sub.once('closed', () => peer.subscriptions.delete(sub.id));
+    sub.on('layerChanged', (l) => peer.notify({ type: 'layerChanged', subscriptionId: sub.id, layer: l }));
+    // The publication going away takes its subscriptions with it.
+    const end = () => sub.close();
+    pub.once('closed', end);
+    sub.once('closed', () => pub.off('closed', end));
+    return { subscriptionId: sub.id, sdp: offer };
+  }
+
+  #sub(peer: Peer, subscriptionId: unknown): Subscription {
+    const sub = typeof subscriptionId === 'string' ? peer.subscriptions.get(subscriptionId) : undefined;
+    if (!sub) throw new DomainError('33003', 'no such subscription');
+    return sub;
+  }
+
+  async answer(peer: Peer, subscriptionId: unknown, sdp: unknown): Promise<void> {
+    const sub = this.#sub(peer, subscriptionId);
+    if (!plausibleSdp(sdp)) throw illegalParams('sdp');
+    try {
+      await sub.pc.setRemoteDescription({ type: 'answer', sdp });
+    } catch (err) {
+      throw new DomainError('33004', err instanceof Error ? err.message : 'answer');
+    }
+  }
+
+  unsubscribe(peer: Peer, subscriptionId: unknown): void {
+    this.#sub(peer, subscriptionId).close();
+  }
+
+  setLayer(peer: Peer, subscriptionId: unknown, layer: unknown): Layer {
+    const sub = this.#sub(peer, subscriptionId);
+    if (!(LAYERS as readonly unknown[]).includes(layer)) throw illegalParams('layer');
+    sub.setLayer(layer as Layer);
+    return sub.layer;
+  }
+
+  /** ICE restart: a publication answers the peer's restart offer; a subscription makes one. */
+  async restartIce(peer: Peer, req: { trackId?: unknown; subscriptionId?: unknown; sdp?: unknown }): Promise<{ sdp: string }> {
+    try {
+      if (req.trackId !== undefined) {
+        const pub = this.#own(peer, req.trackId);
+        if (!plausibleSdp(req.sdp)) throw illegalParams('sdp');
+        checkOffer(req.sdp, pub.source);
+        await pub.pc.setRemoteDescription({ type: 'offer', sdp: req.sdp });
+        await pub.pc.setLocalDescription(await pub.pc.createAnswer());
+        return { sdp: pub.pc.localDescription!.sdp };
+      }
+      const sub = this.#sub(peer, req.subscriptionId);
+      await sub.pc.setLocalDescription(await sub.pc.createOffer({ iceRestart: true }));
+      return { sdp: sub.pc.localDescription!.sdp };
+    } catch (err) {
+      if (err instanceof DomainError) throw err;
+      throw new DomainError('33004', err instanceof Error ? err.message : 'restart');
+    }
+  }
+
+  /** Rights changed (a new token, or the web side took the microphone back): drop what is no longer allowed. */
+  setRights(peer: Peer, rights: MediaSource[]): void {
+    peer.rights = [...rights];
+    for (const pub of [...peer.publications.values()]) if (!peer.may(pub.source)) pub.close();
+    peer.notify({ type: 'rightsChanged', rights: peer.rights });
+  }
+
+  #levels(): void {
+    if (this.peers.size === 0) return;
+    const levels: Record<string, number> = {};
+    for (const pub of this.publications.values()) {
+      if (pub.kind !== 'audio') continue;
+      const level = pub.takeLevel();
+      if (level >= SPEAKING_LEVEL) levels[pub.userId] = Math.max(levels[pub.userId] ?? 0, level);
+    }
+    const key = JSON.stringify(levels);
+    if (key === '{}' && this.#lastLevels === '{}') return;
+    this.#lastLevels = key;
+    this.#broadcast({ type: 'audioLevels', levels });
+  }
+
+  /** Uplink: loss on what a person publishes, as the node receives it. Downlink: the worst loss their receivers report. */
+  qualityReports(): QualityReport[] {
+    const byUser = new Map<string, { up: number | null; down: number | null }>();
+    for (const peer of this.peers.values()) {
+      const entry = byUser.get(peer.userId) ?? { up: null, down: null };
+      for (const pub of peer.publications.values()) {
+        const loss = pub.takeLoss();
+        if (loss !== null) entry.up = Math.max(entry.up ?? 0, loss);
+      }
+      for (const sub of peer.subscriptions.values()) {
+        if (sub.downLoss !== null) entry.down = Math.max(entry.down ?? 0, sub.downLoss);
+      }
+      byUser.set(peer.userId, entry);
+    }
+    return [...byUser].map(([userId, q]) => ({ userId, up: qualityFromLoss(q.up), down: qualityFromLoss(q.down) }));
+  }
+
+  #quality(): void {
+    if (this.peers.size === 0) return;
+    const reports = this.qualityReports().filter((r) => r.up || r.down);
+    if (reports.length) this.#broadcast({ type: 'quality', reports });
+  }
+
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    for (const t of this.#timers) clearInterval(t);
+    if (this.#linger) clearTimeout(this.#linger);
+    for (const p of [...this.peers.values()]) p.close();
+    for (const p of [...this.publications.values()]) p.close();
+    this.emit('closed');
+  }
+
+  serialize() {
+    return { number: this.number, peers: [...this.peers.values()].map((p) => p.serialize()) };
+  }
+}

@@ -1,0 +1,144 @@
+/**
+ * The media node: rooms by number, each with its peers. It trusts nothing but the signed media
+ * token; the web side can also take rights back (a stopped microphone), remove a person (kick-out)
+ * or close a room through the methods below.
+ */
+import { randomUUID } from 'node:crypto';
+import type { MediaNote, MediaSource, MediaTokenPayload } from '#core/contracts/media-signaling.ts';
+import { MEDIA_SOURCES } from '#core/contracts/media-signaling.ts';
+import { DomainError } from '#core/platform/errors.ts';
+import type { TokenSigner } from '#core/platform/secrets.ts';
+import { Peer } from './peer.ts';
+import { Room } from './room.ts';
+import type { RtcSettings } from './rtc.ts';
+
+export interface MediaServerOptions {
+  signer: TokenSigner;
+  rtc: RtcSettings;
+  now?: () => number;
+  /** How long an empty room is kept for a quick reconnect. */
+  roomLingerMs?: number;
+}
+
+export interface MediaLoad {
+  rooms: number;
+  peers: number;
+  publications: number;
+  subscriptions: number;
+}
+
+const ROOM_RULE = /^[A-Za-z0-9]{6,10}$/;
+
+/** A token's claim, checked field by field (a valid signature over a wrong shape is still refused). */
+function isClaim(c: Record<string, unknown> | null): c is MediaTokenPayload {
+  return (
+    !!c &&
+    c['scope'] === 'media' &&
+    typeof c['room'] === 'string' &&
+    ROOM_RULE.test(c['room']) &&
+    typeof c['uid'] === 'string' &&
+    ['creator', 'member', 'tourist', 'observer'].includes(c['role'] as string) &&
+    [1, 2, 3, 4].includes(c['rt'] as number) &&
+    Array.isArray(c['pub']) &&
+    (c['pub'] as unknown[]).every((s) => (MEDIA_SOURCES as readonly unknown[]).includes(s))
+  );
+}
+
+export class MediaServer {
+  readonly rooms = new Map<string, Room>();
+  readonly #opts: MediaServerOptions;
+  #closed = false;
+
+  constructor(opts: MediaServerOptions) {
+    this.#opts = opts;
+  }
+
+  verify(token: unknown): MediaTokenPayload {
+    const claim = typeof token === 'string' ? this.#opts.signer.verify<Record<string, unknown>>(token, (this.#opts.now ?? Date.now)()) : null;
+    if (!isClaim(claim)) throw new DomainError('33001');
+    return claim;
+  }
+
+  /** A peer for a signaling connection; `send` carries notes back to it. */
+  join(token: unknown, send: (note: MediaNote) => void): { peer: Peer; room: Room } {
+    if (this.#closed) throw new DomainError('33005');
+    const claim = this.verify(token);
+    let room = this.rooms.get(claim.room);
+    if (!room || room.closed) {
+      room = new Room(claim.room, this.#opts.rtc, this.#opts.roomLingerMs ?? 5000);
+      const created = room;
+      this.rooms.set(claim.room, created);
+      created.once('closed', () => {
+        if (this.rooms.get(claim.room) === created) this.rooms.delete(claim.room);
+      });
+    }
+    const peer = new Peer(randomUUID(), claim, send);
+    room.addPeer(peer);
+    return { peer, room };
+  }
+
+  /** A new token for a joined peer: same room and person only. */
+  refresh(peer: Peer, room: Room, token: unknown): MediaSource[] {
+    const claim = this.verify(token);
+    if (claim.room !== room.number || claim.uid !== peer.userId) throw new DomainError('33001', 'token for another room or person');
+    room.setRights(peer, claim.pub);
+    return peer.rights;
+  }
+
+  /** The web side took the microphone back (large class): those people stop publishing it. */
+  revoke(roomNumber: string, userId: string, sources: MediaSource[]): void {
+    const room = this.rooms.get(roomNumber);
+    if (!room) return;
+    for (const peer of room.peers.values()) {
+      if (peer.userId !== userId) continue;
+      room.setRights(
+        peer,
+        peer.rights.filter((s) => !sources.includes(s)),
+      );
+    }
+  }
+
+  /** Kick-out: every peer of that person leaves the room now. */
+  removeUser(roomNumber: string, userId: string): void {
+    const room = this.rooms.get(roomNumber);
+    if (!room) return;
+    for (const peer of [...room.peers.values()]) {
+      if (peer.userId !== userId) continue;
+      peer.notify({ type: 'closed', reason: 'kicked' });
+      peer.close();
+    }
+  }
+
+  closeRoom(roomNumber: string): void {
+    const room = this.rooms.get(roomNumber);
+    if (!room) return;
+    for (const peer of room.peers.values()) peer.notify({ type: 'closed', reason: 'roomClosed' });
+    room.close();
+  }
+
+  load(): MediaLoad {
+    let peers = 0;
+    let publications = 0;
+    let subscriptions = 0;
+    for (const room of this.rooms.values()) {
+      peers += room.peers.size;
+      publications += room.publications.size;
+      for (const p of room.peers.values()) subscriptions += p.subscriptions.size;
+    }
+    return { rooms: this.rooms.size, peers, publications, subscriptions };
+  }
+
+  serialize() {
+    return { load: this.load(), rooms: [...this.rooms.values()].map((r) => r.serialize()) };
+  }
+
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    for (const room of [...this.rooms.values()]) {
+      for (const peer of room.peers.values()) peer.notify({ type: 'closed', reason: 'shutdown' });
+      room.close();
+    }
+    this.rooms.clear();
+  }
+}

@@ -1,0 +1,128 @@
+/**
+ * One subscriber's copy of one publication, on its own peer connection offered by the node. The
+ * publication pushes every packet; this leg forwards the chosen simulcast layer only, switches
+ * layers at a keyframe, turns the subscriber's PLI/FIR into a keyframe request to the publisher
+ * and answers NACKs from werift's own send cache. werift's sender copies each packet before it
+ * rewrites the header, so every leg has its own copy.
+ */
+import { EventEmitter } from 'node:events';
+import { MediaStreamTrack, RtcpPayloadSpecificFeedback, RtcpRrPacket, type RTCPeerConnection, type RTCRtpSender, type RtpPacket } from 'werift';
+import type { Layer } from '#core/contracts/media-signaling.ts';
+import { LAYERS } from '#core/contracts/media-signaling.ts';
+import type { LayerKey, Publication, RtpSink } from './publication.ts';
+import { isVp8Keyframe } from './rtp.ts';
+
+const FIR_FMT = 4;
+
+export class Subscription extends EventEmitter<{ closed: []; layerChanged: [Layer] }> implements RtpSink {
+  readonly id: string;
+  readonly publication: Publication;
+  readonly pc: RTCPeerConnection;
+  readonly #track: MediaStreamTrack;
+  readonly #sender: RTCRtpSender;
+  /** The layer asked for (by the peer or the room's profile); what is forwarded may be lower while it is missing. */
+  #wanted: Layer;
+  #current: LayerKey | null = null;
+  #pending: LayerKey | null = null;
+  #closed = false;
+  /** From the subscriber's receiver reports: fraction lost (0-1) and jitter, latest. */
+  downLoss: number | null = null;
+  packets = 0;
+
+  constructor(id: string, publication: Publication, pc: RTCPeerConnection, wanted: Layer) {
+    super();
+    this.id = id;
+    this.publication = publication;
+    this.pc = pc;
+    this.#wanted = wanted;
+    this.#track = new MediaStreamTrack({ kind: publication.kind });
+    const transceiver = pc.addTransceiver(this.#track, { direction: 'sendonly' });
+    this.#sender = transceiver.sender;
+    this.#sender.onPictureLossIndication.subscribe(() => this.#askKeyframe());
+    this.#sender.onRtcp.subscribe((packet) => {
+      // FIR (feedback message type 4) asks for a keyframe like PLI; werift does not export its class.
+      if (packet instanceof RtcpPayloadSpecificFeedback && (packet.feedback.constructor as { count?: number }).count === FIR_FMT) this.#askKeyframe();
+      if (packet instanceof RtcpRrPacket) {
+        const report = packet.reports.find((r) => r.ssrc === this.#sender.ssrc);
+        if (report) this.downLoss = report.fractionLost / 256;
+      }
+    });
+    pc.connectionStateChange.subscribe((state) => {
+      if (state === 'connected') this.#askKeyframe();
+      if (state === 'failed' || state === 'closed') this.close();
+    });
+    this.#choose();
+    publication.on('layer', this.#onLayer);
+    publication.attach(this);
+  }
+
+  readonly #onLayer = () => this.#choose();
+
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  get layer(): Layer {
+    return this.#wanted;
+  }
+
+  #askKeyframe(): void {
+    const key = this.#pending ?? this.#current;
+    if (key !== null) this.publication.requestKeyframe(key);
+  }
+
+  /** The best layer the publisher sends at or below the wanted one (or the lowest above it). */
+  #target(): LayerKey | null {
+    const have = this.publication.layers;
+    if (have.length === 0) return null;
+    if (have.includes('')) return '';
+    const wantedAt = LAYERS.indexOf(this.#wanted);
+    for (let i = wantedAt; i >= 0; i--) if (have.includes(LAYERS[i]!)) return LAYERS[i]!;
+    for (let i = wantedAt + 1; i < LAYERS.length; i++) if (have.includes(LAYERS[i]!)) return LAYERS[i]!;
+    return null;
+  }
+
+  #choose(): void {
+    const target = this.#target();
+    if (target === null || target === this.#current) {
+      this.#pending = null;
+      return;
+    }
+    if (this.#current === null || this.publication.kind === 'audio') {
+      this.#current = target;
+      this.#pending = null;
+    } else {
+      this.#pending = target;
+    }
+    this.#askKeyframe();
+  }
+
+  setLayer(layer: Layer): void {
+    this.#wanted = layer;
+    this.#choose();
+  }
+
+  push(key: LayerKey, rtp: RtpPacket): void {
+    if (this.#closed) return;
+    if (key !== this.#current) {
+      // Switch at the first keyframe of the layer we are moving to; until then keep the old one.
+      if (key !== this.#pending || !isVp8Keyframe(rtp.payload)) return;
+      this.#current = key;
+      this.#pending = null;
+      this.#track.onSourceChanged.execute({ sequenceNumber: rtp.header.sequenceNumber, timestamp: rtp.header.timestamp });
+      if (key !== '') this.emit('layerChanged', key);
+    }
+    this.packets++;
+    this.#track.writeRtp(rtp);
+  }
+
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.publication.detach(this);
+    this.publication.off('layer', this.#onLayer);
+    this.#track.stop();
+    this.pc.close().catch(() => undefined);
+    this.emit('closed');
+  }
+}

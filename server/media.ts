@@ -1,0 +1,142 @@
+/**
+ * The media role: the SFU of media-server/ on its own socket (namespace `/media`). With ROLE=all
+ * it shares the web role's HTTP server and port; with ROLE=media it listens on MEDIA_PORT. In one
+ * process it also hears the room channel's events, so a stopped microphone, a kick-out or an ended
+ * class take effect on the media at once.
+ */
+import { createServer, type Server as HttpServer } from 'node:http';
+import { Server as SocketServer } from 'socket.io';
+import { MEDIA_NAMESPACE, type IceServer } from '#core/contracts/media-signaling.ts';
+import type { Config } from '#core/platform/config.ts';
+import type { EventBus } from '#core/platform/events.ts';
+import type { Logger } from '#core/platform/logger.ts';
+import { TokenSigner } from '#core/platform/secrets.ts';
+import type { MediaNodes } from '#core/rooms/media.service.ts';
+import type { Database } from '#core/platform/db/database.ts';
+import { MediaNodeRepository } from '#core/rooms/media-node.repository.ts';
+import { randomUUID } from 'node:crypto';
+import type { MicState } from '#core/contracts/room-events.ts';
+import { MediaServer } from '../media-server/server.ts';
+import { attachSignaling } from '../media-server/signaling.ts';
+
+export interface MediaRole {
+  server: MediaServer;
+  url: string;
+  nodeId: string;
+  close(): Promise<void>;
+}
+
+/** TURN/STUN for browsers, from MEDIA_ICE_SERVERS (a JSON array of RTCIceServer). */
+export function iceServersFrom(config: Pick<Config, 'MEDIA_ICE_SERVERS'>): IceServer[] {
+  if (!config.MEDIA_ICE_SERVERS) return [];
+  const parsed = JSON.parse(config.MEDIA_ICE_SERVERS) as unknown;
+  if (!Array.isArray(parsed)) throw new Error('MEDIA_ICE_SERVERS must be a JSON array');
+  return parsed.map((s: { urls?: unknown; username?: unknown; credential?: unknown }) => {
+    const urls = typeof s.urls === 'string' ? [s.urls] : Array.isArray(s.urls) ? s.urls.map(String) : [];
+    if (!urls.length) throw new Error('MEDIA_ICE_SERVERS: every entry needs urls');
+    return {
+      urls,
+      ...(typeof s.username === 'string' ? { username: s.username } : {}),
+      ...(typeof s.credential === 'string' ? { credential: s.credential } : {}),
+    };
+  });
+}
+
+/** One media node for every room: this process (ROLE=all) or the node at MEDIA_PUBLIC_URL. */
+export function singleMediaNode(config: Config): MediaNodes {
+  return { place: () => Promise.resolve({ nodeId: 'embedded', url: config.MEDIA_PUBLIC_URL ?? config.publicUrl }) };
+}
+
+export interface MediaDeps {
+  config: Config;
+  secret: string;
+  logger: Logger;
+  events: EventBus | null;
+  /** With MEDIA_PLACEMENT=registry the node reports its load here. */
+  db: Database | null;
+}
+
+export async function startMedia(deps: MediaDeps, shared: SocketServer | null): Promise<MediaRole> {
+  const { config, logger } = deps;
+  const server = new MediaServer({
+    signer: new TokenSigner(deps.secret),
+    rtc: {
+      listenIp: config.MEDIA_LISTEN_IP,
+      announcedAddress: config.MEDIA_ANNOUNCED_ADDRESS ?? config.MEDIA_LISTEN_IP,
+      portRange: [config.MEDIA_RTC_MIN_PORT, config.MEDIA_RTC_MAX_PORT],
+    },
+  });
+  let http: HttpServer | null = null;
+  let io = shared;
+  let url = config.MEDIA_PUBLIC_URL ?? config.publicUrl;
+  if (!io) {
+    http = createServer((_req, res) => {
+      res.writeHead(404).end();
+    });
+    io = new SocketServer(http, { serveClient: false, maxHttpBufferSize: 256 * 1024, cors: { origin: true } });
+    await new Promise<void>((resolve, reject) => {
+      http!.once('error', reject);
+      http!.listen(config.MEDIA_PORT, config.HOST, () => resolve());
+    });
+    const address = http.address();
+    const port = typeof address === 'object' && address ? address.port : config.MEDIA_PORT;
+    const host = config.HOST === '0.0.0.0' || config.HOST === '::' ? '127.0.0.1' : config.HOST;
+    url = config.MEDIA_PUBLIC_URL ?? `http://${host}:${port}`;
+  }
+  const signaling = attachSignaling(io.of(MEDIA_NAMESPACE), server, logger, iceServersFrom(config));
+
+  const unsubscribe = deps.events?.subscribe((m) => {
+    if (!('room' in m.target)) return;
+    const room = m.target.room;
+    if (m.event === 'mic') {
+      const p = m.payload as MicState & { outcome?: string };
+      // The microphone went back (stopped, failed, withdrawn): a large class's student stops sending it.
+      if (p.phase === 'idle' && p.userId) {
+        const r = server.rooms.get(room);
+        for (const peer of r?.peers.values() ?? []) {
+          if (peer.userId === p.userId && peer.roomType === 4 && peer.role !== 'creator') server.revoke(room, p.userId, ['mic', 'camera']);
+        }
+      }
+    } else if (m.event === 'kickout') {
+      server.removeUser(room, (m.payload as { userId: string }).userId);
+    } else if (m.event === 'roomClosed') {
+      server.closeRoom(room);
+    }
+  });
+
+  // Registry: report this node's load every MEDIA_REPORT_SECONDS; leave the registry on close.
+  let report: NodeJS.Timeout | null = null;
+  let nodes: MediaNodeRepository | null = null;
+  const nodeId = config.MEDIA_NODE_ID ?? `media-${randomUUID().slice(0, 8)}`;
+  if (config.MEDIA_PLACEMENT === 'registry' && deps.db) {
+    const repo = (nodes = new MediaNodeRepository(deps.db));
+    const send = () => {
+      const load = server.load();
+      return repo
+        .report({ id: nodeId, url, peers: load.peers, rooms: load.rooms, capacity: config.MEDIA_CAPACITY, at: new Date() })
+        .catch((err: unknown) => logger.warn({ err }, 'media node report failed'));
+    };
+    await send();
+    report = setInterval(() => void send(), config.MEDIA_REPORT_SECONDS * 1000);
+    report.unref();
+  }
+
+  return {
+    server,
+    url,
+    nodeId,
+    async close() {
+      if (report) clearInterval(report);
+      await nodes?.remove(nodeId).catch(() => undefined);
+      unsubscribe?.();
+      signaling.close();
+      server.close();
+      if (http) {
+        await new Promise<void>((resolve) => {
+          void io.close(() => resolve());
+        });
+        http.closeAllConnections();
+      }
+    },
+  };
+}

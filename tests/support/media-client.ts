@@ -1,0 +1,196 @@
+/**
+ * A media peer for tests and benchmarks: the signaling socket of a media node plus werift peer
+ * connections standing in for a browser. It sends synthetic RTP (Opus-sized audio, VP8 frames
+ * that start with a keyframe) and counts what it receives.
+ */
+import { io, type Socket } from 'socket.io-client';
+import {
+  MediaStreamTrack,
+  RTCPeerConnection,
+  RTCRtpCodecParameters,
+  RTP_EXTENSION_URI,
+  RtpHeader,
+  RtpPacket,
+  useAudioLevelIndication,
+  useNACK,
+  usePLI,
+  useREMB,
+  useSdesMid,
+} from 'werift';
+import { MEDIA_NAMESPACE, MEDIA_NOTE_EVENT, MEDIA_PROTOCOL_VERSION, MEDIA_REQUEST_EVENT, type MediaNote, type MediaSource } from '#core/contracts/media-signaling.ts';
+import type { Ack } from '#core/contracts/room-events.ts';
+
+/** `hostAddresses`: gather on the machine's own IPv4 addresses instead of loopback only (for Janus, which skips loopback). */
+export function clientPeerConnection(hostAddresses = false, dropShare = 0): RTCPeerConnection {
+  return new RTCPeerConnection({
+    iceServers: [],
+    // werift drops an inbound packet when `inboundPacketLoss / 100 < Math.random()`.
+    ...(dropShare > 0 ? { debug: { inboundPacketLoss: 100 * (1 - dropShare) } } : {}),
+    iceUseIpv6: false,
+    ...(hostAddresses ? {} : { iceUseIpv4: false, iceAdditionalHostAddresses: ['127.0.0.1'], iceInterfaceAddresses: { udp4: '127.0.0.1' } }),
+    codecs: {
+      audio: [new RTCRtpCodecParameters({ mimeType: 'audio/opus', clockRate: 48000, channels: 2, payloadType: 111 })],
+      video: [new RTCRtpCodecParameters({ mimeType: 'video/VP8', clockRate: 90000, payloadType: 96, rtcpFeedback: [useNACK(), usePLI(), useREMB()] })],
+    },
+    // The audio level lets a test speak at a known loudness (the active-speaker notes).
+    headerExtensions: { audio: [useAudioLevelIndication(), useSdesMid()], video: [useSdesMid()] },
+  });
+}
+
+export interface ReceivedTrack {
+  subscriptionId: string;
+  pc: RTCPeerConnection;
+  packets: number;
+  keyframes: number;
+  close(): void;
+}
+
+export interface SentTrack {
+  trackId: string;
+  pc: RTCPeerConnection;
+  /** PLIs the node sent to this publisher (keyframe requests forwarded from subscribers). */
+  plis: number;
+  sent: number;
+  stop(): void;
+}
+
+export class MediaTestPeer {
+  readonly socket: Socket;
+  readonly notes: MediaNote[] = [];
+  readonly #pcs: RTCPeerConnection[] = [];
+  readonly #timers: NodeJS.Timeout[] = [];
+
+  private constructor(socket: Socket) {
+    this.socket = socket;
+    socket.on(MEDIA_NOTE_EVENT, (n: MediaNote) => this.notes.push(n));
+  }
+
+  static connect(mediaUrl: string): Promise<MediaTestPeer> {
+    const socket = io(`${mediaUrl}${MEDIA_NAMESPACE}`, { transports: ['websocket'], forceNew: true, reconnection: false });
+    return new Promise((resolve, reject) => {
+      socket.once('connect', () => resolve(new MediaTestPeer(socket)));
+      socket.once('connect_error', reject);
+    });
+  }
+
+  req<T = any>(type: string, body: Record<string, unknown> = {}, v = MEDIA_PROTOCOL_VERSION): Promise<Ack<T>> {
+    return this.socket.timeout(10_000).emitWithAck(MEDIA_REQUEST_EVENT, { v, type, ...body }) as Promise<Ack<T>>;
+  }
+
+  async ok<T = any>(type: string, body: Record<string, unknown> = {}): Promise<T> {
+    const a = await this.req<T>(type, body);
+    if (a.code !== '0') throw Object.assign(new Error(`${type} failed: ${a.code} ${a.msg}`), { code: a.code });
+    return a.data as T;
+  }
+
+  waitNote<T extends MediaNote['type']>(type: T, match: (n: Extract<MediaNote, { type: T }>) => boolean = () => true, timeoutMs = 5000): Promise<Extract<MediaNote, { type: T }>> {
+    return new Promise((resolve, reject) => {
+      const seen = this.notes.find((n) => n.type === type && match(n as never));
+      if (seen) return resolve(seen as never);
+      const timer = setTimeout(() => {
+        this.socket.off(MEDIA_NOTE_EVENT, on);
+        reject(new Error(`no ${type} note within ${timeoutMs} ms`));
+      }, timeoutMs);
+      const on = (n: MediaNote) => {
+        if (n.type !== type || !match(n as never)) return;
+        clearTimeout(timer);
+        this.socket.off(MEDIA_NOTE_EVENT, on);
+        resolve(n as never);
+      };
+      this.socket.on(MEDIA_NOTE_EVENT, on);
+    });
+  }
+
+  /** Publishes a synthetic source: audio every 20 ms, video a 3-packet frame every 66 ms (keyframe every 30 frames). */
+  async publish(source: MediaSource): Promise<SentTrack> {
+    const kind = source === 'mic' ? 'audio' : 'video';
+    const pc = clientPeerConnection();
+    this.#pcs.push(pc);
+    const track = new MediaStreamTrack({ kind });
+    const transceiver = pc.addTransceiver(track, { direction: 'sendonly' });
+    await pc.setLocalDescription(await pc.createOffer());
+    const answer = await this.ok<{ trackId: string; sdp: string }>('publish', { source, sdp: pc.localDescription!.sdp });
+    await pc.setRemoteDescription({ type: 'answer', sdp: answer.sdp });
+    const sent: SentTrack = {
+      trackId: answer.trackId,
+      pc,
+      plis: 0,
+      sent: 0,
+      stop: () => clearInterval(timer),
+    };
+    transceiver.sender.onPictureLossIndication.subscribe(() => sent.plis++);
+    const levelId = transceiver.headerExtensions.find((e) => e.uri === RTP_EXTENSION_URI.audioLevelIndication)?.id;
+    const timer = sendSynthetic(track, kind, () => sent.sent++, levelId ? { audioLevelId: levelId, dbov: 10 } : undefined);
+    this.#timers.push(timer);
+    return sent;
+  }
+
+  /** `dropShare`: the share of arriving packets this receiver loses (a bad downlink). */
+  async subscribe(trackId: string, layer?: string, dropShare = 0): Promise<ReceivedTrack> {
+    const offer = await this.ok<{ subscriptionId: string; sdp: string }>('subscribe', { trackId, ...(layer ? { layer } : {}) });
+    const pc = clientPeerConnection(false, dropShare);
+    this.#pcs.push(pc);
+    const got: ReceivedTrack = { subscriptionId: offer.subscriptionId, pc, packets: 0, keyframes: 0, close: () => void pc.close() };
+    pc.onTrack.subscribe((track) => {
+      track.onReceiveRtp.subscribe((rtp) => {
+        got.packets++;
+        if (track.kind === 'video' && (rtp.payload[0]! & 0x10) !== 0 && (rtp.payload[1]! & 0x01) === 0) got.keyframes++;
+      });
+    });
+    await pc.setRemoteDescription({ type: 'offer', sdp: offer.sdp });
+    await pc.setLocalDescription(await pc.createAnswer());
+    await this.ok('answer', { subscriptionId: offer.subscriptionId, sdp: pc.localDescription!.sdp });
+    return got;
+  }
+
+  close(): void {
+    for (const t of this.#timers) clearInterval(t);
+    for (const pc of this.#pcs) void pc.close();
+    this.socket.close();
+  }
+}
+
+/**
+ * Synthetic RTP on a werift track: audio a packet every 20 ms; video 15 frames a second of three
+ * packets (about 290 kbit/s), each starting with a VP8 descriptor, a keyframe every 30 frames.
+ */
+export function sendSynthetic(
+  track: MediaStreamTrack,
+  kind: 'audio' | 'video',
+  onSent: () => void = () => undefined,
+  level?: { audioLevelId: number; dbov: number },
+): NodeJS.Timeout {
+  let seq = 0;
+  let ts = 0;
+  let frame = 0;
+  const ssrc = 1000 + Math.floor(Math.random() * 1e6);
+  const send = (payload: Buffer, marker: boolean) => {
+    const header = new RtpHeader({ payloadType: kind === 'audio' ? 111 : 96, sequenceNumber: seq++ & 0xffff, timestamp: ts >>> 0, ssrc, marker });
+    // ssrc-audio-level: V bit and the level in -dBov.
+    if (level && kind === 'audio') header.extensions = [{ id: level.audioLevelId, payload: Buffer.from([0x80 | level.dbov]) }];
+    track.writeRtp(new RtpPacket(header, payload));
+    onSent();
+  };
+  return kind === 'audio'
+    ? setInterval(() => {
+        ts += 960;
+        send(Buffer.alloc(80, 1), false);
+      }, 20)
+    : setInterval(() => {
+        ts += 6000;
+        const key = frame++ % 30 === 0;
+        // VP8 descriptor: S=1, partition 0; then the payload header whose P bit is 0 for keyframes.
+        send(Buffer.concat([Buffer.from([0x10, key ? 0x00 : 0x01]), Buffer.alloc(900, 2)]), false);
+        send(Buffer.concat([Buffer.from([0x00]), Buffer.alloc(900, 3)]), false);
+        send(Buffer.concat([Buffer.from([0x00]), Buffer.alloc(600, 4)]), true);
+      }, 66);
+}
+
+/** Waits until `check` holds, polling every 25 ms. */
+export async function until(check: () => boolean, timeoutMs = 5000, what = 'condition'): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
