@@ -28,7 +28,8 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
     out(USAGE);
     return 2;
   }
-  const config = loadConfig({ ...env, ROLE: 'web' });
+  // Neither web nor media: the CLI serves nothing, and with jobs off it runs no job either.
+  const config = loadConfig({ ...env, ROLE: 'worker' });
   const platform = await buildPlatform(config, { jobs: false, logger: createLogger('warn') });
   try {
     if (command === 'announce') {
