@@ -100,5 +100,12 @@ export const boardEn: BoardMessages = {
     title: 'Whiteboard review',
     readOnly: 'Read only',
     notAllowed: 'Only the creator can review this classroom\'s whiteboard',
+    pages: 'Pages with content',
+    counter: '{{n}} of {{total}}',
+    wbPage: 'Page {{n}}',
+    slide: 'Slide {{n}}',
+    empty: 'Nothing was drawn on this whiteboard',
+    failed: 'Could not load the whiteboard',
+    link: 'Board review',
   },
 };

@@ -98,6 +98,13 @@ export const boardZh = {
     title: '白板回看',
     readOnly: '只读',
     notAllowed: '只有创建者可以回看这间教室的白板',
+    pages: '有内容的页',
+    counter: '{{n}} / {{total}}',
+    wbPage: '白板第 {{n}} 页',
+    slide: '课件第 {{n}} 页',
+    empty: '这块白板上没有内容',
+    failed: '白板加载失败',
+    link: '白板回看',
   },
 };
 
