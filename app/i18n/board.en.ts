@@ -96,6 +96,11 @@ export const boardEn: BoardMessages = {
     invalid: 'This link is invalid or has expired; scan the code on the computer again',
     room: 'Classroom {{id}}',
   },
+  follow: {
+    label: 'Follow me',
+    hint: 'Members see your zoom and position on the board',
+    on: 'Following the teacher',
+  },
   review: {
     title: 'Whiteboard review',
     readOnly: 'Read only',

@@ -94,6 +94,11 @@ export const boardZh = {
     invalid: '链接无效或已过期，请在电脑上重新扫码',
     room: '教室 {{id}}',
   },
+  follow: {
+    label: '跟随我',
+    hint: '学员看到与你相同的缩放和位置',
+    on: '跟随老师视角',
+  },
   review: {
     title: '白板回看',
     readOnly: '只读',

@@ -465,6 +465,45 @@ describe('the shared whiteboard', () => {
     expect(await inkPixels(student)).toBeGreaterThan(100);
   });
 
+  it('makes members follow the creator\'s zoom and pan while "follow me" is on, and not after', async () => {
+    const view = (p: Page) =>
+      p.evaluate(() => {
+        const r = (window as HookWindow).__banshuBoard!.renderer() as unknown as { zoom: number; pan: { x: number; y: number } };
+        return { zoom: r.zoom, pan: { ...r.pan } };
+      });
+    const same = (a: { zoom: number; pan: { x: number; y: number } }, b: { zoom: number; pan: { x: number; y: number } }) =>
+      Math.abs(a.zoom - b.zoom) < 0.01 && Math.abs(a.pan.x - b.pan.x) < 2 && Math.abs(a.pan.y - b.pan.y) < 2;
+    const studentBefore = await view(student);
+    await teacher.getByTestId('follow-toggle').click();
+    await teacher.locator('[data-testid="follow-toggle"][aria-pressed="true"]').waitFor();
+    await student.getByTestId('following').waitFor({ timeout: 1000 });
+    expect(await student.getByTestId('follow-toggle').count()).toBe(0);
+    // The teacher zooms in and pans with the wheel; the student's board shows the same area.
+    await teacher.locator('.board__zoom').getByRole('button', { name: '放大', exact: true }).click();
+    const box = (await teacher.getByTestId('board-overlay').boundingBox())!;
+    await teacher.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+    await teacher.mouse.wheel(120, 60);
+    const led = await view(teacher);
+    expect(same(led, studentBefore)).toBe(false);
+    await student.waitForFunction(
+      (want) => {
+        const r = (window as HookWindow).__banshuBoard!.renderer() as unknown as { zoom: number; pan: { x: number; y: number } };
+        return Math.abs(r.zoom - want.zoom) < 0.01 && Math.abs(r.pan.x - want.pan.x) < 2 && Math.abs(r.pan.y - want.pan.y) < 2;
+      },
+      led,
+      { timeout: 2000 },
+    );
+    expect(await student.getByTestId('zoom-value').textContent()).toBe(await teacher.getByTestId('zoom-value').textContent());
+    // Off again: the student keeps their own view while the teacher zooms back.
+    await teacher.getByTestId('follow-toggle').click();
+    await student.getByTestId('following').waitFor({ state: 'detached', timeout: 1000 });
+    const studentKept = await view(student);
+    await teacher.getByTestId('zoom-value').click();
+    await teacher.waitForTimeout(600); // two of the presenter's send intervals: nothing may arrive
+    expect(same(await view(student), studentKept)).toBe(true);
+    expect(same(await view(teacher), studentKept)).toBe(false);
+  });
+
   it('lets the creator review the board of the ended class read-only, page by page; nobody else', async () => {
     // Page 1 (wb:0) holds the earlier drawings; page 3 (wb:2) the photo and a stroke drawn now.
     const first = (await snapshot(teacher)).items.length;
