@@ -3,7 +3,9 @@
  * (type 2, /bb/{id}): each tool's result reaches the student within 1 s (both board stores
  * compared through window.__banshuBoard, and the student's canvas read for pixels), the mask and
  * the server's refusal while drawing is forbidden, a student's stroke once allowed, page and
- * background colour following the teacher, and identical boards after both reload.
+ * background colour following the teacher, a phone photo landing on the teacher's current page,
+ * 'follow me' (members see the teacher's zoom and pan), identical boards after both reload, and the
+ * read-only review of the ended class's pages.
  * Tests run in order and share the room.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
