@@ -21,7 +21,7 @@ import { createWbToken, ImageUrls, loadStencils, type Stencil } from './net.ts';
 import type { BoardRenderer } from './renderer.ts';
 import type { BoardStore } from './store.ts';
 import { Toolbar } from './Toolbar.tsx';
-import { DEFAULT_TOOLS, mayDraw, nextBackground, readExtend, stepZoom, wbLayer, writeExtend, type ToolState } from './tools.ts';
+import { DEFAULT_TOOLS, mayDraw, nextBackground, readExtend, readFollow, stepZoom, wbLayer, writeExtend, type ToolState } from './tools.ts';
 import { useBoardSync } from './useBoardSync.ts';
 
 export interface BoardViewProps {
@@ -62,6 +62,8 @@ export function BoardView(props: BoardViewProps) {
   const canDraw = !props.readOnly && mayDraw(props.role, props.room.wbPower, props.room.roomType);
   const isCreator = props.role === 'creator';
   const masked = !props.readOnly && !canDraw && (props.role === 'member' || props.role === 'tourist');
+  // 'Follow me': members see the creator's zoom and pan (move_by_presenter, ADR 034).
+  const follow = !props.readOnly && readFollow(props.room.roomExtend);
 
   const [tools, setTools] = useState<ToolState>(DEFAULT_TOOLS);
   const [zoom, setZoom] = useState(1);
@@ -123,12 +125,46 @@ export function BoardView(props: BoardViewProps) {
   }, [store, page, token]);
 
   const patchExtend = useCallback(
-    async (change: { color?: number; pageIndex?: number }) => {
+    async (change: { color?: number; pageIndex?: number; follow?: 0 | 1 }) => {
       if (!props.onPatch) return false;
       return props.onPatch({ roomExtend: writeExtend(props.room.roomExtend, change) });
     },
     [props],
   );
+
+  // The creator, while 'follow me' is on: the viewport goes out when it changed (at most 4 a second).
+  useEffect(() => {
+    if (!store || !follow || !isCreator) return;
+    let last = '';
+    const send = () => {
+      const r = rendererRef.current;
+      if (!r || store.status !== 'live') return;
+      const v = r.viewport();
+      const key = JSON.stringify(v);
+      if (key === last) return;
+      last = key;
+      store.submit({ type: 'move_by_presenter', page, data: v });
+    };
+    send();
+    const timer = setInterval(send, 250);
+    return () => clearInterval(timer);
+  }, [store, follow, isCreator, page]);
+
+  // Everyone else, while it is on: the layer's presenter viewport, fitted to this screen.
+  useEffect(() => {
+    if (!store || !follow || isCreator) return;
+    const apply = () => {
+      const v = store.layer(page).viewport;
+      const r = rendererRef.current;
+      if (!v || !r) return;
+      r.showViewport(v);
+      setZoom(r.zoom);
+    };
+    apply();
+    return store.on('viewport', (changed) => {
+      if (changed === page) apply();
+    });
+  }, [store, follow, isCreator, page]);
 
   const goPage = (next: number) => {
     const bounded = Math.max(0, Math.min(BOARD_LAST_PAGE, next));
@@ -315,6 +351,22 @@ export function BoardView(props: BoardViewProps) {
         <button type="button" className="board-tool" aria-label={t('board.tools.zoomIn')} title={t('board.tools.zoomIn')} onClick={() => setZoom(stepZoom(zoom, 1))} disabled={zoom >= 1.5 - 1e-9}>
           +
         </button>
+        {isCreator && !props.readOnly ? (
+          <button
+            type="button"
+            className="board__zoom-value"
+            aria-pressed={follow}
+            title={t('board.follow.hint')}
+            onClick={() => void patchExtend({ follow: follow ? 0 : 1 })}
+            data-testid="follow-toggle"
+          >
+            {t('board.follow.label')}
+          </button>
+        ) : follow ? (
+          <span className="board__zoom-value" data-testid="following">
+            {t('board.follow.on')}
+          </span>
+        ) : null}
       </div>
 
       {props.readOnly ? (

@@ -54,6 +54,8 @@ export interface UploadAnswer {
   key: string;
   /** Signed URL to draw it from now. */
   url: string;
+  /** The whiteboard page the room is on as the upload arrived (roomExtend pageIndex; ADR 034). */
+  page?: number;
 }
 
 /** Uploads with XMLHttpRequest (fetch has no upload progress). Resolves with the envelope. */
@@ -79,7 +81,7 @@ export function uploadBoardImage(
         resolve({
           code: String(body.code),
           msg: body.msg ?? '',
-          data: key ? { key, url: typeof data?.url === 'string' ? data.url : '' } : null,
+          data: key ? { key, url: typeof data?.url === 'string' ? data.url : '', ...(Number.isInteger(data?.page) ? { page: data!.page! } : {}) } : null,
         });
       } catch {
         resolve({ code: 'network', msg: '', data: null });

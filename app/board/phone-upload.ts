@@ -75,7 +75,8 @@ export async function sendPhotoToBoard(
     type: 'create',
     btype: 'uploadImg',
     id,
-    page: `wb:${options.page}`,
+    // The page the teacher is on as the photo arrived, not the one in the QR link (ADR 034).
+    page: `wb:${answer.data.page ?? options.page}`,
     data: { kind: 'image', src: answer.data.key, ...box },
   });
   if (ack.code !== '0') return report(failed(ack.code, ack.msg));

@@ -180,6 +180,21 @@ export class BoardRenderer {
     return { x: o.x + p.x * s, y: o.y + p.y * s };
   }
 
+  /** The board area in view, in board units (the presenter's viewport, `move_by_presenter`). */
+  viewport(): { x: number; y: number; width: number; height: number } {
+    const a = this.toBoard(0, 0);
+    const b = this.toBoard(this.#cssW, this.#cssH);
+    const r = (n: number) => Math.round(n * 10) / 10;
+    return { x: r(a.x), y: r(a.y), width: r(Math.max(1, b.x - a.x)), height: r(Math.max(1, b.y - a.y)) };
+  }
+
+  /** Shows a presenter's viewport: its area fitted into this surface, centred (any screen size). */
+  showViewport(v: { x: number; y: number; width: number; height: number }): void {
+    const base = Math.min(this.#cssW / BOARD_WIDTH, this.#cssH / BOARD_HEIGHT);
+    const fit = Math.min(this.#cssW / v.width, this.#cssH / v.height);
+    this.setView(fit / base, { x: v.x + v.width / 2 - BOARD_WIDTH / 2, y: v.y + v.height / 2 - BOARD_HEIGHT / 2 });
+  }
+
   /** The board area in view, in board units (where a new image goes). */
   visibleCentre(): Point {
     return this.toBoard(this.#cssW / 2, this.#cssH / 2);

@@ -43,6 +43,8 @@ export interface StoreEvents {
   status: (status: BoardStatus) => void;
   /** The server refused one of our operations. */
   refused: (ack: Ack<unknown>, op: BoardOp) => void;
+  /** The presenter's viewport of a layer came (a `move_by_presenter`, or a load that carries one). */
+  viewport: (page: LayerKey) => void;
 }
 
 export interface StoreOptions {
@@ -78,6 +80,7 @@ export class BoardStore {
     live: new Set(),
     status: new Set(),
     refused: new Set(),
+    viewport: new Set(),
   };
   #closed = false;
   #refusals = 0;
@@ -205,6 +208,7 @@ export class BoardStore {
     const ops = [...ack.data.ops, ...buffered].sort((a, b) => a.seq - b.seq);
     for (const op of ops) change = merge(change, layer.applySequenced(op));
     this.#emit('change', page, change.kind === 'none' && ack.data.state ? { kind: 'full' } : change);
+    if (layer.viewport) this.#emit('viewport', page);
   }
 
   #receive(op: SequencedOp): void {
@@ -220,6 +224,7 @@ export class BoardStore {
     const change = layer.applySequenced(op);
     if (op.type === 'create' && op.id) this.#live.delete(op.id);
     if (change.kind !== 'none') this.#emit('change', op.page, change);
+    if (op.type === 'move_by_presenter') this.#emit('viewport', op.page);
     this.#emit('live');
   }
 

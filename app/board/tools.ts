@@ -57,8 +57,18 @@ export function readExtend(roomExtend: string): BoardExtend {
   };
 }
 
+/** Does roomExtend say members follow the creator's zoom and pan (`follow: 1`, ADR 034)? */
+export function readFollow(roomExtend: string): boolean {
+  try {
+    const o: unknown = JSON.parse(roomExtend || '{}');
+    return typeof o === 'object' && o !== null && (o as Record<string, unknown>)['follow'] === 1;
+  } catch {
+    return false;
+  }
+}
+
 /** roomExtend with some fields changed, every other field kept. */
-export function writeExtend(roomExtend: string, change: Partial<BoardExtend>): string {
+export function writeExtend(roomExtend: string, change: Partial<BoardExtend> & { follow?: 0 | 1 }): string {
   let parsed: unknown;
   try {
     parsed = JSON.parse(roomExtend || '{}');

@@ -16,6 +16,7 @@ import { SidePanel } from './SidePanel.tsx';
 import { MemberBar, TopBar, type ClassMode } from './TopBar.tsx';
 import { useRoomChannel } from './useRoomChannel.ts';
 import { ViewArea } from './ViewArea.tsx';
+import { shownView } from './views.ts';
 import { BoardView } from '#app/board/BoardView.tsx';
 import { useClassroomMedia } from './media/ClassroomMedia.tsx';
 
@@ -147,7 +148,7 @@ export function LiveRoom({ answer, roomNumber, inviteUrl }: LiveRoomProps) {
             members={members}
             myId={myId}
             micUserId={mic?.phase === 'connected' ? mic.userId : ''}
-            {...(room.roomType === 2 ? { forceView: 'wb' as const } : {})}
+            forceView={shownView(room.roomType, room.showState)}
             board={
               answer.wbtoken ? (
                 <BoardView roomNumber={roomNumber} myId={myId} role={role} room={room} wbtoken={answer.wbtoken} phone={phone} onPatch={actions.patch} />

@@ -7,7 +7,7 @@ import { LanguageSwitch } from '#app/components/lang.tsx';
 import { InvitePanel } from './InvitePanel.tsx';
 import { MoreMenu } from './MoreMenu.tsx';
 import { RoomTitle } from './RoomTitle.tsx';
-import { VIEW_TABS, viewOf } from './views.ts';
+import { shownView, VIEW_TABS, viewTabEnabled } from './views.ts';
 
 export type ClassMode = 'discuss' | 'lecture';
 
@@ -29,7 +29,7 @@ export interface TopBarProps {
 export function TopBar(props: TopBarProps) {
   const { t } = useTranslation();
   const [inviting, setInviting] = useState(false);
-  const current = viewOf(props.room.showState);
+  const current = shownView(props.room.roomType, props.room.showState);
   return (
     <header className="room-bar room-bar--creator" aria-label={t('classroom.topBar')} data-testid="top-bar">
       <RoomTitle room={props.room} role={props.role} />
@@ -48,7 +48,7 @@ export function TopBar(props: TopBarProps) {
               type="button"
               className="seg__btn"
               aria-pressed={current === v.key}
-              disabled={props.disabled}
+              disabled={props.disabled || !viewTabEnabled(props.room.roomType, v.key)}
               data-testid={`view-${v.key}`}
               onClick={() => {
                 if (current !== v.key) props.onView(v.showState);

@@ -2,7 +2,7 @@ import { Fragment, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { Member } from '#core/contracts/room-events.ts';
 import { NetworkIcon } from './NetworkIcon.tsx';
-import { viewOf } from './views.ts';
+import { viewOf, type ViewKey } from './views.ts';
 
 /** One participant's tile; the media issue puts the video in it. */
 function Tile({ member, me, speaking }: { member: Member; me: boolean; speaking: boolean }) {
@@ -31,8 +31,8 @@ export interface ViewAreaProps {
   micUserId: string;
   /** The whiteboard, shown in place of the 'wb' panel (and as the main view of a board class). */
   board?: ReactNode;
-  /** A view that overrides showState (the whiteboard class always shows its board). */
-  forceView?: 'wb';
+  /** The view to show when the caller knows it (shownView: the whiteboard class always shows its board). */
+  forceView?: ViewKey;
   /** A tile with the person's video (an <li>); the placeholder tile without it. */
   tile?: (member: Member, me: boolean) => ReactNode;
   /** Tiles after the members' (e.g. 'teacher not online'). */

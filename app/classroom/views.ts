@@ -14,3 +14,16 @@ export function viewOf(showState: string): ViewKey {
   if (showState === 'image') return 'wb';
   return 'video';
 }
+
+/**
+ * The view the stage shows: a whiteboard class (type 2) always shows its board, whatever the
+ * saved showState; every other class follows showState. The creator's tabs highlight this.
+ */
+export function shownView(roomType: number, showState: string): ViewKey {
+  return roomType === 2 ? 'wb' : viewOf(showState);
+}
+
+/** May this tab be chosen? In a whiteboard class the board is the only main view. */
+export function viewTabEnabled(roomType: number, key: ViewKey): boolean {
+  return roomType !== 2 || key === 'wb';
+}

@@ -96,9 +96,21 @@ export const boardEn: BoardMessages = {
     invalid: 'This link is invalid or has expired; scan the code on the computer again',
     room: 'Classroom {{id}}',
   },
+  follow: {
+    label: 'Follow me',
+    hint: 'Members see your zoom and position on the board',
+    on: 'Following the teacher',
+  },
   review: {
     title: 'Whiteboard review',
     readOnly: 'Read only',
     notAllowed: 'Only the creator can review this classroom\'s whiteboard',
+    pages: 'Pages with content',
+    counter: '{{n}} of {{total}}',
+    wbPage: 'Page {{n}}',
+    slide: 'Slide {{n}}',
+    empty: 'Nothing was drawn on this whiteboard',
+    failed: 'Could not load the whiteboard',
+    link: 'Board review',
   },
 };

@@ -94,10 +94,22 @@ export const boardZh = {
     invalid: '链接无效或已过期，请在电脑上重新扫码',
     room: '教室 {{id}}',
   },
+  follow: {
+    label: '跟随我',
+    hint: '学员看到与你相同的缩放和位置',
+    on: '跟随老师视角',
+  },
   review: {
     title: '白板回看',
     readOnly: '只读',
     notAllowed: '只有创建者可以回看这间教室的白板',
+    pages: '有内容的页',
+    counter: '{{n}} / {{total}}',
+    wbPage: '白板第 {{n}} 页',
+    slide: '课件第 {{n}} 页',
+    empty: '这块白板上没有内容',
+    failed: '白板加载失败',
+    link: '白板回看',
   },
 };
 

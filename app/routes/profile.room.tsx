@@ -79,7 +79,7 @@ export default function ProfileRooms({ loaderData }: Route.ComponentProps) {
         </div>
       ) : (
         <ul className="room-list">
-          {rooms.map((room) => (
+          {rooms.map((room, index) => (
             <li key={`${room.roomNumber}-${room.createTime}`} className="room-item card">
               <div className="room-item__main">
                 <span className="room-item__type">{t(`roomType.t${room.roomType}`)}</span>
@@ -99,6 +99,12 @@ export default function ProfileRooms({ loaderData }: Route.ComponentProps) {
                 <Button variant="ghost" onClick={() => void copy(room)}>
                   {t('rooms.copyLink')}
                 </Button>
+                {/* A past class's board; /wbreview reads the latest room of a number, so only its row links. */}
+                {room.state === 'closed' && rooms.findIndex((r) => r.roomNumber === room.roomNumber) === index ? (
+                  <Link className="btn btn--ghost" to={`/wbreview/${room.roomNumber}`} data-testid={`review-${room.roomNumber}`}>
+                    {t('board.review.link')}
+                  </Link>
+                ) : null}
               </div>
             </li>
           ))}

@@ -1,19 +1,17 @@
-import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { data, Link, redirect } from 'react-router';
 import type { Route } from './+types/wbreview.ts';
 import { appContext } from '#app/context.ts';
 import { Brand } from '#app/components/Brand.tsx';
 import { LanguageSwitch } from '#app/components/lang.tsx';
-import { LoadingOverlay } from '#app/components/LoadingOverlay.tsx';
-import { BoardView } from '#app/board/BoardView.tsx';
-import { createWbToken } from '#app/board/net.ts';
+import { ReviewBoard } from '#app/board/ReviewBoard.tsx';
 import { domainCode } from '#app/lib/domain-error.ts';
 import { isRouteRoomId, loginPath } from '#app/lib/names.ts';
 
 /**
- * Read-only review of a class's whiteboard (`/wbreview/{roomNumber}`): the creator pages through
- * the board; no tools, nothing saved. Only the room's creator may open it.
+ * Read-only review of a class's whiteboard (`/wbreview/{roomNumber}`), during or after the class:
+ * the creator pages through the pages that hold something (`/api/getWbReview`); no socket, no
+ * tools, nothing saved. Only the room's creator may open it; the room may be closed.
  */
 export async function loader({ params, context, url }: Route.LoaderArgs) {
   if (!isRouteRoomId(params.id)) throw data(null, { status: 404 });
@@ -21,12 +19,13 @@ export async function loader({ params, context, url }: Route.LoaderArgs) {
   if (!viewer) throw redirect(loginPath(url.pathname));
   let room;
   try {
-    room = await services.rooms.getRoomInfo(params.id);
+    // The board's own lookup: the latest room with this number, open or closed.
+    room = await services.board.reviewRoom(viewer, params.id);
   } catch (error) {
     if (domainCode(error) === '31002') throw data(null, { status: 404 });
     throw error;
   }
-  return { roomNumber: room.roomNumber, userId: viewer.userId, allowed: room.createUser === viewer.userId, roomType: room.roomType };
+  return { roomNumber: room.roomNumber, allowed: room.allowed, roomExtend: room.allowed ? room.roomExtend : '{}', closed: room.state === 'closed' };
 }
 
 export function meta({ loaderData }: Route.MetaArgs) {
@@ -35,18 +34,6 @@ export function meta({ loaderData }: Route.MetaArgs) {
 
 export default function WbReview({ loaderData }: Route.ComponentProps) {
   const { t } = useTranslation();
-  const [token, setToken] = useState<string | null | undefined>(undefined);
-  useEffect(() => {
-    if (!loaderData.allowed) return;
-    let live = true;
-    void createWbToken(loaderData.userId, loaderData.roomNumber).then((answer) => {
-      if (live) setToken(answer?.token ?? null);
-    });
-    return () => {
-      live = false;
-    };
-  }, [loaderData.allowed, loaderData.userId, loaderData.roomNumber]);
-
   return (
     <div className="review">
       <header className="review__bar">
@@ -63,21 +50,9 @@ export default function WbReview({ loaderData }: Route.ComponentProps) {
       <main id="main" className="review__main" data-testid="wbreview">
         {!loaderData.allowed ? (
           <p role="alert">{t('board.review.notAllowed')}</p>
-        ) : token === undefined ? (
-          <LoadingOverlay label={t('board.loading')} />
-        ) : token === null ? (
-          <p role="alert">{t('board.loadFailed')}</p>
         ) : (
           <div className="view view--board">
-            <BoardView
-              roomNumber={loaderData.roomNumber}
-              myId={loaderData.userId}
-              role="creator"
-              room={{ roomType: loaderData.roomType, wbPower: '0', roomExtend: '{}', createUser: loaderData.userId }}
-              wbtoken={token}
-              phone={false}
-              readOnly
-            />
+            <ReviewBoard roomNumber={loaderData.roomNumber} roomExtend={loaderData.roomExtend} />
           </div>
         )}
       </main>

@@ -8,6 +8,7 @@ export interface BoardRoomRow {
   create_user: string;
   wb_power: '0' | '1';
   state: 'open' | 'closed';
+  room_extend: string;
 }
 
 /** Why an insert did not happen: another writer took the next number, or the opId is known. */
@@ -25,7 +26,7 @@ export class BoardRepository {
   room(roomNumber: string): Promise<BoardRoomRow | undefined> {
     return this.db
       .selectFrom('rooms')
-      .select(['id', 'room_number', 'room_type', 'create_user', 'wb_power', 'state'])
+      .select(['id', 'room_number', 'room_type', 'create_user', 'wb_power', 'state', 'room_extend'])
       .where('room_number', '=', roomNumber)
       .orderBy('created_at', 'desc')
       .limit(1)

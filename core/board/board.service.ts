@@ -12,7 +12,7 @@
  * costs O(items) however long the history was.
  */
 import { randomUUID } from 'node:crypto';
-import type { BoardOp, BoardUpload, LayerKey, LayerState, SequencedOp } from '../contracts/board.ts';
+import { BOARD_LAST_PAGE, type BoardOp, type BoardUpload, type LayerKey, type LayerState, type SequencedOp } from '../contracts/board.ts';
 import type { Role } from '../contracts/room-events.ts';
 import type { Clock } from '../platform/clock.ts';
 import type { Config } from '../platform/config.ts';
@@ -206,7 +206,7 @@ export class BoardService {
    * Stores a board image (jpg or png, told by its first bytes, at most BOARD_IMAGE_MAX_BYTES) for
    * someone who may draw; answers its object key (for the `image` item) and a signed URL.
    */
-  async storeImage(actor: BoardActor, bytes: Uint8Array): Promise<{ key: string; url: string }> {
+  async storeImage(actor: BoardActor, bytes: Uint8Array): Promise<{ key: string; url: string; page: number }> {
     const row = await this.#row(actor.room);
     if (row.state !== 'open') throw new DomainError('31009');
     if (!mayDraw(actor, facts(row))) throw notAllowed('board image');
@@ -215,7 +215,10 @@ export class BoardService {
     if (!type) throw new DomainError('32102');
     const key = `${boardImagePrefix(row.id)}${randomUUID()}.${type === 'image/png' ? 'png' : 'jpg'}`;
     await this.objects.put(key, bytes, type);
-    return { key, url: await this.objects.signedGetUrl(key, IMAGE_URL_TTL_SECONDS) };
+    // The whiteboard page everyone is on now (ADR 034): read fresh, the page may have turned a moment ago.
+    const fresh = await this.repo.room(actor.room);
+    const page = extendPage(fresh && fresh.id === row.id ? fresh.room_extend : row.room_extend);
+    return { key, url: await this.objects.signedGetUrl(key, IMAGE_URL_TTL_SECONDS), page };
   }
 
   /** Signed URLs for images of this actor's room (anyone on the board may see them). */
@@ -411,7 +414,7 @@ export class BoardService {
    * The read-only review of a board (`/wbreview/{id}`): the creator reads any page of their room,
    * open or closed, and the list of pages that hold something.
    */
-  async review(viewer: { userId: string }, roomNumber: string, page: unknown): Promise<{ pages: string[]; state: LayerState }> {
+  async review(viewer: { userId: string }, roomNumber: string, page: unknown): Promise<{ pages: string[]; state: LayerState; images: Record<string, string> }> {
     if (!isLayerKey(page)) throw illegalParams('page');
     const row = await this.#row(roomNumber);
     if (row.create_user !== viewer.userId) throw notAllowed('review of another teacher\'s board');
@@ -420,8 +423,24 @@ export class BoardService {
       if ((await this.repo.roomSeq(board.roomId)) > board.seq) await this.#catchUp(roomNumber, board);
       const l = await this.#layer(board, page);
       const pages = await this.repo.pages(board.roomId);
-      return { pages: pages.sort(comparePages), state: layerToState(l.layer) };
+      const state = layerToState(l.layer);
+      // The review has no board token (the room may be closed): the page's image links come along.
+      const images: Record<string, string> = {};
+      for (const item of state.items) {
+        if (item.data.kind === 'image' && !(item.data.src in images)) images[item.data.src] = await this.objects.signedGetUrl(item.data.src, IMAGE_URL_TTL_SECONDS);
+      }
+      return { pages: pages.sort(comparePages), state, images };
     });
+  }
+
+  /**
+   * What the review page (`/wbreview/{id}`) needs before reading pages: the room, open or closed,
+   * its type and roomExtend (background colour), and whether this viewer created it.
+   */
+  async reviewRoom(viewer: { userId: string }, roomNumber: string): Promise<{ roomNumber: string; roomType: number; roomExtend: string; state: 'open' | 'closed'; allowed: boolean }> {
+    const row = await this.repo.room(typeof roomNumber === 'string' && ROOM_NUMBER_RULE.test(roomNumber) ? roomNumber : '');
+    if (!row) throw roomNotFound();
+    return { roomNumber: row.room_number, roomType: row.room_type, roomExtend: row.room_extend, state: row.state, allowed: row.create_user === viewer.userId };
   }
 
   // ---- writing -------------------------------------------------------------------------------
@@ -598,6 +617,18 @@ function comparePages(a: string, b: string): number {
   if (pa.kind === 'wb' && pb.kind === 'wb') return pa.page - pb.page;
   if (pa.kind === 'doc' && pb.kind === 'doc') return pa.documentId === pb.documentId ? pa.slide - pb.slide : pa.documentId < pb.documentId ? -1 : 1;
   return 0;
+}
+
+/** The whiteboard page of a room's roomExtend (`pageIndex`, 0-based), 0 when missing or odd. */
+export function extendPage(roomExtend: string): number {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(roomExtend || '{}');
+  } catch {
+    parsed = null;
+  }
+  const n = typeof parsed === 'object' && parsed !== null ? Number((parsed as Record<string, unknown>)['pageIndex']) : 0;
+  return Number.isInteger(n) && n >= 0 && n <= BOARD_LAST_PAGE ? n : 0;
 }
 
 function facts(row: BoardRoomRow): BoardRoomFacts {

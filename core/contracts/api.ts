@@ -153,7 +153,7 @@ export interface ApiCalls {
   /** A short-lived board token for the `/board` channel; `channelId` is the room number, `bucketId` the board's id. */
   createWbToken: [{ userId: string; channelId: string }, { token: string; bucketId: string }];
   /** The creator's read-only review of a room's board, open or closed: one page, and the pages that hold something. */
-  getWbReview: [{ roomNumber: string; page?: string }, { pages: string[]; state: LayerState }];
+  getWbReview: [{ roomNumber: string; page?: string }, { pages: string[]; state: LayerState; images: Record<string, string> }];
   /** The QR code's address for sending a photo from a phone to the caller's board (`/upload/{userId}/{roomNumber}?t=...`). */
   createPhoneUploadLink: [{ roomNumber: string }, { url: string; expiresAt: number }];
   /** JSON text of `TeachingPicture[]`. */

@@ -214,4 +214,6 @@ export interface BoardUpload {
   /** Pixel size if the phone told it (for the item's box); 0 when unknown. */
   width: number;
   height: number;
+  /** The whiteboard page the room was on as it arrived (roomExtend pageIndex; ADR 034). */
+  page: number;
 }

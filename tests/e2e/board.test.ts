@@ -3,12 +3,14 @@
  * (type 2, /bb/{id}): each tool's result reaches the student within 1 s (both board stores
  * compared through window.__banshuBoard, and the student's canvas read for pixels), the mask and
  * the server's refusal while drawing is forbidden, a student's stroke once allowed, page and
- * background colour following the teacher, and identical boards after both reload.
+ * background colour following the teacher, a phone photo landing on the teacher's current page,
+ * 'follow me' (members see the teacher's zoom and pan), identical boards after both reload, and the
+ * read-only review of the ended class's pages.
  * Tests run in order and share the room.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { createRoom, expectToast, open, signIn, startWorld, type World } from './helpers.ts';
+import { createRoom, expectToast, open, signIn, startWorld, waitForPath, type World } from './helpers.ts';
 
 let world: World;
 let teacher: Page;
@@ -169,6 +171,11 @@ describe('the shared whiteboard', () => {
     await teacher.getByTestId('board-toolbar').waitFor();
     const width = await teacher.getByTestId('board-toolbar').evaluate((el) => el.getBoundingClientRect().width);
     expect(width).toBe(575);
+    // The creator's view tabs show what the stage shows: the board, the only main view of this class.
+    expect(await teacher.getByTestId('view-wb').getAttribute('aria-pressed')).toBe('true');
+    expect(await teacher.getByTestId('view-video').getAttribute('aria-pressed')).toBe('false');
+    expect(await teacher.getByTestId('view-video').isDisabled()).toBe(true);
+    expect(await teacher.getByTestId('view-wb').isDisabled()).toBe(false);
     // Members may not draw until the teacher allows it (wbPower defaults to off).
     await student.getByTestId('board-mask').waitFor();
     expect(await student.getByTestId('board-toolbar').count()).toBe(0);
@@ -383,10 +390,15 @@ describe('the shared whiteboard', () => {
     await teacher.keyboard.press('Escape');
   });
 
-  it('puts a phone photo on the board, resized to 2048 wide', async () => {
+  it('puts a phone photo on the page the teacher is on when it arrives, resized to 2048 wide', async () => {
     await teacher.getByTestId('tool-phone').click();
     await teacher.getByTestId('phone-qr').waitFor();
     await teacher.keyboard.press('Escape');
+    // The QR code was made on page 1; the teacher turns to page 3 before the photo is sent.
+    await teacher.getByTestId('page-next').click();
+    await teacher.getByTestId('page-next').click();
+    await student.locator('[data-testid="board"][data-page="2"]').waitFor({ timeout: 1000 });
+    await boardReady(teacher);
     const { uid, token } = await teacher.evaluate(() => {
       const h = (window as HookWindow).__banshuBoard!;
       return { uid: h.store.uid, token: h.token() };
@@ -430,7 +442,11 @@ describe('the shared whiteboard', () => {
       return { w: bitmap.width, h: bitmap.height, type: blob.type };
     }, String(photo.data['src']));
     expect(size).toEqual({ w: 2048, h: 683, type: 'image/jpeg' });
+    expect(await teacher.evaluate(() => (window as HookWindow).__banshuBoard!.page())).toBe('wb:2');
     await phone.close();
+    await teacher.getByTestId('page-prev').click();
+    await teacher.getByTestId('page-prev').click();
+    await student.locator('[data-testid="board"][data-page="0"]').waitFor({ timeout: 1000 });
   });
 
   it('has identical boards after both reload', async () => {
@@ -451,24 +467,96 @@ describe('the shared whiteboard', () => {
     expect(await inkPixels(student)).toBeGreaterThan(100);
   });
 
-  it('lets the creator review the board read-only, page by page', async () => {
-    const live = await snapshot(teacher);
-    const review = await teacher.context().newPage();
-    await open(review, `/wbreview/${room}`);
-    await review.locator('[data-testid="board"][data-status="live"]').waitFor();
-    await review.waitForFunction((n) => {
-      const h = (window as HookWindow).__banshuBoard;
-      return !!h && h.store.snapshot('wb:0').items.length === n;
-    }, live.items.length);
-    expect((await snapshot(review)).items).toEqual(live.items);
-    expect(await review.getByTestId('board-toolbar').count()).toBe(0);
-    expect(await review.getByTestId('board-mask').count()).toBe(0);
-    expect(await review.getByTestId('page-prev').isDisabled()).toBe(true);
-    await review.getByTestId('page-next').click();
-    await review.waitForFunction(() => (window as HookWindow).__banshuBoard!.store.snapshot('wb:1').items.length === 1);
-    await review.close();
-    // Someone else is told it is the creator's.
+  it('makes members follow the creator\'s zoom and pan while "follow me" is on, and not after', async () => {
+    const view = (p: Page) =>
+      p.evaluate(() => {
+        const r = (window as HookWindow).__banshuBoard!.renderer() as unknown as { zoom: number; pan: { x: number; y: number } };
+        return { zoom: r.zoom, pan: { ...r.pan } };
+      });
+    const same = (a: { zoom: number; pan: { x: number; y: number } }, b: { zoom: number; pan: { x: number; y: number } }) =>
+      Math.abs(a.zoom - b.zoom) < 0.01 && Math.abs(a.pan.x - b.pan.x) < 2 && Math.abs(a.pan.y - b.pan.y) < 2;
+    const studentBefore = await view(student);
+    await teacher.getByTestId('follow-toggle').click();
+    await teacher.locator('[data-testid="follow-toggle"][aria-pressed="true"]').waitFor();
+    await student.getByTestId('following').waitFor({ timeout: 1000 });
+    expect(await student.getByTestId('follow-toggle').count()).toBe(0);
+    // The teacher zooms in and pans with the wheel; the student's board shows the same area.
+    await teacher.locator('.board__zoom').getByRole('button', { name: '放大', exact: true }).click();
+    const box = (await teacher.getByTestId('board-overlay').boundingBox())!;
+    await teacher.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+    await teacher.mouse.wheel(120, 60);
+    const led = await view(teacher);
+    expect(same(led, studentBefore)).toBe(false);
+    await student.waitForFunction(
+      (want) => {
+        const r = (window as HookWindow).__banshuBoard!.renderer() as unknown as { zoom: number; pan: { x: number; y: number } };
+        return Math.abs(r.zoom - want.zoom) < 0.01 && Math.abs(r.pan.x - want.pan.x) < 2 && Math.abs(r.pan.y - want.pan.y) < 2;
+      },
+      led,
+      { timeout: 2000 },
+    );
+    expect(await student.getByTestId('zoom-value').textContent()).toBe(await teacher.getByTestId('zoom-value').textContent());
+    // Off again: the student keeps their own view while the teacher zooms back.
+    await teacher.getByTestId('follow-toggle').click();
+    await student.getByTestId('following').waitFor({ state: 'detached', timeout: 1000 });
+    const studentKept = await view(student);
+    await teacher.getByTestId('zoom-value').click();
+    await teacher.waitForTimeout(600); // two of the presenter's send intervals: nothing may arrive
+    expect(same(await view(student), studentKept)).toBe(true);
+    expect(same(await view(teacher), studentKept)).toBe(false);
+  });
+
+  it('lets the creator review the board of the ended class read-only, page by page; nobody else', async () => {
+    // Page 1 (wb:0) holds the earlier drawings; page 3 (wb:2) the photo and a stroke drawn now.
+    const first = (await snapshot(teacher)).items.length;
+    expect(first).toBeGreaterThan(0);
+    await teacher.getByTestId('page-next').click();
+    await teacher.getByTestId('page-next').click();
+    await teacher.locator('[data-testid="board"][data-page="2"]').waitFor();
+    await boardReady(teacher);
+    await teacher.getByTestId('tool-brush').click();
+    await drag(teacher, [0.6, 0.6], [0.8, 0.7]);
+    await teacher.waitForFunction(() => {
+      const h = (window as HookWindow).__banshuBoard!;
+      const s = h.store.snapshot('wb:2');
+      return s.items.length === 2 && s.pending === 0;
+    });
+    // The class ends; the board socket refuses closed rooms, the review does not need it.
+    await teacher.getByRole('button', { name: /更多/ }).click();
+    await teacher.getByRole('menuitem', { name: '结束课堂' }).click();
+    await teacher.getByRole('dialog').getByRole('button', { name: '结束课堂' }).click();
+    await waitForPath(teacher, '/profile/room');
+    await teacher.getByTestId(`review-${room}`).click();
+    await waitForPath(teacher, `/wbreview/${room}`);
+    const board = teacher.getByTestId('review-board');
+    await teacher.locator('[data-testid="review-board"][data-state="ready"][data-page="wb:0"]').waitFor();
+    expect(await board.getAttribute('data-items')).toBe(String(first));
+    expect(await board.getAttribute('data-background')).toBe('1');
+    await teacher.waitForFunction(() => {
+      const c = document.querySelector<HTMLCanvasElement>('[data-testid="board-ink"]')!;
+      const d = c.getContext('2d')!.getImageData(0, 0, c.width, c.height).data;
+      let n = 0;
+      for (let i = 3; i < d.length; i += 4) if (d[i]! > 0) n++;
+      return n > 100;
+    });
+    expect(await teacher.getByTestId('page-label').textContent()).toContain('1 / 3');
+    expect(await teacher.getByTestId('page-prev').isDisabled()).toBe(true);
+    expect(await teacher.getByTestId('board-toolbar').count()).toBe(0);
+    // The arrow key and the button page through the pages that hold something.
+    await teacher.keyboard.press('ArrowRight');
+    await teacher.locator('[data-testid="review-board"][data-state="ready"][data-page="wb:1"]').waitFor();
+    expect(await board.getAttribute('data-items')).toBe('1');
+    await teacher.getByTestId('page-next').click();
+    await teacher.locator('[data-testid="review-board"][data-state="ready"][data-page="wb:2"]').waitFor();
+    expect(await board.getAttribute('data-items')).toBe('2');
+    expect(await teacher.getByTestId('page-label').textContent()).toContain('3 / 3');
+    expect(await teacher.getByTestId('page-next').isDisabled()).toBe(true);
+    expect(await inkPixels(teacher)).toBeGreaterThan(100);
+    await teacher.keyboard.press('ArrowLeft');
+    await teacher.locator('[data-testid="review-board"][data-page="wb:1"]').waitFor();
+    // Someone else is told it is the creator's, and the server gives them nothing.
     await open(student, `/wbreview/${room}`);
     await student.getByText('只有创建者可以回看这间教室的白板').waitFor();
+    expect(await student.getByTestId('review-board').count()).toBe(0);
   });
 });

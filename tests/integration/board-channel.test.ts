@@ -337,6 +337,15 @@ eachEngine(
       await ask(t, 'sync', createOp('a', 'a', 'wb:0'));
       await ask(t, 'sync', createOp('b', 'b', 'wb:12'));
       await ask(t, 'sync', createOp('c', 'c', 'doc:d1:2'));
+      // An image on page 12: the review has no board token, so its answer carries the signed link.
+      const png = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.alloc(50, 2)]);
+      const stored = (await fetch(`${server().url}/board-images`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${teacher.wbToken}`, 'content-type': 'application/octet-stream' },
+        body: new Uint8Array(png),
+      }).then((r) => r.json())) as { code: string; data: { key: string } };
+      expect(stored.code).toBe('0');
+      expect((await ask(t, 'sync', createOp('pic', 'pic', 'wb:12', { kind: 'image', src: stored.data.key, x: 0, y: 0, w: 64, h: 48 }))).code).toBe('0');
       const room = await connectRoom(server().url, teacher.imToken);
       sockets.push(room);
       await ask(room, 'joinRoom');
@@ -345,9 +354,20 @@ eachEngine(
       const review = await call(server().url, 'getWbReview', { roomNumber, page: 'wb:12' }, { token: teacher.token });
       expect(review.code).toBe('0');
       expect(review.data.pages).toEqual(['wb:0', 'wb:12', 'doc:d1:2']);
-      expect(review.data.state.items.map((i: any) => i.id)).toEqual(['b']);
-      expect((await call(server().url, 'getWbReview', { roomNumber }, { token: teacher.token })).data.state.items.map((i: any) => i.id)).toEqual(['a']);
+      expect(review.data.state.items.map((i: any) => i.id)).toEqual(['b', 'pic']);
+      expect(Object.keys(review.data.images)).toEqual([stored.data.key]);
+      const picture = await fetch(review.data.images[stored.data.key]);
+      expect(picture.status).toBe(200);
+      expect(Buffer.from(await picture.arrayBuffer())).toEqual(png);
+      const first = await call(server().url, 'getWbReview', { roomNumber }, { token: teacher.token });
+      expect(first.data.state.items.map((i: any) => i.id)).toEqual(['a']);
+      expect(first.data.images).toEqual({});
+      // The page's loader finds the closed room and tells who created it.
+      expect(await server().banshu.platform.services.board.reviewRoom({ userId: teacher.userId }, roomNumber)).toMatchObject({ roomNumber, state: 'closed', allowed: true });
+      expect(await server().banshu.platform.services.board.reviewRoom({ userId: students[0]!.userId }, roomNumber)).toMatchObject({ state: 'closed', allowed: false });
       expect((await call(server().url, 'getWbReview', { roomNumber }, { token: students[0]!.token })).code).toBe('31004');
+      const stranger = await boardRoom(server(), 2, 0);
+      expect((await call(server().url, 'getWbReview', { roomNumber }, { token: stranger.teacher.token })).code).toBe('31004');
       expect((await call(server().url, 'getWbReview', { roomNumber, page: 'wb:99' }, { token: teacher.token })).code).toBe('5');
     });
 
@@ -370,7 +390,7 @@ eachEngine(
       const sent = await send(token, jpg);
       expect(sent.code).toBe('0');
       const file = await announced;
-      expect(file).toEqual({ key: sent.data.key, url: sent.data.url, width: 2048, height: 1536 });
+      expect(file).toEqual({ key: sent.data.key, url: sent.data.url, width: 2048, height: 1536, page: 0 });
       expect(file.key).toMatch(/\.jpg$/);
       expect((await ask(t, 'sync', createOp('photo', 'photo', 'wb:0', { kind: 'image', src: file.key, x: 0, y: 0, w: 512, h: 384 }))).code).toBe('0');
       expect((await send(token, Buffer.from('not an image'))).code).toBe('32102');
@@ -408,6 +428,14 @@ eachEngine(
       const ok = await upload(teacher.wbToken, png);
       expect(ok.code).toBe('0');
       expect(ok.data.key).toMatch(/^board\/\d+\/[0-9a-f-]+\.png$/);
+      // The answer names the page the room is on as the image arrives (roomExtend pageIndex, ADR 034):
+      // a phone photo lands there even if the QR code was made on another page.
+      expect(ok.data.page).toBe(0);
+      const roomChannel = await connectRoom(server().url, teacher.imToken);
+      sockets.push(roomChannel);
+      expect((await ask(roomChannel, 'joinRoom')).code).toBe('0');
+      expect((await ask(roomChannel, 'customRoomEvent', { roomExtend: JSON.stringify({ color: 1, pageIndex: 3 }) })).code).toBe('0');
+      expect((await upload(teacher.wbToken, png)).data.page).toBe(3);
       const img = await fetch(ok.data.url);
       expect(img.status).toBe(200);
       expect(Buffer.from(await img.arrayBuffer())).toEqual(png);
