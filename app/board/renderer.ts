@@ -247,7 +247,23 @@ export class BoardRenderer {
   append(items: readonly BoardItem[]): void {
     if (this.#needFull) return; // the coming repaint draws them
     const ctx = this.#boardCtx(this.#ink);
-    this.#drawItems(ctx, items);
+    this.#onPage(ctx, () => this.#drawItems(ctx, items));
+  }
+
+  /**
+   * Ink stays on the page: what is drawn past its edge (a pen that left the page, an item moved
+   * partly off it) is cut at the edge, as on paper, instead of painting the margin around it.
+   */
+  #onPage(ctx: Ctx, draw: () => void): void {
+    ctx.save();
+    ctx.beginPath();
+    ctx.rect(0, 0, BOARD_WIDTH, BOARD_HEIGHT);
+    ctx.clip();
+    try {
+      draw();
+    } finally {
+      ctx.restore();
+    }
   }
 
   #paintPaper(): void {
@@ -274,7 +290,8 @@ export class BoardRenderer {
     const o = this.origin;
     const view = { scale: this.scale, ox: o.x, oy: o.y, width: this.#cssW, height: this.#cssH };
     const keep = this.#options.cull !== false && worthCulling(items, view) ? visibleItems(items, view) : undefined;
-    this.#drawItems(this.#boardCtx(this.#ink), items, keep);
+    const board = this.#boardCtx(this.#ink);
+    this.#onPage(board, () => this.#drawItems(board, items, keep));
     let drawn = items.length;
     if (keep) for (const k of keep) drawn -= 1 - k;
     this.lastFullPaintDrawn = drawn;

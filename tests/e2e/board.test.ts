@@ -506,6 +506,37 @@ describe('the shared whiteboard', () => {
     expect(same(await view(teacher), studentKept)).toBe(false);
   });
 
+  it('keeps ink on the page: a stroke begun in the margin is cut at the page edge', async () => {
+    await boardReady(teacher);
+    const before = (await snapshot(teacher)).items.length;
+    await teacher.getByTestId('tool-brush').click();
+    // At 1280x720 the 4:3 page is narrower than the board area: the first 2 % is margin.
+    await drag(teacher, [0.01, 0.5], [0.45, 0.55]);
+    await teacher.waitForFunction((want) => {
+      const h = (window as HookWindow).__banshuBoard!;
+      const s = h.store.snapshot(h.page());
+      return s.items.length === want && s.pending === 0;
+    }, before + 1);
+    const counts = await teacher.evaluate(() => {
+      const r = (window as HookWindow).__banshuBoard!.renderer() as unknown as { origin: { x: number }; scale: number };
+      const c = document.querySelector<HTMLCanvasElement>('[data-testid="board-ink"]')!;
+      const dpr = c.width / c.getBoundingClientRect().width;
+      const left = Math.floor(r.origin.x * dpr) - 1;
+      const d = c.getContext('2d')!.getImageData(0, 0, c.width, c.height).data;
+      let margin = 0;
+      let page = 0;
+      for (let i = 3; i < d.length; i += 4) {
+        if (d[i]! === 0) continue;
+        if (((i - 3) / 4) % c.width < left) margin++;
+        else page++;
+      }
+      return { margin, page, left };
+    });
+    expect(counts.left).toBeGreaterThan(10);
+    expect(counts.page).toBeGreaterThan(100);
+    expect(counts.margin).toBe(0);
+  });
+
   it('lets the creator review the board of the ended class read-only, page by page; nobody else', async () => {
     // Page 1 (wb:0) holds the earlier drawings; page 3 (wb:2) the photo and a stroke drawn now.
     const first = (await snapshot(teacher)).items.length;
