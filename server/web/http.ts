@@ -17,6 +17,7 @@ import { attachRoomChannel } from './room-channel.ts';
 import { attachBoardChannel } from './board-channel.ts';
 import { boardImageRoutes } from './board-images.ts';
 import { requestLang, requestToken } from './request.ts';
+import { socketParser } from './socket-parser.ts';
 
 export interface WebServer {
   http: HttpServer;
@@ -129,7 +130,7 @@ export async function startWeb(platform: Platform, opts: WebOptions): Promise<We
     }
     app(req, res);
   });
-  const io = new SocketServer(http, { serveClient: false, maxHttpBufferSize: 1_000_000 });
+  const io = new SocketServer(http, { serveClient: false, maxHttpBufferSize: 1_000_000, parser: socketParser });
   const channel = attachRoomChannel(io, platform);
   const boardChannel = attachBoardChannel(io, platform);
 
