@@ -23,6 +23,7 @@ import type { ObjectStore } from '../platform/objects.ts';
 import type { TokenSigner } from '../platform/secrets.ts';
 import { ROOM_NUMBER_RULE } from '../rooms/room.schema.ts';
 import { LayerHistory, changesOfEffects } from './history.ts';
+import { JsonText } from './json-text.ts';
 import { type Layer, applySequencedOp, checkOp, effectsOf, emptyLayer, isLayerKey, layerFromState, layerToState, parseLayerKey } from './model.ts';
 import { type BoardRoomFacts, mayDraw, mayOperate } from './permissions.ts';
 import type { BoardRepository, BoardRoomRow } from './board.repository.ts';
@@ -79,11 +80,29 @@ interface LoadedLayer {
   tail: number;
 }
 
+interface PendingLayer {
+  snapshot: { seq: number; state: string } | null;
+  /** The stored operations after the snapshot, in order. */
+  tail: StoredOp[];
+}
+
+/** What `getBoard` answers: a layer's state (maybe still as its stored text) and operations after it. */
+export interface LayerAnswer {
+  state?: LayerState | JsonText;
+  ops: SequencedOp[];
+}
+
 interface RoomBoard {
   roomId: string;
   /** The room's last sequence number as this node knows it. */
   seq: number;
   layers: Map<LayerKey, LoadedLayer>;
+  /**
+   * Layers read from the database for a load but not built yet (ADR 015): a cold load answers the
+   * snapshot's text as it is stored; the layer is built from it when an operation or a `since`
+   * needs it, inside the room's queue, so operations still apply in order.
+   */
+  pending: Map<LayerKey, PendingLayer>;
   opIds: Map<string, number>;
   queue: Promise<unknown>;
 }
@@ -94,6 +113,8 @@ const RECENT_OPS = 2000;
 const RECENT_OP_IDS = 20_000;
 /** Layers held in memory per room (least recently used leaves first; the database keeps it). */
 const LAYERS_PER_ROOM = 64;
+/** Layers held as read but not built, per room (a snapshot text each). */
+const PENDING_PER_ROOM = 8;
 /** Rooms held in memory. */
 const ROOMS_CACHED = 2000;
 const ROOM_ROW_TTL_MS = 1000;
@@ -287,7 +308,7 @@ export class BoardService {
       this.#rooms.set(row.room_number, cached);
       return cached;
     }
-    const board: RoomBoard = { roomId: row.id, seq: await this.repo.roomSeq(row.id), layers: new Map(), opIds: new Map(), queue: Promise.resolve() };
+    const board: RoomBoard = { roomId: row.id, seq: await this.repo.roomSeq(row.id), layers: new Map(), pending: new Map(), opIds: new Map(), queue: Promise.resolve() };
     const raced = this.#rooms.get(row.room_number);
     if (raced && raced.roomId === row.id) return raced;
     this.#rooms.set(row.room_number, board);
@@ -309,15 +330,22 @@ export class BoardService {
       board.layers.set(page, hit);
       return hit;
     }
-    const { snapshot, ops } = await this.repo.loadLayer(board.roomId, page);
+    const read = board.pending.get(page) ?? (await this.#read(board, page));
+    board.pending.delete(page);
+    const { snapshot, tail } = read;
     const layer = snapshot ? layerFromState(JSON.parse(snapshot.state) as LayerState) : emptyLayer(page);
     const loaded: LoadedLayer = { layer, history: new LayerHistory(this.config.BOARD_UNDO_DEPTH), recent: [], recentFrom: layer.seq, tail: 0 };
-    const tail = JSON.parse(ops) as StoredOp[];
     for (const op of tail) this.#replay(loaded, op);
     loaded.tail = tail.length;
     board.layers.set(page, loaded);
     if (board.layers.size > LAYERS_PER_ROOM) board.layers.delete(board.layers.keys().next().value!);
     return loaded;
+  }
+
+  /** A layer's snapshot (text) and the stored operations after it. */
+  async #read(board: RoomBoard, page: LayerKey): Promise<PendingLayer> {
+    const { snapshot, ops } = await this.repo.loadLayer(board.roomId, page);
+    return { snapshot, tail: JSON.parse(ops) as StoredOp[] };
   }
 
   /** Applies a stored operation to a loaded layer, keeping its history as the live path would. */
@@ -361,8 +389,13 @@ export class BoardService {
     const ops = bodies.map((b) => JSON.parse(b) as StoredOp);
     // The other writer may have compacted some of them into a snapshot: then this node's layers
     // cannot be brought forward op by op and are read again from the database when next used.
-    if (ops.some((op, i) => op.seq !== board.seq + 1 + i)) board.layers.clear();
+    if (ops.some((op, i) => op.seq !== board.seq + 1 + i)) {
+      board.layers.clear();
+      board.pending.clear();
+    }
     for (const op of ops) {
+      // A layer read but not built is read again when needed (it would miss this operation).
+      board.pending.delete(op.page);
       const l = board.layers.get(op.page);
       if (l) this.#replay(l, op);
       board.seq = Math.max(board.seq, op.seq);
@@ -394,7 +427,7 @@ export class BoardService {
    * A layer for a client: with `since` (the last sequence number it applied to this layer) the
    * operations after it while this node still has them in order; otherwise the layer's state.
    */
-  async load(actor: BoardActor, page: unknown, since?: unknown): Promise<{ state?: LayerState; ops: SequencedOp[] }> {
+  async load(actor: BoardActor, page: unknown, since?: unknown): Promise<LayerAnswer> {
     if (!isLayerKey(page)) throw illegalParams('page');
     if (since !== undefined && since !== null && (typeof since !== 'number' || !Number.isSafeInteger(since) || since < 0)) throw illegalParams('since');
     const row = await this.#row(actor.room);
@@ -402,12 +435,34 @@ export class BoardService {
     return this.#serial(board, async () => {
       // Another node may have written to this room (ADR 014): one small read keeps a load exact.
       if ((await this.repo.roomSeq(board.roomId)) > board.seq) await this.#catchUp(actor.room, board);
+      if (!board.layers.has(page)) {
+        const cold = await this.#loadCold(board, page, since);
+        if (cold) return cold;
+      }
       const l = await this.#layer(board, page);
       if (typeof since === 'number' && since >= l.recentFrom && since <= l.layer.seq) {
         return { ops: opsAfter(l.recent, since) };
       }
       return { state: layerToState(l.layer), ops: [] };
     });
+  }
+
+  /**
+   * A layer not in memory that has a snapshot: answered from the snapshot's stored text and the
+   * operations after it, without parsing and re-serialising the snapshot (ADR 015); the layer is
+   * kept as read and built when first needed. Null for a layer without a snapshot (built at once).
+   */
+  async #loadCold(board: RoomBoard, page: LayerKey, since: unknown): Promise<LayerAnswer | null> {
+    const read = board.pending.get(page) ?? (await this.#read(board, page));
+    board.pending.delete(page);
+    board.pending.set(page, read);
+    if (board.pending.size > PENDING_PER_ROOM) board.pending.delete(board.pending.keys().next().value!);
+    // Without a snapshot the layer is small (built now from what was just read).
+    if (!read.snapshot) return null;
+    const ops = read.tail.map(plainOp);
+    const last = ops.length ? ops[ops.length - 1]!.seq : read.snapshot.seq;
+    if (typeof since === 'number' && since >= read.snapshot.seq && since <= last) return { ops: opsAfter(ops, since) };
+    return { state: new JsonText(read.snapshot.state), ops };
   }
 
   /**
@@ -629,6 +684,13 @@ export function extendPage(roomExtend: string): number {
   }
   const n = typeof parsed === 'object' && parsed !== null ? Number((parsed as Record<string, unknown>)['pageIndex']) : 0;
   return Number.isInteger(n) && n >= 0 && n <= BOARD_LAST_PAGE ? n : 0;
+}
+
+/** A stored operation as clients get it (without the entry an undo or redo reversed). */
+function plainOp(op: StoredOp): SequencedOp {
+  if (op.target === undefined) return op;
+  const { target: _t, ...plain } = op;
+  return plain;
 }
 
 function facts(row: BoardRoomRow): BoardRoomFacts {

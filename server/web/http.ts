@@ -20,6 +20,7 @@ import { mountSiteRoutes } from './site-routes.ts';
 import { requestIp, requestLang, requestToken } from './request.ts';
 import { attachBoardChannel } from './board-channel.ts';
 import { boardImageRoutes } from './board-images.ts';
+import { socketParser } from './socket-parser.ts';
 
 export interface WebServer {
   http: HttpServer;
@@ -135,7 +136,7 @@ export async function startWeb(platform: Platform, opts: WebOptions): Promise<We
     }
     app(req, res);
   });
-  const io = new SocketServer(http, { serveClient: false, maxHttpBufferSize: 1_000_000 });
+  const io = new SocketServer(http, { serveClient: false, maxHttpBufferSize: 1_000_000, parser: socketParser });
   const channel = attachRoomChannel(io, platform);
   const userChannel = attachUserChannel(io, platform);
   const boardChannel = attachBoardChannel(io, platform);

@@ -1,9 +1,10 @@
 import { afterEach, expect, it } from 'vitest';
 import { BoardRepository } from '#core/board/board.repository.ts';
 import { BoardService } from '#core/board/board.service.ts';
+import { JsonText } from '#core/board/json-text.ts';
 import { TokenSigner } from '#core/platform/secrets.ts';
 import { call, signIn } from '#tests/support/api.ts';
-import { LayerMirror, boardRoom, connectBoard, createOp, strokeData, type BoardSocket } from '#tests/support/board-client.ts';
+import { LayerMirror, boardRoom, connectBoard, createOp, stateOf, strokeData, type BoardSocket } from '#tests/support/board-client.ts';
 import { eachEngine } from '#tests/support/engines-matrix.ts';
 import { ask, connectRoom, record, sleep, waitFor } from '#tests/support/room-client.ts';
 import type { TestServer } from '#tests/support/server.ts';
@@ -175,13 +176,64 @@ eachEngine(
       expect(c.ops).toBeLessThanOrEqual(12);
       const warm = (await ask(t, 'getBoard', { page: 'wb:0' })).data;
       server().banshu.platform.services.board.forget(roomNumber);
+      // Cold, the answer is the snapshot (written at the last clear) and the operations after it.
       const cold = (await ask(t, 'getBoard', { page: 'wb:0' })).data;
-      expect(cold).toEqual(warm);
-      expect(cold.state.items.map((i: any) => i.id)).toEqual(['last-0', 'last-1', 'last-2']);
-      expect(cold.state.seq).toBe(96);
-      // A client that saw seq 40 (before the compaction) gets the whole state.
+      expect(cold.state).toEqual({ page: 'wb:0', seq: 93, items: [] });
+      expect(cold.ops.map((o: any) => o.seq)).toEqual([94, 95, 96]);
+      expect(stateOf('wb:0', cold)).toEqual(warm.state);
+      expect(warm.state.items.map((i: any) => i.id)).toEqual(['last-0', 'last-1', 'last-2']);
+      expect(warm.state.seq).toBe(96);
+      // A client that saw seq 40 (before the compaction) gets the whole state; one that saw 94 the rest.
       const old = (await ask(t, 'getBoard', { page: 'wb:0', since: 40 })).data;
-      expect(old.state.items).toHaveLength(3);
+      expect(old.state).toBeDefined();
+      expect(stateOf('wb:0', old)).toEqual(warm.state);
+      expect((await ask(t, 'getBoard', { page: 'wb:0', since: 94 })).data).toEqual({ ops: cold.ops.slice(1) });
+    });
+
+    it('a cold load (as after a restart) answers the stored snapshot and the operations after it: the same layer as warm', async () => {
+      const { teacher, roomNumber } = await boardRoom(server(), 2, 0);
+      const p = server().banshu.platform;
+      const service = p.services.board;
+      const actor = { room: roomNumber, uid: teacher.userId, role: 'creator' as const };
+      await service.seed(actor, Array.from({ length: 300 }, (_, i) => createOp(`s${i}`, `s${i}`, 'wb:1', strokeData(i, i))));
+      const t = await board(server(), teacher.wbToken);
+      for (let i = 0; i < 3; i++) expect((await ask(t, 'sync', createOp(`l${i}`, `l${i}`, 'wb:1'))).code).toBe('0');
+      expect((await ask(t, 'sync', { opId: 'u1', type: 'undo', page: 'wb:1' })).code).toBe('0');
+      const warm = (await ask(t, 'getBoard', { page: 'wb:1' })).data;
+      expect(warm.state.seq).toBe(304);
+      expect(warm.state.items).toHaveLength(302);
+      expect(await counts(server())).toEqual({ ops: 4, snapshots: 1 });
+
+      service.forget(roomNumber);
+      const cold = (await ask(t, 'getBoard', { page: 'wb:1' })).data;
+      expect(cold.state.seq).toBe(300);
+      expect(cold.ops.map((o: any) => o.seq)).toEqual([301, 302, 303, 304]);
+      // What the undo reversed stays on the server, as in the live broadcast.
+      expect(cold.ops.some((o: any) => 'target' in o)).toBe(false);
+      expect(stateOf('wb:1', cold)).toEqual(warm.state);
+      // Loaded again before anything is built: the same answer; with `since`, the operations after it.
+      expect((await ask(t, 'getBoard', { page: 'wb:1' })).data).toEqual(cold);
+      expect((await ask(t, 'getBoard', { page: 'wb:1', since: 302 })).data).toEqual({ ops: cold.ops.slice(2) });
+
+      // Another process on the same database (a restarted server).
+      const restarted = new BoardService(new BoardRepository(p.database.db), p.services.live, new TokenSigner(p.secret), p.objects, p.events, p.services.board['clock' as never], p.config);
+      const first = await restarted.load(actor, 'wb:1');
+      expect(first.state).toBeInstanceOf(JsonText);
+      expect(stateOf('wb:1', first)).toEqual(warm.state);
+      // Operations that come while the layer is held as read are applied in order on the built
+      // layer, undo included (it undoes the teacher's own latest operation: n1).
+      const [created, since, undone] = await Promise.all([
+        restarted.submit(actor, createOp('n1', 'n1', 'wb:1')),
+        restarted.load(actor, 'wb:1', 304),
+        restarted.submit(actor, { opId: 'u2', type: 'undo', page: 'wb:1' }),
+      ]);
+      expect([created.seq, undone.seq]).toEqual([305, 306]);
+      expect(since).toEqual({ ops: [] });
+      const after = stateOf('wb:1', await restarted.load(actor, 'wb:1'));
+      expect(after.seq).toBe(306);
+      expect(after.items).toEqual(warm.state.items);
+      expect(stateOf('wb:1', (await ask(t, 'getBoard', { page: 'wb:1' })).data)).toEqual(after);
+      restarted.close();
     });
 
     it('seeding (the benchmarks\' hook) writes the same log as live operations', async () => {
@@ -200,7 +252,7 @@ eachEngine(
       expect(warm.state.items).toHaveLength(249);
       expect(warm.state.items.find((i: any) => i.id === 's1').data).toEqual(strokeData(1, 1));
       service.forget(roomNumber);
-      expect((await ask(t, 'getBoard', { page: 'wb:3' })).data).toEqual(warm);
+      expect(stateOf('wb:3', (await ask(t, 'getBoard', { page: 'wb:3' })).data)).toEqual(warm.state);
       // Live operations continue the same sequence; a repeat of a seeded opId is known.
       expect((await ask(t, 'sync', createOp('live', 'live', 'wb:3'))).data.seq).toBe(254);
       expect((await ask(t, 'sync', { opId: 'del', type: 'delete', ids: ['s0'], page: 'wb:3' })).data.seq).toBe(253);
@@ -208,7 +260,7 @@ eachEngine(
       expect((await ask(t, 'sync', createOp('s5', 's5', 'wb:3'))).code).toBe('32101');
       // A refused seed leaves nothing behind.
       await expect(service.seed(actor, [createOp('x1', 'x1', 'wb:3'), createOp('x2', 's3', 'wb:3')])).rejects.toMatchObject({ code: '32101' });
-      expect((await ask(t, 'getBoard', { page: 'wb:3' })).data.state.items).toHaveLength(250);
+      expect(stateOf('wb:3', (await ask(t, 'getBoard', { page: 'wb:3' })).data).items).toHaveLength(250);
     });
 
     it('two writers on one database never share a number and each catches up with the other', async () => {
@@ -222,23 +274,24 @@ eachEngine(
       );
       expect(results.map((r) => r.seq).sort((a, b) => a - b)).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
       // A load on either node sees every operation, whoever wrote it.
-      const [a, b] = await Promise.all([first.load(actor, 'wb:0'), other.load(actor, 'wb:0')]);
-      expect(a.state!.items).toHaveLength(40);
+      const load = async (node: BoardService) => stateOf('wb:0', await node.load(actor, 'wb:0'));
+      const [a, b] = await Promise.all([load(first), load(other)]);
+      expect(a.items).toHaveLength(40);
       expect(b).toEqual(a);
       await first.submit(actor, createOp('w-last', 'w-last'));
       await other.submit(actor, { opId: 'w-undo', type: 'undo', page: 'wb:0' });
-      expect((await other.load(actor, 'wb:0')).state!.seq).toBe(42);
+      expect((await load(other)).seq).toBe(42);
       first.forget(roomNumber);
-      const fresh = await first.load(actor, 'wb:0');
-      expect(await other.load(actor, 'wb:0')).toEqual(fresh);
+      const fresh = await load(first);
+      expect(await load(other)).toEqual(fresh);
       // The undo on the other node undid the latest operation of that user, written by the first node.
-      expect(fresh.state!.items).toHaveLength(40);
-      expect(fresh.state!.items.map((i) => i.id)).not.toContain('w-last');
+      expect(fresh.items).toHaveLength(40);
+      expect(fresh.items.map((i) => i.id)).not.toContain('w-last');
       // A clear on the other node is compacted into its snapshot at once: this node, whose layer
       // cannot be brought forward op by op any more, reads it again.
       await other.submit(actor, { opId: 'w-clear', type: 'clear', page: 'wb:0' });
       await other.submit(actor, createOp('after', 'after'));
-      expect((await first.load(actor, 'wb:0')).state!.items.map((i) => i.id)).toEqual(['after']);
+      expect((await load(first)).items.map((i) => i.id)).toEqual(['after']);
       other.close();
     });
 

@@ -9,7 +9,7 @@ import { afterEach, expect, it } from 'vitest';
 import type { BoardOp, ItemData, SequencedOp } from '#core/contracts/board.ts';
 import { BRUSH_COLOURS } from '#core/contracts/board.ts';
 import { applySequencedOp, emptyLayer, layerFromState, type Layer } from '#core/board/model.ts';
-import { boardRoom, connectBoard, type BoardSocket, type Person } from '#tests/support/board-client.ts';
+import { boardRoom, connectBoard, stateOf, type BoardSocket, type Person } from '#tests/support/board-client.ts';
 import { eachEngine } from '#tests/support/engines-matrix.ts';
 import { ask, connectRoom, type RoomSocket } from '#tests/support/room-client.ts';
 import type { TestServer } from '#tests/support/server.ts';
@@ -193,9 +193,9 @@ eachEngine(
         const board = server().banshu.platform.services.board;
         const actor = { room: roomNumber, uid: teacher.userId, role: 'creator' as const };
         for (const page of PAGES) {
-          const warm = (await board.load(actor, page)).state!;
+          const warm = stateOf(page, await board.load(actor, page));
           board.forget(roomNumber);
-          const cold = (await board.load(actor, page)).state!;
+          const cold = stateOf(page, await board.load(actor, page));
           expect(cold, `page ${page} cold = warm`).toEqual(warm);
           for (const c of clients) {
             const mine = c.layers.get(page)!;

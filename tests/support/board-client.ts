@@ -2,7 +2,8 @@
 import { io, type Socket } from 'socket.io-client';
 import type { Ack } from '#core/contracts/room-events.ts';
 import type { BoardItem, BoardOp, LayerState, SequencedOp, StrokeData } from '#core/contracts/board.ts';
-import { applySequencedOp, emptyLayer, layerFromState, type Layer } from '#core/board/model.ts';
+import { applySequencedOp, emptyLayer, layerFromState, layerToState, type Layer } from '#core/board/model.ts';
+import type { LayerAnswer } from '#core/board/board.service.ts';
 import { call, signIn } from './api.ts';
 import type { TestServer } from './server.ts';
 
@@ -89,4 +90,15 @@ export class LayerMirror {
   items(): BoardItem[] {
     return [...this.layer.items.values()];
   }
+}
+
+/**
+ * The layer a `getBoard` answer describes (its state with the operations after it applied), read
+ * through JSON as a client gets it: a cold answer (the snapshot's text plus the operations after
+ * it) and a warm one (the state as it stands) describe the same layer.
+ */
+export function stateOf(page: string, answer: LayerAnswer): LayerState {
+  const mirror = new LayerMirror(page);
+  mirror.load(JSON.parse(JSON.stringify(answer)) as { state?: LayerState; ops: SequencedOp[] });
+  return layerToState(mirror.layer);
 }
