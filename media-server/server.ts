@@ -4,6 +4,7 @@
  * or close a room through the methods below.
  */
 import { randomUUID } from 'node:crypto';
+import type { MediaControlCommand } from '#core/contracts/media-control.ts';
 import type { MediaNote, MediaSource, MediaTokenPayload } from '#core/contracts/media-signaling.ts';
 import { MEDIA_SOURCES } from '#core/contracts/media-signaling.ts';
 import { DomainError } from '#core/platform/errors.ts';
@@ -114,6 +115,25 @@ export class MediaServer {
     if (!room) return;
     for (const peer of room.peers.values()) peer.notify({ type: 'closed', reason: 'roomClosed' });
     room.close();
+  }
+
+  /**
+   * A revocation from the web side (in-process, or a signed control call, ADR 032). Returns
+   * whether the room is on this node.
+   */
+  apply(cmd: MediaControlCommand): boolean {
+    const room = this.rooms.get(cmd.room);
+    if (!room) return false;
+    if (cmd.op === 'micBack') {
+      // The microphone went back (stopped, failed, withdrawn): a large class's student stops sending.
+      const affected = [...room.peers.values()].some((p) => p.userId === cmd.userId && p.roomType === 4 && p.role !== 'creator');
+      if (affected) this.revoke(cmd.room, cmd.userId, ['mic', 'camera']);
+    } else if (cmd.op === 'removeUser') {
+      this.removeUser(cmd.room, cmd.userId);
+    } else {
+      this.closeRoom(cmd.room);
+    }
+    return true;
   }
 
   load(): MediaLoad {
