@@ -19,6 +19,8 @@ export interface MediaServerOptions {
   now?: () => number;
   /** How long an empty room is kept for a quick reconnect. */
   roomLingerMs?: number;
+  /** The media token lifetime: a kicked person's token is refused for this long (default 120). */
+  tokenTtlSeconds?: number;
 }
 
 export interface MediaLoad {
@@ -48,6 +50,8 @@ function isClaim(c: Record<string, unknown> | null): c is MediaTokenPayload {
 export class MediaServer {
   readonly rooms = new Map<string, Room>();
   readonly #opts: MediaServerOptions;
+  /** `room\nuser` -> until when a kicked person's still-valid token is refused. */
+  readonly #kicked = new Map<string, number>();
   #closed = false;
 
   constructor(opts: MediaServerOptions) {
@@ -64,6 +68,9 @@ export class MediaServer {
   join(token: unknown, send: (note: MediaNote) => void): { peer: Peer; room: Room } {
     if (this.#closed) throw new DomainError('33005');
     const claim = this.verify(token);
+    const now = (this.#opts.now ?? Date.now)();
+    for (const [key, until] of this.#kicked) if (until < now) this.#kicked.delete(key);
+    if (this.#kicked.has(`${claim.room}\n${claim.uid}`)) throw new DomainError('33001', 'removed from this class');
     let room = this.rooms.get(claim.room);
     if (!room || room.closed) {
       room = new Room(claim.room, this.#opts.rtc, this.#opts.roomLingerMs ?? 5000);
@@ -101,6 +108,8 @@ export class MediaServer {
 
   /** Kick-out: every peer of that person leaves the room now. */
   removeUser(roomNumber: string, userId: string): void {
+    // Their token stays valid for a while: it must not bring them back.
+    this.#kicked.set(`${roomNumber}\n${userId}`, (this.#opts.now ?? Date.now)() + (this.#opts.tokenTtlSeconds ?? 120) * 1000);
     const room = this.rooms.get(roomNumber);
     if (!room) return;
     for (const peer of [...room.peers.values()]) {

@@ -65,6 +65,7 @@ export async function startMedia(deps: MediaDeps, shared: SocketServer | null): 
   const { config, logger } = deps;
   const server = new MediaServer({
     signer: new TokenSigner(deps.secret),
+    tokenTtlSeconds: config.MEDIA_TOKEN_TTL_SECONDS,
     rtc: {
       listenIp: config.MEDIA_LISTEN_IP,
       announcedAddress: config.MEDIA_ANNOUNCED_ADDRESS ?? config.MEDIA_LISTEN_IP,

@@ -94,7 +94,7 @@ async function classWith(roomType: 1 | 2 | 4, students: number) {
     open.push(peer, sock);
     expect((await ask(sock, 'joinRoom')).code).toBe('0');
     await peer.ok('join', { token: joined.data.mediaToken });
-    people.push({ ...who, peer, sock });
+    people.push({ ...who, peer, sock, mediaToken: joined.data.mediaToken as string });
   }
   const [t, ...s] = people;
   return { roomNumber, teacher: t!, students: s };
@@ -113,6 +113,10 @@ it('a kicked student is removed from the remote node with their camera', async (
   expect((await ask(teacher.sock, 'kickout', { userId: kicked.userId })).code).toBe('0');
   await closed;
   await gone;
+  // Their media token is still within its lifetime, yet it does not bring them back.
+  const again = await MediaTestPeer.connect(node!.url);
+  open.push(again);
+  expect((await again.req('join', { token: kicked.mediaToken })).code).toBe('33001');
   // Only that person: the other student's microphone is still forwarded.
   const heard = await teacher.peer.subscribe(other.trackId);
   await until(() => heard.packets > 10, 10_000, 'the other student still heard');
