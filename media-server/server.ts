@@ -4,6 +4,7 @@
  * or close a room through the methods below.
  */
 import { randomUUID } from 'node:crypto';
+import type { MediaControlCommand } from '#core/contracts/media-control.ts';
 import type { MediaNote, MediaSource, MediaTokenPayload } from '#core/contracts/media-signaling.ts';
 import { MEDIA_SOURCES } from '#core/contracts/media-signaling.ts';
 import { DomainError } from '#core/platform/errors.ts';
@@ -18,6 +19,8 @@ export interface MediaServerOptions {
   now?: () => number;
   /** How long an empty room is kept for a quick reconnect. */
   roomLingerMs?: number;
+  /** The media token lifetime: a kicked person's token is refused for this long (default 120). */
+  tokenTtlSeconds?: number;
 }
 
 export interface MediaLoad {
@@ -47,6 +50,8 @@ function isClaim(c: Record<string, unknown> | null): c is MediaTokenPayload {
 export class MediaServer {
   readonly rooms = new Map<string, Room>();
   readonly #opts: MediaServerOptions;
+  /** `room\nuser` -> until when a kicked person's still-valid token is refused. */
+  readonly #kicked = new Map<string, number>();
   #closed = false;
 
   constructor(opts: MediaServerOptions) {
@@ -63,6 +68,9 @@ export class MediaServer {
   join(token: unknown, send: (note: MediaNote) => void): { peer: Peer; room: Room } {
     if (this.#closed) throw new DomainError('33005');
     const claim = this.verify(token);
+    const now = (this.#opts.now ?? Date.now)();
+    for (const [key, until] of this.#kicked) if (until < now) this.#kicked.delete(key);
+    if (this.#kicked.has(`${claim.room}\n${claim.uid}`)) throw new DomainError('33001', 'removed from this class');
     let room = this.rooms.get(claim.room);
     if (!room || room.closed) {
       room = new Room(claim.room, this.#opts.rtc, this.#opts.roomLingerMs ?? 5000);
@@ -100,6 +108,8 @@ export class MediaServer {
 
   /** Kick-out: every peer of that person leaves the room now. */
   removeUser(roomNumber: string, userId: string): void {
+    // Their token stays valid for a while: it must not bring them back.
+    this.#kicked.set(`${roomNumber}\n${userId}`, (this.#opts.now ?? Date.now)() + (this.#opts.tokenTtlSeconds ?? 120) * 1000);
     const room = this.rooms.get(roomNumber);
     if (!room) return;
     for (const peer of [...room.peers.values()]) {
@@ -114,6 +124,25 @@ export class MediaServer {
     if (!room) return;
     for (const peer of room.peers.values()) peer.notify({ type: 'closed', reason: 'roomClosed' });
     room.close();
+  }
+
+  /**
+   * A revocation from the web side (in-process, or a signed control call, ADR 032). Returns
+   * whether the room is on this node.
+   */
+  apply(cmd: MediaControlCommand): boolean {
+    const room = this.rooms.get(cmd.room);
+    if (!room) return false;
+    if (cmd.op === 'micBack') {
+      // The microphone went back (stopped, failed, withdrawn): a large class's student stops sending.
+      const affected = [...room.peers.values()].some((p) => p.userId === cmd.userId && p.roomType === 4 && p.role !== 'creator');
+      if (affected) this.revoke(cmd.room, cmd.userId, ['mic', 'camera']);
+    } else if (cmd.op === 'removeUser') {
+      this.removeUser(cmd.room, cmd.userId);
+    } else {
+      this.closeRoom(cmd.room);
+    }
+    return true;
   }
 
   load(): MediaLoad {

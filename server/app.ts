@@ -6,6 +6,7 @@ import { loadConfig, type Config } from '#core/platform/config.ts';
 import { buildPlatform, type Platform, type PlatformOverrides } from './platform.ts';
 import { startWeb, type WebOptions, type WebServer } from './web/http.ts';
 import { startMedia, type MediaRole } from './media.ts';
+import { attachMediaControlSender } from './media-control.ts';
 
 export interface Banshu {
   config: Config;
@@ -26,12 +27,26 @@ export async function startBanshu(
   const runsMedia = config.ROLE === 'all' || config.ROLE === 'media';
   let web: WebServer | null = null;
   let media: MediaRole | null = null;
+  let stopControl: (() => void) | null = null;
   try {
     if (runsWeb) web = await startWeb(platform, overrides.web ?? { mode: 'build' });
     // Without PUBLIC_URL, links follow the port actually bound (PORT=0 picks a free one).
     if (web && !config.PUBLIC_URL) config.publicUrl = web.url;
     // Embedded by default: the SFU shares the web role's port and hears its room events.
     if (runsMedia) media = await startMedia({ config, secret: platform.secret, logger: platform.logger, events: platform.events, db: platform.database.db }, web?.io ?? null);
+    if (media && web) web.setMediaControl((req, res) => media!.control(req, res));
+    // Revocations for rooms on media nodes in other processes (ADR 032). One embedded SFU serves
+    // every room itself.
+    const localNode = media?.nodeId;
+    if (!(media && config.MEDIA_PLACEMENT === 'single')) {
+      stopControl = attachMediaControlSender({
+        events: platform.events,
+        nodes: platform.mediaNodes,
+        secret: platform.secret,
+        logger: platform.logger,
+        isLocal: (nodeId) => nodeId === localNode,
+      });
+    }
   } catch (err) {
     await web?.close();
     await platform.close();
@@ -46,6 +61,7 @@ export async function startBanshu(
     url: web?.url ?? media?.url ?? config.publicUrl,
     close: () =>
       (closed ??= (async () => {
+        stopControl?.();
         await media?.close();
         await web?.close();
         await platform.close();

@@ -2,9 +2,10 @@
  * The media role: the SFU of media-server/ on its own socket (namespace `/media`). With ROLE=all
  * it shares the web role's HTTP server and port; with ROLE=media it listens on MEDIA_PORT. In one
  * process it also hears the room channel's events, so a stopped microphone, a kick-out or an ended
- * class take effect on the media at once.
+ * class take effect on the media at once; from other processes they arrive as signed control calls
+ * (server/media-control.ts, ADR 032).
  */
-import { createServer, type Server as HttpServer } from 'node:http';
+import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
 import { Server as SocketServer } from 'socket.io';
 import { MEDIA_NAMESPACE, type IceServer } from '#core/contracts/media-signaling.ts';
 import type { Config } from '#core/platform/config.ts';
@@ -15,7 +16,8 @@ import type { MediaNodes } from '#core/rooms/media.service.ts';
 import type { Database } from '#core/platform/db/database.ts';
 import { MediaNodeRepository } from '#core/rooms/media-node.repository.ts';
 import { randomUUID } from 'node:crypto';
-import type { MicState } from '#core/contracts/room-events.ts';
+import { MEDIA_CONTROL_PATH } from '#core/contracts/media-control.ts';
+import { commandFromBus, mediaControlHandler } from './media-control.ts';
 import { MediaServer } from '../media-server/server.ts';
 import { attachSignaling } from '../media-server/signaling.ts';
 
@@ -23,6 +25,8 @@ export interface MediaRole {
   server: MediaServer;
   url: string;
   nodeId: string;
+  /** The signed control endpoint (ADR 032); the web role serves it when they share a port. */
+  control(req: IncomingMessage, res: ServerResponse): void;
   close(): Promise<void>;
 }
 
@@ -44,7 +48,8 @@ export function iceServersFrom(config: Pick<Config, 'MEDIA_ICE_SERVERS'>): IceSe
 
 /** One media node for every room: this process (ROLE=all) or the node at MEDIA_PUBLIC_URL. */
 export function singleMediaNode(config: Config): MediaNodes {
-  return { place: () => Promise.resolve({ nodeId: 'embedded', url: config.MEDIA_PUBLIC_URL ?? config.publicUrl }) };
+  const node = () => Promise.resolve({ nodeId: 'embedded', url: config.MEDIA_PUBLIC_URL ?? config.publicUrl });
+  return { place: node, locate: node };
 }
 
 export interface MediaDeps {
@@ -60,17 +65,21 @@ export async function startMedia(deps: MediaDeps, shared: SocketServer | null): 
   const { config, logger } = deps;
   const server = new MediaServer({
     signer: new TokenSigner(deps.secret),
+    tokenTtlSeconds: config.MEDIA_TOKEN_TTL_SECONDS,
     rtc: {
       listenIp: config.MEDIA_LISTEN_IP,
       announcedAddress: config.MEDIA_ANNOUNCED_ADDRESS ?? config.MEDIA_LISTEN_IP,
       portRange: [config.MEDIA_RTC_MIN_PORT, config.MEDIA_RTC_MAX_PORT],
     },
   });
+  // Revocations from web nodes in other processes (ADR 032).
+  const control = mediaControlHandler(server, deps.secret, logger);
   let http: HttpServer | null = null;
   let io = shared;
   let url = config.MEDIA_PUBLIC_URL ?? config.publicUrl;
   if (!io) {
-    http = createServer((_req, res) => {
+    http = createServer((req, res) => {
+      if ((req.url ?? '').split('?')[0] === MEDIA_CONTROL_PATH) return control(req, res);
       res.writeHead(404).end();
     });
     io = new SocketServer(http, { serveClient: false, maxHttpBufferSize: 256 * 1024, cors: { origin: true } });
@@ -86,22 +95,8 @@ export async function startMedia(deps: MediaDeps, shared: SocketServer | null): 
   const signaling = attachSignaling(io.of(MEDIA_NAMESPACE), server, logger, iceServersFrom(config));
 
   const unsubscribe = deps.events?.subscribe((m) => {
-    if (!('room' in m.target)) return;
-    const room = m.target.room;
-    if (m.event === 'mic') {
-      const p = m.payload as MicState & { outcome?: string };
-      // The microphone went back (stopped, failed, withdrawn): a large class's student stops sending it.
-      if (p.phase === 'idle' && p.userId) {
-        const r = server.rooms.get(room);
-        for (const peer of r?.peers.values() ?? []) {
-          if (peer.userId === p.userId && peer.roomType === 4 && peer.role !== 'creator') server.revoke(room, p.userId, ['mic', 'camera']);
-        }
-      }
-    } else if (m.event === 'kickout') {
-      server.removeUser(room, (m.payload as { userId: string }).userId);
-    } else if (m.event === 'roomClosed') {
-      server.closeRoom(room);
-    }
+    const cmd = commandFromBus(m);
+    if (cmd) server.apply(cmd);
   });
 
   // Registry: report this node's load every MEDIA_REPORT_SECONDS; leave the registry on close.
@@ -125,6 +120,7 @@ export async function startMedia(deps: MediaDeps, shared: SocketServer | null): 
     server,
     url,
     nodeId,
+    control,
     async close() {
       if (report) clearInterval(report);
       await nodes?.remove(nodeId).catch(() => undefined);

@@ -62,6 +62,8 @@ export interface Platform {
   payments: PaymentGateway;
   /** The built-in sandbox when it is the gateway: it also serves its own pay page (server/web/payments.ts). */
   sandbox: SandboxGateway | null;
+  /** Where rooms' media is served (the placement the join answers use). */
+  mediaNodes: MediaNodes;
   close(): Promise<void>;
 }
 
@@ -177,6 +179,7 @@ export async function buildPlatform(config: Config, o: PlatformOverrides = {}): 
     secret,
     payments,
     sandbox,
+    mediaNodes,
     async close() {
       await jobs?.stop().catch((err: unknown) => logger.warn({ err }, 'job queue stop failed'));
       await database.close();

@@ -75,6 +75,10 @@ export function LiveRoom({ answer, roomNumber, inviteUrl }: LiveRoomProps) {
     members,
     onView: (showState) => void actions.setView(showState),
   });
+  // The members list of everyone shows this person's network as the SFU grades it (one source with the tiles).
+  const myNetwork = av.media.quality[myId] ?? 0;
+  const { reportNetwork } = actions;
+  useEffect(() => reportNetwork(myNetwork), [myNetwork, reportNetwork, status]);
 
   const exit = async () => {
     await actions.leave();
@@ -171,6 +175,7 @@ export function LiveRoom({ answer, roomNumber, inviteUrl }: LiveRoomProps) {
               teacherOnline={state?.teacherOnline ?? true}
               isCreator={isCreator}
               mic={mic ?? { phase: 'idle', userId: '', name: '', since: 0, deadline: 0 }}
+              quality={av.media.quality}
               clockSkew={state?.clockSkew ?? 0}
               onInviteMic={(userId) => void actions.inviteMic(userId)}
               onStopMic={() => void actions.stopMic()}

@@ -3,6 +3,7 @@ import { useTranslation } from 'react-i18next';
 import type { Member, MicState } from '#core/contracts/room-events.ts';
 import { useConfirm } from '#app/components/Dialog.tsx';
 import { NetworkIcon } from './NetworkIcon.tsx';
+import { sfuNetworkQuality } from './roomState.ts';
 
 export interface MembersPanelProps {
   members: Member[];
@@ -10,6 +11,8 @@ export interface MembersPanelProps {
   teacherOnline: boolean;
   isCreator: boolean;
   mic: MicState;
+  /** The SFU's network figures by user (the media note `quality`), the same the tiles show. */
+  quality: Record<string, number>;
   clockSkew: number;
   onInviteMic: (userId: string) => void;
   onStopMic: () => void;
@@ -37,7 +40,7 @@ function MicStatus({ mic, skew }: { mic: MicState; skew: number }) {
 }
 
 /** Tab 2: who is here, their role and network; the teacher's mic and kick-out buttons per row. */
-export function MembersPanel({ members, myId, teacherOnline, isCreator, mic, clockSkew, onInviteMic, onStopMic, onKick }: MembersPanelProps) {
+export function MembersPanel({ members, myId, teacherOnline, isCreator, mic, quality, clockSkew, onInviteMic, onStopMic, onKick }: MembersPanelProps) {
   const { t } = useTranslation();
   const confirm = useConfirm();
   const kick = async (userId: string) => {
@@ -61,7 +64,7 @@ export function MembersPanel({ members, myId, teacherOnline, isCreator, mic, clo
                 {m.userId === myId ? t('classroom.members.you') : null}
               </span>
               <span className={`badge badge--role badge--${m.role}`}>{t(`classroom.badge.${m.role}`)}</span>
-              <NetworkIcon quality={m.networkQuality} />
+              <NetworkIcon quality={sfuNetworkQuality(quality, m)} />
               {onMic ? <MicStatus mic={mic} skew={clockSkew} /> : null}
               {isCreator && m.role !== 'creator' ? (
                 <span className="member__actions" role="group" aria-label={t('classroom.members.actions', { name: m.name })}>

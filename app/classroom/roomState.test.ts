@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { RoomInfo } from '#core/contracts/api.ts';
 import type { ChatMessage, RoomSnapshot } from '#core/contracts/room-events.ts';
-import { layoutClass, localNetworkQuality, networkBand, roomReducer } from './roomState.ts';
+import { layoutClass, localNetworkQuality, networkBand, roomReducer, sfuNetworkQuality } from './roomState.ts';
 import { chatText } from './useRoomChannel.ts';
 
 const info = { roomNumber: '123456', roomType: 1, showState: '', maxMember: 2 } as RoomInfo;
@@ -56,6 +56,14 @@ describe('helpers', () => {
     expect(localNetworkQuality({ onLine: false })).toBe(6);
     expect(localNetworkQuality({ onLine: true, connection: { effectiveType: '3g' } })).toBe(3);
     expect(localNetworkQuality({ onLine: true })).toBe(0);
+  });
+  it('a person’s network is the SFU’s figure wherever it is shown', () => {
+    const member = { userId: '2', networkQuality: 5 };
+    expect(sfuNetworkQuality({ '2': 1 }, member)).toBe(1);
+    expect(sfuNetworkQuality({ '2': 6, '3': 1 }, member)).toBe(6);
+    // Before the SFU's first report: what the person reported from it, else unknown.
+    expect(sfuNetworkQuality({}, member)).toBe(5);
+    expect(sfuNetworkQuality({}, { userId: '2' })).toBe(0);
   });
   it('chat text: trimmed, 1 to 30 characters, line breaks kept', () => {
     expect(chatText('   ')).toBeNull();

@@ -77,6 +77,15 @@ export function networkBand(quality: number): 'unknown' | 'strong' | 'moderate' 
   return 'weak';
 }
 
+/**
+ * A person's network as tiles and the members list show it: the SFU's 1-6 figure from RTCP (the
+ * media note `quality`), or the figure they reported from it, 0 while unknown. The browser's own
+ * estimate is never mixed in, so both places always agree.
+ */
+export function sfuNetworkQuality(sfu: Record<string, number>, member: { userId: string; networkQuality?: number }): number {
+  return sfu[member.userId] ?? member.networkQuality ?? 0;
+}
+
 const EFFECTIVE_TYPE_QUALITY: Record<string, number> = { '4g': 1, '3g': 3, '2g': 5, 'slow-2g': 6 };
 
 /** The browser's own guess at its network, as a quality number (0 when it cannot tell). */

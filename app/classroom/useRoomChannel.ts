@@ -28,7 +28,7 @@ import { api, isOk, NETWORK_ERROR } from '#app/lib/api.ts';
 import { currentLang } from '#app/lib/lang.ts';
 import { codeMessage, networkMessage } from '#app/lib/messages.ts';
 import { toast } from '#app/lib/toast.ts';
-import { localNetworkQuality, roomReducer, type RoomState } from './roomState.ts';
+import { roomReducer, type RoomState } from './roomState.ts';
 
 export const RECONNECT_WAIT_S = 10;
 export const RECONNECT_ATTEMPTS = 3;
@@ -64,6 +64,8 @@ export interface RoomActions {
   /** Tells the server we leave (the teacher's leaving resets the view), then closes the socket. */
   leave: () => Promise<void>;
   /** 'try now' on the reconnect overlay. */
+  /** This person's network as the SFU grades it (1-6, 0 unknown); reported to the room for everyone's members list. */
+  reportNetwork: (quality: number) => void;
   reconnectNow: () => void;
   /** A room patch (the board's wbPower and roomExtend), applied here once the server took it. */
   patch: (patch: RoomPatch) => Promise<boolean>;
@@ -103,6 +105,8 @@ export function useRoomChannel({ answer, roomNumber }: RoomChannelOptions): Room
   const countdownTimer = useRef<ReturnType<typeof setInterval> | null>(null);
   const pollTimer = useRef<ReturnType<typeof setInterval> | null>(null);
   const reportedQuality = useRef(-1);
+  /** The SFU's 1-6 figure for this person (0 unknown): the one source the members list and tiles show. */
+  const networkQuality = useRef(0);
   const isCreator = answer.role === 'creator';
   const tRef = useRef(t);
   tRef.current = t;
@@ -166,7 +170,7 @@ export function useRoomChannel({ answer, roomNumber }: RoomChannelOptions): Room
 
     const reportQuality = () => {
       if (answer.role === 'observer' || !socket.connected) return;
-      const quality = localNetworkQuality(typeof navigator === 'undefined' ? undefined : navigator);
+      const quality = networkQuality.current;
       if (quality === reportedQuality.current) return;
       reportedQuality.current = quality;
       socket.timeout(ACK_TIMEOUT_MS).emit('customRoomEvent', { networkQuality: quality }, () => undefined);
@@ -291,17 +295,14 @@ export function useRoomChannel({ answer, roomNumber }: RoomChannelOptions): Room
       if (statusRef.current === 'offline') attempt();
       else reportQuality();
     };
-    const connection = (navigator as Navigator & { connection?: EventTarget }).connection;
     window.addEventListener('offline', onOffline);
     window.addEventListener('online', onOnline);
-    connection?.addEventListener?.('change', reportQuality);
     socket.connect();
 
     return () => {
       endedRef.current = true;
       window.removeEventListener('offline', onOffline);
       window.removeEventListener('online', onOnline);
-      connection?.removeEventListener?.('change', reportQuality);
       stopTimers();
       socket.removeAllListeners();
       socket.disconnect();
@@ -377,6 +378,13 @@ export function useRoomChannel({ answer, roomNumber }: RoomChannelOptions): Room
         if (ack.code === '0') dispatch({ type: 'patch', patch });
         return ack.code === '0';
       },
+      reportNetwork(quality) {
+        networkQuality.current = quality;
+        const socket = socketRef.current;
+        if (answer.role === 'observer' || !socket?.connected || statusRef.current !== 'live' || quality === reportedQuality.current) return;
+        reportedQuality.current = quality;
+        socket.timeout(ACK_TIMEOUT_MS).emit('customRoomEvent', { networkQuality: quality }, () => undefined);
+      },
       reconnectNow() {
         const socket = socketRef.current;
         if (!socket || socket.connected || endedRef.current) return;
@@ -386,7 +394,7 @@ export function useRoomChannel({ answer, roomNumber }: RoomChannelOptions): Room
         socket.connect();
       },
     }),
-    [request],
+    [request, answer.role],
   );
 
   return { status, state, reconnect, actions };

@@ -50,10 +50,13 @@ function loudness(data: Uint8Array): number {
   return Math.min(100, Math.round(((sum / data.length) * 100) / 32));
 }
 
-export function DeviceCheck({ onClose }: { onClose?: () => void }) {
+export type DeviceResult = Record<'camera' | 'mic' | 'speaker', boolean>;
+
+/** `onClose` gets each device's answer when the result is confirmed with OK. */
+export function DeviceCheck({ onClose }: { onClose?: (result: DeviceResult) => void }) {
   const { t } = useTranslation();
   const [step, setStep] = useState<Step>('camera');
-  const [ok, setOk] = useState<Record<'camera' | 'mic' | 'speaker', boolean>>({ camera: false, mic: false, speaker: false });
+  const [ok, setOk] = useState<DeviceResult>({ camera: false, mic: false, speaker: false });
   const [config, setConfig] = useState(() => readDeviceConfig());
   const [problem, setProblem] = useState<DeviceProblem | null>(null);
   const [level, setLevel] = useState(0);
@@ -78,6 +81,11 @@ export function DeviceCheck({ onClose }: { onClose?: () => void }) {
     let cancelled = false;
     let raf = 0;
     if (step !== 'camera' && step !== 'mic') return;
+    if (!navigator.mediaDevices?.getUserMedia) {
+      // No media at all (an insecure page, a browser without WebRTC): say so, never crash.
+      setProblem('noDevices');
+      return;
+    }
     const kind = step === 'camera' ? 'video' : 'audio';
     const constraints: MediaStreamConstraints =
       step === 'camera'
@@ -213,8 +221,9 @@ export function DeviceCheck({ onClose }: { onClose?: () => void }) {
             <Button
               onClick={() => {
                 stopAll();
-                onClose?.();
+                onClose?.(ok);
               }}
+              data-testid="device-done"
             >
               {t('common.confirm')}
             </Button>

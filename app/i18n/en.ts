@@ -77,6 +77,9 @@ export const en: Messages = {
     studioText: 'Record teaching videos in your browser',
     computerOnly: 'Computer only',
     studioButton: 'Open the studio',
+    deviceCheckTitle: 'Check your devices before class',
+    deviceCheckText: 'Make sure students will see and hear you. You can skip this and teach with the board only.',
+    deviceCheckSkip: 'Skip',
   },
   picker: {
     title: 'Choose a classroom type',

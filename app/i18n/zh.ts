@@ -76,6 +76,9 @@ export const zh = {
     studioText: '在浏览器里录制教学视频',
     computerOnly: '仅限电脑',
     studioButton: '进入录课室',
+    deviceCheckTitle: '上课前检测设备',
+    deviceCheckText: '确认学生能看到、听到你。也可以跳过，只用白板上课。',
+    deviceCheckSkip: '跳过',
   },
   picker: {
     title: '选择教室类型',

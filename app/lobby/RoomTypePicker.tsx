@@ -54,7 +54,7 @@ export function RoomTypePicker({ onBack, onCreate, creating }: Props) {
   const busy = creating || status.busy;
 
   return (
-    <section className="picker" aria-labelledby="picker-title">
+    <section className="picker" aria-labelledby="picker-title" data-testid="room-type-picker">
       <div className="picker__bar">
         <button type="button" className="btn btn--ghost picker__back" onClick={onBack}>
           <span aria-hidden="true">←</span> {t('common.back')}

@@ -11,6 +11,7 @@ import { cleanRoomNumber, studioNumber } from '#app/lib/names.ts';
 import { parseUa } from '#app/lib/ua.ts';
 import { RoomTypePicker } from '#app/lobby/RoomTypePicker.tsx';
 import { useCreateRoom } from '#app/lobby/useCreateRoom.ts';
+import { useCreateDeviceCheck } from '#app/lobby/CreateDeviceCheck.tsx';
 import { useJoinRoom } from '#app/lobby/useJoinRoom.ts';
 
 export const middleware: Route.MiddlewareFunction[] = [requireTeacher];
@@ -31,6 +32,8 @@ export default function Lobby({ loaderData }: Route.ComponentProps) {
   const [view, setView] = useState<'landing' | 'picker'>('landing');
   const [number, setNumber] = useState('');
   const creating = useCreateRoom();
+  // 'Create classroom' enters through the device check (spec 01 §2), which can always be skipped.
+  const deviceCheck = useCreateDeviceCheck(() => setView('picker'));
   const joining = useJoinRoom();
   const { user, computer } = loaderData;
 
@@ -53,7 +56,7 @@ export default function Lobby({ loaderData }: Route.ComponentProps) {
               <section className="card lobby__card lobby__card--create" aria-labelledby="create-title">
                 <h2 id="create-title">{t('lobby.createTitle')}</h2>
                 <p className="muted">{t('lobby.createText')}</p>
-                <Button onClick={() => setView('picker')} data-testid="open-picker">
+                <Button onClick={() => void deviceCheck.start()} data-testid="open-picker">
                   {t('lobby.createButton')}
                 </Button>
               </section>
@@ -93,6 +96,7 @@ export default function Lobby({ loaderData }: Route.ComponentProps) {
           <RoomTypePicker onBack={() => setView('landing')} onCreate={creating.create} creating={creating.busy} />
         )}
       </main>
+      {deviceCheck.dialog}
       {creating.busy ? <LoadingOverlay label={t('create.creating')} /> : null}
       {joining.busy ? <LoadingOverlay label={t('join.joining')} /> : null}
     </div>

@@ -30,6 +30,11 @@ export class MediaRegistry implements MediaNodes {
     return new Date(this.clock.now().getTime() - MISSED_REPORTS * this.reportMs);
   }
 
+  async locate(roomNumber: string): Promise<{ nodeId: string; url: string } | null> {
+    const current = await this.repo.placement(roomNumber);
+    return current ? { nodeId: current.id, url: current.url } : null;
+  }
+
   async place(roomNumber: string): Promise<{ nodeId: string; url: string }> {
     const since = this.#aliveSince();
     const current = await this.repo.placement(roomNumber);

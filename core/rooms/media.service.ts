@@ -15,6 +15,8 @@ import { ROOM_NUMBER_RULE } from './room.schema.ts';
 export interface MediaNodes {
   /** The node serving the room (placing it on the least loaded node the first time). */
   place(roomNumber: string): Promise<{ nodeId: string; url: string }>;
+  /** The node the room is on now, without placing it (revocations go there; ADR 032). */
+  locate?(roomNumber: string): Promise<{ nodeId: string; url: string } | null>;
 }
 
 export interface MediaAccess {

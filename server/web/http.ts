@@ -3,7 +3,7 @@
  * object downloads and the realtime channel (socket.io).
  */
 import { existsSync } from 'node:fs';
-import { createServer, type Server as HttpServer } from 'node:http';
+import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import express, { type Request, type Response } from 'express';
@@ -21,9 +21,12 @@ import { requestIp, requestLang, requestToken } from './request.ts';
 import { attachBoardChannel } from './board-channel.ts';
 import { boardImageRoutes } from './board-images.ts';
 import { socketParser } from './socket-parser.ts';
+import { MEDIA_CONTROL_PATH } from '#core/contracts/media-control.ts';
 
 export interface WebServer {
   http: HttpServer;
+  /** Serves the media control endpoint (ADR 032) when the SFU shares this port (ROLE=all). */
+  setMediaControl(handler: (req: IncomingMessage, res: ServerResponse) => void): void;
   io: SocketServer;
   url: string;
   close(): Promise<void>;
@@ -122,8 +125,10 @@ export async function startWeb(platform: Platform, opts: WebOptions): Promise<We
 
   // /api/* is most of the traffic: it is served on bare node:http, pages and files by Express.
   const api = createApiHandler(platform.services, config, logger);
+  let mediaControl: ((req: IncomingMessage, res: ServerResponse) => void) | null = null;
   const http = createServer((req, res) => {
     const url = req.url ?? '/';
+    if (mediaControl && url.split('?')[0] === MEDIA_CONTROL_PATH) return mediaControl(req, res);
     if (url.startsWith('/api/')) {
       const q = url.indexOf('?');
       const name = url.slice(5, q < 0 ? undefined : q);
@@ -157,6 +162,9 @@ export async function startWeb(platform: Platform, opts: WebOptions): Promise<We
     http,
     io,
     url,
+    setMediaControl(handler) {
+      mediaControl = handler;
+    },
     async close() {
       channel.close();
       userChannel.close();

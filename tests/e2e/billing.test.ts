@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { expectToast, newMobile, open, signIn, startWorld, waitForPath, type World } from './helpers.ts';
+import { expectToast, newMobile, open, openPicker, signIn, startWorld, waitForPath, type World } from './helpers.ts';
 
 const ADMIN = newMobile();
 let world: World;
@@ -76,7 +76,7 @@ describe('buying the 5-use pack', () => {
 
   it('asks before spending a credit on a paid mini class, spends one, and none again within 3 hours', async () => {
     await open(teacher, '/');
-    await teacher.getByTestId('open-picker').click();
+    await openPicker(teacher);
     await teacher.getByTestId('create-paidMini').click();
     const dialog = teacher.getByRole('dialog', { name: '创建付费小班课' });
     await dialog.getByText('剩余课时：5').waitFor();
@@ -85,7 +85,7 @@ describe('buying the 5-use pack', () => {
     await expect(teacher.getByTestId('room-type').innerText()).resolves.toContain('会员教室');
 
     await open(teacher, '/');
-    await teacher.getByTestId('open-picker').click();
+    await openPicker(teacher);
     await teacher.getByTestId('create-paidMini').click();
     await teacher.waitForURL((url) => /^\/\d{6}$/.test(url.pathname));
     await teacher.getByTestId('room-number').waitFor();

@@ -108,10 +108,22 @@ export async function signIn(page: Page, server: TestServer, mobile = newMobile(
   return mobile;
 }
 
+/**
+ * From the lobby: 'create classroom', skipping the device check it enters through (spec 01 §2),
+ * then the room-type picker.
+ */
+export async function openPicker(page: Page): Promise<void> {
+  await page.getByTestId('open-picker').click();
+  const skip = page.getByTestId('device-check-skip');
+  await page.getByTestId('room-type-picker').or(skip).first().waitFor();
+  if (await skip.isVisible()) await skip.click();
+  await page.getByTestId('room-type-picker').waitFor();
+}
+
 /** From the lobby: open the picker and create the given card; resolves with the room number. */
 export async function createRoom(page: Page, card: 'freeMini' | 'whiteboard' | 'audio' | 'large'): Promise<string> {
   await open(page, '/');
-  await page.getByTestId('open-picker').click();
+  await openPicker(page);
   await page.getByTestId(`create-${card}`).click();
   await page.waitForURL((url) => /^\/(?:bb\/|record\/|live\/)?\d{6}$/.test(url.pathname));
   await page.getByTestId('room-number').waitFor();

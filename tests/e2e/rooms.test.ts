@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { createRoom, expectToast, joinByNumber, open, pathOf, signIn, startWorld, UA, waitForPath, type World } from './helpers.ts';
+import { createRoom, expectToast, joinByNumber, open, openPicker, pathOf, signIn, startWorld, UA, waitForPath, type World } from './helpers.ts';
 
 let world: World;
 let teacher: Page;
@@ -45,7 +45,7 @@ describe('create', () => {
   it('asks before spending a credit on a paid mini class, and refuses the paid version without credits', async () => {
     const { page } = await world.person();
     await signIn(page, world.server);
-    await page.getByTestId('open-picker').click();
+    await openPicker(page);
     await page.getByTestId('create-paidMini').click();
     let dialog = page.getByRole('dialog', { name: '创建付费小班课' });
     await dialog.getByText('剩余课时：0').waitFor();
@@ -66,7 +66,7 @@ describe('create', () => {
 
     // Inside the 3-hour window the next paid class is created without asking.
     await open(page, '/');
-    await page.getByTestId('open-picker').click();
+    await openPicker(page);
     await page.getByTestId('create-paidMini').click();
     await page.waitForURL((url) => /^\/\d{6}$/.test(url.pathname));
     await page.getByTestId('room-number').waitFor();

@@ -9,6 +9,7 @@ import type { Layer } from '#core/contracts/media-signaling.ts';
 import type { Member } from '#core/contracts/room-events.ts';
 import { MediaControls, MediaTile, PermissionHelp, RemoteAudio, ScreenView, TeacherAbsentTile } from './MediaStage.tsx';
 import { useMedia, type MediaState } from './useMedia.ts';
+import { sfuNetworkQuality } from '../roomState.ts';
 
 /** Spec 02 §9 video profiles by remote count: 0-1 360p, 2 240p, more 180p; the speaker tile is always high. */
 export function layerFor(remoteCount: number, speaker: boolean): Layer {
@@ -68,7 +69,7 @@ export function useClassroomMedia(i: ClassroomMediaInput): ClassroomMedia {
       camOn={media.local.camOn}
       micOn={media.local.micOn}
       level={media.levels[member.userId] ?? 0}
-      quality={media.quality[member.userId] ?? member.networkQuality}
+      quality={sfuNetworkQuality(media.quality, member)}
       speaker={speaker === member.userId}
       onSpeaker={() => setSpeaker((s) => (s === member.userId ? '' : member.userId))}
     />

@@ -1,0 +1,122 @@
+/**
+ * Revocations across processes (ADR 032). The sending side listens to this process's room event
+ * bus and turns a stopped microphone, a kick-out or an ended class into a signed control call to
+ * the media node the room is on (from the registry, or MEDIA_PUBLIC_URL); the media node's side
+ * checks the call and applies it. A room served in this very process is left to the in-process
+ * listener of server/media.ts.
+ */
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import {
+  MEDIA_CONTROL_MAX_BYTES,
+  MEDIA_CONTROL_PATH,
+  MEDIA_CONTROL_SIGNATURE_HEADER,
+  MEDIA_CONTROL_VERSION,
+  MEDIA_CONTROL_WINDOW_MS,
+  signControl,
+  verifyControl,
+  type MediaControlCommand,
+} from '#core/contracts/media-control.ts';
+import type { MicState } from '#core/contracts/room-events.ts';
+import type { BusMessage, EventBus } from '#core/platform/events.ts';
+import type { Logger } from '#core/platform/logger.ts';
+import type { MediaNodes } from '#core/rooms/media.service.ts';
+import type { MediaServer } from '../media-server/server.ts';
+
+/** The media side of a room event, or null when the media does not care. */
+export function commandFromBus(m: BusMessage): MediaControlCommand | null {
+  if (!('room' in m.target)) return null;
+  const room = m.target.room;
+  if (m.event === 'mic') {
+    const p = m.payload as MicState;
+    return p.phase === 'idle' && p.userId ? { op: 'micBack', room, userId: p.userId } : null;
+  }
+  if (m.event === 'kickout') return { op: 'removeUser', room, userId: (m.payload as { userId: string }).userId };
+  if (m.event === 'roomClosed') return { op: 'closeRoom', room };
+  return null;
+}
+
+/** Waits before each try: at once, then after 0.3 s, 1 s and 3 s. */
+const RETRY_DELAYS_MS = [0, 300, 1000, 3000];
+const CALL_TIMEOUT_MS = 3000;
+
+export interface MediaControlSenderDeps {
+  events: EventBus;
+  nodes: MediaNodes;
+  secret: string;
+  logger: Logger;
+  /** A node served by this process (its rooms hear the bus directly). */
+  isLocal(nodeId: string): boolean;
+}
+
+/** Sends one command to a node; true once the node accepted it. */
+export async function sendControl(url: string, secret: string, cmd: MediaControlCommand, logger: Logger): Promise<boolean> {
+  for (const delay of RETRY_DELAYS_MS) {
+    if (delay) await new Promise((r) => setTimeout(r, delay));
+    // A new id and time per try: a retry is a fresh call, and the node's answer is idempotent.
+    const body = JSON.stringify({ v: MEDIA_CONTROL_VERSION, id: randomUUID(), at: Date.now(), ...cmd });
+    try {
+      const res = await fetch(new URL(MEDIA_CONTROL_PATH, url), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', [MEDIA_CONTROL_SIGNATURE_HEADER]: signControl(secret, body) },
+        body,
+        signal: AbortSignal.timeout(CALL_TIMEOUT_MS),
+      });
+      await res.body?.cancel();
+      if (res.ok) return true;
+      if (res.status < 500) {
+        logger.error({ url, op: cmd.op, room: cmd.room, status: res.status }, 'media node refused a control call');
+        return false;
+      }
+    } catch (err) {
+      logger.warn({ err, url, op: cmd.op, room: cmd.room }, 'media control call failed; retrying');
+    }
+  }
+  logger.error({ url, op: cmd.op, room: cmd.room }, 'media control call gave up');
+  return false;
+}
+
+/** Listens to the bus and forwards revocations to remote media nodes. Returns the unsubscribe. */
+export function attachMediaControlSender(d: MediaControlSenderDeps): () => void {
+  return d.events.subscribe((m) => {
+    const cmd = commandFromBus(m);
+    if (!cmd || !d.nodes.locate) return;
+    void d.nodes
+      .locate(cmd.room)
+      .then((node) => (node && !d.isLocal(node.nodeId) ? sendControl(node.url, d.secret, cmd, d.logger) : false))
+      .catch((err: unknown) => d.logger.error({ err, room: cmd.room }, 'media control: no placement'));
+  });
+}
+
+/** The node's side: POST MEDIA_CONTROL_PATH, signed; answers `{applied}` (false: the room is not here). */
+export function mediaControlHandler(server: MediaServer, secret: string, logger: Logger) {
+  const seen = new Map<string, number>();
+  return (req: IncomingMessage, res: ServerResponse): void => {
+    const reply = (status: number, body: object) => {
+      res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+    };
+    if (req.method !== 'POST') return reply(405, { error: 'POST only' });
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let tooBig = false;
+    req.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size > MEDIA_CONTROL_MAX_BYTES) tooBig = true;
+      else chunks.push(c);
+    });
+    req.on('error', () => res.destroy());
+    req.on('end', () => {
+      if (tooBig) return reply(413, { error: 'too large' });
+      const now = Date.now();
+      const msg = verifyControl(secret, Buffer.concat(chunks).toString('utf8'), req.headers[MEDIA_CONTROL_SIGNATURE_HEADER], now);
+      if (!msg) return reply(401, { error: 'bad signature, stale or malformed' });
+      for (const [id, until] of seen) if (until < now) seen.delete(id);
+      if (seen.has(msg.id)) return reply(409, { error: 'replayed' });
+      seen.set(msg.id, now + 2 * MEDIA_CONTROL_WINDOW_MS);
+      const { v: _v, id: _id, at: _at, ...cmd } = msg;
+      const applied = server.apply(cmd);
+      logger.info({ op: cmd.op, room: cmd.room, applied }, 'media control');
+      reply(200, { applied });
+    });
+  };
+}
