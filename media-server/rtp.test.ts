@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isVp8Keyframe, levelFromDbov, rembParts } from './rtp.ts';
+import { isVp8Keyframe, levelFromDbov, rembParts, vp8Ids, Vp8Continuity } from './rtp.ts';
 
 describe('VP8 keyframe detection', () => {
   it('reads the payload header after the descriptor', () => {
@@ -34,5 +34,43 @@ describe('audio level and REMB encoding', () => {
       expect(brMantissa * 2 ** brExp).toBeLessThanOrEqual(b);
       expect(brMantissa * 2 ** brExp).toBeGreaterThan(b * 0.99);
     }
+  });
+});
+
+describe('VP8 picture id continuity across a layer switch', () => {
+  // X=1, S=1 | I and L set | 15-bit picture id | TL0PICIDX | payload header byte
+  const packet = (pic: number, tl0: number, key = false) => Uint8Array.from([0x90, 0xc0, 0x80 | (pic >> 8), pic & 0xff, tl0, key ? 0x00 : 0x01]);
+
+  it('reads the ids', () => {
+    expect(vp8Ids(packet(0x1234, 7))).toMatchObject({ pic: 0x1234, picBits: 15, picAt: 2, tl0At: 4 });
+    expect(vp8Ids(Uint8Array.from([0x90, 0x80, 0x05, 0x00]))).toMatchObject({ pic: 5, picBits: 7, tl0At: -1 });
+    expect(vp8Ids(Uint8Array.from([0x10, 0x00]))).toBeNull();
+  });
+
+  it('passes the first layer through untouched and numbers the next layer on from the last picture sent', () => {
+    const c = new Vp8Continuity();
+    const first = packet(5000, 200);
+    expect(c.apply(first)).toBe(first);
+    c.apply(packet(5001, 201));
+    // The low layer numbers its pictures far below: after the switch they continue at 5002 / 202.
+    const key = packet(120, 9, true);
+    c.switchTo(key);
+    const out = c.apply(key);
+    expect(out).not.toBe(key);
+    expect(key[2]).toBe(0x80); // the shared packet is not changed
+    expect(vp8Ids(out)!.pic).toBe(5002);
+    expect(out[4]).toBe(202);
+    expect(isVp8Keyframe(out)).toBe(true);
+    expect(vp8Ids(c.apply(packet(121, 9)))!.pic).toBe(5003);
+  });
+
+  it('wraps the 15-bit picture id and the 8-bit TL0PICIDX', () => {
+    const c = new Vp8Continuity();
+    c.apply(packet(0x7fff, 255));
+    const key = packet(10, 3, true);
+    c.switchTo(key);
+    const out = c.apply(key);
+    expect(vp8Ids(out)!.pic).toBe(0);
+    expect(out[4]).toBe(0);
   });
 });

@@ -6,11 +6,11 @@
  * rewrites the header, so every leg has its own copy.
  */
 import { EventEmitter } from 'node:events';
-import { MediaStreamTrack, RtcpPayloadSpecificFeedback, RtcpRrPacket, type RTCPeerConnection, type RTCRtpSender, type RtpPacket } from 'werift';
+import { MediaStreamTrack, RtcpPayloadSpecificFeedback, RtcpRrPacket, RtpPacket, type RTCPeerConnection, type RTCRtpSender } from 'werift';
 import type { Layer } from '#core/contracts/media-signaling.ts';
 import { LAYERS } from '#core/contracts/media-signaling.ts';
 import type { LayerKey, Publication, RtpSink } from './publication.ts';
-import { isVp8Keyframe } from './rtp.ts';
+import { isVp8Keyframe, Vp8Continuity } from './rtp.ts';
 
 const FIR_FMT = 4;
 
@@ -25,6 +25,7 @@ export class Subscription extends EventEmitter<{ closed: []; layerChanged: [Laye
   #current: LayerKey | null = null;
   #pending: LayerKey | null = null;
   #closed = false;
+  readonly #vp8 = new Vp8Continuity();
   /** From the subscriber's receiver reports: fraction lost (0-1) and jitter, latest. */
   downLoss: number | null = null;
   packets = 0;
@@ -110,9 +111,14 @@ export class Subscription extends EventEmitter<{ closed: []; layerChanged: [Laye
       this.#current = key;
       this.#pending = null;
       this.#track.onSourceChanged.execute({ sequenceNumber: rtp.header.sequenceNumber, timestamp: rtp.header.timestamp });
+      this.#vp8.switchTo(rtp.payload);
       if (key !== '') this.emit('layerChanged', key);
     }
     this.packets++;
+    if (this.publication.kind === 'video') {
+      const payload = this.#vp8.apply(rtp.payload);
+      if (payload !== rtp.payload) rtp = new RtpPacket(rtp.header, Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength));
+    }
     this.#track.writeRtp(rtp);
   }
 
