@@ -1,0 +1,169 @@
+/**
+ * Courseware (spec 03 §2.1, §2.3, §3 document and conversion result, §4, §7): the wire contract
+ * shared by the server, the conversion worker and the browser. The /api calls are declared here and
+ * merged into `ApiCalls` (core/contracts/api.ts); the room-channel and user-channel events are
+ * declared here and merged into those contracts.
+ *
+ * Flow of an upload (spec 03 §4 "Upload to library"):
+ *   browser: type + size check -> MD5 in 2 MiB slices (worker) -> `checkFileHash`
+ *     exists: `addRoomDocument` with the same hash (no upload, no second conversion)
+ *     else:   `createUpyunSign` -> PUT the file to `uploadUrl` (presigned; progress, cancel)
+ *             -> `addRoomDocument` (server checks the stored object by content, registers it,
+ *                queues the conversion job) -> taskId
+ *   worker: `documentConvert` events to the room (and `addDocumentConvertEvent` /
+ *           `documentStatus` to the uploader's user channel) page by page until done or failed.
+ *   cancel during upload: `updateDocumentNotice` (the server forgets the pending upload).
+ */
+
+/** spec 03 §3 Document.status: 0 uploading, 1 parsing, 2 parse timeout or fail, 3 parse done, 4 parse failed. */
+export type DocumentStatus = 0 | 1 | 2 | 3 | 4;
+
+/** 1 a document (ppt, pptx, doc, docx, pdf: slides as images), 3 a video (mp4). */
+export type DocumentType = 1 | 3;
+
+/** What the browser and the server both accept (spec 03 §5). */
+export const COURSEWARE_EXTENSIONS = ['ppt', 'pptx', 'doc', 'docx', 'pdf', 'mp4'] as const;
+export type CoursewareExtension = (typeof COURSEWARE_EXTENSIONS)[number];
+/** spec 03 §5: at most 50,000,000 bytes ('file cannot exceed 50M'). */
+export const COURSEWARE_MAX_BYTES = 50_000_000;
+/** Hash slices of 2 MiB (spec 03 §9). */
+export const HASH_SLICE_BYTES = 2 * 1024 * 1024;
+/** Conversion limits (issue 6): pages and wall time per document. */
+export const CONVERT_MAX_PAGES = 200;
+export const CONVERT_MAX_MS = 5 * 60_000;
+/** Page images 1280 px wide; thumbnails 240 px wide (JPEG). */
+export const PAGE_IMAGE_WIDTH = 1280;
+export const PAGE_THUMB_WIDTH = 240;
+/** Library and picker page sizes (spec 03 §9). */
+export const DOCUMENT_PAGE_SIZE = 10;
+export const RECENT_DOCUMENTS_PAGE_SIZE = 8;
+/** Signed storage links are valid 3600 s (spec 03 §9). */
+export const SIGNED_URL_TTL_SECONDS = 3600;
+/** Creator's slide change saved with a 500 ms debounce; portrait scroll step 0.1 up to 1.8. */
+export const PAGE_SAVE_DEBOUNCE_MS = 500;
+export const SLIDE_SCROLL_STEP = 0.1;
+export const SLIDE_SCROLL_MAX = 1.8;
+/** Video courseware: position heartbeat 5 s, viewers resync when more than 1 s off. */
+export const VIDEO_HEARTBEAT_MS = 5000;
+export const VIDEO_RESYNC_S = 1;
+
+/** A document of the user's library as the API answers it. */
+export interface DocumentInfo {
+  documentId: string;
+  documentName: string; // the file name as uploaded (cleaned), with its extension
+  documentSource: string; // object key of the uploaded original
+  fileHash: string; // lower-case hex MD5 of the whole file
+  taskId: string; // the conversion task
+  documentType: DocumentType;
+  status: DocumentStatus;
+  size: number; // bytes of the original
+  pageCount: number; // pages converted so far (all of them once status is 3); 1 for a video
+  createTime: number; // ms epoch
+  /** Why it failed, when status is 2 or 4: 'timeout' | 'encrypted' | 'corrupt' | 'too-many-pages' | 'unsupported' | 'failed'. */
+  failReason: string;
+}
+
+/** The courseware a room shows (the room info fields of spec 03 §3, as a typed block). */
+export interface RoomCourseware {
+  documentId: string; // '' when none
+  documentName: string;
+  documentType: 0 | DocumentType; // 0 none
+  resourceType: 1 | 2; // 1 disk store (our own signed URLs), 2 S3-compatible object store
+  /** Signed page image URLs in page order (for a video: the poster), valid SIGNED_URL_TTL_SECONDS from when this was sent. */
+  images: string[];
+  /** Signed URL of the fast-start mp4 for a video document; '' otherwise. */
+  videoUrl: string;
+  /** Page sizes in pixels of the page images, same order as images (portrait pages scroll). */
+  sizes: Array<{ width: number; height: number }>;
+  pptCurrentPage: number; // 1..pptTotalPage, 0 when none
+  pptTotalPage: number; // pages converted so far while converting
+  /** 3 done, 1 still converting (pages keep arriving), 2/4 failed. */
+  status: DocumentStatus;
+}
+
+/** Video courseware control (spec 03 §7 customRoomEvent videoControl), sent by the creator only. */
+export interface VideoControl {
+  type: 'play' | 'pause' | 'seek' | 'heartbeat';
+  currentTime: number; // seconds in the video
+  /** Server time in ms when the server accepted it (filled in by the server). */
+  at: number;
+}
+
+/** name -> [request body, answer data]; merged into ApiCalls. */
+export interface CoursewareApiCalls {
+  /** 1 disk store, 2 S3-compatible store (chosen by S3_ENDPOINT). */
+  getResourceType: [Record<string, never>, { resourceType: 1 | 2 }];
+  /** The file hash check of spec 03 §7: is a file with this MD5 already in the caller's library (or converted for anyone)? */
+  checkFileHash: [{ fileHash: string }, { fileExist: boolean; documentInfo: DocumentInfo | null }];
+  /**
+   * The signed-upload call: a presigned PUT for the browser to send the file straight to the store.
+   * `saveName` is the object key to pass back as documentSource (documentConvert/{y}/{m}/{d}/{unique}/{file}, videos under documentConvert/videos/).
+   */
+  createUpyunSign: [
+    { fileName: string; fileSize: number; fileHash: string; roomNumber?: string },
+    { uploadUrl: string; method: 'PUT'; headers: Record<string, string>; saveName: string; expiresAt: number; resourceType: 1 | 2 },
+  ];
+  /**
+   * Register an uploaded (or hash-matched) file and, if new, queue its conversion; when roomNumber
+   * is given (the creator's room), the room shows it. documentStatus: the document's status now.
+   */
+  addRoomDocument: [
+    { documentSource: string; documentName: string; roomNumber?: string; fileHash: string; documentType: DocumentType | '1' | '3' },
+    { taskId: string; documentId: string; documentStatus: DocumentStatus; courseware: RoomCourseware | null },
+  ];
+  /** The uploader cancelled: forget the pending upload (documentSource or taskId). */
+  updateDocumentNotice: [{ roomNumber: string; documentSource?: string; taskId?: string }, null];
+  /** The creator closes the room's courseware: images cleared, documentType 0, page 1 of 1, scroll 0. */
+  closeRoomDocument: [{ roomNumber: string }, null];
+  /** The caller's library, newest first; pageNo from 1. */
+  getMyDocumentList: [{ pageNo?: number; pageSize?: number }, { documentList: DocumentInfo[]; total: number }];
+  /** Delete from the caller's library (status 3 or 4 only). */
+  delUserDocument: [{ taskId: string; documentId: string }, null];
+  /** Open a document of the caller's library in the caller's room (recent-documents picker, library 'open in a room'). */
+  analysisDocumentExisting: [{ documentId: string; roomNumber: string }, { courseware: RoomCourseware }];
+  /** A signed download link to the original file of the caller's document. */
+  getDocumentDownloadUrl: [{ documentId: string }, { url: string; expiresAt: number }];
+  /** The room's courseware now, with freshly signed links (for anyone in the room; also in the join snapshot). */
+  getRoomCourseware: [{ roomNumber: string }, { courseware: RoomCourseware }];
+}
+
+/** Room channel, server -> browser (merged into ServerToClient of room-events.ts). */
+export interface CoursewareRoomEvents {
+  /**
+   * spec 03 §3 conversion result. status '200' with phase 'progress' as each page is written (the
+   * first page shows before the deck is done), '200' with phase 'done' at the end; any other status
+   * ('500') means it failed: the uploader sees 'parse failed' and the courseware is closed.
+   */
+  documentConvert: (payload: {
+    status: '200' | '500';
+    phase: 'progress' | 'done' | 'failed';
+    taskId: string;
+    documentId: string;
+    userId: string;
+    done: number; // pages written so far
+    total: number; // pages in the document (0 while not yet known)
+    courseware: RoomCourseware;
+  }) => void;
+  /** The room's courseware changed (opened, closed, page, scroll): the whole block, freshly signed. */
+  courseware: (payload: { courseware: RoomCourseware; by: string }) => void;
+  /** The creator's video control (play, pause, seek, heartbeat). */
+  videoControl: (payload: VideoControl & { by: string }) => void;
+}
+
+/** Room channel, browser -> server (creator only; acked like the other requests). */
+export interface CoursewareRoomRequests {
+  /** Creator: slide page 1..total (saved; debounce in the browser, 500 ms) and scroll (0..1.8 step 0.1). */
+  setCoursewarePage: (payload: { page: number; scroll?: number }, ack: (answer: { code: string; msg: string }) => void) => void;
+  videoControl: (payload: { type: VideoControl['type']; currentTime: number }, ack: (answer: { code: string; msg: string }) => void) => void;
+}
+
+/** User channel, server -> browser (merged into UserServerToClient): the library list follows conversions. */
+export interface CoursewareUserEvents {
+  /** A new document was registered (insert at the top with status 1). */
+  addDocumentConvertEvent: (payload: { document: DocumentInfo }) => void;
+  /** A document's status or page count changed. */
+  documentStatus: (payload: { document: DocumentInfo }) => void;
+}
+
+/** Board layer of a slide (core/contracts/board.ts: `doc:{id}:{slide}`). */
+export const slideLayer = (documentId: string, page: number) => `doc:${documentId}:${page}`;
