@@ -1,4 +1,5 @@
 import { boardEn } from './board.en.ts';
+import { coursewareEn } from './courseware.en.ts';
 import type { Messages } from './zh.ts';
 
 /** English. Typed against the Chinese resources: a missing or extra key is a type error. */
@@ -449,6 +450,7 @@ export const en: Messages = {
     empty: 'No codes sent yet.',
   },
   board: boardEn,
+  courseware: coursewareEn,
   media: {
     devices: 'Devices',
     controls: 'Camera and microphone',

@@ -1,4 +1,5 @@
 import { boardZh } from './board.zh.ts';
+import { coursewareZh } from './courseware.zh.ts';
 
 /** Chinese (the default language). The shape of this object is the shape of every language. */
 export const zh = {
@@ -448,6 +449,7 @@ export const zh = {
     empty: '还没有发送过验证码。',
   },
   board: boardZh,
+  courseware: coursewareZh,
   media: {
     devices: '设备设置',
     controls: '摄像头和麦克风',
