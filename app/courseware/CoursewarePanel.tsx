@@ -49,6 +49,8 @@ export function CoursewarePanel(props: CoursewarePanelProps) {
   const confirm = useConfirm();
   const isCreator = props.role === 'creator';
   const [recentOpen, setRecentOpen] = useState(false);
+  /** The last conversion step of the shown document (everyone sees the deck fill up). */
+  const [convert, setConvert] = useState<{ documentId: string; done: number; total: number } | null>(null);
 
   const uploader = useUploader({
     roomNumber: props.roomNumber,
@@ -63,7 +65,10 @@ export function CoursewarePanel(props: CoursewarePanelProps) {
     status: props.status,
     isCreator,
     myId: props.myId,
-    onConvert: uploader.convertEvent,
+    onConvert: (step) => {
+      uploader.convertEvent(step);
+      setConvert({ documentId: step.documentId, done: step.done, total: step.total });
+    },
     onMyConvertFailed: () => {
       if (uploader.phase.kind !== 'converting') toast.error(t('courseware.parseFailed'));
     },
@@ -71,7 +76,9 @@ export function CoursewarePanel(props: CoursewarePanelProps) {
   const { cw, page, scroll } = room;
   const uploading = uploader.phase.kind !== 'idle';
   const view = coursewareView(cw, isCreator, uploading);
-  const total = cw.pptTotalPage || cw.images.length;
+  const total = cw.images.length;
+  const convertTotal = convert && convert.documentId === cw.documentId ? convert.total : 0;
+  const convertDone = convert && convert.documentId === cw.documentId ? convert.done : 0;
   const size = cw.sizes[page - 1];
   const portrait = isPortrait(size);
   const imageUrl = view === 'loaded' ? (cw.images[page - 1] ?? '') : '';
@@ -124,6 +131,7 @@ export function CoursewarePanel(props: CoursewarePanelProps) {
         isCreator={isCreator}
         channel={props.channel}
         clockSkew={props.clockSkew}
+        initial={cw.video ?? null}
         onExpired={room.refetch}
       />
     );
@@ -166,8 +174,10 @@ export function CoursewarePanel(props: CoursewarePanelProps) {
         {cw.status === 1 ? (
           <div className="cw-slide__converting">
             <Progress
-              label={t('courseware.upload.convertingPages', { done: cw.pptTotalPage, total: uploader.phase.kind === 'converting' && uploader.phase.total ? uploader.phase.total : '…' })}
-              value={uploader.phase.kind === 'converting' && uploader.phase.total ? Math.floor((uploader.phase.done / uploader.phase.total) * 100) : null}
+              label={
+                convertTotal > 0 ? t('courseware.upload.convertingPages', { done: Math.max(convertDone, cw.images.length), total: convertTotal }) : t('courseware.upload.converting')
+              }
+              value={convertTotal > 0 ? Math.min(100, Math.floor((Math.max(convertDone, cw.images.length) / convertTotal) * 100)) : null}
               testId="cw-convert-progress"
             />
           </div>

@@ -16,6 +16,8 @@ export interface VideoCoursewareProps {
   channel: CoursewareChannel;
   /** serverTime - Date.now(), to age a control by the time it spent on the way. */
   clockSkew: number;
+  /** The creator's last control when this person arrived (a late joiner starts from it). */
+  initial: VideoControl | null;
   onExpired: () => void;
 }
 
@@ -26,7 +28,7 @@ export function expectedTime(control: Pick<VideoControl, 'type' | 'currentTime' 
   return control.currentTime + Math.min(aged, 10);
 }
 
-export function VideoCourseware({ url, poster, name, isCreator, channel, clockSkew, onExpired }: VideoCoursewareProps) {
+export function VideoCourseware({ url, poster, name, isCreator, channel, clockSkew, initial, onExpired }: VideoCoursewareProps) {
   const { t } = useTranslation();
   const video = useRef<HTMLVideoElement>(null);
   const [blocked, setBlocked] = useState(false);
@@ -79,6 +81,19 @@ export function VideoCourseware({ url, poster, name, isCreator, channel, clockSk
       following.current = false;
     }
   }, []);
+
+  // A late joiner starts where the creator's last control says (once the video can seek).
+  const initialRef = useRef(initial);
+  useEffect(() => {
+    const v = video.current;
+    const first = initialRef.current;
+    if (isCreator || !v || !first || last.current) return;
+    last.current = { ...first, by: '' };
+    const start = () => void apply();
+    if (v.readyState >= 1) start();
+    else v.addEventListener('loadedmetadata', start, { once: true });
+    return () => v.removeEventListener('loadedmetadata', start);
+  }, [isCreator, apply]);
 
   // Everyone else: follow the creator's controls.
   useEffect(() => {

@@ -92,7 +92,8 @@ export function useRoomCourseware({ roomNumber, channel, status, isCreator, myId
     [],
   );
 
-  const total = cw.pptTotalPage || cw.images.length;
+  // Pages that can be shown: those converted so far (the block says 1 of 1 while there are none).
+  const total = cw.images.length;
   const page = boundPage(local?.page ?? cw.pptCurrentPage, total);
   const scroll = local?.scroll ?? scrollOf(cw);
 
