@@ -230,11 +230,13 @@ export async function buildPlatform(config: Config, o: PlatformOverrides = {}): 
  */
 async function loadConverter(config: Config, logger: Logger): Promise<Converter | null> {
   try {
-    // Not a literal: the adapter lives on its own branch until it is merged (a missing one is no error).
+    // Not a literal: the adapter is found at run time (a process without it cannot convert).
     const where = '../workers/convert/index.ts';
-    const mod = (await import(where)) as { createConverter?: (o: { maxPages: number; timeoutMs: number; logger: Logger }) => Converter };
+    const mod = (await import(where)) as { createConverter?: (o: { warm: boolean }) => Converter };
     if (typeof mod.createConverter !== 'function') return null;
-    return mod.createConverter({ maxPages: config.COURSEWARE_MAX_PAGES, timeoutMs: config.COURSEWARE_CONVERT_SECONDS * 1000, logger });
+    // Processes that convert start LibreOffice's profiles at once; the web role only sniffs uploads.
+    const converts = config.ROLE === 'all' || config.ROLE === 'worker';
+    return mod.createConverter({ warm: converts && config.NODE_ENV !== 'test' });
   } catch (err) {
     logger.warn({ err }, 'no courseware converter: uploads cannot be checked or converted');
     return null;
