@@ -2,16 +2,21 @@
  * Every job of the product, in one map: name -> payload -> handler. The worker role registers all
  * of them; start-up fails if one lacks a handler.
  */
+import type { JobMeta, WorkOptions } from './platform/jobs.ts';
 import type { Services } from './services.ts';
 
 export interface JobPayloads {
   'housekeeping.purge': Record<string, never>;
   'rooms.closeExpired': Record<string, never>;
+  /** Convert one uploaded courseware document (core/courseware/convert.job.ts). */
+  'courseware.convert': { documentId: string };
+  /** Forget uploads that were signed but never registered (status 0 past the link's life). */
+  'courseware.purgeUploads': Record<string, never>;
 }
 
 export type JobName = keyof JobPayloads;
 
-export type JobHandlers = { [N in JobName]: (payload: JobPayloads[N]) => Promise<void> };
+export type JobHandlers = { [N in JobName]: (payload: JobPayloads[N], meta: JobMeta) => Promise<void> };
 
 export function jobHandlers(services: Services): JobHandlers {
   return {
@@ -19,11 +24,21 @@ export function jobHandlers(services: Services): JobHandlers {
     'rooms.closeExpired': async () => {
       await services.live.closeExpired();
     },
+    'courseware.convert': (payload, meta) => services.courseware.runConversion(payload, meta),
+    'courseware.purgeUploads': async () => {
+      await services.courseware.purgeStaleUploads();
+    },
   };
 }
+
+/** Per-queue worker options: a conversion is picked up quickly (the first page should show within a second). */
+export const jobOptions: Partial<Record<JobName, WorkOptions>> = {
+  'courseware.convert': { pollingIntervalSeconds: 0.5 },
+};
 
 /** Recurring jobs (cron, UTC). */
 export const schedules: Array<{ name: JobName; cron: string }> = [
   { name: 'housekeeping.purge', cron: '17 * * * *' },
   { name: 'rooms.closeExpired', cron: '* * * * *' },
+  { name: 'courseware.purgeUploads', cron: '41 * * * *' },
 ];

@@ -30,6 +30,9 @@ import { RoomLiveService, type Presence, type Scheduler } from './rooms/live.ser
 import { BoardRepository } from './board/board.repository.ts';
 import { BoardService } from './board/board.service.ts';
 import { MediaService, type MediaNodes } from './rooms/media.service.ts';
+import type { Converter } from './courseware/converter.ts';
+import { DocumentRepository } from './courseware/document.repository.ts';
+import { CoursewareService } from './courseware/courseware.service.ts';
 
 export interface Ports {
   config: Config;
@@ -47,6 +50,8 @@ export interface Ports {
   payments: PaymentGateway;
   /** Where rooms' media is served; without it join answers carry no media token. */
   mediaNodes?: MediaNodes;
+  /** Courseware conversion and content checks of uploads (workers/convert); null where none is built. */
+  converter?: Converter | null;
 }
 
 export interface Services {
@@ -64,6 +69,7 @@ export interface Services {
   messaging: MessagingService;
   site: SiteService;
   board: BoardService;
+  courseware: CoursewareService;
 }
 
 export function buildServices(p: Ports): Services {
@@ -81,5 +87,18 @@ export function buildServices(p: Ports): Services {
   const board = new BoardService(new BoardRepository(p.db), live, signer, p.objects, p.events, p.clock, p.config, p.logger);
   const media = p.mediaNodes ? new MediaService(new LiveRepository(p.db), signer, p.mediaNodes, p.clock, p.config) : null;
   rooms.media = media;
-  return { account, rooms, live, media, billing, limiter, devOutbox: p.outbox, billingRepo, orders, messaging, site, board };
+  const courseware = new CoursewareService(
+    new DocumentRepository(p.db),
+    p.objects,
+    p.converter ?? null,
+    p.jobs,
+    p.events,
+    limiter,
+    { actorFor: (viewer, roomNumber) => live.actorFor(viewer, roomNumber), invalidate: (roomNumber) => rooms.invalidate(roomNumber) },
+    p.clock,
+    p.config,
+    p.logger,
+  );
+  live.courseware = courseware;
+  return { account, rooms, live, media, billing, limiter, devOutbox: p.outbox, billingRepo, orders, messaging, site, board, courseware };
 }

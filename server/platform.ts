@@ -11,14 +11,16 @@ import type { Config } from '#core/platform/config.ts';
 import { openDatabase, type DatabaseHandle } from '#core/platform/db/database.ts';
 import { migrateToLatest } from '#core/platform/db/migrate.ts';
 import { InMemoryEventBus, type EventBus } from '#core/platform/events.ts';
-import { startPgBoss, type JobQueue } from '#core/platform/jobs.ts';
+import { startPgBoss, type JobMeta, type JobQueue } from '#core/platform/jobs.ts';
 import { createLogger, type Logger } from '#core/platform/logger.ts';
-import { DiskObjectStore } from '#core/platform/objects.ts';
+import { DiskObjectStore, type ObjectStore } from '#core/platform/objects.ts';
+import { S3ObjectStore } from '#core/platform/s3-objects.ts';
+import type { Converter } from '#core/courseware/converter.ts';
 import { NoGateway, SandboxGateway, type PaymentGateway } from '#core/platform/payments.ts';
 import { hmac } from '#core/platform/secrets.ts';
 import { ConsoleSmsSender, DevOutbox, HttpSmsSender, type SmsSender } from '#core/platform/sms.ts';
 import { buildServices, type Services } from '#core/services.ts';
-import { jobHandlers, schedules, type JobName } from '#core/jobs.ts';
+import { jobHandlers, jobOptions, schedules, type JobName } from '#core/jobs.ts';
 import type { Presence, Scheduler } from '#core/rooms/live.service.ts';
 import type { MediaNodes } from '#core/rooms/media.service.ts';
 import { singleMediaNode } from './media.ts';
@@ -54,7 +56,12 @@ export interface Platform {
   database: DatabaseHandle;
   services: Services;
   events: EventBus;
-  objects: DiskObjectStore;
+  /** The object store: S3-compatible when S3_ENDPOINT is set, else the disk store. */
+  objects: ObjectStore;
+  /** The disk store when it is the object store: the web role serves its signed GET and PUT links. */
+  diskObjects: DiskObjectStore | null;
+  /** Courseware conversion (and content sniffing of uploads); null where none is built. */
+  converter: Converter | null;
   jobs: JobQueue | null;
   presence: PresenceRegistry;
   secret: string;
@@ -79,6 +86,27 @@ export interface PlatformOverrides {
   jobs?: boolean;
   /** Where rooms' media is served (default: this process, or MEDIA_PUBLIC_URL). */
   mediaNodes?: MediaNodes;
+  /** The courseware converter (default: the one of workers/convert when it is present). */
+  converter?: Converter | null;
+}
+
+/** The object store the settings name: S3-compatible with S3_ENDPOINT, else DATA_DIR/objects. */
+export function buildObjectStore(config: Config, secret: string, now: () => number): { objects: ObjectStore; disk: DiskObjectStore | null } {
+  if (config.S3_ENDPOINT) {
+    const objects = new S3ObjectStore(
+      {
+        endpoint: config.S3_ENDPOINT,
+        bucket: config.S3_BUCKET!,
+        region: config.S3_REGION,
+        accessKeyId: config.S3_ACCESS_KEY_ID!,
+        secretAccessKey: config.S3_SECRET_ACCESS_KEY!,
+      },
+      now,
+    );
+    return { objects, disk: null };
+  }
+  const disk = new DiskObjectStore(path.resolve(config.DATA_DIR, 'objects'), secret, () => config.publicUrl, now);
+  return { objects: disk, disk };
 }
 
 /** SESSION_SECRET, or one generated once and kept in DATA_DIR so restarts keep sessions' tokens valid. */
@@ -118,16 +146,19 @@ export async function buildPlatform(config: Config, o: PlatformOverrides = {}): 
       ? new HttpSmsSender(config.SMS_WEBHOOK_URL!, config.SMS_WEBHOOK_TOKEN)
       : new ConsoleSmsSender(logger, outbox));
   const events = new InMemoryEventBus();
-  const objects = new DiskObjectStore(path.resolve(config.DATA_DIR, 'objects'), secret, () => config.publicUrl);
-
-  const wantJobs = o.jobs ?? (config.ROLE === 'all' || config.ROLE === 'worker');
-  let jobs: JobQueue | null = null;
-  if (wantJobs) {
-    jobs = await startPgBoss(database.pglite ? { pglite: database.pglite } : { url: database.url! }, logger);
-  }
-
   const presence = new PresenceRegistry();
   const clock = o.clock ?? systemClock;
+  const { objects, disk: diskObjects } = buildObjectStore(config, secret, () => clock.now().getTime());
+  const converter = o.converter !== undefined ? o.converter : await loadConverter(config, logger);
+
+  // The web role sends jobs (courseware conversions) without working them; all and worker work them.
+  const runsWorkers = config.ROLE === 'all' || config.ROLE === 'worker';
+  const wantJobs = o.jobs ?? (runsWorkers || config.ROLE === 'web');
+  let jobs: JobQueue | null = null;
+  if (wantJobs) {
+    jobs = await startPgBoss(database.pglite ? { pglite: database.pglite } : { url: database.url! }, logger, { maintenance: runsWorkers });
+  }
+
   // The sandbox gives packages away, so production has no gateway unless one is chosen. Without
   // its own secret the sandbox derives one, so a laptop run needs no setting.
   const gatewayKind = config.PAYMENT_GATEWAY ?? (config.production ? 'off' : 'sandbox');
@@ -150,6 +181,7 @@ export async function buildPlatform(config: Config, o: PlatformOverrides = {}): 
     outbox,
     events,
     objects,
+    converter,
     jobs,
     presence,
     scheduler: timerScheduler(logger),
@@ -157,12 +189,12 @@ export async function buildPlatform(config: Config, o: PlatformOverrides = {}): 
     mediaNodes,
   });
 
-  if (jobs && (config.ROLE === 'all' || config.ROLE === 'worker')) {
+  if (jobs && runsWorkers) {
     const handlers = jobHandlers(services);
     for (const name of Object.keys(handlers) as JobName[]) {
       const handler = handlers[name];
       if (typeof handler !== 'function') throw new Error(`job ${name} has no handler`);
-      await jobs.work(name, handler as (p: object) => Promise<void>);
+      await jobs.work(name, handler as (p: object, meta: JobMeta) => Promise<void>, jobOptions[name]);
     }
     for (const s of schedules) await jobs.schedule(s.name, s.cron);
   }
@@ -174,6 +206,8 @@ export async function buildPlatform(config: Config, o: PlatformOverrides = {}): 
     services,
     events,
     objects,
+    diskObjects,
+    converter,
     jobs,
     presence,
     secret,
@@ -182,7 +216,29 @@ export async function buildPlatform(config: Config, o: PlatformOverrides = {}): 
     mediaNodes,
     async close() {
       await jobs?.stop().catch((err: unknown) => logger.warn({ err }, 'job queue stop failed'));
+      services.courseware.close();
+      await converter?.close().catch((err: unknown) => logger.warn({ err }, 'converter close failed'));
+      if (objects instanceof S3ObjectStore) objects.close();
       await database.close();
     },
   };
+}
+
+/**
+ * The converter of workers/convert (LibreOffice, mupdf, sharp, ffmpeg). It is looked up at start so
+ * the web role, which only sniffs uploads, and the worker role share one place that builds it.
+ */
+async function loadConverter(config: Config, logger: Logger): Promise<Converter | null> {
+  try {
+    // Not a literal: the adapter is found at run time (a process without it cannot convert).
+    const where = '../workers/convert/index.ts';
+    const mod = (await import(where)) as { createConverter?: (o: { warm: boolean }) => Converter };
+    if (typeof mod.createConverter !== 'function') return null;
+    // Processes that convert start LibreOffice's profiles at once; the web role only sniffs uploads.
+    const converts = config.ROLE === 'all' || config.ROLE === 'worker';
+    return mod.createConverter({ warm: converts && config.NODE_ENV !== 'test' });
+  } catch (err) {
+    logger.warn({ err }, 'no courseware converter: uploads cannot be checked or converted');
+    return null;
+  }
 }

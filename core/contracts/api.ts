@@ -4,6 +4,7 @@
  * Ids and flags travel as strings, as the spec's clients expect.
  */
 import type { LayerState } from './board.ts';
+import type { CoursewareApiCalls, RoomCourseware } from './courseware.ts';
 
 export interface Envelope<T> {
   code: string; // '0' success, else a code of core/platform/errors.ts
@@ -68,6 +69,7 @@ export interface JoinAnswer {
   userInfo?: UserInfo; // tourist joins: the tourist identity with its userToken
   mediaToken?: string; // short-lived signed media token (core/contracts/media-signaling.ts)
   mediaUrl?: string; // the media node serving the room; its socket is `${mediaUrl}/media`
+  courseware?: RoomCourseware; // the courseware the room shows now (core/contracts/courseware.ts)
 }
 
 export interface RoomListItem {
@@ -112,7 +114,7 @@ export interface Announcement {
 }
 
 /** name -> [request body, answer data] */
-export interface ApiCalls {
+export interface ApiCalls extends CoursewareApiCalls {
   sendPhoneCode: [{ mobile: string; area?: string; purpose?: 'login' }, { resendAfter: number }];
   loginUser: [{ mobile: string; code: string; userType?: '1' }, { userInfo: UserInfo }];
   logout: [Record<string, never>, null];

@@ -79,6 +79,10 @@ export interface RoomCourseware {
   pptTotalPage: number; // pages converted so far while converting
   /** 3 done, 1 still converting (pages keep arriving), 2/4 failed. */
   status: DocumentStatus;
+  /** Portrait page scroll, 0..SLIDE_SCROLL_MAX in steps of SLIDE_SCROLL_STEP (0 when absent). */
+  scroll?: number;
+  /** The creator's last video control (play or pause and where), for a late joiner of a video document. */
+  video?: VideoControl;
 }
 
 /** Video courseware control (spec 03 §7 customRoomEvent videoControl), sent by the creator only. */

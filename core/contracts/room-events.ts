@@ -6,6 +6,7 @@
  * rebroadcast unchecked.
  */
 import type { RoomInfo } from './api.ts';
+import type { CoursewareRoomEvents, CoursewareRoomRequests, RoomCourseware } from './courseware.ts';
 
 export const ROOM_NAMESPACE = '/room';
 export const ROOM_PROTOCOL_VERSION = 1;
@@ -64,12 +65,14 @@ export interface RoomSnapshot {
   mic: MicState;
   teacherOnline: boolean;
   serverTime: number;
+  /** The courseware the room shows now, freshly signed (core/contracts/courseware.ts). */
+  courseware?: RoomCourseware;
 }
 
 type Req<P, R = null> = (payload: P, ack: (answer: Ack<R>) => void) => void;
 
 /** Browser -> server. */
-export interface ClientToServer {
+export interface ClientToServer extends CoursewareRoomRequests {
   joinRoom: Req<{ version?: number }, RoomSnapshot>;
   leaveRoom: Req<Record<string, never>>;
   customRoomEvent: Req<RoomPatch>;
@@ -83,7 +86,7 @@ export interface ClientToServer {
 }
 
 /** Server -> browser. */
-export interface ServerToClient {
+export interface ServerToClient extends CoursewareRoomEvents {
   /** A patch of the room info, after the server applied it; `by` is who changed it. */
   customRoomEvent: (patch: Partial<RoomInfo> & { by: string }) => void;
   members: (payload: { members: Member[]; teacherOnline: boolean; participants: number }) => void;

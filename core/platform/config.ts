@@ -99,6 +99,15 @@ export const configSchema = z
     MEDIA_NODE_ID: z.string().regex(/^[A-Za-z0-9_.:-]{1,64}$/).optional(),
     MEDIA_CAPACITY: int(100, 1, 100_000),
     MEDIA_REPORT_SECONDS: int(5, 1, 60),
+    S3_ENDPOINT: z.url().optional(),
+    S3_BUCKET: z.string().regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'S3_BUCKET is a bucket name (3-63 lower-case letters, digits, dots, dashes)').optional(),
+    S3_REGION: z.string().min(1).max(64).default('us-east-1'),
+    S3_ACCESS_KEY_ID: z.string().min(1).optional(),
+    S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
+    COURSEWARE_MAX_BYTES: int(50_000_000, 1),
+    COURSEWARE_MAX_PAGES: int(200, 1, 10_000),
+    COURSEWARE_CONVERT_SECONDS: int(300, 10, 3600),
+    COURSEWARE_UPLOADS_PER_HOUR: int(60, 1),
   })
   .superRefine((c, ctx) => {
     if (c.SMS_SENDER === 'http' && !c.SMS_WEBHOOK_URL) {
@@ -112,6 +121,9 @@ export const configSchema = z
     }
     if (c.MEDIA_LISTEN_IP === '0.0.0.0' && !c.MEDIA_ANNOUNCED_ADDRESS) {
       ctx.addIssue({ code: 'custom', path: ['MEDIA_ANNOUNCED_ADDRESS'], message: 'MEDIA_LISTEN_IP=0.0.0.0 needs MEDIA_ANNOUNCED_ADDRESS (the address browsers reach)' });
+    }
+    if (c.S3_ENDPOINT && (!c.S3_BUCKET || !c.S3_ACCESS_KEY_ID || !c.S3_SECRET_ACCESS_KEY)) {
+      ctx.addIssue({ code: 'custom', path: ['S3_ENDPOINT'], message: 'S3_ENDPOINT needs S3_BUCKET, S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY' });
     }
     if (c.NODE_ENV === 'production' && c.DEV_OUTBOX === true) {
       ctx.addIssue({ code: 'custom', path: ['DEV_OUTBOX'], message: 'the dev outbox is never available in production' });

@@ -6,9 +6,24 @@ import { PgBoss, fromPglite } from 'pg-boss';
 import type { PGlite } from '@electric-sql/pglite';
 import type { Logger } from './logger.ts';
 
+/** Which attempt a handler is running: the last one is `retryCount === retryLimit`. */
+export interface JobMeta {
+  id: string;
+  retryCount: number;
+  retryLimit: number;
+  signal: AbortSignal;
+}
+
+export interface WorkOptions {
+  /** How often an idle worker looks for jobs (pg-boss default 2 s, at least 0.5 s). */
+  pollingIntervalSeconds?: number;
+}
+
+export const JOB_RETRY_LIMIT = 3;
+
 export interface JobQueue {
   send<P extends object>(name: string, payload: P, opts?: { singletonKey?: string; startAfterSeconds?: number }): Promise<string | null>;
-  work<P extends object>(name: string, handler: (payload: P) => Promise<void>): Promise<void>;
+  work<P extends object>(name: string, handler: (payload: P, meta: JobMeta) => Promise<void>, opts?: WorkOptions): Promise<void>;
   schedule(name: string, cron: string, payload?: object): Promise<void>;
   stop(): Promise<void>;
 }
@@ -16,11 +31,14 @@ export interface JobQueue {
 export async function startPgBoss(
   target: { pglite: PGlite } | { url: string },
   logger: Logger,
+  opts: { maintenance?: boolean } = {},
 ): Promise<JobQueue> {
+  // A process that only sends jobs (the web role) leaves supervision and cron to the workers.
+  const roles = opts.maintenance === false ? { supervise: false, schedule: false } : {};
   const boss =
     'pglite' in target
-      ? new PgBoss({ db: fromPglite(target.pglite), backend: 'pglite' })
-      : new PgBoss({ connectionString: target.url, max: 4 });
+      ? new PgBoss({ db: fromPglite(target.pglite), backend: 'pglite', ...roles })
+      : new PgBoss({ connectionString: target.url, max: 4, ...roles });
   boss.on('error', (err: unknown) => logger.error({ err }, 'job queue error'));
   await boss.start();
   const created = new Set<string>();
@@ -35,14 +53,16 @@ export async function startPgBoss(
       return boss.send(name, payload, {
         ...(opts?.singletonKey ? { singletonKey: opts.singletonKey } : {}),
         ...(opts?.startAfterSeconds ? { startAfter: opts.startAfterSeconds } : {}),
-        retryLimit: 3,
+        retryLimit: JOB_RETRY_LIMIT,
         retryBackoff: true,
       });
     },
-    async work(name, handler) {
+    async work(name, handler, workOpts) {
       await ensureQueue(name);
-      await boss.work<object>(name, async (jobs) => {
-        for (const job of jobs) await handler(job.data as never);
+      await boss.work<object>(name, workOpts?.pollingIntervalSeconds ? { pollingIntervalSeconds: workOpts.pollingIntervalSeconds } : {}, async (jobs) => {
+        for (const job of jobs) {
+          await handler(job.data as never, { id: job.id, retryCount: job.retryCount, retryLimit: JOB_RETRY_LIMIT, signal: job.signal });
+        }
       });
     },
     async schedule(name, cron, payload) {

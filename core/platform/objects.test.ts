@@ -2,7 +2,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { DiskObjectStore } from './objects.ts';
+import { Readable } from 'node:stream';
+import { DiskObjectStore, ObjectTooLarge } from './objects.ts';
 
 describe('DiskObjectStore', () => {
   let dir = '';
@@ -37,5 +38,35 @@ describe('DiskObjectStore', () => {
     for (const key of ['../etc/passwd', 'a/../../b', '/abs', 'a//b', '', 'a/./b']) {
       await expect(store.put(key, new Uint8Array(), 'x/y')).rejects.toThrow(/invalid object key/);
     }
+  });
+
+  it('signs PUT URLs for one key, size and content type that expire', async () => {
+    const put = await store.signedPutUrl('documentConvert/2026/11/23/u/a.pdf', 'application/pdf', 1234, 3600);
+    expect(put.method).toBe('PUT');
+    expect(put.headers).toEqual({ 'Content-Type': 'application/pdf' });
+    expect(put.expiresAt).toBe(now + 3600_000);
+    const url = new URL(put.url);
+    const [exp, size, sig] = ['exp', 'size', 'sig'].map((k) => url.searchParams.get(k)!);
+    const key = 'documentConvert/2026/11/23/u/a.pdf';
+    expect(store.verifyPut(key, exp!, size!, 'application/pdf', sig!)).toBe(true);
+    expect(store.verifyPut('documentConvert/2026/11/23/u/b.pdf', exp!, size!, 'application/pdf', sig!)).toBe(false);
+    expect(store.verifyPut(key, exp!, '99999999', 'application/pdf', sig!)).toBe(false);
+    expect(store.verifyPut(key, exp!, size!, 'text/html', sig!)).toBe(false);
+    expect(store.verifyPut(key, String(Number(exp) + 60), size!, 'application/pdf', sig!)).toBe(false);
+    // A GET signature is no PUT signature, and the other way round.
+    const get = new URL(await store.signedGetUrl(key, 3600));
+    expect(store.verifyPut(key, get.searchParams.get('exp')!, size!, 'application/pdf', get.searchParams.get('sig')!)).toBe(false);
+    expect(store.verify(key, exp!, sig!)).toBe(false);
+    now += 3601_000;
+    expect(store.verifyPut(key, exp!, size!, 'application/pdf', sig!)).toBe(false);
+  });
+
+  it('streams a body in under a size limit and keeps nothing of a larger one', async () => {
+    expect(await store.putStream('up/a.bin', Readable.from([Buffer.alloc(600), Buffer.alloc(400)]), 'application/pdf', 1000)).toBe(1000);
+    expect(await store.head('up/a.bin')).toEqual({ size: 1000, contentType: 'application/pdf' });
+    await expect(store.putStream('up/b.bin', Readable.from([Buffer.alloc(600), Buffer.alloc(401)]), 'application/pdf', 1000)).rejects.toBeInstanceOf(ObjectTooLarge);
+    expect(await store.head('up/b.bin')).toBeNull();
+    expect(await store.readStart('up/a.bin', 4)).toEqual(new Uint8Array(4));
+    expect(await store.readStart('up/none.bin', 4)).toBeNull();
   });
 });

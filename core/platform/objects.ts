@@ -1,12 +1,14 @@
 /**
  * The object-store port (courseware, page images, board images, recordings) and its disk adapter.
- * The disk adapter hands out HMAC-signed URLs that expire; the S3 adapter arrives with courseware.
+ * The disk adapter hands out HMAC-signed URLs that expire (GET and, for uploads, PUT with a size
+ * limit) served by our own HTTP server; the S3 adapter (s3-objects.ts) presigns with the SDK.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { createReadStream } from 'node:fs';
-import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { copyFile, mkdir, open, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { Readable } from 'node:stream';
+import { Transform, type Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 
 export interface ObjectInfo {
   size: number;
@@ -20,6 +22,33 @@ export interface ObjectStore {
   delete(key: string): Promise<void>;
   /** A URL a browser may GET until it expires. */
   signedGetUrl(key: string, ttlSeconds: number): Promise<string>;
+  /** 1 our own disk store (signed by us), 2 an S3-compatible store (spec 03 §3 resourceType). */
+  readonly resourceType: 1 | 2;
+  /**
+   * A URL a browser may PUT one file to until it expires: the body must carry `contentType` and
+   * be exactly `size` bytes (the store refuses anything else).
+   */
+  signedPutUrl(key: string, contentType: string, size: number, ttlSeconds: number): Promise<SignedPut>;
+  /** The first `bytes` bytes (fewer when the object is smaller); null when it does not exist. */
+  readStart(key: string, bytes: number): Promise<Uint8Array | null>;
+  /** Writes the object to a local file (the worker's temp dir); null when it does not exist. */
+  download(key: string, file: string): Promise<ObjectInfo | null>;
+  /** Stores a local file (large: streamed, not read into memory). */
+  putFile(key: string, file: string, contentType: string): Promise<void>;
+}
+
+export interface SignedPut {
+  url: string;
+  method: 'PUT';
+  /** Headers the browser must send with the PUT. */
+  headers: Record<string, string>;
+  /** ms epoch. */
+  expiresAt: number;
+}
+
+/** The body of a signed PUT was larger than its signature allows. */
+export class ObjectTooLarge extends Error {
+  override name = 'ObjectTooLarge';
 }
 
 const KEY_RULE = /^[a-zA-Z0-9][a-zA-Z0-9/_.-]{0,400}$/;
@@ -31,6 +60,7 @@ export function assertObjectKey(key: string): void {
 }
 
 export class DiskObjectStore implements ObjectStore {
+  readonly resourceType = 1 as const;
   private readonly root: string;
   private readonly secret: string;
   private readonly baseUrl: () => string;
@@ -110,5 +140,101 @@ export class DiskObjectStore implements ObjectStore {
     const want = Buffer.from(this.#sign(key, n));
     const got = Buffer.from(sig);
     return want.length === got.length && timingSafeEqual(want, got);
+  }
+
+  #signPut(key: string, exp: number, size: number, contentType: string): string {
+    return createHmac('sha256', this.secret).update(`PUT\n${key}\n${exp}\n${size}\n${contentType}`).digest('base64url');
+  }
+
+  signedPutUrl(key: string, contentType: string, size: number, ttlSeconds: number): Promise<SignedPut> {
+    assertObjectKey(key);
+    if (!Number.isSafeInteger(size) || size < 0) throw new Error('invalid size');
+    const exp = Math.floor(this.now() / 1000) + ttlSeconds;
+    const encoded = key.split('/').map(encodeURIComponent).join('/');
+    const sig = this.#signPut(key, exp, size, contentType);
+    return Promise.resolve({
+      url: `${this.baseUrl()}/objects/${encoded}?exp=${exp}&size=${size}&sig=${sig}`,
+      method: 'PUT',
+      headers: { 'Content-Type': contentType },
+      expiresAt: exp * 1000,
+    });
+  }
+
+  /** Checks a PUT URL this store signed for this key, size and content type; false when forged, altered or expired. */
+  verifyPut(key: string, exp: string, size: string, contentType: string, sig: string): boolean {
+    if (!/^\d{1,12}$/.test(exp) || !/^\d{1,15}$/.test(size)) return false;
+    const n = Number(exp);
+    if (n * 1000 < this.now()) return false;
+    try {
+      assertObjectKey(key);
+    } catch {
+      return false;
+    }
+    const want = Buffer.from(this.#signPut(key, n, Number(size), contentType));
+    const got = Buffer.from(sig);
+    return want.length === got.length && timingSafeEqual(want, got);
+  }
+
+  /**
+   * Streams a body into the store, refusing it (ObjectTooLarge, nothing stored) as soon as it
+   * passes `maxBytes`; the object appears only once complete.
+   */
+  async putStream(key: string, body: Readable, contentType: string, maxBytes: number): Promise<number> {
+    const file = this.#file(key);
+    await mkdir(path.dirname(file), { recursive: true });
+    const tmp = `${file}.${process.pid}.${Date.now()}.${Math.random().toString(36).slice(2)}.tmp`;
+    let size = 0;
+    const limit = new Transform({
+      transform(chunk: Buffer, _enc, done) {
+        size += chunk.length;
+        if (size > maxBytes) return done(new ObjectTooLarge(`more than ${maxBytes} bytes`));
+        done(null, chunk);
+      },
+    });
+    try {
+      await pipeline(body, limit, createWriteStream(tmp));
+      await writeFile(`${tmp}.type`, contentType);
+      await rename(`${tmp}.type`, `${file}.type`);
+      await rename(tmp, file);
+      return size;
+    } catch (err) {
+      await rm(tmp, { force: true });
+      await rm(`${tmp}.type`, { force: true });
+      throw err;
+    }
+  }
+
+  async readStart(key: string, bytes: number): Promise<Uint8Array | null> {
+    const file = this.#file(key);
+    let fh;
+    try {
+      fh = await open(file, 'r');
+    } catch {
+      return null;
+    }
+    try {
+      const buf = Buffer.alloc(bytes);
+      const { bytesRead } = await fh.read(buf, 0, bytes, 0);
+      return new Uint8Array(buf.subarray(0, bytesRead));
+    } finally {
+      await fh.close();
+    }
+  }
+
+  async download(key: string, file: string): Promise<ObjectInfo | null> {
+    const info = await this.head(key);
+    if (!info) return null;
+    await copyFile(this.#file(key), file);
+    return info;
+  }
+
+  async putFile(key: string, file: string, contentType: string): Promise<void> {
+    const target = this.#file(key);
+    await mkdir(path.dirname(target), { recursive: true });
+    const tmp = `${target}.${process.pid}.${Date.now()}.tmp`;
+    await pipeline(createReadStream(file), createWriteStream(tmp));
+    await writeFile(`${tmp}.type`, contentType);
+    await rename(`${tmp}.type`, `${target}.type`);
+    await rename(tmp, target);
   }
 }

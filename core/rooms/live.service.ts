@@ -10,6 +10,7 @@ import { DomainError, illegalParams, notAllowed, roomNotFound } from '../platfor
 import type { EventBus } from '../platform/events.ts';
 import { MemoryRateLimiter } from '../platform/memory-rate-limit.ts';
 import type { RoomInfo } from '../contracts/api.ts';
+import type { RoomCourseware } from '../contracts/courseware.ts';
 import {
   CHAT_HISTORY,
   CHAT_MAX_CHARS,
@@ -56,6 +57,8 @@ const TOUCH_EVERY_MS = 60_000;
 const idleMic: MicState = { phase: 'idle', userId: '', name: '', since: 0, deadline: 0 };
 
 export class RoomLiveService {
+  /** The courseware a joining member sees in the snapshot (set by the composition). */
+  courseware: { roomCourseware(roomNumber: string): Promise<RoomCourseware> } | null = null;
   readonly #rowCache = new Map<string, { at: number; row: LiveRoomRow }>();
   readonly #touchedAt = new Map<string, number>();
   readonly #chatLimiter: MemoryRateLimiter;
@@ -159,11 +162,12 @@ export class RoomLiveService {
 
   async snapshot(actor: Actor): Promise<RoomSnapshot> {
     const room = await this.#openRoom(actor.room);
-    const [roomInfo, { members, teacherOnline }, messages, mic] = await Promise.all([
+    const [roomInfo, { members, teacherOnline }, messages, mic, courseware] = await Promise.all([
       this.#freshInfo(actor.room),
       this.#members(room),
       this.#history(room),
       this.#mic(room),
+      this.courseware?.roomCourseware(actor.room),
     ]);
     const me = await this.accounts.findUserById(actor.uid);
     return {
@@ -174,6 +178,7 @@ export class RoomLiveService {
       mic,
       teacherOnline,
       serverTime: this.clock.now().getTime(),
+      ...(courseware ? { courseware } : {}),
     };
   }
 

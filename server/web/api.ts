@@ -18,6 +18,7 @@ import * as orderSchema from '#core/billing/order.schema.ts';
 import * as messagingSchema from '#core/messaging/messaging.schema.ts';
 import * as boardSchema from '#core/board/board.schema.ts';
 import { teachingPictureList } from '#core/board/stencils.ts';
+import * as coursewareSchema from '#core/courseware/courseware.schema.ts';
 import { requestIp, requestLang, requestToken } from './request.ts';
 
 interface CallContext {
@@ -99,9 +100,10 @@ export function buildHandlers(services: Services, config: Config): Record<ApiNam
         const viewer = await ctx.viewer().catch(() => null);
         const { answer, newToken } = await rooms.observerJoin(viewer, { roomNumber: i.roomNumber, ot: i.ot ?? '', ip: ctx.ip });
         if (newToken) appendCookie(ctx.res, sessionCookie(config, newToken, config.TOURIST_SESSION_HOURS * 3600));
-        return answer;
+        return { ...answer, courseware: await services.courseware.roomCourseware(i.roomNumber) };
       }
-      return rooms.join(await ctx.viewer(), { roomNumber: i.roomNumber, userType });
+      const answer = await rooms.join(await ctx.viewer(), { roomNumber: i.roomNumber, userType });
+      return { ...answer, courseware: await services.courseware.roomCourseware(i.roomNumber) };
     }),
     updateRoomInfoByRoomNumber: h(roomSchema.updateRoomInfoInput, async (ctx, i) => {
       const { roomNumber, ...patch } = i;
@@ -117,7 +119,7 @@ export function buildHandlers(services: Services, config: Config): Record<ApiNam
       if (!hasSession && answer.userInfo) {
         appendCookie(ctx.res, sessionCookie(config, answer.userInfo.userToken, config.TOURIST_SESSION_HOURS * 3600));
       }
-      return answer;
+      return { ...answer, courseware: await services.courseware.roomCourseware(i.roomNumber) };
     }),
     getConsumptionStatus: h(accountSchema.noInput, async (ctx) => billing.getConsumptionStatus(await ctx.viewer())),
     getUserVipInfo: h(accountSchema.noInput, async (ctx) => ({ vipUserInfo: await billing.getUserVipInfo(await ctx.viewer()) })),
@@ -153,6 +155,22 @@ export function buildHandlers(services: Services, config: Config): Record<ApiNam
     getWbReview: h(boardSchema.wbReviewInput, async (ctx, i) => services.board.review(await ctx.viewer(), i.roomNumber, i.page ?? 'wb:0')),
     createPhoneUploadLink: h(boardSchema.phoneUploadLinkInput, async (ctx, i) => services.board.phoneUploadLink(await ctx.viewer(), i.roomNumber)),
     getTeachingPictureList: h(accountSchema.noInput, () => Promise.resolve({ teachingPictureList: JSON.stringify(teachingPictureList()) })),
+    getResourceType: h(coursewareSchema.noInput, async (ctx) => {
+      await ctx.viewer();
+      return { resourceType: services.courseware.resourceType };
+    }),
+    checkFileHash: h(coursewareSchema.checkFileHashInput, async (ctx, i) => services.courseware.checkFileHash(await ctx.viewer(), i.fileHash)),
+    createUpyunSign: h(coursewareSchema.createUpyunSignInput, async (ctx, i) => services.courseware.signUpload(await ctx.viewer(), i)),
+    addRoomDocument: h(coursewareSchema.addRoomDocumentInput, async (ctx, i) => services.courseware.register(await ctx.viewer(), i)),
+    updateDocumentNotice: h(coursewareSchema.updateDocumentNoticeInput, async (ctx, i) => services.courseware.cancelUpload(await ctx.viewer(), i)),
+    closeRoomDocument: h(coursewareSchema.roomInput, async (ctx, i) => services.courseware.closeRoom(await ctx.viewer(), i.roomNumber)),
+    getMyDocumentList: h(coursewareSchema.listInput, async (ctx, i) => services.courseware.list(await ctx.viewer(), i)),
+    delUserDocument: h(coursewareSchema.delInput, async (ctx, i) => services.courseware.delete(await ctx.viewer(), i)),
+    analysisDocumentExisting: h(coursewareSchema.analysisInput, async (ctx, i) =>
+      services.courseware.openExisting(await ctx.viewer(), i.documentId, i.roomNumber),
+    ),
+    getDocumentDownloadUrl: h(coursewareSchema.downloadInput, async (ctx, i) => services.courseware.downloadUrl(await ctx.viewer(), i.documentId)),
+    getRoomCourseware: h(coursewareSchema.roomInput, async (ctx, i) => services.courseware.getRoomCourseware(await ctx.viewer(), i.roomNumber)),
   };
 }
 

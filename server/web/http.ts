@@ -22,6 +22,7 @@ import { attachBoardChannel } from './board-channel.ts';
 import { boardImageRoutes } from './board-images.ts';
 import { socketParser } from './socket-parser.ts';
 import { MEDIA_CONTROL_PATH } from '#core/contracts/media-control.ts';
+import { ObjectTooLarge } from '#core/platform/objects.ts';
 
 export interface WebServer {
   http: HttpServer;
@@ -51,6 +52,52 @@ async function loadContext(platform: Platform, req: Request): Promise<AppContext
   };
 }
 
+/**
+ * A browser's upload to the disk store with a URL signed by createUpyunSign (ADR 040): the key,
+ * expiry, exact size and content type are signed; the body is streamed to the store and refused
+ * as soon as it passes the size; an object is written once (a signed link cannot replace a file
+ * that was already checked and registered).
+ */
+async function putObject(platform: Platform, req: Request, res: Response): Promise<void> {
+  const disk = platform.diskObjects;
+  const refuse = (status: number, text: string) => {
+    req.resume();
+    res.status(status).set('Connection', 'close').type('text/plain').send(text);
+  };
+  let key: string;
+  try {
+    key = decodeURIComponent((req.params as Record<string, string>)[0] ?? '');
+  } catch {
+    return refuse(400, 'bad key');
+  }
+  const { exp, size, sig } = req.query;
+  const contentType = String(req.headers['content-type'] ?? '');
+  if (!disk || typeof exp !== 'string' || typeof size !== 'string' || typeof sig !== 'string' || !disk.verifyPut(key, exp, size, contentType, sig)) {
+    return refuse(403, 'link expired or invalid');
+  }
+  const max = Number(size);
+  const declared = req.headers['content-length'];
+  if (declared !== undefined && Number(declared) > max) return refuse(413, 'larger than signed');
+  if (declared !== undefined && Number(declared) !== max) return refuse(400, 'not the signed size');
+  if (await disk.head(key)) return refuse(409, 'already uploaded');
+  let written: number;
+  try {
+    written = await disk.putStream(key, req, contentType, max);
+  } catch (err) {
+    if (err instanceof ObjectTooLarge) {
+      if (!res.headersSent) res.status(413).set('Connection', 'close').type('text/plain').send('larger than signed');
+      return;
+    }
+    if (!res.headersSent) res.status(400).set('Connection', 'close').type('text/plain').send('upload interrupted');
+    return;
+  }
+  if (written !== max) {
+    await disk.delete(key);
+    return refuse(400, 'not the signed size');
+  }
+  res.status(200).type('text/plain').send('ok');
+}
+
 export async function startWeb(platform: Platform, opts: WebOptions): Promise<WebServer> {
   const { config, logger } = platform;
   const app = express();
@@ -68,19 +115,23 @@ export async function startWeb(platform: Platform, opts: WebOptions): Promise<We
   });
 
   app.get(/^\/objects\/(.+)$/, async (req: Request, res: Response) => {
+    const disk = platform.diskObjects;
     const key = decodeURIComponent((req.params as Record<string, string>)[0] ?? '');
     const { exp, sig } = req.query;
-    if (typeof exp !== 'string' || typeof sig !== 'string' || !platform.objects.verify(key, exp, sig)) {
+    if (!disk || typeof exp !== 'string' || typeof sig !== 'string' || !disk.verify(key, exp, sig)) {
       res.status(403).type('text/plain').send('link expired or invalid');
       return;
     }
-    const obj = await platform.objects.get(key);
+    const obj = await disk.get(key);
     if (!obj) {
       res.status(404).type('text/plain').send('not found');
       return;
     }
     res.set('Content-Type', obj.info.contentType).set('Content-Length', String(obj.info.size)).set('Cache-Control', 'private, max-age=300');
     await pipeline(obj.stream, res).catch(() => res.destroy());
+  });
+  app.put(/^\/objects\/(.+)$/, (req: Request, res: Response, next: express.NextFunction) => {
+    putObject(platform, req, res).catch(next);
   });
 
   mountPayments(app, platform);

@@ -146,6 +146,8 @@ export function attachRoomChannel(io: Server, platform: Platform): { close(): vo
       return null;
     });
     handle('startTrial', () => live.startTrial(actor));
+    handle('setCoursewarePage', (p) => services.courseware.setPage(actor, p['page'], p['scroll']));
+    handle('videoControl', (p) => services.courseware.videoControl(actor, p['type'], p['currentTime']));
 
     socket.on('disconnect', () => {
       if (!socket.data.joined) return;

@@ -10,7 +10,7 @@ import { call, signIn } from '#tests/support/api.ts';
 import { eachEngine } from '#tests/support/engines-matrix.ts';
 import type { TestServer } from '#tests/support/server.ts';
 
-const TABLES = ['users', 'sessions', 'sms_codes', 'rooms', 'room_members', 'idempotency_keys', 'credit_ledger'] as const;
+const TABLES = ['users', 'sessions', 'sms_codes', 'rooms', 'room_members', 'idempotency_keys', 'credit_ledger', 'documents'] as const;
 
 async function snapshot(server: TestServer): Promise<Record<string, number>> {
   const db = server.banshu.platform.database.db;
@@ -54,10 +54,30 @@ const endpoints: Record<ApiName, { body: Record<string, unknown>; auth: boolean 
   getTeachingPictureList: { body: {}, auth: false },
   getWbReview: { body: { roomNumber: '123456', page: 'wb:0' }, auth: true },
   createPhoneUploadLink: { body: { roomNumber: '123456' }, auth: true },
+  // Courseware: ids that are not the caller's, rooms the caller did not create (filled in below).
+  getResourceType: { body: {}, auth: true },
+  checkFileHash: { body: { fileHash: 'd41d8cd98f00b204e9800998ecf8427e' }, auth: true },
+  createUpyunSign: { body: { fileName: '课件.pptx', fileSize: 1000, fileHash: 'd41d8cd98f00b204e9800998ecf8427e', roomNumber: '123456' }, auth: true },
+  addRoomDocument: {
+    body: { documentSource: 'documentConvert/2026/01/01/abc/a.pdf', documentName: 'a.pdf', roomNumber: '123456', fileHash: 'd41d8cd98f00b204e9800998ecf8427e', documentType: 1 },
+    auth: true,
+  },
+  updateDocumentNotice: { body: { roomNumber: '123456', taskId: '00000000-0000-4000-8000-000000000000' }, auth: true },
+  closeRoomDocument: { body: { roomNumber: '123456' }, auth: true },
+  getMyDocumentList: { body: { pageNo: 1, pageSize: 10 }, auth: true },
+  delUserDocument: { body: { taskId: '00000000-0000-4000-8000-000000000000', documentId: '1' }, auth: true },
+  analysisDocumentExisting: { body: { documentId: '1', roomNumber: '123456' }, auth: true },
+  getDocumentDownloadUrl: { body: { documentId: '1' }, auth: true },
+  getRoomCourseware: { body: { roomNumber: '123456' }, auth: true },
 };
 
 /** Values that are not hostile for that field: a number is a fine page time. */
-const VALID_AS_WELL = new Set(['getMyRoomList.pageTime:number', 'getGoodsList.pageTime:number', 'getOrderList.pageTime:number', 'getAdminMessageList.pageTime:number']);
+const VALID_AS_WELL = new Set([
+  'getMyRoomList.pageTime:number',
+  'getGoodsList.pageTime:number',
+  'getOrderList.pageTime:number',
+  'getAdminMessageList.pageTime:number',
+]);
 
 const MB = 'x'.repeat(1024 * 1024);
 const hostileValues: Array<[string, unknown]> = [
@@ -95,6 +115,31 @@ eachEngine('hostile input on every endpoint', (server) => {
     endpoints.createWbToken.body['channelId'] = foreign.data.roomInfo.roomNumber;
     endpoints.getWbReview.body['roomNumber'] = foreign.data.roomInfo.roomNumber;
     endpoints.createPhoneUploadLink.body['roomNumber'] = foreign.data.roomInfo.roomNumber;
+    // Courseware: someone else's room, and someone else's document (converted, in their library).
+    for (const n of ['createUpyunSign', 'addRoomDocument', 'updateDocumentNotice', 'closeRoomDocument', 'analysisDocumentExisting', 'getRoomCourseware'] as const) {
+      endpoints[n].body['roomNumber'] = foreign.data.roomInfo.roomNumber;
+    }
+    const theirs = await s.banshu.platform.database.db
+      .insertInto('documents')
+      .values({
+        user_id: other.userId,
+        name: '他的课件.pdf',
+        source_key: 'documentConvert/2026/01/01/theirs/a.pdf',
+        pages_prefix: 'documentConvert/2026/01/01/theirs',
+        file_hash: 'a'.repeat(32),
+        task_id: '11111111-1111-4111-8111-111111111111',
+        document_type: 1,
+        status: 3,
+        size: 10,
+        page_count: 1,
+        page_sizes: '[[1280,720]]',
+        created_at: new Date(),
+        updated_at: new Date(),
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    for (const n of ['delUserDocument', 'analysisDocumentExisting', 'getDocumentDownloadUrl'] as const) endpoints[n].body['documentId'] = theirs.id;
+    endpoints.delUserDocument.body['taskId'] = '11111111-1111-4111-8111-111111111111';
     const before = await snapshot(s);
     const seen: string[] = [];
 
@@ -121,6 +166,9 @@ eachEngine('hostile input on every endpoint', (server) => {
           (name === 'userJoinAgoraRoom' && field === 'userType') ||
           (name === 'getUserInfo' && field === 'userId') ||
           (name === 'updateRoomInfoByRoomNumber' && field === 'showState') ||
+          // Optional: the signed upload and the registration work without a room (the library).
+          ((name === 'createUpyunSign' || name === 'addRoomDocument') && field === 'roomNumber') ||
+          name === 'getMyDocumentList' ||
           name === 'getMyRoomList' ||
           name === 'getGoodsList' ||
           name === 'getOrderList' ||

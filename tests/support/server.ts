@@ -29,7 +29,7 @@ export interface TestServerOptions {
   pages?: boolean;
   env?: Record<string, string>;
   /** Adapters in place of the built-in ones (same ports the real adapters use). */
-  overrides?: Pick<PlatformOverrides, 'payments'>;
+  overrides?: Pick<PlatformOverrides, 'payments' | 'converter' | 'jobs'>;
 }
 
 export async function startTestServer(opts: TestServerOptions = {}): Promise<TestServer> {

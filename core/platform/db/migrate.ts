@@ -5,6 +5,7 @@ import * as m0002 from './migrations/0002-live-room.ts';
 import * as m0003 from './migrations/0003-board.ts';
 import * as m0004 from './migrations/0004-billing.ts';
 import * as m0005 from './migrations/0005-media.ts';
+import * as m0006 from './migrations/0006-courseware.ts';
 
 /** Migrations are listed here in order, so bundlers and type stripping both see them. */
 const migrations: Record<string, Migration> = {
@@ -13,6 +14,7 @@ const migrations: Record<string, Migration> = {
   '0003-board': m0003,
   '0004-billing': m0004,
   '0005-media': m0005,
+  '0006-courseware': m0006,
 };
 
 const provider: MigrationProvider = { getMigrations: () => Promise.resolve(migrations) };

@@ -67,6 +67,9 @@ export interface RoomsTable {
   mic_since: Timestamp | null;
   mic_deadline: Timestamp | null;
   last_active_at: Timestamp | null;
+  document_id: string | null;
+  doc_scroll: Generated<number>;
+  doc_video: Generated<string>;
 }
 
 export interface ChatMessagesTable {
@@ -220,6 +223,24 @@ export interface MediaPlacementsTable {
   placed_at: Timestamp;
 }
 
+export interface DocumentsTable {
+  id: Generated<string>;
+  user_id: string;
+  name: string;
+  source_key: string;
+  pages_prefix: string;
+  file_hash: string;
+  task_id: string;
+  document_type: number;
+  status: number;
+  size: string | number;
+  page_count: Generated<number>;
+  page_sizes: Generated<string>;
+  fail_reason: Generated<string>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
 export interface DB {
   users: UsersTable;
   sessions: SessionsTable;
@@ -242,4 +263,5 @@ export interface DB {
   board_snapshots: BoardSnapshotsTable;
   media_nodes: MediaNodesTable;
   media_placements: MediaPlacementsTable;
+  documents: DocumentsTable;
 }
