@@ -29,8 +29,8 @@ describe('courseware paging', () => {
   });
   it('reads the scroll of the block, tolerating its absence', () => {
     expect(scrollOf(NO_COURSEWARE)).toBe(0);
-    expect(scrollOf({ ...NO_COURSEWARE, scroll: 0.30000000000000004 } as typeof NO_COURSEWARE)).toBe(0.3);
-    expect(scrollOf({ ...NO_COURSEWARE, scroll: 9 } as typeof NO_COURSEWARE)).toBe(1.8);
+    expect(scrollOf({ ...NO_COURSEWARE, scroll: 0.30000000000000004 })).toBe(0.3);
+    expect(scrollOf({ ...NO_COURSEWARE, scroll: 9 })).toBe(1.8);
   });
   it('chooses the view of spec 03 §2.1', () => {
     const loaded = { ...NO_COURSEWARE, documentId: 'd', documentType: 1 as const, images: ['a'], pptCurrentPage: 1, pptTotalPage: 1 };
