@@ -108,6 +108,49 @@ async function expectPages(pages: ConvertedPage[], count: number, aspect: number
   }
 }
 
+/**
+ * Slide 1 holds one large CJK character in each of four cells (一 田 永 書). Real glyphs differ
+ * from each other (一 is one stroke, 書 a dense block); missing-glyph boxes would all be the same
+ * hollow box, and no font at all would leave the cells blank. Returns what looks wrong ([] = glyphs).
+ */
+async function glyphProblems(jpeg: Uint8Array): Promise<string[]> {
+  const { data, info } = await sharp(jpeg).greyscale().raw().toBuffer({ resolveWithObject: true });
+  const px = info.width / SLIDE_CM.width;
+  const side = Math.floor(GLYPH_CELL.size * px);
+  const cells = GLYPH_CELLS.map((c) => {
+    const x0 = Math.round(c.x * px);
+    const y0 = Math.round(GLYPH_CELL.y * px);
+    const ink = new Uint8Array(side * side);
+    const rows = new Set<number>();
+    let count = 0;
+    for (let y = 0; y < side; y++)
+      for (let x = 0; x < side; x++) {
+        const dark = data[(y0 + y) * info.width + x0 + x]! < 128 ? 1 : 0;
+        ink[y * side + x] = dark;
+        count += dark;
+        if (dark) rows.add(y);
+      }
+    return { char: c.char, ink, count, rows: rows.size };
+  });
+  const problems: string[] = [];
+  const [one, field, , book] = cells;
+  for (const c of cells) if (c.count < 200) problems.push(`${c.char}: only ${String(c.count)} dark pixels`);
+  if (book!.count < 2.5 * one!.count) problems.push(`書 (${String(book!.count)}) is not much darker than 一 (${String(one!.count)})`);
+  if (field!.count < 1.5 * one!.count) problems.push(`田 (${String(field!.count)}) is not darker than 一 (${String(one!.count)})`);
+  // 一 is a horizontal stroke: its ink sits in a band a fraction of the cell tall.
+  if (one!.rows >= side / 4) problems.push(`一 spans ${String(one!.rows)} of ${String(side)} rows`);
+  // Pairwise, at least a fifth of the inked pixels differ (identical boxes would differ by ~0).
+  for (let i = 0; i < cells.length; i++)
+    for (let j = i + 1; j < cells.length; j++) {
+      const a = cells[i]!;
+      const b = cells[j]!;
+      let differ = 0;
+      for (let k = 0; k < a.ink.length; k++) differ += a.ink[k]! ^ b.ink[k]!;
+      if (differ < 0.2 * Math.max(a.count, b.count)) problems.push(`${a.char} and ${b.char} look alike (${String(differ)} pixels differ)`);
+    }
+  return problems;
+}
+
 describe('sniff', () => {
   it('tells the kinds apart by content, whatever the name says', async () => {
     expect(await converter.sniff(files.pptx!)).toBe('pptx');
@@ -198,41 +241,27 @@ describe('Office through LibreOffice', () => {
     const { result, pages } = await convert(files.pptx!, 'pptx');
     expect(result).toEqual({ pages: 3 });
     await expectPages(pages, 3, SLIDE_CM.width / SLIDE_CM.height);
-    // Slide 1 has one large CJK character in each of four cells. Real glyphs differ from each other
-    // (一 is one stroke, 書 a dense block); missing-glyph boxes would all be the same hollow box,
-    // and a missing font with no fallback would leave the cells blank. Both fail below.
-    const { data, info } = await sharp(pages[0]!.image).greyscale().raw().toBuffer({ resolveWithObject: true });
-    const px = PAGE_IMAGE_WIDTH / SLIDE_CM.width;
-    const side = Math.floor(GLYPH_CELL.size * px);
-    const cells = GLYPH_CELLS.map((c) => {
-      const x0 = Math.round(c.x * px);
-      const y0 = Math.round(GLYPH_CELL.y * px);
-      const ink = new Uint8Array(side * side);
-      let count = 0;
-      for (let y = 0; y < side; y++)
-        for (let x = 0; x < side; x++) {
-          const dark = data[(y0 + y) * info.width + x0 + x]! < 128 ? 1 : 0;
-          ink[y * side + x] = dark;
-          count += dark;
-        }
-      return { char: c.char, ink, count };
-    });
-    const [one, field, eternal, book] = cells as [(typeof cells)[0], (typeof cells)[0], (typeof cells)[0], (typeof cells)[0]];
-    for (const c of cells) expect(c.count, `ink of ${c.char}`).toBeGreaterThan(200);
-    expect(book.count).toBeGreaterThan(2.5 * one.count);
-    expect(field.count).toBeGreaterThan(1.5 * one.count);
-    // Pairwise, at least a fifth of the inked pixels differ (identical boxes would differ by ~0).
-    for (let i = 0; i < cells.length; i++)
-      for (let j = i + 1; j < cells.length; j++) {
-        let differ = 0;
-        for (let k = 0; k < cells[i]!.ink.length; k++) differ += cells[i]!.ink[k]! ^ cells[j]!.ink[k]!;
-        expect(differ, `${cells[i]!.char} vs ${cells[j]!.char}`).toBeGreaterThan(0.2 * Math.max(cells[i]!.count, cells[j]!.count));
-      }
-    // 一 is a horizontal stroke: its ink sits in a band a fraction of the cell tall.
-    const rows = new Set<number>();
-    one.ink.forEach((v, k) => v && rows.add(Math.floor(k / side)));
-    expect(rows.size).toBeLessThan(side / 4);
-    expect(eternal.count).toBeGreaterThan(one.count);
+    expect(await glyphProblems(pages[0]!.image)).toEqual([]);
+  });
+
+  it('the glyph check fails when LibreOffice has no CJK font (fonts-noto-cjk hidden from fontconfig)', async () => {
+    const conf = await writeFixture(
+      dir,
+      'no-cjk-fonts.conf',
+      `<?xml version="1.0"?><!DOCTYPE fontconfig SYSTEM "fonts.dtd"><fontconfig><include ignore_missing="yes">/etc/fonts/fonts.conf</include>` +
+        `<selectfont><rejectfont><glob>*CJK*</glob></rejectfont></selectfont></fontconfig>`,
+    );
+    const bare = createConverter({ workDir: path.join(dir, 'work-no-cjk'), officeEnv: { FONTCONFIG_FILE: conf }, pdfWorkers: 1 });
+    try {
+      const pages: ConvertedPage[] = [];
+      await bare.convertDocument(files.pptx!, 'pptx', async (p) => {
+        pages.push(p);
+      });
+      expect(pages).toHaveLength(3);
+      expect((await glyphProblems(pages[0]!.image)).length).toBeGreaterThan(0);
+    } finally {
+      await bare.close();
+    }
   });
 
   it('converts a docx (two A4 pages)', async () => {

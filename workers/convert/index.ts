@@ -16,6 +16,7 @@ import type { ConvertedPage, ConvertedVideo, ConvertOptions, Converter, SourceKi
 import { CONVERT_MAX_MS, CONVERT_MAX_PAGES } from '#core/contracts/courseware.ts';
 import { LibreOffice, jobDir } from './office.ts';
 import { PdfRenderer } from './pdf.ts';
+import { Pool } from './pool.ts';
 import { readZipDirectory, sniffFile } from './sniff.ts';
 import { convertVideoFile } from './video.ts';
 
@@ -27,6 +28,10 @@ export interface ConverterOptions {
   ffprobe: string;
   /** LibreOffice conversions at once (each has its own profile). */
   officeSlots: number;
+  /** PDF documents rendered at once (each by its own mupdf worker thread). */
+  pdfWorkers: number;
+  /** Extra environment of the LibreOffice processes (e.g. FONTCONFIG_FILE). */
+  officeEnv: Record<string, string>;
   /** Address-space limit of each LibreOffice process. */
   officeMaxMemoryBytes: number;
   /** An Office zip whose entries would expand to more than this is refused before LibreOffice sees it. */
@@ -42,6 +47,8 @@ export const DEFAULT_CONVERTER_OPTIONS: ConverterOptions = {
   ffmpeg: 'ffmpeg',
   ffprobe: 'ffprobe',
   officeSlots: 1,
+  pdfWorkers: 2,
+  officeEnv: {},
   officeMaxMemoryBytes: 3 * 1024 ** 3,
   zipMaxUncompressedBytes: 512 * 1024 ** 2,
   zipMaxEntries: 10_000,
@@ -51,7 +58,7 @@ export const DEFAULT_CONVERTER_OPTIONS: ConverterOptions = {
 export class LocalConverter implements Converter {
   readonly options: ConverterOptions;
   readonly #office: LibreOffice;
-  readonly #pdf = new PdfRenderer();
+  readonly #pdf: Pool<PdfRenderer>;
   /** Resolves once the LibreOffice profiles exist (started by the constructor when `warm`). */
   readonly ready: Promise<void>;
 
@@ -62,9 +69,11 @@ export class LocalConverter implements Converter {
       workDir: this.options.workDir,
       slots: this.options.officeSlots,
       maxMemoryBytes: this.options.officeMaxMemoryBytes,
+      env: this.options.officeEnv,
     });
+    this.#pdf = new Pool(Array.from({ length: Math.max(1, this.options.pdfWorkers) }, () => new PdfRenderer()));
     if (this.options.warm) {
-      this.#pdf.warm();
+      this.#pdf.items[0]?.warm();
       this.ready = jobDir(this.options.workDir)
         .then((dir) => rm(dir, { recursive: true, force: true }))
         .then(() => this.#office.warm());
@@ -85,12 +94,13 @@ export class LocalConverter implements Converter {
   ): Promise<{ pages: number }> {
     return this.#withDeadline(options, async (deadline, signal) => {
       const maxPages = options.maxPages ?? CONVERT_MAX_PAGES;
-      if (kind === 'pdf') return { pages: await this.#pdf.render(file, onPage, { maxPages, signal }) };
+      const render = (pdf: string) => this.#pdf.use(signal, (renderer) => renderer.render(pdf, onPage, { maxPages, signal }));
+      if (kind === 'pdf') return { pages: await render(file) };
       if (kind === 'pptx' || kind === 'docx') await this.#checkZip(file);
       const dir = await jobDir(this.options.workDir);
       try {
         const pdf = await this.#office.toPdf(file, kind, dir, deadline, signal);
-        return { pages: await this.#pdf.render(pdf, onPage, { maxPages, signal }) };
+        return { pages: await render(pdf) };
       } finally {
         await rm(dir, { recursive: true, force: true });
       }
@@ -104,7 +114,7 @@ export class LocalConverter implements Converter {
   }
 
   async close(): Promise<void> {
-    await this.#pdf.close();
+    await Promise.all(this.#pdf.items.map((r) => r.close()));
     await this.#office.close();
   }
 

@@ -11,6 +11,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ConvertError } from '#core/courseware/converter.ts';
 import type { SourceKind } from '#core/courseware/converter.ts';
+import { Pool } from './pool.ts';
 import { abortReason, run } from './process.ts';
 
 export type OfficeKind = Exclude<SourceKind, 'mp4' | 'pdf'>;
@@ -32,31 +33,32 @@ export interface OfficeOptions {
   slots: number;
   /** Address-space limit of each soffice process, bytes (0: none). */
   maxMemoryBytes: number;
+  /** Extra environment for soffice. */
+  env: Record<string, string>;
 }
 
 interface Slot {
   profile: string;
   ready: Promise<void> | null;
-  busy: boolean;
 }
 
 export class LibreOffice {
   readonly #options: OfficeOptions;
-  readonly #slots: Slot[];
-  readonly #waiting: Array<(slot: Slot) => void> = [];
+  readonly #slots: Pool<Slot>;
 
   constructor(options: OfficeOptions) {
     this.#options = options;
-    this.#slots = Array.from({ length: Math.max(1, options.slots) }, (_, i) => ({
-      profile: path.join(options.workDir, `lo-profile-${String(i)}`),
-      ready: null,
-      busy: false,
-    }));
+    this.#slots = new Pool<Slot>(
+      Array.from({ length: Math.max(1, options.slots) }, (_, i) => ({
+        profile: path.join(options.workDir, `lo-profile-${String(i)}`),
+        ready: null,
+      })),
+    );
   }
 
   /** Makes the profiles now (a tiny conversion each), so the first real document does not pay for it. */
   warm(): Promise<void> {
-    return Promise.all(this.#slots.map((s) => this.#prepare(s))).then(() => undefined);
+    return Promise.all(this.#slots.items.map((s) => this.#prepare(s))).then(() => undefined);
   }
 
   #prepare(slot: Slot): Promise<void> {
@@ -75,60 +77,35 @@ export class LibreOffice {
     return slot.ready;
   }
 
-  async #acquire(signal: AbortSignal): Promise<Slot> {
-    const free = this.#slots.find((s) => !s.busy);
-    if (free) {
-      free.busy = true;
-      return free;
-    }
-    return new Promise<Slot>((resolve, reject) => {
-      const take = (slot: Slot) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(slot);
-      };
-      const onAbort = () => {
-        const i = this.#waiting.indexOf(take);
-        if (i >= 0) this.#waiting.splice(i, 1);
-        reject(abortReason(signal));
-      };
-      signal.addEventListener('abort', onAbort, { once: true });
-      this.#waiting.push(take);
-    });
-  }
-
-  #release(slot: Slot): void {
-    const next = this.#waiting.shift();
-    if (next) next(slot);
-    else slot.busy = false;
-  }
-
   /**
    * Converts `file` (already sniffed as `kind`) to a PDF in `outDir`; resolves with its path.
    * ConvertError: 'timeout' past the deadline, 'corrupt' when LibreOffice cannot load it,
    * 'failed' (retryable) when LibreOffice crashed.
    */
   async toPdf(file: string, kind: OfficeKind, outDir: string, deadline: number, signal: AbortSignal): Promise<string> {
-    const slot = await this.#acquire(signal);
-    try {
+    return this.#slots.use(signal, async (slot) => {
       await this.#prepare(slot);
+      if (deadline <= Date.now()) throw new ConvertError('timeout', 'the time limit passed before LibreOffice could start');
       const input = path.join(outDir, `source.${kind}`);
       await copyFile(file, input);
       const result = await this.#soffice(slot, input, outDir, IMPORT_FILTER[kind], deadline - Date.now(), signal);
       const pdf = path.join(outDir, 'source.pdf');
+      if (result.killed || result.signal || result.code !== 0) {
+        // Killed or crashed mid-way, the profile may be half written: make a fresh one (the next
+        // conversion on this slot waits for it).
+        await rm(slot.profile, { recursive: true, force: true });
+        slot.ready = null;
+        void this.#prepare(slot);
+      }
       if (result.killed === 'timeout') throw new ConvertError('timeout', 'LibreOffice ran past the time limit');
       if (result.killed === 'aborted') throw abortReason(signal);
       if (result.signal || result.code !== 0) {
-        // A crash (or the memory limit) leaves a profile that may be damaged: rebuild it next time.
-        await rm(slot.profile, { recursive: true, force: true });
-        slot.ready = null;
         throw new ConvertError('failed', `LibreOffice ended with ${result.signal ?? `exit ${String(result.code)}`}: ${lastLine(result.stderr)}`, true);
       }
       const made = await stat(pdf).catch(() => null);
       if (!made || made.size === 0) throw new ConvertError('corrupt', `LibreOffice could not read the ${kind}: ${lastLine(result.stderr)}`);
       return pdf;
-    } finally {
-      this.#release(slot);
-    }
+    });
   }
 
   #soffice(slot: Slot, input: string, outDir: string, filter: string | undefined, timeoutMs: number, signal: AbortSignal) {
@@ -152,12 +129,12 @@ export class LibreOffice {
     return run(command, argv, {
       timeoutMs,
       signal,
-      env: { ...process.env, HOME: path.join(this.#options.workDir, 'lo-home'), SAL_USE_VCLPLUGIN: 'svp' },
+      env: { ...process.env, HOME: path.join(this.#options.workDir, 'lo-home'), SAL_USE_VCLPLUGIN: 'svp', ...this.#options.env },
     });
   }
 
   async close(): Promise<void> {
-    await Promise.all(this.#slots.map((s) => s.ready ?? Promise.resolve()));
+    await Promise.all(this.#slots.items.map((s) => s.ready ?? Promise.resolve()));
   }
 }
 
