@@ -21,20 +21,37 @@ export interface VideoCoursewareProps {
   onExpired: () => void;
 }
 
-/** Where the creator's video is now, from a control that was accepted at `at` (server time). */
-export function expectedTime(control: Pick<VideoControl, 'type' | 'currentTime' | 'at'>, serverNow: number): number {
+/** A control as this page keeps it: with the local time (performance.now) it stands for. */
+export interface HeldControl {
+  type: VideoControl['type'];
+  currentTime: number;
+  heldAt: number;
+}
+
+/** At most this much ageing is believed (a clock that jumped must not send the video to its end). */
+const MAX_AGE_S = 10;
+
+/**
+ * Where the creator's video is now. Live controls are aged from when they arrived here (the trip
+ * takes milliseconds); the control a late joiner finds in the block is aged by the server time
+ * since it was accepted.
+ */
+export function expectedTime(control: HeldControl, localNow: number): number {
   if (control.type === 'pause') return control.currentTime;
-  const aged = control.at > 0 ? Math.max(0, (serverNow - control.at) / 1000) : 0;
-  return control.currentTime + Math.min(aged, 10);
+  return control.currentTime + Math.min(MAX_AGE_S, Math.max(0, (localNow - control.heldAt) / 1000));
+}
+
+/** The local time a control accepted at server time `at` stands for. */
+export function heldAt(at: number, serverNow: number, localNow: number): number {
+  const age = at > 0 ? Math.min(MAX_AGE_S * 1000, Math.max(0, serverNow - at)) : 0;
+  return localNow - age;
 }
 
 export function VideoCourseware({ url, poster, name, isCreator, channel, clockSkew, initial, onExpired }: VideoCoursewareProps) {
   const { t } = useTranslation();
   const video = useRef<HTMLVideoElement>(null);
   const [blocked, setBlocked] = useState(false);
-  const last = useRef<(VideoControl & { by: string }) | null>(null);
-  /** The viewer's own changes to the element, so its events are not mistaken for the user's. */
-  const following = useRef(false);
+  const last = useRef<HeldControl | null>(null);
   const skewRef = useRef(clockSkew);
   skewRef.current = clockSkew;
 
@@ -59,26 +76,21 @@ export function VideoCourseware({ url, poster, name, isCreator, channel, clockSk
     const v = video.current;
     const c = last.current;
     if (!v || !c) return;
-    const want = expectedTime(c, Date.now() + skewRef.current);
-    following.current = true;
-    try {
-      if (c.type === 'pause') {
-        if (!v.paused) v.pause();
-        if (Math.abs(v.currentTime - want) > 0.05) v.currentTime = want;
-        return;
+    const want = expectedTime(c, performance.now());
+    if (c.type === 'pause') {
+      if (!v.paused) v.pause();
+      if (Math.abs(v.currentTime - want) > 0.05) v.currentTime = want;
+      return;
+    }
+    if (c.type === 'seek' || Math.abs(v.currentTime - want) > VIDEO_RESYNC_S) v.currentTime = want;
+    if (c.type !== 'seek' && v.paused) {
+      try {
+        await v.play();
+        setBlocked(false);
+      } catch {
+        // Autoplay refused: the person starts it with a click (a gesture).
+        setBlocked(true);
       }
-      if (c.type === 'seek' || Math.abs(v.currentTime - want) > VIDEO_RESYNC_S) v.currentTime = want;
-      if (c.type !== 'seek' && v.paused) {
-        try {
-          await v.play();
-          setBlocked(false);
-        } catch {
-          // Autoplay refused: the person starts it with a click (a gesture).
-          setBlocked(true);
-        }
-      }
-    } finally {
-      following.current = false;
     }
   }, []);
 
@@ -88,7 +100,7 @@ export function VideoCourseware({ url, poster, name, isCreator, channel, clockSk
     const v = video.current;
     const first = initialRef.current;
     if (isCreator || !v || !first || last.current) return;
-    last.current = { ...first, by: '' };
+    last.current = { type: first.type, currentTime: first.currentTime, heldAt: heldAt(first.at, Date.now() + skewRef.current, performance.now()) };
     const start = () => void apply();
     if (v.readyState >= 1) start();
     else v.addEventListener('loadedmetadata', start, { once: true });
@@ -101,7 +113,8 @@ export function VideoCourseware({ url, poster, name, isCreator, channel, clockSk
     return channel.on('videoControl', (control) => {
       // 'seek' keeps the playing state; the next heartbeat or play says whether it plays.
       const prev = last.current;
-      last.current = control.type === 'seek' && prev && prev.type !== 'pause' ? { ...control, type: 'play' } : control;
+      const type = control.type === 'seek' && prev && prev.type !== 'pause' ? 'play' : control.type;
+      last.current = { type, currentTime: control.currentTime, heldAt: performance.now() };
       void apply();
     });
   }, [channel, isCreator, apply]);
@@ -110,7 +123,7 @@ export function VideoCourseware({ url, poster, name, isCreator, channel, clockSk
     const v = video.current;
     if (!v) return;
     if (last.current) {
-      const want = expectedTime(last.current, Date.now() + skewRef.current);
+      const want = expectedTime(last.current, performance.now());
       v.currentTime = want;
     }
     try {
