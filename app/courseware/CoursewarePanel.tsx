@@ -137,7 +137,7 @@ export function CoursewarePanel(props: CoursewarePanelProps) {
     );
   } else if (view === 'loaded') {
     body = (
-      <div className="cw-slide" data-testid="courseware-loaded" data-page={page} data-total={total} data-slide-ready={slide.status === 'ready' ? '1' : '0'} data-slide-src={slide.status === 'none' ? '' : slide.url}>
+      <div className="cw-slide" data-testid="courseware-loaded" data-page={page} data-total={total} data-scroll={scroll} data-slide-ready={slide.status === 'ready' ? '1' : '0'} data-slide-src={slide.status === 'none' ? '' : slide.url}>
         <BoardView
           roomNumber={props.roomNumber}
           myId={props.myId}

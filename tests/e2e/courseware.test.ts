@@ -18,8 +18,14 @@ import { startTestServer } from '#tests/support/server.ts';
 import { CHROMIUM_ARGS, createRoom, open, signIn, type World } from './helpers.ts';
 
 const SLIDES = 3;
+/** Set to a directory to keep screenshots of the views (a person's check of the layout). */
+const SHOTS = process.env['SHOTS'];
+
+async function shot(page: Page, name: string): Promise<void> {
+  if (SHOTS) await page.screenshot({ path: `${SHOTS}/courseware-${name}.png` });
+}
 let dir = '';
-const files = { pptx: '', mp4: '', pdf: '' };
+const files = { pptx: '', mp4: '', pdf: '', tall: '' };
 
 type HookWindow = Window & {
   __banshuBoard?: { store: { snapshot(page: string): { items: unknown[]; pending: number } }; page(): string };
@@ -34,6 +40,8 @@ beforeAll(async () => {
   files.pptx = pptx;
   files.mp4 = mp4;
   files.pdf = await writeFixture(dir, 'handout.pdf', simplePdf(2));
+  // A4 portrait: the page scrolls under the board instead of shrinking.
+  files.tall = await writeFixture(dir, 'tall.pdf', simplePdf(1, '0 0 595 842'));
 }, 180_000);
 afterAll(async () => {
   if (dir) await rm(dir, { recursive: true, force: true });
@@ -150,6 +158,8 @@ for (const store of ['disk', 's3'] as const) {
       await student.getByTestId('courseware-holdon').waitFor();
       expect(await student.getByTestId('courseware-holdon').innerText()).toContain('课件准备中，请稍候');
       expect(await student.getByTestId('courseware-upload').count()).toBe(0);
+      await shot(teacher, 'default');
+      await shot(student, 'holdon');
     });
 
     it('refuses a file that is not courseware, in the browser', async () => {
@@ -163,6 +173,8 @@ for (const store of ['disk', 's3'] as const) {
       await teacher.getByTestId('courseware-file').setInputFiles(files.pptx);
       await Promise.all([teacher, student].map((p) => p.locator(`[data-testid="courseware-loaded"][data-total="${SLIDES}"]`).waitFor({ timeout: 90_000 })));
       await Promise.all([slideShown(teacher, 1), slideShown(student, 1)]);
+      await shot(teacher, 'loaded-teacher');
+      await shot(student, 'loaded-student');
       const phases = await teacher.evaluate(() => (window as HookWindow).__phases!);
       // Hash, upload and conversion each showed their progress, in that order.
       expect(phases).toContain('hashing');
@@ -270,11 +282,68 @@ for (const store of ['disk', 's3'] as const) {
       expect(Math.abs(t2.time - s2.time)).toBeLessThan(1);
     });
 
+    it('opens a document from the recent list for both', async () => {
+      await teacher.getByTestId('cw-close').click();
+      await teacher.getByRole('dialog').getByRole('button', { name: '确定' }).click();
+      await teacher.locator('[data-testid="courseware"][data-view="default"]').waitFor();
+      await teacher.getByTestId('cw-recent').click();
+      const picker = teacher.getByRole('dialog', { name: '最近的课件' });
+      await picker.getByTestId('cw-recent-item').first().waitFor();
+      await shot(teacher, 'recent');
+      expect(await picker.getByTestId('cw-recent-item').count()).toBe(2);
+      await picker.getByTestId('cw-recent-item').filter({ hasText: '中文课件.pptx' }).click();
+      await picker.getByTestId('cw-recent-open').click();
+      await Promise.all([slideShown(teacher, 1), slideShown(student, 1)]);
+      expect(await student.getByTestId('courseware-loaded').getAttribute('data-total')).toBe(String(SLIDES));
+    });
+
+    it('scrolls a portrait page in steps of 0.1, and the student follows', async () => {
+      await teacher.getByTestId('cw-close').click();
+      await teacher.getByRole('dialog').getByRole('button', { name: '确定' }).click();
+      await teacher.getByTestId('courseware-file').setInputFiles(files.tall);
+      await Promise.all([slideShown(teacher, 1), slideShown(student, 1)]);
+      await teacher.getByTestId('cw-scroll-down').waitFor();
+      expect(await teacher.getByTestId('cw-scroll-up').isDisabled()).toBe(true);
+      expect(await student.getByTestId('cw-scroll-down').isDisabled()).toBe(true);
+      await shot(student, 'portrait');
+      await teacher.getByTestId('cw-scroll-down').click();
+      await teacher.getByTestId('cw-scroll-down').click();
+      expect(await teacher.getByTestId('courseware-loaded').getAttribute('data-scroll')).toBe('0.2');
+      await student.locator('[data-testid="courseware-loaded"][data-scroll="0.2"]').waitFor({ timeout: 1500 });
+      await teacher.getByTestId('cw-scroll-up').click();
+      await student.locator('[data-testid="courseware-loaded"][data-scroll="0.1"]').waitFor({ timeout: 1500 });
+    });
+
+    it('cancels an upload and tells the server', async () => {
+      await teacher.getByTestId('cw-close').click();
+      await teacher.getByRole('dialog').getByRole('button', { name: '确定' }).click();
+      await teacher.locator('[data-testid="courseware"][data-view="default"]').waitFor();
+      // A slow uplink, so the upload is still running when 'cancel' is pressed.
+      const cdp = await teacher.context().newCDPSession(teacher);
+      await cdp.send('Network.enable');
+      await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: 256 * 1024 });
+      const notice = teacher.waitForRequest((r) => r.url().includes('/api/updateDocumentNotice'));
+      const big = Buffer.alloc(3 * 1024 * 1024, 7);
+      big.write('%PDF-1.7\n');
+      await teacher.getByTestId('courseware-file').setInputFiles({ name: 'slow.pdf', mimeType: 'application/pdf', buffer: big });
+      await teacher.getByTestId('cw-upload-progress').waitFor({ timeout: 15_000 });
+      await shot(teacher, 'uploading');
+      await teacher.getByTestId('courseware-cancel').click();
+      const sent = await notice;
+      expect(sent.postDataJSON()).toMatchObject({ roomNumber: room });
+      await teacher.locator('[data-testid="courseware"][data-view="default"]').waitFor();
+      await teacher.getByTestId('toast').filter({ hasText: '已取消上传' }).waitFor();
+      await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: -1 });
+      await cdp.detach();
+    });
+
     it('lists the documents in the library, follows a new upload live, and deletes', async () => {
       await open(teacher, '/profile/book');
       await teacher.getByTestId('library-row').first().waitFor();
       const rows = teacher.getByTestId('library-row');
-      expect(await rows.count()).toBe(2);
+      // The pptx, the mp4 and the tall pdf; not the cancelled upload.
+      expect(await rows.count()).toBe(3);
+      expect(await rows.filter({ hasText: 'slow.pdf' }).count()).toBe(0);
       expect(await rows.filter({ hasText: '中文课件.pptx' }).getAttribute('data-status')).toBe('3');
       expect(await rows.filter({ hasText: '中文课件.pptx' }).getByTestId('cw-status').innerText()).toBe('解析完成');
       expect(await teacher.getByTestId('cw-guideline').getAttribute('href')).toBe('/help/courseware');
@@ -284,7 +353,13 @@ for (const store of ['disk', 's3'] as const) {
       const pdfRow = rows.filter({ hasText: 'handout.pdf' });
       await pdfRow.waitFor({ timeout: 30_000 });
       await teacher.locator('[data-testid="library-row"][data-status="3"]', { hasText: 'handout.pdf' }).waitFor({ timeout: 60_000 });
-      expect(await rows.count()).toBe(3);
+      expect(await rows.count()).toBe(4);
+      await shot(teacher, 'library');
+      if (SHOTS) {
+        await teacher.setViewportSize({ width: 390, height: 844 });
+        await shot(teacher, 'library-phone');
+        await teacher.setViewportSize({ width: 1280, height: 720 });
+      }
 
       await rows.filter({ hasText: '中文课件.pptx' }).getByTestId('library-delete').click();
       const dialog = teacher.getByRole('dialog');
@@ -293,7 +368,7 @@ for (const store of ['disk', 's3'] as const) {
       await rows.filter({ hasText: '中文课件.pptx' }).waitFor({ state: 'detached' });
       await teacher.reload();
       await teacher.getByTestId('library-row').first().waitFor();
-      expect(await teacher.getByTestId('library-row').count()).toBe(2);
+      expect(await teacher.getByTestId('library-row').count()).toBe(3);
       expect(await teacher.getByTestId('library-row').filter({ hasText: '中文课件.pptx' }).count()).toBe(0);
     });
   });
