@@ -194,8 +194,16 @@ export function CoursewarePanel(props: CoursewarePanelProps) {
   } else {
     body = (
       <div className="cw-default stack center">
-        <UploadBox uploader={uploader} allowVideo variant="room" />
-        {view === 'uploading' && uploader.phase.kind === 'idle' ? <Progress label={t('courseware.upload.converting')} value={null} testId="cw-convert-progress" /> : null}
+        {view === 'uploading' && uploader.phase.kind === 'idle' ? (
+          // A document is being prepared that this page did not upload (after a reload): wait for its first page.
+          <Progress
+            label={convertTotal > 0 ? t('courseware.upload.convertingPages', { done: convertDone, total: convertTotal }) : t('courseware.upload.converting')}
+            value={convertTotal > 0 ? Math.min(100, Math.floor((convertDone / convertTotal) * 100)) : null}
+            testId="cw-convert-progress"
+          />
+        ) : (
+          <UploadBox uploader={uploader} allowVideo variant="room" />
+        )}
         {view === 'default' && !uploading ? (
           <button type="button" className="cw-link" onClick={() => setRecentOpen(true)} data-testid="cw-recent">
             {t('courseware.recent.button')}
