@@ -1,0 +1,144 @@
+/**
+ * Courseware test helpers: real PDFs written on the spot, the converter the tests use (the one of
+ * workers/convert when present; else a PDF-only one drawn with mupdf and sharp, real rendering
+ * too), and the upload as the browser does it (hash, signed PUT, registration).
+ */
+import { createHash } from 'node:crypto';
+import { open, readFile } from 'node:fs/promises';
+import * as mupdf from 'mupdf';
+import sharp from 'sharp';
+import { PAGE_IMAGE_WIDTH, PAGE_THUMB_WIDTH } from '#core/contracts/courseware.ts';
+import { ConvertError, type Converter, type SourceKind } from '#core/courseware/converter.ts';
+import { call, type CallResult } from './api.ts';
+
+/** A PDF of `pages` pages with a line of text each; `portrait` gives A4 upright pages. */
+export function makePdf(pages: number, opts: { portrait?: boolean; label?: string } = {}): Buffer {
+  const box = opts.portrait ? '0 0 595 842' : '0 0 842 595';
+  const objects: string[] = [];
+  const kids: string[] = [];
+  const font = 3;
+  objects[1] = '<< /Type /Catalog /Pages 2 0 R >>';
+  objects[font] = '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>';
+  for (let i = 0; i < pages; i++) {
+    const pageId = 4 + i * 2;
+    const contentId = pageId + 1;
+    const text = `BT /F1 48 Tf 72 300 Td (${opts.label ?? 'Page'} ${i + 1}) Tj ET`;
+    objects[pageId] = `<< /Type /Page /Parent 2 0 R /MediaBox [${box}] /Resources << /Font << /F1 ${font} 0 R >> >> /Contents ${contentId} 0 R >>`;
+    objects[contentId] = `<< /Length ${text.length} >>\nstream\n${text}\nendstream`;
+    kids.push(`${pageId} 0 R`);
+  }
+  objects[2] = `<< /Type /Pages /Kids [${kids.join(' ')}] /Count ${pages} >>`;
+  let out = '%PDF-1.4\n';
+  const offsets: number[] = [];
+  for (let id = 1; id < objects.length; id++) {
+    offsets[id] = Buffer.byteLength(out);
+    out += `${id} 0 obj\n${objects[id]}\nendobj\n`;
+  }
+  const xref = Buffer.byteLength(out);
+  out += `xref\n0 ${objects.length}\n0000000000 65535 f \n`;
+  for (let id = 1; id < objects.length; id++) out += `${String(offsets[id]).padStart(10, '0')} 00000 n \n`;
+  out += `trailer\n<< /Size ${objects.length} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
+  return Buffer.from(out, 'latin1');
+}
+
+export const md5 = (bytes: Uint8Array) => createHash('md5').update(bytes).digest('hex');
+
+/** PDF only, in this thread: what the tests fall back to while workers/convert is not there. */
+export class MupdfPdfConverter implements Converter {
+  async sniff(file: string): Promise<SourceKind | null> {
+    const fh = await open(file, 'r');
+    try {
+      const head = Buffer.alloc(8);
+      await fh.read(head, 0, 8, 0);
+      return head.subarray(0, 5).toString('latin1') === '%PDF-' ? 'pdf' : null;
+    } finally {
+      await fh.close();
+    }
+  }
+
+  async convertDocument(
+    file: string,
+    kind: Exclude<SourceKind, 'mp4'>,
+    onPage: Parameters<Converter['convertDocument']>[2],
+    options: Parameters<Converter['convertDocument']>[3] = {},
+  ): Promise<{ pages: number }> {
+    if (kind !== 'pdf') throw new ConvertError('unsupported', 'this test converter reads PDFs only');
+    let doc: mupdf.Document;
+    try {
+      doc = mupdf.Document.openDocument(await readFile(file), 'application/pdf');
+    } catch (err) {
+      throw new ConvertError('corrupt', String(err));
+    }
+    try {
+      if (doc.needsPassword()) throw new ConvertError('encrypted', 'password protected');
+      const total = doc.countPages();
+      if (total === 0) throw new ConvertError('corrupt', 'no pages');
+      if (total > (options.maxPages ?? 200)) throw new ConvertError('too-many-pages', `${total} pages`);
+      for (let i = 0; i < total; i++) {
+        const page = doc.loadPage(i);
+        const [x0, , x1] = page.getBounds();
+        const scale = PAGE_IMAGE_WIDTH / (x1 - x0);
+        const pixmap = page.toPixmap(mupdf.Matrix.scale(scale, scale), mupdf.ColorSpace.DeviceRGB, false);
+        const png = pixmap.asPNG();
+        const image = sharp(png).resize({ width: PAGE_IMAGE_WIDTH }).jpeg({ quality: 85 });
+        const { data, info } = await image.toBuffer({ resolveWithObject: true });
+        const thumb = await sharp(png).resize({ width: PAGE_THUMB_WIDTH }).jpeg({ quality: 75 }).toBuffer();
+        pixmap.destroy();
+        page.destroy();
+        await onPage({ page: i + 1, image: data, thumb, width: info.width, height: info.height }, total);
+      }
+      return { pages: total };
+    } finally {
+      doc.destroy();
+    }
+  }
+
+  convertVideo(): Promise<never> {
+    return Promise.reject(new ConvertError('unsupported', 'this test converter reads PDFs only'));
+  }
+
+  close(): Promise<void> {
+    return Promise.resolve();
+  }
+}
+
+/** The real converter of workers/convert when it is there, else the mupdf one above. */
+export async function testConverter(): Promise<{ converter: Converter; real: boolean }> {
+  try {
+    const where = '../../workers/convert/index.ts';
+    const mod = (await import(where)) as { createConverter?: (o: { warm: boolean }) => Converter };
+    if (typeof mod.createConverter === 'function') return { converter: mod.createConverter({ warm: false }), real: true };
+  } catch {
+    /* not merged yet */
+  }
+  return { converter: new MupdfPdfConverter(), real: false };
+}
+
+export interface Uploaded {
+  sign: CallResult<any>;
+  put: number;
+  add: CallResult<any>;
+  hash: string;
+}
+
+/** What the browser does: hash, signed PUT straight to the store, registration. */
+export async function uploadCourseware(
+  baseUrl: string,
+  token: string,
+  bytes: Uint8Array,
+  name: string,
+  opts: { roomNumber?: string; documentType?: 1 | 3 } = {},
+): Promise<Uploaded> {
+  const hash = md5(bytes);
+  const sign = await call<any>(baseUrl, 'createUpyunSign', { fileName: name, fileSize: bytes.byteLength, fileHash: hash, ...(opts.roomNumber ? { roomNumber: opts.roomNumber } : {}) }, { token });
+  if (sign.code !== '0') return { sign, put: 0, add: sign, hash };
+  const res = await fetch(sign.data.uploadUrl as string, { method: 'PUT', headers: sign.data.headers as Record<string, string>, body: new Uint8Array(bytes) });
+  await res.arrayBuffer();
+  const add = await call(
+    baseUrl,
+    'addRoomDocument',
+    { documentSource: sign.data.saveName, documentName: name, fileHash: hash, documentType: opts.documentType ?? 1, ...(opts.roomNumber ? { roomNumber: opts.roomNumber } : {}) },
+    { token },
+  );
+  return { sign, put: res.status, add, hash };
+}
