@@ -5,18 +5,22 @@
  * the room channel's paging and video control, and the whole flow upload -> registration -> job
  * -> pages -> events through a real converter, on the disk store and on S3 (s3rver).
  */
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Converter } from '#core/courseware/converter.ts';
 import type { BusMessage } from '#core/platform/events.ts';
 import { call, signIn } from '#tests/support/api.ts';
 import { makePdf, md5, testConverter, uploadCourseware } from '#tests/support/courseware.ts';
+import { testMp4 } from '../fixtures/courseware.ts';
 import { eachEngine } from '#tests/support/engines-matrix.ts';
 import { ask, connectRoom, record, sleep, waitFor, type RoomSocket } from '#tests/support/room-client.ts';
 import { startS3, type TestS3 } from '#tests/support/s3.ts';
 import { startTestServer, type TestServer } from '#tests/support/server.ts';
 
-const { converter: real, real: isReal } = await testConverter();
+const { converter: real } = await testConverter();
 /** Each server closes its converter; the suite's one is closed once at the end. */
 const shared: Converter = {
   sniff: (f) => real.sniff(f),
@@ -428,7 +432,7 @@ describe.each(['disk', 's3'] as const)('courseware conversion flow [%s store]', 
     await s3?.close();
   });
 
-  it(`uploads, registers, converts page by page with events to the room and the uploader (${isReal ? 'workers/convert' : 'mupdf test converter'})`, async () => {
+  it('uploads, registers, converts page by page with events to the room and the uploader', async () => {
     const events = busLog(s);
     const { teacher, students, roomNumber } = await room(s, 1);
     const student = students[0]!;
@@ -482,6 +486,32 @@ describe.each(['disk', 's3'] as const)('courseware conversion flow [%s store]', 
     await s.banshu.platform.services.courseware.runConversion({ documentId }, { id: 'retry', retryCount: 1, retryLimit: 3, signal: new AbortController().signal });
     expect(await docRow(s, documentId)).toMatchObject({ status: 3, page_count: 5, page_sizes: row.page_sizes });
     expect(await s.banshu.platform.objects.head(`${row.pages_prefix}/pages/6.jpg`)).toBeNull();
+  });
+
+  it('an mp4 becomes video courseware: fast-start copy and poster stored, one page, signed video link', async () => {
+    const { teacher, students, roomNumber } = await room(s, 1);
+    const dir = await mkdtemp(path.join(tmpdir(), 'cw-video-'));
+    try {
+      const mp4 = await readFile(await testMp4(path.join(dir, 'clip.mp4'), 2));
+      const finished = waitFor(students[0]!.socket, 'documentConvert', (p: any) => p.phase !== 'progress', 60_000);
+      const up = await uploadCourseware(s.url, teacher.token, mp4, '视频课.mp4', { roomNumber, documentType: 3 });
+      expect(up.sign.data.saveName).toMatch(/^documentConvert\/videos\//);
+      expect(up.add.code).toBe('0');
+      const done = await finished;
+      expect(done).toMatchObject({ phase: 'done', done: 1, total: 1, courseware: { documentType: 3, status: 3, pptTotalPage: 1 } });
+      expect(done.courseware.images).toHaveLength(1);
+      expect(done.courseware.sizes[0]).toMatchObject({ width: 320, height: 240 });
+      const video = await fetch(done.courseware.videoUrl);
+      expect(video.status).toBe(200);
+      const bytes = Buffer.from(await video.arrayBuffer());
+      // Fast start: the moov box comes before the media data.
+      expect(bytes.indexOf('moov')).toBeGreaterThan(0);
+      expect(bytes.indexOf('moov')).toBeLessThan(bytes.indexOf('mdat'));
+      const poster = new Uint8Array(await (await fetch(done.courseware.images[0])).arrayBuffer());
+      expect([poster[0], poster[1]]).toEqual([0xff, 0xd8]);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('a file that cannot be converted ends with status 4 and its reason; the room hears it failed and the courseware closes', async () => {

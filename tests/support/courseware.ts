@@ -1,14 +1,9 @@
 /**
- * Courseware test helpers: real PDFs written on the spot, the converter the tests use (the one of
- * workers/convert when present; else a PDF-only one drawn with mupdf and sharp, real rendering
- * too), and the upload as the browser does it (hash, signed PUT, registration).
+ * Courseware test helpers: real PDFs written on the spot, the converter the tests use (the real
+ * one of workers/convert), and the upload as the browser does it (hash, signed PUT, registration).
  */
 import { createHash } from 'node:crypto';
-import { open, readFile } from 'node:fs/promises';
-import * as mupdf from 'mupdf';
-import sharp from 'sharp';
-import { PAGE_IMAGE_WIDTH, PAGE_THUMB_WIDTH } from '#core/contracts/courseware.ts';
-import { ConvertError, type Converter, type SourceKind } from '#core/courseware/converter.ts';
+import type { Converter } from '#core/courseware/converter.ts';
 import { call, type CallResult } from './api.ts';
 
 /** A PDF of `pages` pages with a line of text each; `portrait` gives A4 upright pages. */
@@ -43,75 +38,10 @@ export function makePdf(pages: number, opts: { portrait?: boolean; label?: strin
 
 export const md5 = (bytes: Uint8Array) => createHash('md5').update(bytes).digest('hex');
 
-/** PDF only, in this thread: what the tests fall back to while workers/convert is not there. */
-export class MupdfPdfConverter implements Converter {
-  async sniff(file: string): Promise<SourceKind | null> {
-    const fh = await open(file, 'r');
-    try {
-      const head = Buffer.alloc(8);
-      await fh.read(head, 0, 8, 0);
-      return head.subarray(0, 5).toString('latin1') === '%PDF-' ? 'pdf' : null;
-    } finally {
-      await fh.close();
-    }
-  }
-
-  async convertDocument(
-    file: string,
-    kind: Exclude<SourceKind, 'mp4'>,
-    onPage: Parameters<Converter['convertDocument']>[2],
-    options: Parameters<Converter['convertDocument']>[3] = {},
-  ): Promise<{ pages: number }> {
-    if (kind !== 'pdf') throw new ConvertError('unsupported', 'this test converter reads PDFs only');
-    let doc: mupdf.Document;
-    try {
-      doc = mupdf.Document.openDocument(await readFile(file), 'application/pdf');
-    } catch (err) {
-      throw new ConvertError('corrupt', String(err));
-    }
-    try {
-      if (doc.needsPassword()) throw new ConvertError('encrypted', 'password protected');
-      const total = doc.countPages();
-      if (total === 0) throw new ConvertError('corrupt', 'no pages');
-      if (total > (options.maxPages ?? 200)) throw new ConvertError('too-many-pages', `${total} pages`);
-      for (let i = 0; i < total; i++) {
-        const page = doc.loadPage(i);
-        const [x0, , x1] = page.getBounds();
-        const scale = PAGE_IMAGE_WIDTH / (x1 - x0);
-        const pixmap = page.toPixmap(mupdf.Matrix.scale(scale, scale), mupdf.ColorSpace.DeviceRGB, false);
-        const png = pixmap.asPNG();
-        const image = sharp(png).resize({ width: PAGE_IMAGE_WIDTH }).jpeg({ quality: 85 });
-        const { data, info } = await image.toBuffer({ resolveWithObject: true });
-        const thumb = await sharp(png).resize({ width: PAGE_THUMB_WIDTH }).jpeg({ quality: 75 }).toBuffer();
-        pixmap.destroy();
-        page.destroy();
-        await onPage({ page: i + 1, image: data, thumb, width: info.width, height: info.height }, total);
-      }
-      return { pages: total };
-    } finally {
-      doc.destroy();
-    }
-  }
-
-  convertVideo(): Promise<never> {
-    return Promise.reject(new ConvertError('unsupported', 'this test converter reads PDFs only'));
-  }
-
-  close(): Promise<void> {
-    return Promise.resolve();
-  }
-}
-
-/** The real converter of workers/convert when it is there, else the mupdf one above. */
+/** The real converter of workers/convert (LibreOffice, mupdf in worker threads, sharp, ffmpeg). */
 export async function testConverter(): Promise<{ converter: Converter; real: boolean }> {
-  try {
-    const where = '../../workers/convert/index.ts';
-    const mod = (await import(where)) as { createConverter?: (o: { warm: boolean }) => Converter };
-    if (typeof mod.createConverter === 'function') return { converter: mod.createConverter({ warm: false }), real: true };
-  } catch {
-    /* not merged yet */
-  }
-  return { converter: new MupdfPdfConverter(), real: false };
+  const { createConverter } = await import('../../workers/convert/index.ts');
+  return { converter: createConverter({ warm: false }), real: true };
 }
 
 export interface Uploaded {
