@@ -15,6 +15,8 @@ import type { BusMessage } from '#core/platform/events.ts';
 import { call, signIn } from '#tests/support/api.ts';
 import { makePdf, md5, testConverter, uploadCourseware } from '#tests/support/courseware.ts';
 import { testMp4 } from '../fixtures/courseware.ts';
+import { slideLayer } from '#core/contracts/courseware.ts';
+import { connectBoard, createOp } from '#tests/support/board-client.ts';
 import { eachEngine } from '#tests/support/engines-matrix.ts';
 import { ask, connectRoom, record, sleep, waitFor, type RoomSocket } from '#tests/support/room-client.ts';
 import { startS3, type TestS3 } from '#tests/support/s3.ts';
@@ -354,6 +356,16 @@ eachEngine(
       expect((await call(s.url, 'getRoomCourseware', { roomNumber }, { token: student.token })).data.courseware).toMatchObject({ pptCurrentPage: 2, scroll: 0 });
       // Video control needs a video document.
       expect((await ask(teacher.socket, 'videoControl', { type: 'play', currentTime: 0 })).code).toBe('34013');
+      // Each slide has its own board layer: ink on slide 2 stays there across page turns.
+      const documentId = up.add.data.documentId as string;
+      const wb = await connectBoard(s.url, teacher.joined.wbtoken as string);
+      sockets.push(wb);
+      expect((await ask(wb, 'sync', createOp('ink-1', 'ink-1', slideLayer(documentId, 2)))).code).toBe('0');
+      expect((await ask(teacher.socket, 'setCoursewarePage', { page: 3 })).code).toBe('0');
+      expect((await ask(teacher.socket, 'setCoursewarePage', { page: 2 })).code).toBe('0');
+      const layer = await ask(wb, 'getBoard', { page: slideLayer(documentId, 2) });
+      expect(layer.data.state.items.map((i: any) => i.id)).toEqual(['ink-1']);
+      expect((await ask(wb, 'getBoard', { page: slideLayer(documentId, 3) })).data.state.items).toEqual([]);
     });
 
     it('video control: the creator only; stamped with server time, kept for a late joiner', async () => {
