@@ -9,6 +9,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { sql } from 'kysely';
+import { io } from 'socket.io-client';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Converter } from '#core/courseware/converter.ts';
 import type { BusMessage } from '#core/platform/events.ts';
@@ -451,6 +452,12 @@ describe.each(['disk', 's3'] as const)('courseware conversion flow [%s store]', 
     const progress = record(student.socket, 'documentConvert');
     const finished = waitFor(student.socket, 'documentConvert', (p: any) => p.phase !== 'progress', 30_000);
     const shown = waitFor(student.socket, 'courseware', (p: any) => p.courseware.documentId !== '');
+    // The uploader's library page listens on the user channel.
+    const library = io(`${s.url}/user`, { auth: { token: teacher.token }, transports: ['websocket'], forceNew: true, reconnection: false });
+    sockets.push(library);
+    await new Promise((resolve) => library.once('connect', () => resolve(null)));
+    const added = waitFor(library, 'addDocumentConvertEvent');
+    const libraryDone = waitFor(library, 'documentStatus', (p: any) => p.document.status === 3, 30_000);
     const pdf = makePdf(5, { label: store });
     const up = await uploadCourseware(s.url, teacher.token, pdf, '五页.pdf', { roomNumber });
     expect(up.put).toBe(200);
@@ -471,6 +478,8 @@ describe.each(['disk', 's3'] as const)('courseware conversion flow [%s store]', 
       [4, 4],
       [5, 5],
     ]);
+    expect((await added).document).toMatchObject({ documentId: up.add.data.documentId, status: 1, documentName: '五页.pdf', documentType: 1 });
+    expect((await libraryDone).document).toMatchObject({ documentId: up.add.data.documentId, status: 3, pageCount: 5 });
     // The uploader's library heard of it: registered, then each status change.
     const userEvents = events.filter((e) => 'user' in e.target && e.target.user === teacher.userId);
     expect(userEvents[0]).toMatchObject({ event: 'addDocumentConvertEvent', payload: { document: { documentId, status: 1 } } });
