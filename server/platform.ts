@@ -20,7 +20,7 @@ import { NoGateway, SandboxGateway, type PaymentGateway } from '#core/platform/p
 import { hmac } from '#core/platform/secrets.ts';
 import { ConsoleSmsSender, DevOutbox, HttpSmsSender, type SmsSender } from '#core/platform/sms.ts';
 import { buildServices, type Services } from '#core/services.ts';
-import { jobHandlers, jobOptions, schedules, type JobName } from '#core/jobs.ts';
+import { jobHandlers, jobOptions, notifyQueues, schedules, type JobName } from '#core/jobs.ts';
 import type { Presence, Scheduler } from '#core/rooms/live.service.ts';
 import type { MediaNodes } from '#core/rooms/media.service.ts';
 import { singleMediaNode } from './media.ts';
@@ -156,7 +156,7 @@ export async function buildPlatform(config: Config, o: PlatformOverrides = {}): 
   const wantJobs = o.jobs ?? (runsWorkers || config.ROLE === 'web');
   let jobs: JobQueue | null = null;
   if (wantJobs) {
-    jobs = await startPgBoss(database.pglite ? { pglite: database.pglite } : { url: database.url! }, logger, { maintenance: runsWorkers });
+    jobs = await startPgBoss(database.pglite ? { pglite: database.pglite } : { url: database.url! }, logger, { maintenance: runsWorkers, notifyQueues: notifyQueues });
   }
 
   // The sandbox gives packages away, so production has no gateway unless one is chosen. Without
