@@ -32,6 +32,8 @@ export interface ConverterOptions {
   pdfWorkers: number;
   /** Extra environment of the LibreOffice processes (e.g. FONTCONFIG_FILE). */
   officeEnv: Record<string, string>;
+  /** Start an idle LibreOffice ahead of each conversion (docs/decisions/045). */
+  officeStandby: boolean;
   /** Address-space limit of each LibreOffice process. */
   officeMaxMemoryBytes: number;
   /** An Office zip whose entries would expand to more than this is refused before LibreOffice sees it. */
@@ -49,6 +51,7 @@ export const DEFAULT_CONVERTER_OPTIONS: ConverterOptions = {
   officeSlots: 1,
   pdfWorkers: 2,
   officeEnv: {},
+  officeStandby: true,
   officeMaxMemoryBytes: 3 * 1024 ** 3,
   zipMaxUncompressedBytes: 512 * 1024 ** 2,
   zipMaxEntries: 10_000,
@@ -70,6 +73,7 @@ export class LocalConverter implements Converter {
       slots: this.options.officeSlots,
       maxMemoryBytes: this.options.officeMaxMemoryBytes,
       env: this.options.officeEnv,
+      standby: this.options.officeStandby,
     });
     this.#pdf = new Pool(Array.from({ length: Math.max(1, this.options.pdfWorkers) }, () => new PdfRenderer()));
     if (this.options.warm) {
