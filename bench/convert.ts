@@ -9,6 +9,7 @@
  *
  * Rows (median of `repeat` runs, run interleaved so a busy moment hits all alike):
  *   ours               LocalConverter.convertDocument: first and last onPage, from the call.
+ *   ours, no standby   the same with officeStandby off (each conversion starts LibreOffice).
  *   bare               soffice --convert-to pdf (a profile that already exists), then pdftoppm.
  *   bare, new profile  the soffice step with a profile made on the spot (what a first run costs).
  *   resident instance  soffice --convert-to handed to an soffice already running on the same
@@ -75,12 +76,14 @@ async function main() {
   const dir = await mkdtemp(path.join(tmpdir(), 'banshu-bench-convert-'));
   let resident: ChildProcess | null = null;
   const converter = createConverter({ workDir: path.join(dir, 'work') });
+  const plain = createConverter({ workDir: path.join(dir, 'work-plain'), officeStandby: false });
   try {
     log(`making a ${String(slides)}-slide pptx and a ${String(pdfPages)}-page PDF…`);
     const setupProfile = path.join(dir, 'profile-setup');
     const pptx = await sofficeConvert(await writeFixture(dir, 'deck.fodp', presentationFodp(slides)), 'pptx', dir, 'deck.pptx', setupProfile);
     const pdf = await sofficeConvert(await writeFixture(dir, 'notes.fodt', textFodt(pdfPages)), 'pdf', dir, 'notes.pdf', setupProfile);
     await converter.ready;
+    await plain.ready;
 
     // The bare pipeline's profile exists already (as on a machine that ran soffice before).
     const bareProfile = path.join(dir, 'profile-bare');
@@ -96,11 +99,11 @@ async function main() {
 
     const samples: Record<string, number[]> = {};
     const add = (key: string, ms: number) => (samples[key] ??= []).push(ms);
-    const ours = async (file: string, kind: 'pptx' | 'pdf', key: string) => {
+    const ours = async (file: string, kind: 'pptx' | 'pdf', key: string, which = converter) => {
       const started = performance.now();
       let first = 0;
       let count = 0;
-      await converter.convertDocument(file, kind, async (page) => {
+      await which.convertDocument(file, kind, async (page) => {
         if (page.page === 1) first = performance.now() - started;
         count++;
       });
@@ -129,6 +132,7 @@ async function main() {
     for (let i = 0; i < repeat; i++) {
       log(`round ${String(i + 1)} of ${String(repeat)}`);
       await ours(pptx, 'pptx', 'ours.pptx');
+      await ours(pptx, 'pptx', 'plain.pptx', plain);
       await bare(pptx, 'bare.pptx', true);
       await ours(pdf, 'pdf', 'ours.pdf');
       await bare(pdf, 'bare.pdf', false);
@@ -144,6 +148,7 @@ async function main() {
     const verdict = (ok: boolean) => (ok ? 'met' : '**not met**');
     const rows = [
       ['pptx', String(slides), 'ours (LibreOffice + mupdf + sharp)', fmtMs(m('ours.pptx.first')), fmtMs(m('ours.pptx.last')), '-', '-'],
+      ['pptx', String(slides), 'ours without the standby soffice', fmtMs(m('plain.pptx.first')), fmtMs(m('plain.pptx.last')), '-', '-'],
       ['pptx', String(slides), 'bare: soffice + pdftoppm', '-', fmtMs(m('bare.pptx.last')), fmtMs(m('bare.pptx.soffice')), fmtMs(m('bare.pptx.pdftoppm'))],
       ['pptx', String(slides), 'bare soffice, new profile', '-', '-', fmtMs(m('fresh.soffice')), '-'],
       ['pptx', String(slides), 'soffice handed to a resident instance', '-', '-', fmtMs(m('resident.soffice')), '-'],
@@ -170,6 +175,7 @@ async function main() {
     writeFileSync(path.join(resultsDir, `convert-${stamp}.json`), JSON.stringify({ repeat, slides, pdfPages, load0, load1, samples }, null, 2));
   } finally {
     await converter.close();
+    await plain.close();
     if (resident?.pid) {
       try {
         process.kill(-resident.pid, 'SIGKILL');

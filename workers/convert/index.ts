@@ -80,7 +80,8 @@ export class LocalConverter implements Converter {
       this.#pdf.items[0]?.warm();
       this.ready = jobDir(this.options.workDir)
         .then((dir) => rm(dir, { recursive: true, force: true }))
-        .then(() => this.#office.warm());
+        .then(() => this.#office.warm())
+        .catch(() => undefined); // a failed warm-up only costs speed; conversions report real errors
     } else {
       this.ready = Promise.resolve();
     }
