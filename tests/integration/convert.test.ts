@@ -287,6 +287,14 @@ describe('Office through LibreOffice', () => {
     expect(f.reason).toBe('corrupt');
   });
 
+  it('counts pptx slides before LibreOffice runs', async () => {
+    const started = Date.now();
+    const f = await failure(convert(files.pptx!, 'pptx', { maxPages: 2 }));
+    expect(f.reason).toBe('too-many-pages');
+    expect(f.message).toContain('3 slides');
+    expect(Date.now() - started).toBeLessThan(300); // LibreOffice alone takes a second
+  });
+
   it('refuses a zip bomb before LibreOffice inflates it', async () => {
     const file = await zipBombPptx(files.pptx!, path.join(dir, 'bomb.pptx'), 600 * 1024 * 1024);
     expect((await stat(file)).size).toBeLessThan(5 * 1024 * 1024);

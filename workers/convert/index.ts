@@ -101,7 +101,7 @@ export class LocalConverter implements Converter {
       const maxPages = options.maxPages ?? CONVERT_MAX_PAGES;
       const render = (pdf: string) => this.#pdf.use(signal, (renderer) => renderer.render(pdf, onPage, { maxPages, signal }));
       if (kind === 'pdf') return { pages: await render(file) };
-      if (kind === 'pptx' || kind === 'docx') await this.#checkZip(file);
+      if (kind === 'pptx' || kind === 'docx') await this.#checkZip(file, kind, maxPages);
       const dir = await jobDir(this.options.workDir);
       try {
         const pdf = await this.#office.toPdf(file, kind, dir, deadline, signal);
@@ -123,8 +123,11 @@ export class LocalConverter implements Converter {
     await this.#office.close();
   }
 
-  /** Refuses a zip whose directory promises a decompression bomb (LibreOffice would inflate it all). */
-  async #checkZip(file: string): Promise<void> {
+  /**
+   * Refuses a zip whose directory promises a decompression bomb (LibreOffice would inflate it all),
+   * and a pptx with more slides than allowed (counted from its entries, before LibreOffice runs).
+   */
+  async #checkZip(file: string, kind: 'pptx' | 'docx', maxPages: number): Promise<void> {
     const fh = await open(file, 'r');
     try {
       const entries = await readZipDirectory(fh, (await fh.stat()).size);
@@ -133,6 +136,10 @@ export class LocalConverter implements Converter {
       const total = entries.reduce((sum, e) => sum + e.uncompressed, 0);
       if (total > this.options.zipMaxUncompressedBytes) {
         throw new ConvertError('corrupt', `the file would expand to ${String(Math.round(total / 1024 ** 2))} MiB`);
+      }
+      if (kind === 'pptx') {
+        const slides = entries.filter((e) => /^ppt\/slides\/slide\d+\.xml$/.test(e.name)).length;
+        if (slides > maxPages) throw new ConvertError('too-many-pages', `the presentation has ${String(slides)} slides (at most ${String(maxPages)})`);
       }
     } finally {
       await fh.close();

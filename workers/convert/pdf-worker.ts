@@ -21,6 +21,8 @@ export interface PdfWorkerLimits {
   maxHeight: number;
   /** An image in a page that would decode to more pixels than this is refused (a decompression bomb). */
   maxImagePixels: number;
+  /** All images drawn on one page together (each time it is drawn). */
+  maxPagePixels: number;
 }
 
 export type PdfWorkerRequest = { op: 'open'; file: string } | { op: 'render'; index: number } | { op: 'close' };
@@ -73,8 +75,11 @@ function renderPage(index: number): PdfWorkerReply {
     try {
       // Callbacks run inside mupdf: they note the first offender and never throw.
       let bomb = null as string | null;
+      let pagePixels = 0;
       const look = (image: mupdf.Image) => {
         bomb ??= oversized(image);
+        pagePixels += image.getWidth() * image.getHeight();
+        if (pagePixels > limits.maxPagePixels) bomb ??= `more than ${String(limits.maxPagePixels)} in all`;
       };
       const checker = new mupdf.Device({ fillImage: look, fillImageMask: look, clipImageMask: look });
       try {

@@ -28,6 +28,7 @@ export const PDF_LIMITS: PdfWorkerLimits = {
   thumbWidth: PAGE_THUMB_WIDTH,
   maxHeight: PAGE_IMAGE_WIDTH * 16,
   maxImagePixels: 120_000_000,
+  maxPagePixels: 480_000_000,
 };
 
 /** One mupdf worker thread, started on first use and replaced after any run that did not end cleanly. */
