@@ -332,6 +332,20 @@ describe('video', () => {
     }
   });
 
+  it('reports the size a sideways phone video plays at (display matrix), as its poster is', async () => {
+    const { execFileSync } = await import('node:child_process');
+    const sideways = path.join(dir, 'sideways.mp4');
+    execFileSync('ffmpeg', ['-v', 'error', '-y', '-i', files.mp4!, '-c', 'copy', '-metadata:s:v', 'rotate=90', sideways]);
+    const v = await converter.convertVideo(sideways);
+    try {
+      expect([v.width, v.height]).toEqual([240, 320]);
+      const poster = await sharp(v.poster).metadata();
+      expect([poster.width, poster.height]).toEqual([240, 320]);
+    } finally {
+      await rm(v.file, { force: true });
+    }
+  });
+
   it('re-encodes a codec browsers do not play (MPEG-4 part 2) to H.264', async () => {
     const v = await converter.convertVideo(files.mpeg4!);
     try {
