@@ -225,6 +225,37 @@ describe('PDF', () => {
     expect((await convert(files.pdf!, 'pdf')).result.pages).toBe(3);
   });
 
+  it('serves two documents at once, each in order', async () => {
+    const [a, b] = await Promise.all([convert(files.pdf!, 'pdf'), convert(files.pdf!, 'pdf')]);
+    expect(a.pages.map((p) => p.page)).toEqual([1, 2, 3]);
+    expect(b.pages.map((p) => p.page)).toEqual([1, 2, 3]);
+  });
+
+  it('a failing store write (onPage) fails the conversion as retryable, and the next one works', async () => {
+    const f = await failure(
+      converter.convertDocument(files.pdf!, 'pdf', async (page) => {
+        if (page.page === 2) throw new Error('store unavailable');
+      }),
+    );
+    expect(f).toMatchObject({ reason: 'failed', retryable: true, message: 'store unavailable' });
+    expect((await convert(files.pdf!, 'pdf')).result.pages).toBe(3);
+  });
+
+  it('a cancelled conversion stops with a retryable failure', async () => {
+    const controller = new AbortController();
+    const f = await failure(
+      converter.convertDocument(
+        files.many!,
+        'pdf',
+        async (page) => {
+          if (page.page === 1) controller.abort();
+        },
+        { signal: controller.signal, maxPages: 1000 },
+      ),
+    );
+    expect(f).toMatchObject({ reason: 'failed', retryable: true });
+  });
+
   it('refuses a page whose media box is absurdly tall', async () => {
     expect((await failure(convert(files.tall!, 'pdf'))).reason).toBe('unsupported');
   });
