@@ -36,6 +36,9 @@ export const jobOptions: Partial<Record<JobName, WorkOptions>> = {
   'courseware.convert': { pollingIntervalSeconds: 0.5 },
 };
 
+/** Queues whose workers are woken by NOTIFY as a job is sent (no polling delay before a conversion starts). */
+export const notifyQueues: readonly JobName[] = ['courseware.convert'];
+
 /** Recurring jobs (cron, UTC). */
 export const schedules: Array<{ name: JobName; cron: string }> = [
   { name: 'housekeeping.purge', cron: '17 * * * *' },

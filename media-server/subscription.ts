@@ -13,6 +13,8 @@ import type { LayerKey, Publication, RtpSink } from './publication.ts';
 import { isVp8Keyframe, Vp8Continuity } from './rtp.ts';
 
 const FIR_FMT = 4;
+/** How often a layer switch still waiting for its keyframe asks again. */
+const KEYFRAME_RETRY_MS = 500;
 
 export class Subscription extends EventEmitter<{ closed: []; layerChanged: [Layer] }> implements RtpSink {
   readonly id: string;
@@ -25,6 +27,7 @@ export class Subscription extends EventEmitter<{ closed: []; layerChanged: [Laye
   #current: LayerKey | null = null;
   #pending: LayerKey | null = null;
   #closed = false;
+  #retry: NodeJS.Timeout | null = null;
   readonly #vp8 = new Vp8Continuity();
   /** From the subscriber's receiver reports: fraction lost (0-1) and jitter, latest. */
   downLoss: number | null = null;
@@ -94,8 +97,27 @@ export class Subscription extends EventEmitter<{ closed: []; layerChanged: [Laye
       this.#pending = null;
     } else {
       this.#pending = target;
+      this.#keepAsking();
     }
     this.#askKeyframe();
+  }
+
+  /**
+   * A publisher may drop a keyframe request: Chromium ignores requests that come within a few
+   * hundred milliseconds of the last one for any of its simulcast layers. A switch waiting for a
+   * keyframe would then wait forever, so ask again until it arrives (or the switch is called off).
+   */
+  #keepAsking(): void {
+    if (this.#retry) return;
+    this.#retry = setInterval(() => {
+      if (this.#pending === null || this.#closed) {
+        clearInterval(this.#retry!);
+        this.#retry = null;
+        return;
+      }
+      this.#askKeyframe();
+    }, KEYFRAME_RETRY_MS);
+    this.#retry.unref();
   }
 
   setLayer(layer: Layer): void {
@@ -125,6 +147,7 @@ export class Subscription extends EventEmitter<{ closed: []; layerChanged: [Laye
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
+    if (this.#retry) clearInterval(this.#retry);
     this.publication.detach(this);
     this.publication.off('layer', this.#onLayer);
     this.#track.stop();

@@ -20,7 +20,7 @@ import { NoGateway, SandboxGateway, type PaymentGateway } from '#core/platform/p
 import { hmac } from '#core/platform/secrets.ts';
 import { ConsoleSmsSender, DevOutbox, HttpSmsSender, type SmsSender } from '#core/platform/sms.ts';
 import { buildServices, type Services } from '#core/services.ts';
-import { jobHandlers, jobOptions, schedules, type JobName } from '#core/jobs.ts';
+import { jobHandlers, jobOptions, notifyQueues, schedules, type JobName } from '#core/jobs.ts';
 import type { Presence, Scheduler } from '#core/rooms/live.service.ts';
 import type { MediaNodes } from '#core/rooms/media.service.ts';
 import { singleMediaNode } from './media.ts';
@@ -156,7 +156,7 @@ export async function buildPlatform(config: Config, o: PlatformOverrides = {}): 
   const wantJobs = o.jobs ?? (runsWorkers || config.ROLE === 'web');
   let jobs: JobQueue | null = null;
   if (wantJobs) {
-    jobs = await startPgBoss(database.pglite ? { pglite: database.pglite } : { url: database.url! }, logger, { maintenance: runsWorkers });
+    jobs = await startPgBoss(database.pglite ? { pglite: database.pglite } : { url: database.url! }, logger, { maintenance: runsWorkers, notifyQueues: notifyQueues });
   }
 
   // The sandbox gives packages away, so production has no gateway unless one is chosen. Without
@@ -230,13 +230,11 @@ export async function buildPlatform(config: Config, o: PlatformOverrides = {}): 
  */
 async function loadConverter(config: Config, logger: Logger): Promise<Converter | null> {
   try {
-    // Not a literal: the adapter is found at run time (a process without it cannot convert).
-    const where = '../workers/convert/index.ts';
-    const mod = (await import(where)) as { createConverter?: (o: { warm: boolean }) => Converter };
-    if (typeof mod.createConverter !== 'function') return null;
-    // Processes that convert start LibreOffice's profiles at once; the web role only sniffs uploads.
+    // Loaded when first needed: the web role only sniffs uploads, workers convert.
+    const { createConverter } = await import('../workers/convert/index.ts');
+    // Processes that convert make LibreOffice's profiles at once (the first deck converts sooner).
     const converts = config.ROLE === 'all' || config.ROLE === 'worker';
-    return mod.createConverter({ warm: converts && config.NODE_ENV !== 'test' });
+    return createConverter({ warm: converts && config.NODE_ENV !== 'test' });
   } catch (err) {
     logger.warn({ err }, 'no courseware converter: uploads cannot be checked or converted');
     return null;

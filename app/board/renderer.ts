@@ -439,8 +439,13 @@ export class BoardRenderer {
     return entry;
   }
 
-  /** Whether every image and stencil now on the layer has loaded (or failed). */
+  /**
+   * Whether every image and stencil now on the layer has loaded (or failed) and been painted: a
+   * repaint still waiting for its frame may be the one that first asks for an image, or the one
+   * that draws it.
+   */
   imagesSettled(): boolean {
+    if (this.#frame || this.#needFull) return false;
     for (const e of this.#images.values()) if (!e.ready && !e.failed) return false;
     return true;
   }

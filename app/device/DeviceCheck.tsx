@@ -27,12 +27,13 @@ function useDevices(kind: MediaDeviceKind): MediaDeviceInfo[] {
 }
 
 export function DevicePicker({ kind, value, onChange, label }: { kind: MediaDeviceKind; value: string; onChange: (id: string) => void; label: string }) {
+  const { t } = useTranslation();
   const list = useDevices(kind);
   return (
     <label className="field">
       <span className="field__label">{label}</span>
       <select className="input" value={value} onChange={(e) => onChange(e.target.value)} data-testid={`pick-${kind}`}>
-        <option value="">{'—'}</option>
+        <option value="">{t('device.systemDefault')}</option>
         {list.map((d, i) => (
           <option key={d.deviceId || i} value={d.deviceId}>
             {d.label || `${kind} ${i + 1}`}

@@ -23,7 +23,7 @@ export function NetworkCheck({ mediaUrl }: { mediaUrl: string }) {
     }
   };
   return (
-    <section className="card stack" aria-labelledby="net-title" data-testid="network-check">
+    <section className="card device-check stack" aria-labelledby="net-title" data-testid="network-check">
       <h2 id="net-title">{t('network.title')}</h2>
       {progress !== null ? (
         <progress max={1} value={progress} aria-label={t('network.running')} data-testid="network-progress" />

@@ -510,6 +510,7 @@ export const en: Messages = {
     normal: 'Normal',
     abnormal: 'Abnormal',
     recheck: 'Check again',
+    systemDefault: 'System default',
     helpText: 'Check that the device is plugged in, not used by another program, and allowed in the browser (the camera icon in the address bar).',
   },
   network: {

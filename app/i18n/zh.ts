@@ -509,6 +509,7 @@ export const zh = {
     normal: '正常',
     abnormal: '异常',
     recheck: '重新检测',
+    systemDefault: '系统默认设备',
     helpText: '请确认设备已连接、未被其他程序占用，并已在浏览器中允许使用（地址栏中的摄像头图标）。',
   },
   network: {

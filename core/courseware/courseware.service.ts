@@ -579,6 +579,8 @@ export class CoursewareService {
       if (!this.converter) throw new Error('no courseware converter in this process');
       const file = path.join(dir, `source.${ext}`);
       if (!(await this.objects.download(doc.source_key, file))) throw new ConvertError('corrupt', 'the original is gone from the store');
+      // The bytes checked at registration, not others written later behind a still valid upload link.
+      if ((await md5File(file)) !== doc.file_hash) throw new ConvertError('corrupt', 'the stored original is not the registered file');
       const kind = await this.converter.sniff(file);
       if (!kind) throw new ConvertError('unsupported', 'not courseware by its content');
       const opts = { timeoutMs: this.config.COURSEWARE_CONVERT_SECONDS * 1000, maxPages: this.config.COURSEWARE_MAX_PAGES, signal: meta.signal };

@@ -31,20 +31,23 @@ export interface JobQueue {
 export async function startPgBoss(
   target: { pglite: PGlite } | { url: string },
   logger: Logger,
-  opts: { maintenance?: boolean } = {},
+  opts: { maintenance?: boolean; notifyQueues?: readonly string[] } = {},
 ): Promise<JobQueue> {
   // A process that only sends jobs (the web role) leaves supervision and cron to the workers.
   const roles = opts.maintenance === false ? { supervise: false, schedule: false } : {};
+  // Queues whose workers wake on NOTIFY the moment a job is sent (polling stays as the floor).
+  const notifyQueues = new Set(opts.notifyQueues ?? []);
+  const listen = notifyQueues.size > 0 ? { useListenNotify: true } : {};
   const boss =
     'pglite' in target
-      ? new PgBoss({ db: fromPglite(target.pglite), backend: 'pglite', ...roles })
-      : new PgBoss({ connectionString: target.url, max: 4, ...roles });
+      ? new PgBoss({ db: fromPglite(target.pglite), backend: 'pglite', ...roles, ...listen })
+      : new PgBoss({ connectionString: target.url, max: 4, ...roles, ...listen });
   boss.on('error', (err: unknown) => logger.error({ err }, 'job queue error'));
   await boss.start();
   const created = new Set<string>();
   const ensureQueue = async (name: string) => {
     if (created.has(name)) return;
-    await boss.createQueue(name);
+    await boss.createQueue(name, notifyQueues.has(name) ? { notify: true } : {});
     created.add(name);
   };
   return {
@@ -59,7 +62,11 @@ export async function startPgBoss(
     },
     async work(name, handler, workOpts) {
       await ensureQueue(name);
-      await boss.work<object>(name, workOpts?.pollingIntervalSeconds ? { pollingIntervalSeconds: workOpts.pollingIntervalSeconds } : {}, async (jobs) => {
+      // With NOTIFY on, an idle worker would otherwise poll only every 30 s, and a wake-up that
+      // arrives while it is busy is not repeated: a backlog drains at the polling interval.
+      const every = workOpts?.pollingIntervalSeconds;
+      const polling = every ? { pollingIntervalSeconds: every, notifyPollingIntervalSeconds: every } : {};
+      await boss.work<object>(name, polling, async (jobs) => {
         for (const job of jobs) {
           await handler(job.data as never, { id: job.id, retryCount: job.retryCount, retryLimit: JOB_RETRY_LIMIT, signal: job.signal });
         }

@@ -225,6 +225,37 @@ describe('PDF', () => {
     expect((await convert(files.pdf!, 'pdf')).result.pages).toBe(3);
   });
 
+  it('serves two documents at once, each in order', async () => {
+    const [a, b] = await Promise.all([convert(files.pdf!, 'pdf'), convert(files.pdf!, 'pdf')]);
+    expect(a.pages.map((p) => p.page)).toEqual([1, 2, 3]);
+    expect(b.pages.map((p) => p.page)).toEqual([1, 2, 3]);
+  });
+
+  it('a failing store write (onPage) fails the conversion as retryable, and the next one works', async () => {
+    const f = await failure(
+      converter.convertDocument(files.pdf!, 'pdf', async (page) => {
+        if (page.page === 2) throw new Error('store unavailable');
+      }),
+    );
+    expect(f).toMatchObject({ reason: 'failed', retryable: true, message: 'store unavailable' });
+    expect((await convert(files.pdf!, 'pdf')).result.pages).toBe(3);
+  });
+
+  it('a cancelled conversion stops with a retryable failure', async () => {
+    const controller = new AbortController();
+    const f = await failure(
+      converter.convertDocument(
+        files.many!,
+        'pdf',
+        async (page) => {
+          if (page.page === 1) controller.abort();
+        },
+        { signal: controller.signal, maxPages: 1000 },
+      ),
+    );
+    expect(f).toMatchObject({ reason: 'failed', retryable: true });
+  });
+
   it('refuses a page whose media box is absurdly tall', async () => {
     expect((await failure(convert(files.tall!, 'pdf'))).reason).toBe('unsupported');
   });
@@ -287,6 +318,14 @@ describe('Office through LibreOffice', () => {
     expect(f.reason).toBe('corrupt');
   });
 
+  it('counts pptx slides before LibreOffice runs', async () => {
+    const started = Date.now();
+    const f = await failure(convert(files.pptx!, 'pptx', { maxPages: 2 }));
+    expect(f.reason).toBe('too-many-pages');
+    expect(f.message).toContain('3 slides');
+    expect(Date.now() - started).toBeLessThan(300); // LibreOffice alone takes a second
+  });
+
   it('refuses a zip bomb before LibreOffice inflates it', async () => {
     const file = await zipBombPptx(files.pptx!, path.join(dir, 'bomb.pptx'), 600 * 1024 * 1024);
     expect((await stat(file)).size).toBeLessThan(5 * 1024 * 1024);
@@ -319,6 +358,20 @@ describe('video', () => {
       expect(original.indexOf('moov')).toBeGreaterThan(original.indexOf('mdat')); // it was not before
       const poster = await sharp(v.poster).metadata();
       expect([poster.format, poster.width, poster.height]).toEqual(['jpeg', 320, 240]);
+    } finally {
+      await rm(v.file, { force: true });
+    }
+  });
+
+  it('reports the size a sideways phone video plays at (display matrix), as its poster is', async () => {
+    const { execFileSync } = await import('node:child_process');
+    const sideways = path.join(dir, 'sideways.mp4');
+    execFileSync('ffmpeg', ['-v', 'error', '-y', '-i', files.mp4!, '-c', 'copy', '-metadata:s:v', 'rotate=90', sideways]);
+    const v = await converter.convertVideo(sideways);
+    try {
+      expect([v.width, v.height]).toEqual([240, 320]);
+      const poster = await sharp(v.poster).metadata();
+      expect([poster.width, poster.height]).toEqual([240, 320]);
     } finally {
       await rm(v.file, { force: true });
     }

@@ -32,6 +32,8 @@ export interface ConverterOptions {
   pdfWorkers: number;
   /** Extra environment of the LibreOffice processes (e.g. FONTCONFIG_FILE). */
   officeEnv: Record<string, string>;
+  /** Start an idle LibreOffice ahead of each conversion (docs/decisions/045). */
+  officeStandby: boolean;
   /** Address-space limit of each LibreOffice process. */
   officeMaxMemoryBytes: number;
   /** An Office zip whose entries would expand to more than this is refused before LibreOffice sees it. */
@@ -49,6 +51,7 @@ export const DEFAULT_CONVERTER_OPTIONS: ConverterOptions = {
   officeSlots: 1,
   pdfWorkers: 2,
   officeEnv: {},
+  officeStandby: true,
   officeMaxMemoryBytes: 3 * 1024 ** 3,
   zipMaxUncompressedBytes: 512 * 1024 ** 2,
   zipMaxEntries: 10_000,
@@ -70,13 +73,15 @@ export class LocalConverter implements Converter {
       slots: this.options.officeSlots,
       maxMemoryBytes: this.options.officeMaxMemoryBytes,
       env: this.options.officeEnv,
+      standby: this.options.officeStandby,
     });
     this.#pdf = new Pool(Array.from({ length: Math.max(1, this.options.pdfWorkers) }, () => new PdfRenderer()));
     if (this.options.warm) {
       this.#pdf.items[0]?.warm();
       this.ready = jobDir(this.options.workDir)
         .then((dir) => rm(dir, { recursive: true, force: true }))
-        .then(() => this.#office.warm());
+        .then(() => this.#office.warm())
+        .catch(() => undefined); // a failed warm-up only costs speed; conversions report real errors
     } else {
       this.ready = Promise.resolve();
     }
@@ -96,7 +101,7 @@ export class LocalConverter implements Converter {
       const maxPages = options.maxPages ?? CONVERT_MAX_PAGES;
       const render = (pdf: string) => this.#pdf.use(signal, (renderer) => renderer.render(pdf, onPage, { maxPages, signal }));
       if (kind === 'pdf') return { pages: await render(file) };
-      if (kind === 'pptx' || kind === 'docx') await this.#checkZip(file);
+      if (kind === 'pptx' || kind === 'docx') await this.#checkZip(file, kind, maxPages);
       const dir = await jobDir(this.options.workDir);
       try {
         const pdf = await this.#office.toPdf(file, kind, dir, deadline, signal);
@@ -118,8 +123,11 @@ export class LocalConverter implements Converter {
     await this.#office.close();
   }
 
-  /** Refuses a zip whose directory promises a decompression bomb (LibreOffice would inflate it all). */
-  async #checkZip(file: string): Promise<void> {
+  /**
+   * Refuses a zip whose directory promises a decompression bomb (LibreOffice would inflate it all),
+   * and a pptx with more slides than allowed (counted from its entries, before LibreOffice runs).
+   */
+  async #checkZip(file: string, kind: 'pptx' | 'docx', maxPages: number): Promise<void> {
     const fh = await open(file, 'r');
     try {
       const entries = await readZipDirectory(fh, (await fh.stat()).size);
@@ -128,6 +136,10 @@ export class LocalConverter implements Converter {
       const total = entries.reduce((sum, e) => sum + e.uncompressed, 0);
       if (total > this.options.zipMaxUncompressedBytes) {
         throw new ConvertError('corrupt', `the file would expand to ${String(Math.round(total / 1024 ** 2))} MiB`);
+      }
+      if (kind === 'pptx') {
+        const slides = entries.filter((e) => /^ppt\/slides\/slide\d+\.xml$/.test(e.name)).length;
+        if (slides > maxPages) throw new ConvertError('too-many-pages', `the presentation has ${String(slides)} slides (at most ${String(maxPages)})`);
       }
     } finally {
       await fh.close();

@@ -1,11 +1,18 @@
 /**
- * Office -> PDF through LibreOffice headless (docs/decisions/045). One soffice process per
- * conversion, each in its own process group, under a deadline and an address-space limit, with
- * its own profile directory. A profile is made once per slot (a warm-up conversion of a tiny
- * document at start) and reused: making a profile is a large part of a fresh process's cost.
- * Two soffice processes must never share a profile at the same time (the second would hand its
- * work to the first through the profile's pipe), so each slot runs one conversion at a time.
+ * Office -> PDF through LibreOffice headless (docs/decisions/045). Each conversion runs in a
+ * LibreOffice process of its own, in its own process group, under a deadline and an
+ * address-space limit, with a profile directory per slot (one conversion at a time per slot).
+ *
+ * - The profile is made once per slot, by a warm-up conversion of a tiny document at start:
+ *   making a profile is a large part of a fresh process's cost.
+ * - Standby: after each conversion (and after the warm-up) an idle soffice is started on the
+ *   slot's profile. The next `soffice --convert-to` on that profile hands its work to the standby
+ *   through the profile's pipe, so the start-up cost (loading LibreOffice) was paid while idle.
+ *   LibreOffice 7.4 ends that instance after the handed-over conversion, so every document still
+ *   gets a fresh process; when no standby is alive the client simply converts by itself.
  */
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { copyFile, mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -35,16 +42,23 @@ export interface OfficeOptions {
   maxMemoryBytes: number;
   /** Extra environment for soffice. */
   env: Record<string, string>;
+  /** Keep an idle soffice started ahead of the next conversion of each slot. */
+  standby: boolean;
 }
 
 interface Slot {
   profile: string;
   ready: Promise<void> | null;
+  /** The idle soffice waiting for the next conversion of this slot, and when it has exited. */
+  standby: { child: ChildProcess; exited: Promise<void> } | null;
+  /** The last conversion's standby winding down (and the next one starting); awaited before the next conversion. */
+  settling: Promise<void>;
 }
 
 export class LibreOffice {
   readonly #options: OfficeOptions;
   readonly #slots: Pool<Slot>;
+  #closed = false;
 
   constructor(options: OfficeOptions) {
     this.#options = options;
@@ -52,6 +66,8 @@ export class LibreOffice {
       Array.from({ length: Math.max(1, options.slots) }, (_, i) => ({
         profile: path.join(options.workDir, `lo-profile-${String(i)}`),
         ready: null,
+        standby: null,
+        settling: Promise.resolve(),
       })),
     );
   }
@@ -73,8 +89,51 @@ export class LibreOffice {
       } finally {
         await rm(dir, { recursive: true, force: true });
       }
+      this.#startStandby(slot);
     })();
     return slot.ready;
+  }
+
+  #command(args: string[]): [string, string[]] {
+    const limit = this.#options.maxMemoryBytes;
+    return limit > 0 ? ['prlimit', [`--as=${String(limit)}`, '--', this.#options.binary, ...args]] : [this.#options.binary, args];
+  }
+
+  #env(): NodeJS.ProcessEnv {
+    return { ...process.env, HOME: path.join(this.#options.workDir, 'lo-home'), SAL_USE_VCLPLUGIN: 'svp', ...this.#options.env };
+  }
+
+  #startStandby(slot: Slot): void {
+    if (!this.#options.standby || this.#closed || slot.standby) return;
+    const [command, argv] = this.#command([...BASE_ARGS, `-env:UserInstallation=${pathToFileURL(slot.profile).href}`]);
+    const child = spawn(command, argv, { detached: true, stdio: 'ignore', env: this.#env() });
+    const exited = new Promise<void>((resolve) => {
+      child.once('exit', () => resolve());
+      child.once('error', () => resolve());
+    });
+    child.unref();
+    const standby = { child, exited };
+    slot.standby = standby;
+    void exited.then(() => {
+      if (slot.standby === standby) slot.standby = null;
+    });
+  }
+
+  async #settle(slot: Slot, old: Slot['standby'], restart: boolean): Promise<void> {
+    if (old) {
+      await Promise.race([old.exited, new Promise((r) => setTimeout(r, STANDBY_EXIT_GRACE_MS))]);
+      killGroup(old.child);
+      await old.exited;
+    }
+    if (restart) this.#startStandby(slot);
+  }
+
+  /** Kills a slot's standby (its whole process group) and waits until it is gone. */
+  async #stopStandby(slot: Slot): Promise<void> {
+    const standby = slot.standby;
+    if (!standby) return;
+    killGroup(standby.child);
+    await standby.exited;
   }
 
   /**
@@ -84,38 +143,41 @@ export class LibreOffice {
    */
   async toPdf(file: string, kind: OfficeKind, outDir: string, deadline: number, signal: AbortSignal): Promise<string> {
     return this.#slots.use(signal, async (slot) => {
+      await slot.settling;
       await this.#prepare(slot);
+      const standby = slot.standby;
       if (deadline <= Date.now()) throw new ConvertError('timeout', 'the time limit passed before LibreOffice could start');
       const input = path.join(outDir, `source.${kind}`);
       await copyFile(file, input);
       const result = await this.#soffice(slot, input, outDir, IMPORT_FILTER[kind], deadline - Date.now(), signal);
       const pdf = path.join(outDir, 'source.pdf');
-      if (result.killed || result.signal || result.code !== 0) {
+      const failed = Boolean(result.killed || result.signal || result.code !== 0);
+      // The standby did the work (or had died): it ends by itself after the conversion; a killed
+      // client leaves it converting, so it is stopped now. Off the critical path, the next standby
+      // starts once this one is gone (after a failure, the fresh profile's warm-up starts it).
+      if (standby && failed) killGroup(standby.child);
+      slot.settling = this.#settle(slot, standby, !failed).then(async () => {
+        if (!failed) return;
         // Killed or crashed mid-way, the profile may be half written: make a fresh one (the next
-        // conversion on this slot waits for it).
+        // conversion on this slot waits for it; its warm-up starts the next standby).
         await rm(slot.profile, { recursive: true, force: true });
         slot.ready = null;
-        void this.#prepare(slot);
-      }
+        await this.#prepare(slot);
+      });
       if (result.killed === 'timeout') throw new ConvertError('timeout', 'LibreOffice ran past the time limit');
       if (result.killed === 'aborted') throw abortReason(signal);
       if (result.signal || result.code !== 0) {
         throw new ConvertError('failed', `LibreOffice ended with ${result.signal ?? `exit ${String(result.code)}`}: ${lastLine(result.stderr)}`, true);
       }
       const made = await stat(pdf).catch(() => null);
-      if (!made || made.size === 0) throw new ConvertError('corrupt', `LibreOffice could not read the ${kind}: ${lastLine(result.stderr)}`);
+      if (!made || made.size === 0) throw new ConvertError('corrupt', `LibreOffice could not read the ${kind}${standby ? '' : `: ${lastLine(result.stderr)}`}`);
       return pdf;
     });
   }
 
   #soffice(slot: Slot, input: string, outDir: string, filter: string | undefined, timeoutMs: number, signal: AbortSignal) {
     const args = [
-      '--headless',
-      '--invisible',
-      '--norestore',
-      '--nologo',
-      '--nodefault',
-      '--nolockcheck',
+      ...BASE_ARGS,
       `-env:UserInstallation=${pathToFileURL(slot.profile).href}`,
       ...(filter ? [`--infilter=${filter}`] : []),
       '--convert-to',
@@ -124,17 +186,27 @@ export class LibreOffice {
       outDir,
       input,
     ];
-    const limit = this.#options.maxMemoryBytes;
-    const [command, argv] = limit > 0 ? ['prlimit', [`--as=${String(limit)}`, '--', this.#options.binary, ...args]] : [this.#options.binary, args];
-    return run(command, argv, {
-      timeoutMs,
-      signal,
-      env: { ...process.env, HOME: path.join(this.#options.workDir, 'lo-home'), SAL_USE_VCLPLUGIN: 'svp', ...this.#options.env },
-    });
+    const [command, argv] = this.#command(args);
+    return run(command, argv, { timeoutMs, signal, env: this.#env() });
   }
 
   async close(): Promise<void> {
+    this.#closed = true;
     await Promise.all(this.#slots.items.map((s) => s.ready ?? Promise.resolve()));
+    await Promise.all(this.#slots.items.map((s) => s.settling));
+    await Promise.all(this.#slots.items.map((s) => this.#stopStandby(s)));
+  }
+}
+
+const BASE_ARGS = ['--headless', '--invisible', '--norestore', '--nologo', '--nodefault', '--nolockcheck'];
+/** How long a standby may take to end by itself after its conversion before it is killed. */
+const STANDBY_EXIT_GRACE_MS = 5000;
+
+function killGroup(child: ChildProcess): void {
+  try {
+    if (child.pid) process.kill(-child.pid, 'SIGKILL');
+  } catch {
+    // already gone
   }
 }
 

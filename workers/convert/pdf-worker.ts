@@ -15,16 +15,20 @@ import * as mupdf from 'mupdf';
 export interface PdfWorkerLimits {
   /** Output width of every page image. */
   width: number;
+  /** Width of the thumbnail, drawn from the same page record (cheaper and sharper than downscaling). */
+  thumbWidth: number;
   /** A page taller than this at `width` is refused (an absurd media box). */
   maxHeight: number;
   /** An image in a page that would decode to more pixels than this is refused (a decompression bomb). */
   maxImagePixels: number;
+  /** All images drawn on one page together (each time it is drawn). */
+  maxPagePixels: number;
 }
 
 export type PdfWorkerRequest = { op: 'open'; file: string } | { op: 'render'; index: number } | { op: 'close' };
 export type PdfWorkerReply =
   | { op: 'opened'; pages: number }
-  | { op: 'page'; index: number; width: number; height: number; pixels: ArrayBuffer }
+  | { op: 'page'; index: number; width: number; height: number; pixels: ArrayBuffer; thumbHeight: number; thumbPixels: ArrayBuffer }
   | { op: 'closed' }
   | { op: 'error'; reason: 'encrypted' | 'corrupt' | 'unsupported'; message: string };
 
@@ -71,8 +75,11 @@ function renderPage(index: number): PdfWorkerReply {
     try {
       // Callbacks run inside mupdf: they note the first offender and never throw.
       let bomb = null as string | null;
+      let pagePixels = 0;
       const look = (image: mupdf.Image) => {
         bomb ??= oversized(image);
+        pagePixels += image.getWidth() * image.getHeight();
+        if (pagePixels > limits.maxPagePixels) bomb ??= `more than ${String(limits.maxPagePixels)} in all`;
       };
       const checker = new mupdf.Device({ fillImage: look, fillImageMask: look, clipImageMask: look });
       try {
@@ -82,33 +89,41 @@ function renderPage(index: number): PdfWorkerReply {
         checker.destroy();
       }
       if (bomb !== null) throw new Refused('corrupt', `page ${String(index + 1)} has an image of ${bomb} pixels`);
-      // Draw into a pixmap of exactly width x height, white background, no alpha.
-      const pixmap = new mupdf.Pixmap(mupdf.ColorSpace.DeviceRGB, [0, 0, limits.width, height], false);
-      try {
-        pixmap.clear(255);
-        const matrix = mupdf.Matrix.concat(mupdf.Matrix.translate(-x0, -y0), mupdf.Matrix.scale(scale, scale));
-        const draw = new mupdf.DrawDevice(matrix, pixmap);
-        try {
-          list.run(draw, mupdf.Matrix.identity);
-        } finally {
-          draw.close();
-          draw.destroy();
-        }
-        const stride = pixmap.getStride();
-        const src = pixmap.getPixels();
-        const rowBytes = limits.width * 3;
-        const out = new Uint8Array(rowBytes * height);
-        if (stride === rowBytes) out.set(src.subarray(0, out.length));
-        else for (let y = 0; y < height; y++) out.set(src.subarray(y * stride, y * stride + rowBytes), y * rowBytes);
-        return { op: 'page', index, width: limits.width, height, pixels: out.buffer };
-      } finally {
-        pixmap.destroy();
-      }
+      const pixels = draw(list, x0, y0, limits.width, scale, height);
+      const thumbScale = limits.thumbWidth / w;
+      const thumbHeight = Math.max(1, Math.round(h * thumbScale));
+      const thumbPixels = draw(list, x0, y0, limits.thumbWidth, thumbScale, thumbHeight);
+      return { op: 'page', index, width: limits.width, height, pixels, thumbHeight, thumbPixels };
     } finally {
       list.destroy();
     }
   } finally {
     page.destroy();
+  }
+}
+
+/** Draws the page record into exactly width x height RGB pixels on white; returns them packed (no row padding). */
+function draw(list: mupdf.DisplayList, x0: number, y0: number, width: number, scale: number, height: number): ArrayBuffer {
+  const pixmap = new mupdf.Pixmap(mupdf.ColorSpace.DeviceRGB, [0, 0, width, height], false);
+  try {
+    pixmap.clear(255);
+    const matrix = mupdf.Matrix.concat(mupdf.Matrix.translate(-x0, -y0), mupdf.Matrix.scale(scale, scale));
+    const device = new mupdf.DrawDevice(matrix, pixmap);
+    try {
+      list.run(device, mupdf.Matrix.identity);
+    } finally {
+      device.close();
+      device.destroy();
+    }
+    const stride = pixmap.getStride();
+    const src = pixmap.getPixels();
+    const rowBytes = width * 3;
+    const out = new Uint8Array(rowBytes * height);
+    if (stride === rowBytes) out.set(src.subarray(0, out.length));
+    else for (let y = 0; y < height; y++) out.set(src.subarray(y * stride, y * stride + rowBytes), y * rowBytes);
+    return out.buffer;
+  } finally {
+    pixmap.destroy();
   }
 }
 
@@ -147,6 +162,6 @@ port.on('message', (msg: PdfWorkerRequest) => {
         ? { op: 'error', reason: e.reason, message: e.message }
         : { op: 'error', reason: 'corrupt', message: e instanceof Error ? e.message : String(e) };
   }
-  if (reply.op === 'page') port.postMessage(reply, [reply.pixels]);
+  if (reply.op === 'page') port.postMessage(reply, [reply.pixels, reply.thumbPixels]);
   else port.postMessage(reply);
 });

@@ -20,10 +20,15 @@ export interface PdfRenderOptions {
 export const PAGE_JPEG_QUALITY = 85;
 export const THUMB_JPEG_QUALITY = 75;
 
+/** Pages rendered and encoded ahead of the one the caller is storing. */
+const PAGES_AHEAD = 2;
+
 export const PDF_LIMITS: PdfWorkerLimits = {
   width: PAGE_IMAGE_WIDTH,
+  thumbWidth: PAGE_THUMB_WIDTH,
   maxHeight: PAGE_IMAGE_WIDTH * 16,
   maxImagePixels: 120_000_000,
+  maxPagePixels: 480_000_000,
 };
 
 /** One mupdf worker thread, started on first use and replaced after any run that did not end cleanly. */
@@ -102,6 +107,7 @@ export class PdfRenderer {
   ): Promise<number> {
     const { signal } = options;
     let clean = false;
+    let stopped = false;
     try {
       const opened = expect(await this.#ask({ op: 'open', file }, signal), 'opened');
       const total = opened.pages;
@@ -109,21 +115,35 @@ export class PdfRenderer {
       if (total > options.maxPages) {
         throw new ConvertError('too-many-pages', `the document has ${String(total)} pages (at most ${String(options.maxPages)})`);
       }
-      let next = this.#ask({ op: 'render', index: 0 }, signal);
+      // Pages are rendered one after the other by the worker and encoded as they come, up to
+      // PAGES_AHEAD beyond the one being handed to onPage (so both cores work); onPage sees them in order.
+      let renders: Promise<unknown> = Promise.resolve();
+      const schedule = (index: number) => {
+        const rendered = renders
+          .then(() => {
+            if (stopped) throw new ConvertError('failed', 'rendering stopped');
+            return this.#ask({ op: 'render', index }, signal);
+          })
+          .then((r) => expect(r, 'page'));
+        renders = rendered.catch(() => undefined);
+        const encoded = rendered.then(encodePage);
+        encoded.catch(() => undefined); // awaited in its turn; a failure meanwhile is seen there
+        return encoded;
+      };
+      const queue: Array<Promise<Omit<ConvertedPage, 'page'>>> = [];
+      for (let i = 0; i < Math.min(PAGES_AHEAD, total); i++) queue.push(schedule(i));
       for (let i = 0; i < total; i++) {
-        const rendered = expect(await next, 'page');
-        if (i + 1 < total) {
-          next = this.#ask({ op: 'render', index: i + 1 }, signal);
-          next.catch(() => undefined); // awaited in the next turn; an abort meanwhile is seen there
-        }
-        const page = await encodePage(rendered);
+        const page = await queue.shift()!;
+        if (i + PAGES_AHEAD < total) queue.push(schedule(i + PAGES_AHEAD));
         signal.throwIfAborted();
         await onPage({ ...page, page: i + 1 }, total);
       }
+      await renders;
       expect(await this.#ask({ op: 'close' }, signal), 'closed');
       clean = true;
       return total;
     } finally {
+      stopped = true;
       if (!clean) await this.#recycle();
     }
   }
@@ -147,13 +167,12 @@ function expect<K extends PdfWorkerReply['op']>(reply: PdfWorkerReply, op: K): E
   return reply as Extract<PdfWorkerReply, { op: K }>;
 }
 
-async function encodePage(r: { width: number; height: number; pixels: ArrayBuffer }): Promise<Omit<ConvertedPage, 'page'>> {
-  const raw = { raw: { width: r.width, height: r.height, channels: 3 as const } };
-  const pixels = new Uint8Array(r.pixels);
+async function encodePage(r: Extract<PdfWorkerReply, { op: 'page' }>): Promise<Omit<ConvertedPage, 'page'>> {
   const [image, thumb] = await Promise.all([
-    sharp(pixels, raw).jpeg({ quality: PAGE_JPEG_QUALITY }).toBuffer(),
-    sharp(pixels, raw)
-      .resize({ width: PAGE_THUMB_WIDTH })
+    sharp(new Uint8Array(r.pixels), { raw: { width: r.width, height: r.height, channels: 3 } })
+      .jpeg({ quality: PAGE_JPEG_QUALITY })
+      .toBuffer(),
+    sharp(new Uint8Array(r.thumbPixels), { raw: { width: PAGE_THUMB_WIDTH, height: r.thumbHeight, channels: 3 } })
       .jpeg({ quality: THUMB_JPEG_QUALITY })
       .toBuffer(),
   ]);

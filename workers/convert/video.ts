@@ -34,7 +34,15 @@ const MAX_VIDEO_SIDE = 4096;
 
 interface ProbeJson {
   format?: { duration?: string; format_name?: string };
-  streams?: Array<{ codec_type?: string; codec_name?: string; width?: number; height?: number; duration?: string }>;
+  streams?: Array<{
+    codec_type?: string;
+    codec_name?: string;
+    width?: number;
+    height?: number;
+    duration?: string;
+    tags?: { rotate?: string };
+    side_data_list?: Array<{ rotation?: number }>;
+  }>;
 }
 
 export async function probeVideo(tools: VideoTools, file: string, deadline: number, signal: AbortSignal): Promise<VideoProbe> {
@@ -59,10 +67,13 @@ export async function probeVideo(tools: VideoTools, file: string, deadline: numb
   if (video.width > MAX_VIDEO_SIDE || video.height > MAX_VIDEO_SIDE) {
     throw new ConvertError('unsupported', `video of ${String(video.width)} x ${String(video.height)} is larger than ${String(MAX_VIDEO_SIDE)} px`);
   }
+  // A phone video stored sideways plays (and its poster is taken) turned by the display matrix.
+  const rotation = Number(video.side_data_list?.find((d) => d.rotation !== undefined)?.rotation ?? video.tags?.rotate ?? 0);
+  const sideways = Math.abs(rotation) % 180 === 90;
   return {
     durationMs: Math.round(duration * 1000),
-    width: video.width,
-    height: video.height,
+    width: sideways ? video.height : video.width,
+    height: sideways ? video.width : video.height,
     videoCodec: video.codec_name,
     audioCodec: audio?.codec_name ?? null,
   };

@@ -254,11 +254,26 @@ export class MediaSession {
   }
 
   /** Receive statistics per subscription (diagnostics, the end-to-end tests). */
-  async stats(): Promise<Array<{ userId: string; source: MediaSource; framesDecoded: number; totalSamplesReceived: number; packetsReceived: number; frameWidth: number }>> {
+  async stats(): Promise<
+    Array<{
+      userId: string;
+      source: MediaSource;
+      framesDecoded: number;
+      totalSamplesReceived: number;
+      packetsReceived: number;
+      frameWidth: number;
+      framesReceived: number;
+      framesDropped: number;
+      keyFramesDecoded: number;
+      pliCount: number;
+      firCount: number;
+      nackCount: number;
+    }>
+  > {
     const out = [];
     for (const r of this.#remote.values()) {
       const report = await r.pc.getStats();
-      let row = { framesDecoded: 0, totalSamplesReceived: 0, packetsReceived: 0, frameWidth: 0 };
+      let row = { framesDecoded: 0, totalSamplesReceived: 0, packetsReceived: 0, frameWidth: 0, framesReceived: 0, framesDropped: 0, keyFramesDecoded: 0, pliCount: 0, firCount: 0, nackCount: 0 };
       report.forEach((s: Record<string, unknown>) => {
         if (s['type'] !== 'inbound-rtp') return;
         row = {
@@ -266,6 +281,12 @@ export class MediaSession {
           totalSamplesReceived: Number(s['totalSamplesReceived'] ?? 0),
           packetsReceived: Number(s['packetsReceived'] ?? 0),
           frameWidth: Number(s['frameWidth'] ?? 0),
+          framesReceived: Number(s['framesReceived'] ?? 0),
+          framesDropped: Number(s['framesDropped'] ?? 0),
+          keyFramesDecoded: Number(s['keyFramesDecoded'] ?? 0),
+          pliCount: Number(s['pliCount'] ?? 0),
+          firCount: Number(s['firCount'] ?? 0),
+          nackCount: Number(s['nackCount'] ?? 0),
         };
       });
       out.push({ userId: r.info.userId, source: r.info.source, ...row });
