@@ -344,7 +344,7 @@ export function useRoomChannel({ answer, roomNumber }: RoomChannelOptions): Room
           if (result.code !== '0' && !options.quiet) {
             toast.error(result.msg || codeMessage(result.code, currentLang()) || tRef.current('common.refresh'));
           }
-          resolve(result);
+          resolve(result as Answer<E>);
         });
       });
     },
