@@ -337,12 +337,24 @@ for (const store of ['disk', 's3'] as const) {
       await cdp.detach();
     });
 
+    it("says 'parse failed' to the uploader when a file cannot be converted, and closes it", async () => {
+      const broken = Buffer.concat([Buffer.from('%PDF-1.7\n1 0 obj\n<< /Type /Catalog /Pages 9 0 R >>\n'), Buffer.alloc(4096, 0x41), Buffer.from('\n%%EOF\n')]);
+      await teacher.getByTestId('courseware-file').setInputFiles({ name: 'broken.pdf', mimeType: 'application/pdf', buffer: broken });
+      await teacher.getByTestId('toast').filter({ hasText: '解析失败' }).waitFor({ timeout: 60_000 });
+      await teacher.locator('[data-testid="courseware"][data-view="default"]').waitFor();
+      await student.getByTestId('courseware-holdon').waitFor();
+      expect(await student.getByTestId('toast').filter({ hasText: '解析失败' }).count()).toBe(0);
+    });
+
     it('lists the documents in the library, follows a new upload live, and deletes', async () => {
       await open(teacher, '/profile/book');
       await teacher.getByTestId('library-row').first().waitFor();
       const rows = teacher.getByTestId('library-row');
-      // The pptx, the mp4 and the tall pdf; not the cancelled upload.
-      expect(await rows.count()).toBe(3);
+      // The pptx, the mp4, the tall pdf and the broken one; not the cancelled upload.
+      expect(await rows.count()).toBe(4);
+      expect(['2', '4']).toContain(await rows.filter({ hasText: 'broken.pdf' }).getAttribute('data-status'));
+      expect(await rows.filter({ hasText: 'broken.pdf' }).getByTestId('library-delete').count()).toBe(1);
+      expect(await rows.filter({ hasText: 'broken.pdf' }).getByTestId('library-open').count()).toBe(0);
       expect(await rows.filter({ hasText: 'slow.pdf' }).count()).toBe(0);
       expect(await rows.filter({ hasText: '中文课件.pptx' }).getAttribute('data-status')).toBe('3');
       expect(await rows.filter({ hasText: '中文课件.pptx' }).getByTestId('cw-status').innerText()).toBe('解析完成');
@@ -353,7 +365,7 @@ for (const store of ['disk', 's3'] as const) {
       const pdfRow = rows.filter({ hasText: 'handout.pdf' });
       await pdfRow.waitFor({ timeout: 30_000 });
       await teacher.locator('[data-testid="library-row"][data-status="3"]', { hasText: 'handout.pdf' }).waitFor({ timeout: 60_000 });
-      expect(await rows.count()).toBe(4);
+      expect(await rows.count()).toBe(5);
       await shot(teacher, 'library');
       if (SHOTS) {
         await teacher.setViewportSize({ width: 390, height: 844 });
@@ -368,7 +380,7 @@ for (const store of ['disk', 's3'] as const) {
       await rows.filter({ hasText: '中文课件.pptx' }).waitFor({ state: 'detached' });
       await teacher.reload();
       await teacher.getByTestId('library-row').first().waitFor();
-      expect(await teacher.getByTestId('library-row').count()).toBe(3);
+      expect(await teacher.getByTestId('library-row').count()).toBe(4);
       expect(await teacher.getByTestId('library-row').filter({ hasText: '中文课件.pptx' }).count()).toBe(0);
     });
   });
