@@ -175,6 +175,12 @@ for (const store of ['disk', 's3'] as const) {
       await Promise.all([slideShown(teacher, 1), slideShown(student, 1)]);
       await shot(teacher, 'loaded-teacher');
       await shot(student, 'loaded-student');
+      if (SHOTS) {
+        await student.setViewportSize({ width: 390, height: 844 });
+        await slideShown(student, 1);
+        await shot(student, 'loaded-phone');
+        await student.setViewportSize({ width: 1280, height: 720 });
+      }
       const phases = await teacher.evaluate(() => (window as HookWindow).__phases!);
       // Hash, upload and conversion each showed their progress, in that order.
       expect(phases).toContain('hashing');
