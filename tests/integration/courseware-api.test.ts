@@ -367,6 +367,11 @@ eachEngine(
       const layer = await ask(wb, 'getBoard', { page: slideLayer(documentId, 2) });
       expect(layer.data.state.items.map((i: any) => i.id)).toEqual(['ink-1']);
       expect((await ask(wb, 'getBoard', { page: slideLayer(documentId, 3) })).data.state.items).toEqual([]);
+      // Slides of a document the room does not show are refused; after closing, this one's too.
+      expect((await ask(wb, 'sync', createOp('ink-2', 'ink-2', slideLayer('999999', 1)))).code).toBe('5');
+      expect((await call(s.url, 'closeRoomDocument', { roomNumber }, { token: teacher.token })).code).toBe('0');
+      expect((await ask(wb, 'sync', createOp('ink-3', 'ink-3', slideLayer(documentId, 2)))).code).toBe('5');
+      expect((await ask(wb, 'sync', createOp('ink-4', 'ink-4', 'wb:0'))).code).toBe('0');
     });
 
     it('video control: the creator only; stamped with server time, kept for a late joiner', async () => {
