@@ -9,6 +9,8 @@ export interface BoardRoomRow {
   wb_power: '0' | '1';
   state: 'open' | 'closed';
   room_extend: string;
+  /** The courseware document the room shows (its slides' layers are `doc:{id}:{slide}`), or null. */
+  document_id: string | null;
 }
 
 /** Why an insert did not happen: another writer took the next number, or the opId is known. */
@@ -26,7 +28,7 @@ export class BoardRepository {
   room(roomNumber: string): Promise<BoardRoomRow | undefined> {
     return this.db
       .selectFrom('rooms')
-      .select(['id', 'room_number', 'room_type', 'create_user', 'wb_power', 'state', 'room_extend'])
+      .select(['id', 'room_number', 'room_type', 'create_user', 'wb_power', 'state', 'room_extend', 'document_id'])
       .where('room_number', '=', roomNumber)
       .orderBy('created_at', 'desc')
       .limit(1)

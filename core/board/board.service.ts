@@ -135,6 +135,12 @@ const IMAGE_KEY_RULE = /^board\/\d+\/[0-9a-f-]{36}\.(?:png|jpg)$/;
 
 export const boardImagePrefix = (roomId: string) => `board/${roomId}/`;
 
+/** A slide's layer is written only while the room shows that document (ADR 043). */
+function checkSlideLayer(row: BoardRoomRow, page: string): void {
+  const layer = parseLayerKey(page);
+  if (layer?.kind === 'doc' && layer.documentId !== row.document_id) throw illegalParams('a slide of a document this room does not show');
+}
+
 export class BoardService {
   readonly #rooms = new Map<string, RoomBoard>();
   readonly #rows = new Map<string, { at: number; row: BoardRoomRow }>();
@@ -170,7 +176,7 @@ export class BoardService {
     this.#unsubscribe = bus.subscribe((m) => {
       if (!('room' in m.target)) return;
       const p = m.payload as Record<string, unknown> | null;
-      if (m.event === 'roomClosed' || (m.event === 'customRoomEvent' && p && 'wbPower' in p)) this.#rows.delete(m.target.room);
+      if (m.event === 'roomClosed' || m.event === 'courseware' || (m.event === 'customRoomEvent' && p && 'wbPower' in p)) this.#rows.delete(m.target.room);
       if (m.event === 'roomClosed') this.#rooms.delete(m.target.room);
     });
   }
@@ -508,6 +514,7 @@ export class BoardService {
     const row = await this.#row(actor.room);
     if (row.state !== 'open') throw new DomainError('31009');
     if (!mayOperate(actor, facts(row), op.type)) throw notAllowed(`board ${op.type}`);
+    checkSlideLayer(row, op.page);
     await this.#checkContent(row, op);
     const board = await this.#board(row);
     return this.#serial(board, () => this.#apply(actor, board, op));
@@ -640,6 +647,7 @@ export class BoardService {
         if (!checked.ok) throw illegalParams(checked.error);
         const op = checked.value;
         if (!mayOperate(actor, facts(row), op.type)) throw notAllowed(`board ${op.type}`);
+        checkSlideLayer(row, op.page);
         const l = await this.#layer(board, op.page);
         const stored = this.#plan(l, op, actor.uid, board.seq + 1);
         if ('error' in stored) throw new DomainError('32101', stored.error);

@@ -426,8 +426,11 @@ export class CoursewareService {
       this.#toUser(doc.user_id, 'addDocumentConvertEvent', { document: toDocumentInfo(doc) });
       return doc;
     }
-    await this.repo.update(pending.id, { status: 1, updated_at: now });
-    const doc = (await this.repo.byId(pending.id))!;
+    // A second registration of the same upload (a double click) queues nothing more.
+    const claimed = await this.repo.claimPending(pending.id, now);
+    const doc = await this.repo.byId(pending.id);
+    if (!doc) throw new DomainError('34004', 'cancelled meanwhile');
+    if (!claimed) return doc;
     await this.#queue(doc);
     this.#toUser(doc.user_id, 'addDocumentConvertEvent', { document: toDocumentInfo(doc) });
     return doc;

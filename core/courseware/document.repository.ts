@@ -145,6 +145,12 @@ export class DocumentRepository {
       .execute());
   }
 
+  /** Pending (0) -> converting (1), once: false when another registration got there first. */
+  async claimPending(id: string, now: Date): Promise<boolean> {
+    const r = await this.db.updateTable('documents').set({ status: 1, updated_at: now }).where('id', '=', id).where('status', '=', 0).executeTakeFirst();
+    return Number(r.numUpdatedRows) === 1;
+  }
+
   async delete(id: string): Promise<void> {
     await this.db.deleteFrom('documents').where('id', '=', id).execute();
   }

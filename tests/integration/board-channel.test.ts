@@ -389,7 +389,28 @@ eachEngine(
       const t = await board(server(), teacher.wbToken);
       await ask(t, 'sync', createOp('a', 'a', 'wb:0'));
       await ask(t, 'sync', createOp('b', 'b', 'wb:12'));
-      await ask(t, 'sync', createOp('c', 'c', 'doc:d1:2'));
+      // A slide's layer: the room shows a document (ADR 043).
+      const db = server().banshu.platform.database.db;
+      const doc = await db
+        .insertInto('documents')
+        .values({
+          user_id: teacher.userId,
+          name: 'd.pdf',
+          source_key: 'documentConvert/2026/11/23/d1/d.pdf',
+          pages_prefix: 'documentConvert/2026/11/23/d1',
+          file_hash: 'd'.repeat(32),
+          task_id: '44444444-4444-4444-8444-444444444444',
+          document_type: 1,
+          status: 3,
+          size: 1,
+          page_count: 2,
+          created_at: new Date(),
+          updated_at: new Date(),
+        })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      expect((await call(server().url, 'analysisDocumentExisting', { documentId: doc.id, roomNumber }, { token: teacher.token })).code).toBe('0');
+      await ask(t, 'sync', createOp('c', 'c', `doc:${doc.id}:2`));
       // An image on page 12: the review has no board token, so its answer carries the signed link.
       const png = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.alloc(50, 2)]);
       const stored = (await fetch(`${server().url}/board-images`, {
@@ -406,7 +427,7 @@ eachEngine(
       await expect(connectBoard(server().url, teacher.wbToken)).rejects.toMatchObject({ code: '31009' });
       const review = await call(server().url, 'getWbReview', { roomNumber, page: 'wb:12' }, { token: teacher.token });
       expect(review.code).toBe('0');
-      expect(review.data.pages).toEqual(['wb:0', 'wb:12', 'doc:d1:2']);
+      expect(review.data.pages).toEqual(['wb:0', 'wb:12', `doc:${doc.id}:2`]);
       expect(review.data.state.items.map((i: any) => i.id)).toEqual(['b', 'pic']);
       expect(Object.keys(review.data.images)).toEqual([stored.data.key]);
       const picture = await fetch(review.data.images[stored.data.key]);

@@ -211,6 +211,20 @@ eachEngine(
       expect((await call(s.url, 'checkFileHash', { fileHash: 'f'.repeat(32) }, { token: other.token })).data).toEqual({ fileExist: false, documentInfo: null });
     });
 
+    it('registers an upload once, even when the browser sends the registration twice at the same time', async () => {
+      const s = server();
+      const { token } = await signIn(s);
+      const hash = md5(PDF3);
+      const signed = await call(s.url, 'createUpyunSign', { fileName: 'twice.pdf', fileSize: PDF3.byteLength, fileHash: hash }, { token });
+      expect((await fetch(signed.data.uploadUrl, { method: 'PUT', headers: signed.data.headers, body: new Uint8Array(PDF3) })).status).toBe(200);
+      const body = { documentSource: signed.data.saveName, documentName: 'twice.pdf', fileHash: hash, documentType: 1 };
+      const [a, b] = await Promise.all([call(s.url, 'addRoomDocument', body, { token }), call(s.url, 'addRoomDocument', body, { token })]);
+      expect([a.code, b.code]).toEqual(['0', '0']);
+      expect(a.data.documentId).toBe(b.data.documentId);
+      expect(await jobsQueued(s)).toBe(1);
+      expect((await call(s.url, 'getMyDocumentList', {}, { token })).data.total).toBe(1);
+    });
+
     it('cancels a pending upload: forgotten, then not registrable; another user cannot cancel it', async () => {
       const s = server();
       const { teacher, students, roomNumber } = await room(s);
@@ -367,6 +381,11 @@ eachEngine(
       const layer = await ask(wb, 'getBoard', { page: slideLayer(documentId, 2) });
       expect(layer.data.state.items.map((i: any) => i.id)).toEqual(['ink-1']);
       expect((await ask(wb, 'getBoard', { page: slideLayer(documentId, 3) })).data.state.items).toEqual([]);
+      // Slides of a document the room does not show are refused; after closing, this one's too.
+      expect((await ask(wb, 'sync', createOp('ink-2', 'ink-2', slideLayer('999999', 1)))).code).toBe('5');
+      expect((await call(s.url, 'closeRoomDocument', { roomNumber }, { token: teacher.token })).code).toBe('0');
+      expect((await ask(wb, 'sync', createOp('ink-3', 'ink-3', slideLayer(documentId, 2)))).code).toBe('5');
+      expect((await ask(wb, 'sync', createOp('ink-4', 'ink-4', 'wb:0'))).code).toBe('0');
     });
 
     it('video control: the creator only; stamped with server time, kept for a late joiner', async () => {
