@@ -2,7 +2,7 @@
  * The conversion worker (workers/convert) on real files made here: real LibreOffice, mupdf, sharp,
  * ffprobe and ffmpeg. Files are generated once (beforeAll) and shared; LibreOffice is slow to start.
  */
-import { mkdtemp, readFile, readdir, rm, stat } from 'node:fs/promises';
+import { chmod, mkdtemp, readFile, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
@@ -335,6 +335,20 @@ describe('Office through LibreOffice', () => {
     expect(f.reason).toBe('corrupt');
     expect(f.message).toMatch(/expand to \d+ MiB/);
     expect(Date.now() - started).toBeLessThan(1000);
+  });
+
+  it('a LibreOffice that crashes is a retryable failure', async () => {
+    // Stands in for soffice: a real process that dies of SIGSEGV, as a crashing LibreOffice does.
+    const crash = await writeFixture(dir, 'crashing-soffice', '#!/bin/sh\nkill -SEGV $$\n');
+    await chmod(crash, 0o755);
+    const crashing = createConverter({ workDir: path.join(dir, 'work-crash'), soffice: crash, warm: false, pdfWorkers: 1 });
+    try {
+      const f = await failure(crashing.convertDocument(files.docx!, 'docx', async () => undefined));
+      expect(f).toMatchObject({ reason: 'failed', retryable: true });
+      expect(f.message).toContain('SIGSEGV');
+    } finally {
+      await crashing.close();
+    }
   });
 
   it('kills LibreOffice at the time limit', async () => {
