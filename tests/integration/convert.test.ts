@@ -2,7 +2,7 @@
  * The conversion worker (workers/convert) on real files made here: real LibreOffice, mupdf, sharp,
  * ffprobe and ffmpeg. Files are generated once (beforeAll) and shared; LibreOffice is slow to start.
  */
-import { chmod, mkdtemp, readFile, readdir, rm, stat } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readFile, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
@@ -12,6 +12,7 @@ import type { ConvertedPage, ConvertFailure } from '#core/courseware/converter.t
 import { PAGE_IMAGE_WIDTH, PAGE_THUMB_WIDTH } from '#core/contracts/courseware.ts';
 import { createConverter } from '../../workers/convert/index.ts';
 import type { LocalConverter } from '../../workers/convert/index.ts';
+import { removeStaleProfiles } from '../../workers/convert/office.ts';
 import {
   ENCRYPTED_PDF_FILTER,
   GLYPH_CELL,
@@ -413,5 +414,18 @@ describe('scratch space', () => {
   it('keeps only the LibreOffice profile and home once conversions are over', async () => {
     const left = (await readdir(path.join(dir, 'work'))).filter((name) => !name.startsWith('lo-'));
     expect(left).toEqual([]);
+  });
+
+  it('removes profiles of worker processes that are gone, not of live ones', async () => {
+    const { spawnSync } = await import('node:child_process');
+    const gone = spawnSync('true').pid;
+    const work = path.join(dir, 'work');
+    await mkdir(path.join(work, `lo-profile-${String(gone)}-0-0`));
+    await mkdir(path.join(work, `lo-profile-${String(process.ppid)}-0-0`)); // the test runner: alive
+    await removeStaleProfiles(work);
+    const names = await readdir(work);
+    expect(names).not.toContain(`lo-profile-${String(gone)}-0-0`);
+    expect(names).toContain(`lo-profile-${String(process.ppid)}-0-0`);
+    expect(names.some((n) => n.startsWith(`lo-profile-${String(process.pid)}-`))).toBe(true); // ours, in use
   });
 });

@@ -13,7 +13,7 @@
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { copyFile, mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ConvertError } from '#core/courseware/converter.ts';
@@ -62,9 +62,10 @@ export class LibreOffice {
 
   constructor(options: OfficeOptions) {
     this.#options = options;
+    instances++;
     this.#slots = new Pool<Slot>(
       Array.from({ length: Math.max(1, options.slots) }, (_, i) => ({
-        profile: path.join(options.workDir, `lo-profile-${String(i)}`),
+        profile: path.join(options.workDir, `lo-profile-${String(process.pid)}-${String(instances)}-${String(i)}`),
         ready: null,
         standby: null,
         settling: Promise.resolve(),
@@ -195,8 +196,28 @@ export class LibreOffice {
     await Promise.all(this.#slots.items.map((s) => s.ready ?? Promise.resolve()));
     await Promise.all(this.#slots.items.map((s) => s.settling));
     await Promise.all(this.#slots.items.map((s) => this.#stopStandby(s)));
+    await Promise.all(this.#slots.items.map((s) => rm(s.profile, { recursive: true, force: true })));
   }
 }
+
+/**
+ * Profiles are named after the process (and the instance in it), so two workers sharing a work
+ * directory never share a profile; this removes the profiles of processes that no longer run.
+ */
+export async function removeStaleProfiles(workDir: string): Promise<void> {
+  const names = await readdir(workDir).catch(() => [] as string[]);
+  for (const name of names) {
+    const pid = /^lo-profile-(\d+)-\d+-\d+$/.exec(name)?.[1];
+    if (!pid || Number(pid) === process.pid) continue;
+    try {
+      process.kill(Number(pid), 0);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ESRCH') await rm(path.join(workDir, name), { recursive: true, force: true });
+    }
+  }
+}
+
+let instances = 0;
 
 const BASE_ARGS = ['--headless', '--invisible', '--norestore', '--nologo', '--nodefault', '--nolockcheck'];
 /** How long a standby may take to end by itself after its conversion before it is killed. */
