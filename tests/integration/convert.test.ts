@@ -12,7 +12,7 @@ import type { ConvertedPage, ConvertFailure } from '#core/courseware/converter.t
 import { PAGE_IMAGE_WIDTH, PAGE_THUMB_WIDTH } from '#core/contracts/courseware.ts';
 import { createConverter } from '../../workers/convert/index.ts';
 import type { LocalConverter } from '../../workers/convert/index.ts';
-import { removeStaleProfiles } from '../../workers/convert/office.ts';
+import { isAlive, removeStaleProfiles } from '../../workers/convert/office.ts';
 import {
   ENCRYPTED_PDF_FILTER,
   GLYPH_CELL,
@@ -427,5 +427,36 @@ describe('scratch space', () => {
     expect(names).not.toContain(`lo-profile-${String(gone)}-0-0`);
     expect(names).toContain(`lo-profile-${String(process.ppid)}-0-0`);
     expect(names.some((n) => n.startsWith(`lo-profile-${String(process.pid)}-`))).toBe(true); // ours, in use
+  });
+
+  it('stops the standby LibreOffice of a worker that was killed, and removes its profile', async () => {
+    const { spawn } = await import('node:child_process');
+    const work = path.join(dir, 'work-orphan');
+    const entry = new URL('../../workers/convert/index.ts', import.meta.url).pathname;
+    const worker = spawn(
+      process.execPath,
+      ['--input-type=module', '-e', `import { createConverter } from '${entry}'; const c = createConverter({ workDir: '${work}' }); await c.ready; console.log('ready'); setInterval(() => {}, 1000);`],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    await new Promise<void>((resolve, reject) => {
+      worker.stdout.on('data', (c: Buffer) => c.toString().includes('ready') && resolve());
+      worker.once('exit', (code) => reject(new Error(`worker exited ${String(code)}`)));
+    });
+    let pidFile: string | undefined;
+    for (let i = 0; i < 100 && !pidFile; i++) {
+      pidFile = (await readdir(work)).find((n) => n.endsWith('.standby'));
+      if (!pidFile) await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(pidFile).toBeDefined();
+    const standby = Number(await readFile(path.join(work, pidFile!), 'utf8'));
+    const alive = isAlive;
+    expect(alive(standby)).toBe(true);
+    worker.kill('SIGKILL'); // no exit handler runs: the standby is orphaned
+    await new Promise((r) => worker.once('exit', r));
+    expect(alive(standby)).toBe(true);
+    await removeStaleProfiles(work);
+    for (let i = 0; i < 40 && alive(standby); i++) await new Promise((r) => setTimeout(r, 50));
+    expect(alive(standby)).toBe(false);
+    expect((await readdir(work)).filter((n) => n.startsWith('lo-profile-'))).toEqual([]);
   });
 });
