@@ -2,7 +2,7 @@
  * The conversion worker (workers/convert) on real files made here: real LibreOffice, mupdf, sharp,
  * ffprobe and ffmpeg. Files are generated once (beforeAll) and shared; LibreOffice is slow to start.
  */
-import { mkdtemp, readFile, readdir, rm, stat } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readFile, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
@@ -12,6 +12,7 @@ import type { ConvertedPage, ConvertFailure } from '#core/courseware/converter.t
 import { PAGE_IMAGE_WIDTH, PAGE_THUMB_WIDTH } from '#core/contracts/courseware.ts';
 import { createConverter } from '../../workers/convert/index.ts';
 import type { LocalConverter } from '../../workers/convert/index.ts';
+import { isAlive, removeStaleProfiles } from '../../workers/convert/office.ts';
 import {
   ENCRYPTED_PDF_FILTER,
   GLYPH_CELL,
@@ -337,6 +338,20 @@ describe('Office through LibreOffice', () => {
     expect(Date.now() - started).toBeLessThan(1000);
   });
 
+  it('a LibreOffice that crashes is a retryable failure', async () => {
+    // Stands in for soffice: a real process that dies of SIGSEGV, as a crashing LibreOffice does.
+    const crash = await writeFixture(dir, 'crashing-soffice', '#!/bin/sh\nkill -SEGV $$\n');
+    await chmod(crash, 0o755);
+    const crashing = createConverter({ workDir: path.join(dir, 'work-crash'), soffice: crash, warm: false, pdfWorkers: 1 });
+    try {
+      const f = await failure(crashing.convertDocument(files.docx!, 'docx', async () => undefined));
+      expect(f).toMatchObject({ reason: 'failed', retryable: true });
+      expect(f.message).toContain('SIGSEGV');
+    } finally {
+      await crashing.close();
+    }
+  });
+
   it('kills LibreOffice at the time limit', async () => {
     const f = await failure(convert(files.docx!, 'docx', { timeoutMs: 300 }));
     expect(f.reason).toBe('timeout');
@@ -399,5 +414,49 @@ describe('scratch space', () => {
   it('keeps only the LibreOffice profile and home once conversions are over', async () => {
     const left = (await readdir(path.join(dir, 'work'))).filter((name) => !name.startsWith('lo-'));
     expect(left).toEqual([]);
+  });
+
+  it('removes profiles of worker processes that are gone, not of live ones', async () => {
+    const { spawnSync } = await import('node:child_process');
+    const gone = spawnSync('true').pid;
+    const work = path.join(dir, 'work');
+    await mkdir(path.join(work, `lo-profile-${String(gone)}-0-0`));
+    await mkdir(path.join(work, `lo-profile-${String(process.ppid)}-0-0`)); // the test runner: alive
+    await removeStaleProfiles(work);
+    const names = await readdir(work);
+    expect(names).not.toContain(`lo-profile-${String(gone)}-0-0`);
+    expect(names).toContain(`lo-profile-${String(process.ppid)}-0-0`);
+    expect(names.some((n) => n.startsWith(`lo-profile-${String(process.pid)}-`))).toBe(true); // ours, in use
+  });
+
+  it('stops the standby LibreOffice of a worker that was killed, and removes its profile', async () => {
+    const { spawn } = await import('node:child_process');
+    const work = path.join(dir, 'work-orphan');
+    const entry = new URL('../../workers/convert/index.ts', import.meta.url).pathname;
+    const worker = spawn(
+      process.execPath,
+      ['--input-type=module', '-e', `import { createConverter } from '${entry}'; const c = createConverter({ workDir: '${work}' }); await c.ready; console.log('ready'); setInterval(() => {}, 1000);`],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    await new Promise<void>((resolve, reject) => {
+      worker.stdout.on('data', (c: Buffer) => c.toString().includes('ready') && resolve());
+      worker.once('exit', (code) => reject(new Error(`worker exited ${String(code)}`)));
+    });
+    let pidFile: string | undefined;
+    for (let i = 0; i < 100 && !pidFile; i++) {
+      pidFile = (await readdir(work)).find((n) => n.endsWith('.standby'));
+      if (!pidFile) await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(pidFile).toBeDefined();
+    const standby = Number(await readFile(path.join(work, pidFile!), 'utf8'));
+    const alive = isAlive;
+    expect(alive(standby)).toBe(true);
+    worker.kill('SIGKILL'); // no exit handler runs: the standby is orphaned
+    await new Promise((r) => worker.once('exit', r));
+    expect(alive(standby)).toBe(true);
+    await removeStaleProfiles(work);
+    for (let i = 0; i < 40 && alive(standby); i++) await new Promise((r) => setTimeout(r, 50));
+    expect(alive(standby)).toBe(false);
+    expect((await readdir(work)).filter((n) => n.startsWith('lo-profile-'))).toEqual([]);
   });
 });

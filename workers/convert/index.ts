@@ -14,7 +14,7 @@ import path from 'node:path';
 import { ConvertError } from '#core/courseware/converter.ts';
 import type { ConvertedPage, ConvertedVideo, ConvertOptions, Converter, SourceKind } from '#core/courseware/converter.ts';
 import { CONVERT_MAX_MS, CONVERT_MAX_PAGES } from '#core/contracts/courseware.ts';
-import { LibreOffice, jobDir } from './office.ts';
+import { LibreOffice, jobDir, removeStaleProfiles } from './office.ts';
 import { PdfRenderer } from './pdf.ts';
 import { Pool } from './pool.ts';
 import { readZipDirectory, sniffFile } from './sniff.ts';
@@ -80,6 +80,7 @@ export class LocalConverter implements Converter {
       this.#pdf.items[0]?.warm();
       this.ready = jobDir(this.options.workDir)
         .then((dir) => rm(dir, { recursive: true, force: true }))
+        .then(() => removeStaleProfiles(this.options.workDir))
         .then(() => this.#office.warm())
         .catch(() => undefined); // a failed warm-up only costs speed; conversions report real errors
     } else {

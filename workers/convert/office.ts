@@ -13,8 +13,9 @@
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { copyFile, mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { ConvertError } from '#core/courseware/converter.ts';
 import type { SourceKind } from '#core/courseware/converter.ts';
@@ -60,11 +61,18 @@ export class LibreOffice {
   readonly #slots: Pool<Slot>;
   #closed = false;
 
+  /** Ends the standby processes when this process exits without close() (they are detached). */
+  readonly #onExit = () => {
+    for (const slot of this.#slots.items) if (slot.standby) killGroup(slot.standby.child);
+  };
+
   constructor(options: OfficeOptions) {
     this.#options = options;
+    instances++;
+    process.once('exit', this.#onExit);
     this.#slots = new Pool<Slot>(
       Array.from({ length: Math.max(1, options.slots) }, (_, i) => ({
-        profile: path.join(options.workDir, `lo-profile-${String(i)}`),
+        profile: path.join(options.workDir, `lo-profile-${String(process.pid)}-${String(instances)}-${String(i)}`),
         ready: null,
         standby: null,
         settling: Promise.resolve(),
@@ -114,6 +122,8 @@ export class LibreOffice {
     child.unref();
     const standby = { child, exited };
     slot.standby = standby;
+    // Recorded so that a later worker can stop it if this process dies without closing.
+    if (child.pid) void writeFile(`${slot.profile}.standby`, String(child.pid)).catch(() => undefined);
     void exited.then(() => {
       if (slot.standby === standby) slot.standby = null;
     });
@@ -192,11 +202,57 @@ export class LibreOffice {
 
   async close(): Promise<void> {
     this.#closed = true;
+    process.removeListener('exit', this.#onExit);
     await Promise.all(this.#slots.items.map((s) => s.ready ?? Promise.resolve()));
     await Promise.all(this.#slots.items.map((s) => s.settling));
     await Promise.all(this.#slots.items.map((s) => this.#stopStandby(s)));
+    await Promise.all(this.#slots.items.map((s) => rm(s.profile, { recursive: true, force: true })));
+    await Promise.all(this.#slots.items.map((s) => rm(`${s.profile}.standby`, { force: true })));
   }
 }
+
+/**
+ * Profiles are named after the process (and the instance in it), so two workers sharing a work
+ * directory never share a profile; this removes the profiles of processes that no longer run.
+ */
+export async function removeStaleProfiles(workDir: string): Promise<void> {
+  const names = await readdir(workDir).catch(() => [] as string[]);
+  for (const name of names) {
+    const pid = /^lo-profile-(\d+)-\d+-\d+$/.exec(name)?.[1];
+    if (!pid || Number(pid) === process.pid || isAlive(Number(pid))) continue;
+    // Its standby may have outlived it (killed with SIGKILL, no exit handler): stop that first.
+    const standby = Number(await readFile(path.join(workDir, `${name}.standby`), 'utf8').catch(() => ''));
+    if (standby > 0 && isAlive(standby)) {
+      const cmdline = await readFile(`/proc/${String(standby)}/cmdline`, 'utf8').catch(() => '');
+      if (cmdline.includes(name)) {
+        try {
+          process.kill(-standby, 'SIGKILL');
+        } catch {
+          // already gone
+        }
+      }
+    }
+    await rm(path.join(workDir, name), { recursive: true, force: true });
+    await rm(path.join(workDir, `${name}.standby`), { force: true });
+  }
+}
+
+/** Running (a zombie waiting for its parent to reap it counts as gone). */
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code !== 'ESRCH';
+  }
+  try {
+    const stat = readFileSync(`/proc/${String(pid)}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return false;
+  }
+}
+
+let instances = 0;
 
 const BASE_ARGS = ['--headless', '--invisible', '--norestore', '--nologo', '--nodefault', '--nolockcheck'];
 /** How long a standby may take to end by itself after its conversion before it is killed. */
