@@ -37,13 +37,6 @@ export interface CoursewarePanelProps {
   onPatch?: (patch: RoomPatch) => Promise<boolean>;
 }
 
-/** What end-to-end tests read (window.__banshuCourseware). */
-export interface CoursewareTestHook {
-  page: () => number;
-  /** performance.now() when each page (1-based) was last shown. */
-  shownAt: Record<number, number>;
-}
-
 export function CoursewarePanel(props: CoursewarePanelProps) {
   const { t } = useTranslation();
   const confirm = useConfirm();
@@ -89,12 +82,6 @@ export function CoursewarePanel(props: CoursewarePanelProps) {
   const backdrop = useMemo(() => (slide.status === 'ready' ? { image: slide.image, offsetY } : null), [slide, offsetY]);
   const maxOffset =
     slide.status === 'ready' && portrait ? Math.max(0, (BOARD_WIDTH * slide.image.naturalHeight) / slide.image.naturalWidth - BOARD_HEIGHT) : 0;
-
-  // The test hook: when each page was shown here.
-  const hook = useMemo<CoursewareTestHook>(() => ({ page: () => 0, shownAt: {} }), []);
-  hook.page = () => page;
-  if (slide.status === 'ready' && hook.shownAt[page] === undefined) hook.shownAt[page] = performance.now();
-  if (typeof window !== 'undefined') (window as unknown as { __banshuCourseware?: CoursewareTestHook }).__banshuCourseware = hook;
 
   // The creator's keys: PageUp / PageDown turn pages (arrows stay with the board and the page).
   const { goPage } = room;

@@ -35,15 +35,10 @@ export function useSlideImage(url: string, onExpired: () => void, preload: strin
   // The neighbours load in the background, so a page turn shows at once.
   const key = preload.join('\n');
   useEffect(() => {
-    const images = key
-      .split('\n')
-      .filter(Boolean)
-      .map((u) => {
-        const i = new Image();
-        i.src = u;
-        return i;
-      });
-    return () => void images.length;
+    for (const u of key.split('\n').filter(Boolean)) {
+      const i = new Image();
+      i.src = u;
+    }
   }, [key]);
   return state;
 }

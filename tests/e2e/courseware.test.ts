@@ -388,6 +388,19 @@ for (const store of ['disk', 's3'] as const) {
       await teacher.getByTestId('library-row').first().waitFor();
       expect(await teacher.getByTestId('library-row').count()).toBe(4);
       expect(await teacher.getByTestId('library-row').filter({ hasText: '中文课件.pptx' }).count()).toBe(0);
+
+      // The same page in English: the failed document is deleted with the spec's wording.
+      await teacher.getByRole('button', { name: 'Switch to English' }).click();
+      await teacher.getByRole('heading', { level: 1, name: 'My courseware' }).waitFor();
+      const failed = teacher.getByTestId('library-row').filter({ hasText: 'broken.pdf' });
+      expect(await failed.getByTestId('cw-status').innerText()).toMatch(/^Parse (failed|timed out or failed)$/);
+      await failed.getByTestId('library-delete').click();
+      const english = teacher.getByRole('dialog');
+      expect(await english.innerText()).toContain('Are you sure to delete this file?');
+      await english.getByRole('button', { name: 'Confirm' }).click();
+      await failed.waitFor({ state: 'detached' });
+      expect(await teacher.getByTestId('library-row').count()).toBe(3);
+      await teacher.getByRole('button', { name: '切换到中文' }).click();
     });
   });
 }
