@@ -13,6 +13,7 @@ export default [
     route('message', 'routes/profile.message.tsx'),
     route('feedback', 'routes/profile.feedback.tsx'),
     route('device', 'routes/profile.device.tsx'),
+    route('book', 'routes/profile.book.tsx'),
   ]),
   route('home', 'routes/home.tsx'),
   route('help/:topic', 'routes/help.tsx'),

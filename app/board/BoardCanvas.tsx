@@ -43,6 +43,8 @@ export interface BoardCanvasProps {
   imageUrl: (src: string) => string | null;
   stencilUrl: (id: string) => string | null;
   rendererRef?: RefObject<BoardRenderer | null>;
+  /** A courseware slide under the ink (app/courseware). */
+  backdrop?: { image: CanvasImageSource & { width: number; height: number }; offsetY: number } | null;
 }
 
 type Gesture =
@@ -118,6 +120,11 @@ export function BoardCanvas(props: BoardCanvasProps) {
   useEffect(() => {
     rendererRef.current?.setBackground(BACKGROUND_COLOURS[props.background] ?? BACKGROUND_COLOURS[0]);
   }, [props.background]);
+
+  const { backdrop } = props;
+  useEffect(() => {
+    rendererRef.current?.setBackdrop(backdrop ?? null);
+  }, [backdrop]);
 
   useEffect(() => {
     const r = rendererRef.current;

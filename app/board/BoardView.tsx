@@ -34,6 +34,11 @@ export interface BoardViewProps {
   /** Review of a past class: pages browsable, no tools, nothing saved. */
   readOnly?: boolean;
   onPatch?: (patch: RoomPatch) => Promise<boolean>;
+  /**
+   * A courseware slide (app/courseware): this slide's own layer `doc:{documentId}:{page}` with the
+   * slide image under the ink, and the slide toolbar (no board pages, images, shapes or QR).
+   */
+  slide?: { layer: string; backdrop: { image: CanvasImageSource & { width: number; height: number }; offsetY: number } | null };
 }
 
 interface TextEdit {
@@ -58,7 +63,7 @@ export function BoardView(props: BoardViewProps) {
   const extend = readExtend(props.room.roomExtend);
   const [reviewPage, setReviewPage] = useState(0);
   const pageIndex = props.readOnly ? reviewPage : extend.pageIndex;
-  const page = wbLayer(pageIndex);
+  const page = props.slide ? props.slide.layer : wbLayer(pageIndex);
   const canDraw = !props.readOnly && mayDraw(props.role, props.room.wbPower, props.room.roomType);
   const isCreator = props.role === 'creator';
   const masked = !props.readOnly && !canDraw && (props.role === 'member' || props.role === 'tourist');
@@ -312,6 +317,7 @@ export function BoardView(props: BoardViewProps) {
       canRedo={store.canRedo(page)}
       pageIndex={pageIndex}
       onPage={goPage}
+      slide={!!props.slide}
     />
   ) : null;
 
@@ -339,6 +345,7 @@ export function BoardView(props: BoardViewProps) {
         imageUrl={(src) => imageUrls.get(src)}
         stencilUrl={stencilUrl}
         rendererRef={rendererRef}
+        backdrop={props.slide?.backdrop ?? null}
       />
 
       <div className="board__zoom" role="group" aria-label={t('board.zoom', { n: Math.round(zoom * 100) })}>
@@ -369,7 +376,7 @@ export function BoardView(props: BoardViewProps) {
         ) : null}
       </div>
 
-      {props.readOnly ? (
+      {props.slide ? null : props.readOnly ? (
         <div className="board__review-pages" role="group" aria-label={t('board.review.title')}>
           <button type="button" className="board-tool" onClick={() => goPage(pageIndex - 1)} disabled={pageIndex <= 0} aria-label={t('board.tools.prev')} data-testid="page-prev">
             ‹

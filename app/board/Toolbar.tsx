@@ -35,6 +35,8 @@ export interface ToolbarProps {
   canRedo: boolean;
   pageIndex: number;
   onPage: (pageIndex: number) => void;
+  /** On a courseware slide: colour, select, brush, eraser, text, delete, undo and redo (spec 03 §2.1). */
+  slide?: boolean;
 }
 
 type Popup = 'colour' | 'eraser' | 'shape' | null;
@@ -129,7 +131,9 @@ export function Toolbar(props: ToolbarProps) {
           buttonRef={eraserBtn}
           testId="tool-eraser"
         />
-        <ToolButton icon="image" label={t('board.tools.image')} onClick={() => fileRef.current?.click()} disabled={props.uploading} testId="tool-image" />
+        {props.slide ? null : (
+          <ToolButton icon="image" label={t('board.tools.image')} onClick={() => fileRef.current?.click()} disabled={props.uploading} testId="tool-image" />
+        )}
         <input
           ref={fileRef}
           type="file"
@@ -142,27 +146,29 @@ export function Toolbar(props: ToolbarProps) {
             if (file) props.onImage(file);
           }}
         />
-        <ToolButton
-          icon="shape"
-          label={t('board.tools.shape')}
-          pressed={tools.tool === 'shape'}
-          onClick={() => {
-            props.onOpenShapes();
-            toggle('shape');
-          }}
-          popup
-          expanded={popup === 'shape'}
-          buttonRef={shapeBtn}
-          testId="tool-shape"
-        />
+        {props.slide ? null : (
+          <ToolButton
+            icon="shape"
+            label={t('board.tools.shape')}
+            pressed={tools.tool === 'shape'}
+            onClick={() => {
+              props.onOpenShapes();
+              toggle('shape');
+            }}
+            popup
+            expanded={popup === 'shape'}
+            buttonRef={shapeBtn}
+            testId="tool-shape"
+          />
+        )}
         {props.phone ? null : (
           <ToolButton icon="text" label={t('board.tools.text')} pressed={tools.tool === 'text'} onClick={() => onTools({ ...tools, tool: 'text' })} testId="tool-text" />
         )}
         <ToolButton icon="delete" label={t('board.tools.delete')} onClick={props.onDelete} testId="tool-delete" />
-        {props.phone ? null : <ToolButton icon="phone" label={t('board.tools.phone')} onClick={props.onPhone} testId="tool-phone" />}
+        {props.phone || props.slide ? null : <ToolButton icon="phone" label={t('board.tools.phone')} onClick={props.onPhone} testId="tool-phone" />}
         <ToolButton icon="undo" label={t('board.tools.undo')} onClick={props.onUndo} disabled={!props.canUndo} testId="tool-undo" />
         <ToolButton icon="redo" label={t('board.tools.redo')} onClick={props.onRedo} disabled={!props.canRedo} testId="tool-redo" />
-        {props.isCreator ? (
+        {props.isCreator && !props.slide ? (
           <>
             <ToolButton icon="background" label={t('board.tools.background')} onClick={props.onBackground} testId="tool-background" />
             <ToolButton icon="power" label={t('board.tools.power')} onClick={props.onPower} testId="tool-power" />

@@ -80,6 +80,8 @@ export class BoardRenderer {
   #zoom = 1;
   #pan: Point = { x: 0, y: 0 };
   #background = '#F2F2F2';
+  /** A courseware slide under the ink (drawn on the paper, in the board area). */
+  #backdrop: { image: CanvasImageSource & { width: number; height: number }; offsetY: number } | null = null;
   #frame = 0;
   #needFull = false;
   #needOverlay = false;
@@ -153,6 +155,18 @@ export class BoardRenderer {
   setBackground(color: string): void {
     if (color === this.#background) return;
     this.#background = color;
+    this.#needPaper = true;
+    this.#schedule();
+  }
+
+  /**
+   * A slide image under the ink: fitted into the board area (a portrait page the board's width
+   * wide, moved up by offsetY board units); null for the plain background.
+   */
+  setBackdrop(backdrop: { image: CanvasImageSource & { width: number; height: number }; offsetY: number } | null): void {
+    const same = backdrop === this.#backdrop || (backdrop && this.#backdrop && backdrop.image === this.#backdrop.image && backdrop.offsetY === this.#backdrop.offsetY);
+    if (same) return;
+    this.#backdrop = backdrop;
     this.#needPaper = true;
     this.#schedule();
   }
@@ -276,6 +290,24 @@ export class BoardRenderer {
     const b = this.#boardCtx(this.#paper);
     b.fillStyle = this.#background;
     b.fillRect(0, 0, BOARD_WIDTH, BOARD_HEIGHT);
+    const backdrop = this.#backdrop;
+    if (backdrop && backdrop.image.width > 0 && backdrop.image.height > 0) {
+      const { width, height } = backdrop.image;
+      b.save();
+      b.beginPath();
+      b.rect(0, 0, BOARD_WIDTH, BOARD_HEIGHT);
+      b.clip();
+      if (width / height < 1) {
+        const h = (BOARD_WIDTH * height) / width;
+        b.drawImage(backdrop.image, 0, -backdrop.offsetY, BOARD_WIDTH, h);
+      } else {
+        const fit = Math.min(BOARD_WIDTH / width, BOARD_HEIGHT / height);
+        const w = width * fit;
+        const h = height * fit;
+        b.drawImage(backdrop.image, (BOARD_WIDTH - w) / 2, (BOARD_HEIGHT - h) / 2, w, h);
+      }
+      b.restore();
+    }
   }
 
   #paintInk(): void {

@@ -18,6 +18,7 @@ import { useRoomChannel } from './useRoomChannel.ts';
 import { ViewArea } from './ViewArea.tsx';
 import { shownView } from './views.ts';
 import { BoardView } from '#app/board/BoardView.tsx';
+import { CoursewarePanel } from '#app/courseware/CoursewarePanel.tsx';
 import { useClassroomMedia } from './media/ClassroomMedia.tsx';
 
 export const EXIT_DELAY_MS = 200;
@@ -47,7 +48,7 @@ export function LiveRoom({ answer, roomNumber, inviteUrl }: LiveRoomProps) {
   const { t } = useTranslation();
   const navigate = useNavigate();
   const confirm = useConfirm();
-  const { status, state, reconnect, actions } = useRoomChannel({ answer, roomNumber });
+  const { status, state, reconnect, actions, courseware } = useRoomChannel({ answer, roomNumber });
   const [mode, setMode] = useState<ClassMode>('discuss');
   const [trialUsed, setTrialUsed] = useState(false);
   const phone = usePhone();
@@ -156,6 +157,22 @@ export function LiveRoom({ answer, roomNumber, inviteUrl }: LiveRoomProps) {
             board={
               answer.wbtoken ? (
                 <BoardView roomNumber={roomNumber} myId={myId} role={role} room={room} wbtoken={answer.wbtoken} phone={phone} onPatch={actions.patch} />
+              ) : null
+            }
+            courseware={
+              answer.wbtoken ? (
+                <CoursewarePanel
+                  roomNumber={roomNumber}
+                  myId={myId}
+                  role={role}
+                  room={room}
+                  wbtoken={answer.wbtoken}
+                  phone={phone}
+                  channel={courseware}
+                  status={status}
+                  clockSkew={state?.clockSkew ?? 0}
+                  onPatch={actions.patch}
+                />
               ) : null
             }
             tile={av.tile}

@@ -39,13 +39,15 @@ export interface ViewAreaProps {
   extraTiles?: ReactNode;
   /** The screen-share view's content. */
   screen?: ReactNode;
+  /** The document view's content (app/courseware). */
+  courseware?: ReactNode;
 }
 
 /**
  * The stage follows the room's showState for everyone: board, document, screen or the videos.
  * Each view's content comes with its own issue; until then a labelled panel says what goes there.
  */
-export function ViewArea({ showState, members, myId, micUserId, board, forceView, tile, extraTiles, screen }: ViewAreaProps) {
+export function ViewArea({ showState, members, myId, micUserId, board, forceView, tile, extraTiles, screen, courseware }: ViewAreaProps) {
   const { t } = useTranslation();
   const view = forceView ?? viewOf(showState);
   const name = t(`classroom.view.${view}`);
@@ -66,6 +68,13 @@ export function ViewArea({ showState, members, myId, micUserId, board, forceView
             {name}
           </h2>
           {board}
+        </div>
+      ) : view === 'ppt' && courseware ? (
+        <div className="view view--board view--courseware" data-testid="view-courseware">
+          <h2 className="visually-hidden" data-testid="view-title">
+            {name}
+          </h2>
+          {courseware}
         </div>
       ) : (
         <div className={`view view--${view}`} aria-live="polite">

@@ -24,6 +24,7 @@ import {
   type RoomSnapshot,
   type ServerToClient,
 } from '#core/contracts/room-events.ts';
+import type { CoursewareRoomEvents, CoursewareRoomRequests } from '#core/contracts/courseware.ts';
 import { api, isOk, NETWORK_ERROR } from '#app/lib/api.ts';
 import { currentLang } from '#app/lib/lang.ts';
 import { codeMessage, networkMessage } from '#app/lib/messages.ts';
@@ -76,7 +77,16 @@ export interface RoomChannel {
   state: RoomState | null;
   reconnect: ReconnectState;
   actions: RoomActions;
+  /** The courseware events and requests on this socket (core/contracts/courseware.ts). */
+  courseware: CoursewareChannel;
 }
+
+export interface CoursewareChannel {
+  on: <E extends keyof CoursewareRoomEvents>(event: E, handler: CoursewareRoomEvents[E]) => () => void;
+  request: <E extends keyof CoursewareRoomRequests>(event: E, payload: Parameters<CoursewareRoomRequests[E]>[0], options?: { quiet?: boolean }) => Promise<{ code: string; msg: string }>;
+}
+
+const COURSEWARE_EVENTS: ReadonlyArray<keyof CoursewareRoomEvents> = ['documentConvert', 'courseware', 'videoControl'];
 
 export interface RoomChannelOptions {
   answer: JoinAnswer;
@@ -108,6 +118,7 @@ export function useRoomChannel({ answer, roomNumber }: RoomChannelOptions): Room
   /** The SFU's 1-6 figure for this person (0 unknown): the one source the members list and tiles show. */
   const networkQuality = useRef(0);
   const isCreator = answer.role === 'creator';
+  const cwListeners = useRef(new Map<string, Set<(payload: never) => void>>());
   const tRef = useRef(t);
   tRef.current = t;
 
@@ -282,6 +293,12 @@ export function useRoomChannel({ answer, roomNumber }: RoomChannelOptions): Room
       void navigate('/profile?joinRoomError=kickout', { replace: true });
     });
     socket.on('roomClosed', () => roomGone());
+    const loose = socket as unknown as { on(event: string, handler: (payload: never) => void): void };
+    for (const name of COURSEWARE_EVENTS) {
+      loose.on(name, (payload) => {
+        for (const handler of cwListeners.current.get(name) ?? []) handler(payload);
+      });
+    }
 
     const onOffline = () => {
       // The browser knows the network is gone: do not wait for the socket's heartbeat.
@@ -397,5 +414,22 @@ export function useRoomChannel({ answer, roomNumber }: RoomChannelOptions): Room
     [request, answer.role],
   );
 
-  return { status, state, reconnect, actions };
+  const courseware = useMemo<CoursewareChannel>(
+    () => ({
+      on(event, handler) {
+        const set = cwListeners.current.get(event) ?? new Set();
+        cwListeners.current.set(event, set);
+        const h = handler as unknown as (payload: never) => void;
+        set.add(h);
+        return () => void set.delete(h);
+      },
+      request(event, payload, options) {
+        const loose = request as unknown as (event: string, payload: unknown, options?: { quiet?: boolean }) => Promise<{ code: string; msg: string }>;
+        return loose(event, payload, options);
+      },
+    }),
+    [request],
+  );
+
+  return { status, state, reconnect, actions, courseware };
 }

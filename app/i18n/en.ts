@@ -1,4 +1,5 @@
 import { boardEn } from './board.en.ts';
+import { coursewareEn } from './courseware.en.ts';
 import type { Messages } from './zh.ts';
 
 /** English. Typed against the Chinese resources: a missing or extra key is a type error. */
@@ -432,6 +433,10 @@ export const en: Messages = {
     camera: { title: 'Camera', body: 'If you cannot see yourself: allow the camera in the browser address bar; close other programs using the camera; pick the right camera in the device check.' },
     microphone: { title: 'Microphone', body: 'If others cannot hear you: allow the microphone in the browser; check the input device in your system sound settings; speak in the device check and watch the sound wave move.' },
     speaker: { title: 'Speaker', body: 'If you hear nothing: check the system volume and output device; play the test music in the device check; headphones avoid echo.' },
+    courseware: {
+      title: 'Guide to making courseware',
+      body: 'You can upload PPT, PPTX, DOC, DOCX and PDF files (and MP4 videos in a classroom), each up to 50M and 200 pages. Uploaded courseware is converted to images; you can page through it as soon as the first page is ready. Tips: use common fonts (such as Noto Sans CJK or Microsoft YaHei) or embed fonts in PowerPoint; animations and transitions are not kept, so put each animation step on its own slide; do not protect the file with a password; convert videos to H.264 MP4 first. If a file fails to convert, save it as PDF and upload that.',
+    },
     notFound: 'No such help topic',
   },
   notice: {
@@ -449,6 +454,7 @@ export const en: Messages = {
     empty: 'No codes sent yet.',
   },
   board: boardEn,
+  courseware: coursewareEn,
   media: {
     devices: 'Devices',
     controls: 'Camera and microphone',

@@ -1,4 +1,5 @@
 import { boardZh } from './board.zh.ts';
+import { coursewareZh } from './courseware.zh.ts';
 
 /** Chinese (the default language). The shape of this object is the shape of every language. */
 export const zh = {
@@ -431,6 +432,10 @@ export const zh = {
     camera: { title: '摄像头', body: '如果看不到自己的画面：确认浏览器地址栏中已允许使用摄像头；关闭其他正在使用摄像头的程序；在“设备检测”中选择正确的摄像头。' },
     microphone: { title: '麦克风', body: '如果别人听不到你：确认浏览器已允许使用麦克风；检查系统声音设置中的输入设备；在“设备检测”中对着麦克风说话，看声波是否跳动。' },
     speaker: { title: '扬声器', body: '如果听不到声音：检查系统音量和输出设备；在“设备检测”中点击播放测试音乐；使用耳机可以避免回声。' },
+    courseware: {
+      title: '课件制作指南',
+      body: '可以上传 PPT、PPTX、DOC、DOCX、PDF（教室中还可以上传 MP4 视频），每个文件不超过 50M，最多 200 页。上传后课件会转换成图片，第一页转换好就能翻看。建议：字体使用常见中文字体（如思源黑体、微软雅黑），或在 PowerPoint 中“嵌入字体”；动画和切换效果不会保留，每个动画步骤请做成单独一页；不要给文件加密码；视频请先转为 H.264 编码的 MP4。转换失败的文件可以另存为 PDF 后再上传。',
+    },
     notFound: '没有这个帮助主题',
   },
   notice: {
@@ -448,6 +453,7 @@ export const zh = {
     empty: '还没有发送过验证码。',
   },
   board: boardZh,
+  courseware: coursewareZh,
   media: {
     devices: '设备设置',
     controls: '摄像头和麦克风',
