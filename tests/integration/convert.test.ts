@@ -338,6 +338,35 @@ describe('Office through LibreOffice', () => {
     expect(Date.now() - started).toBeLessThan(1000);
   });
 
+  it('never fetches linked content: a docx linking an image on an internal address converts with no request', async () => {
+    const http = await import('node:http');
+    const requests: string[] = [];
+    const server = http.createServer((req, res) => {
+      requests.push(req.url ?? '');
+      res.writeHead(404).end();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (server.address() as { port: number }).port;
+      const fodt = await writeFixture(
+        dir,
+        'linked.fodt',
+        `<?xml version="1.0" encoding="UTF-8"?><office:document xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0" xmlns:draw="urn:oasis:names:tc:opendocument:xmlns:drawing:1.0" xmlns:svg="urn:oasis:names:tc:opendocument:xmlns:svg-compatible:1.0" xmlns:xlink="http://www.w3.org/1999/xlink" office:version="1.2" office:mimetype="application/vnd.oasis.opendocument.text"><office:body><office:text><text:p>链接图片<draw:frame draw:name="i1" text:anchor-type="as-char" svg:width="4cm" svg:height="3cm"><draw:image xlink:href="http://127.0.0.1:${String(port)}/metadata.png" xlink:type="simple" xlink:show="embed" xlink:actuate="onLoad"/></draw:frame></text:p></office:text></office:body></office:document>`,
+      );
+      const docx = await sofficeConvert(fodt, 'docx', dir, 'linked.docx', path.join(dir, 'profile-a'));
+      // Control: LibreOffice with a default profile fetches the linked image while converting.
+      requests.length = 0;
+      await sofficeConvert(docx, 'pdf', dir, 'linked-bare.pdf', path.join(dir, 'profile-b'));
+      expect(requests).toContain('/metadata.png');
+      requests.length = 0;
+      const { result } = await convert(docx, 'docx');
+      expect(result.pages).toBe(1);
+      expect(requests).toEqual([]);
+    } finally {
+      server.close();
+    }
+  });
+
   it('a LibreOffice that crashes is a retryable failure', async () => {
     // Stands in for soffice: a real process that dies of SIGSEGV, as a crashing LibreOffice does.
     const crash = await writeFixture(dir, 'crashing-soffice', '#!/bin/sh\nkill -SEGV $$\n');

@@ -87,6 +87,9 @@ export class LibreOffice {
 
   #prepare(slot: Slot): Promise<void> {
     slot.ready ??= (async () => {
+      // A new profile starts with our hardened settings (LibreOffice keeps and merges them).
+      await mkdir(path.join(slot.profile, 'user'), { recursive: true });
+      await writeFile(path.join(slot.profile, 'user', 'registrymodifications.xcu'), HARDENED_SETTINGS);
       const dir = await mkdtemp(path.join(this.#options.workDir, 'lo-warm-'));
       try {
         const input = path.join(dir, 'warm.fodt');
@@ -276,6 +279,19 @@ function lastLine(text: string): string {
   const lines = text.split('\n').filter((l) => l.trim() && !l.includes('javaldx'));
   return (lines.at(-1) ?? '').trim().slice(0, 300);
 }
+
+/**
+ * Profile settings for untrusted documents: never load linked content from outside the document
+ * (a linked image at http://169.254.169.254/… or any internal address would otherwise be fetched
+ * during the conversion and drawn into the page), never run macros.
+ */
+const HARDENED_SETTINGS = `<?xml version="1.0" encoding="UTF-8"?>
+<oor:items xmlns:oor="http://openoffice.org/2001/registry" xmlns:xs="http://www.w3.org/2001/XMLSchema" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">
+<item oor:path="/org.openoffice.Office.Common/Security/Scripting"><prop oor:name="BlockUntrustedRefererLinks" oor:op="fuse"><value>true</value></prop></item>
+<item oor:path="/org.openoffice.Office.Common/Security/Scripting"><prop oor:name="MacroSecurityLevel" oor:op="fuse"><value>3</value></prop></item>
+<item oor:path="/org.openoffice.Office.Common/Security/Scripting"><prop oor:name="DisableMacrosExecution" oor:op="fuse"><value>true</value></prop></item>
+</oor:items>
+`;
 
 /** A one-line flat ODF text document for the warm-up run. */
 const WARM_DOCUMENT = `<?xml version="1.0" encoding="UTF-8"?>
