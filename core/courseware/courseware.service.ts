@@ -226,11 +226,13 @@ export class CoursewareService {
     return { courseware: await this.#block(room) };
   }
 
+  /** Shows a document in the room and turns everyone to the document view (showState 'ppt'), wherever it was opened from. */
   async #show(room: CoursewareRoomRow, doc: DocumentRow, by: string): Promise<RoomCourseware> {
-    await this.repo.setRoomCourseware(room.id, { document_id: doc.id, ppt_current_page: 1, doc_scroll: 0, doc_video: '' });
+    await this.repo.setRoomCourseware(room.id, { document_id: doc.id, ppt_current_page: 1, doc_scroll: 0, doc_video: '', show_state: 'ppt' });
     this.rooms.invalidate(room.room_number);
     const courseware = await this.#block({ ...room, document_id: doc.id, ppt_current_page: 1, doc_scroll: 0, doc_video: '' }, doc);
     this.#toRoom(room.room_number, 'courseware', { courseware, by });
+    this.bus.publish({ target: { room: room.room_number }, event: 'customRoomEvent', payload: { showState: 'ppt', by } });
     return courseware;
   }
 

@@ -202,7 +202,7 @@ export class DocumentRepository {
 
   async setRoomCourseware(
     roomId: string,
-    patch: Partial<{ document_id: string | null; ppt_current_page: number; doc_scroll: number; doc_video: string }>,
+    patch: Partial<{ document_id: string | null; ppt_current_page: number; doc_scroll: number; doc_video: string; show_state: string }>,
   ): Promise<void> {
     await this.db.updateTable('rooms').set(patch).where('id', '=', roomId).execute();
   }

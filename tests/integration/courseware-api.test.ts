@@ -319,6 +319,8 @@ eachEngine(
       expect(image.status).toBe(200);
       expect(image.headers.get('content-type')).toBe('image/jpeg');
       expect((await shownToStudent).by).toBe(teacher.userId);
+      // Opening it turns the room to the document view, for the student too.
+      expect((await call(s.url, 'getRoomInfoByRoomNumber', { roomNumber }, { token: student.token })).data.roomInfo.showState).toBe('ppt');
 
       // Anyone in the room reads it; someone outside may not.
       expect((await call(s.url, 'getRoomCourseware', { roomNumber }, { token: student.token })).data.courseware.documentId).toBe(documentId);
