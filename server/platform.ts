@@ -234,7 +234,7 @@ async function loadConverter(config: Config, logger: Logger): Promise<Converter 
     const { createConverter } = await import('../workers/convert/index.ts');
     // Processes that convert make LibreOffice's profiles at once (the first deck converts sooner).
     const converts = config.ROLE === 'all' || config.ROLE === 'worker';
-    return createConverter({ warm: converts && config.NODE_ENV !== 'test' });
+    return createConverter({ warm: converts && config.NODE_ENV !== 'test', officeSlots: config.CONVERT_OFFICE_SLOTS, pdfWorkers: config.CONVERT_PDF_WORKERS });
   } catch (err) {
     logger.warn({ err }, 'no courseware converter: uploads cannot be checked or converted');
     return null;

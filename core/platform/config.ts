@@ -108,6 +108,8 @@ export const configSchema = z
     COURSEWARE_MAX_PAGES: int(200, 1, 10_000),
     COURSEWARE_CONVERT_SECONDS: int(300, 10, 3600),
     COURSEWARE_UPLOADS_PER_HOUR: int(60, 1),
+    CONVERT_OFFICE_SLOTS: int(1, 1, 16),
+    CONVERT_PDF_WORKERS: int(2, 1, 16),
   })
   .superRefine((c, ctx) => {
     if (c.SMS_SENDER === 'http' && !c.SMS_WEBHOOK_URL) {
