@@ -7,6 +7,7 @@ import { buildPlatform, type Platform, type PlatformOverrides } from './platform
 import { startWeb, type WebOptions, type WebServer } from './web/http.ts';
 import { startMedia, type MediaRole } from './media.ts';
 import { attachMediaControlSender } from './media-control.ts';
+import { attachRedisEmitter } from './redis.ts';
 
 export interface Banshu {
   config: Config;
@@ -28,10 +29,13 @@ export async function startBanshu(
   let web: WebServer | null = null;
   let media: MediaRole | null = null;
   let stopControl: (() => void) | null = null;
+  let emitter: { close(): Promise<void> } | null = null;
   try {
     if (runsWeb) web = await startWeb(platform, overrides.web ?? { mode: 'build' });
     // Without PUBLIC_URL, links follow the port actually bound (PORT=0 picks a free one).
     if (web && !config.PUBLIC_URL) config.publicUrl = web.url;
+    // No channels here (worker, media): bus messages reach browsers through Redis (ADR 053).
+    if (!web && config.REDIS_URL) emitter = await attachRedisEmitter(platform.events, config.REDIS_URL, platform.logger);
     // Embedded by default: the SFU shares the web role's port and hears its room events.
     if (runsMedia) media = await startMedia({ config, secret: platform.secret, logger: platform.logger, events: platform.events, db: platform.database.db }, web?.io ?? null);
     if (media && web) web.setMediaControl((req, res) => media!.control(req, res));
@@ -49,6 +53,7 @@ export async function startBanshu(
     }
   } catch (err) {
     await web?.close();
+    await emitter?.close();
     await platform.close();
     throw err;
   }
@@ -64,6 +69,7 @@ export async function startBanshu(
         stopControl?.();
         await media?.close();
         await web?.close();
+        await emitter?.close();
         await platform.close();
       })()),
   };

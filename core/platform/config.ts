@@ -110,6 +110,7 @@ export const configSchema = z
     COURSEWARE_UPLOADS_PER_HOUR: int(60, 1),
     CONVERT_OFFICE_SLOTS: int(1, 1, 16),
     CONVERT_PDF_WORKERS: int(2, 1, 16),
+    REDIS_URL: z.string().regex(/^rediss?:\/\/\S+$/, 'REDIS_URL is a redis:// or rediss:// URL').optional(),
   })
   .superRefine((c, ctx) => {
     if (c.SMS_SENDER === 'http' && !c.SMS_WEBHOOK_URL) {

@@ -23,6 +23,7 @@ import { boardImageRoutes } from './board-images.ts';
 import { socketParser } from './socket-parser.ts';
 import { MEDIA_CONTROL_PATH } from '#core/contracts/media-control.ts';
 import { ObjectTooLarge } from '#core/platform/objects.ts';
+import { connectRedisAdapter } from '../redis.ts';
 
 export interface WebServer {
   http: HttpServer;
@@ -192,7 +193,9 @@ export async function startWeb(platform: Platform, opts: WebOptions): Promise<We
     }
     app(req, res);
   });
-  const io = new SocketServer(http, { serveClient: false, maxHttpBufferSize: 1_000_000, parser: socketParser });
+  // Distributed (REDIS_URL, ADR 053): rooms, fetchSockets and disconnects span every web node.
+  const redis = config.REDIS_URL ? await connectRedisAdapter(config.REDIS_URL, logger) : null;
+  const io = new SocketServer(http, { serveClient: false, maxHttpBufferSize: 1_000_000, parser: socketParser, ...(redis ? { adapter: redis.adapter } : {}) });
   const channel = attachRoomChannel(io, platform);
   const userChannel = attachUserChannel(io, platform);
   const boardChannel = attachBoardChannel(io, platform);
@@ -223,6 +226,7 @@ export async function startWeb(platform: Platform, opts: WebOptions): Promise<We
       await new Promise<void>((resolve) => {
         void io.close(() => resolve());
       });
+      await redis?.close();
       http.closeAllConnections();
       await closeVite?.();
     },

@@ -14,6 +14,7 @@ import {
 import type { Actor } from '#core/rooms/live.service.ts';
 import type { Platform } from '../platform.ts';
 import { requestLang } from './request.ts';
+import { roomKey, socketRouteOf } from './bus-routes.ts';
 
 interface SocketData {
   actor: Actor;
@@ -30,7 +31,6 @@ type RoomSocket = Socket<ClientToServer, ServerToClient, Record<string, never>, 
 type RoomNamespace = Namespace<ClientToServer, ServerToClient, Record<string, never>, SocketData>;
 
 const MAX_REQUESTS_PER_SECOND = 20;
-const roomKey = (room: string) => `room:${room}`;
 const seatKey = (room: string, uid: string) => `seat:${room}:${uid}`;
 
 function ackOf(lang: Lang, err: unknown): Ack<never> {
@@ -64,7 +64,14 @@ export function attachRoomChannel(io: Server, platform: Platform): { close(): vo
   });
 
   const online = async (roomNumber: string) => {
-    const sockets = await nsp.in(roomKey(roomNumber)).fetchSockets();
+    // Across nodes with REDIS_URL (the adapter asks every web node); Redis down: this node's own.
+    const sockets = await nsp
+      .in(roomKey(roomNumber))
+      .fetchSockets()
+      .catch((err: unknown) => {
+        logger.error({ err, room: roomNumber }, 'presence across nodes failed; answering this node only');
+        return nsp.local.in(roomKey(roomNumber)).fetchSockets();
+      });
     const seen = new Map<string, number>();
     for (const s of sockets) {
       const d = s.data;
@@ -161,8 +168,9 @@ export function attachRoomChannel(io: Server, platform: Platform): { close(): vo
   });
 
   const unsubscribe = events.subscribe((m) => {
-    if (!('room' in m.target)) return;
-    (nsp.to(roomKey(m.target.room)).emit as (event: string, payload: unknown) => boolean)(m.event, m.payload);
+    const r = socketRouteOf(m);
+    if (r.nsp !== ROOM_NAMESPACE) return;
+    (nsp.to(r.room).emit as (event: string, payload: unknown) => boolean)(r.event, r.payload);
   });
 
   return {

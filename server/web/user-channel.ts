@@ -6,6 +6,7 @@
 import type { Server } from 'socket.io';
 import { messageFor, isDomainError, type ErrorCode } from '#core/platform/errors.ts';
 import { USER_NAMESPACE, userKey } from '#core/contracts/user-events.ts';
+import { socketRouteOf } from './bus-routes.ts';
 import type { Platform } from '../platform.ts';
 import { requestLang, requestToken } from './request.ts';
 
@@ -29,8 +30,9 @@ export function attachUserChannel(io: Server, platform: Platform): { close(): vo
   });
 
   const unsubscribe = events.subscribe((m) => {
-    if (!('user' in m.target)) return;
-    nsp.to(userKey(m.target.user)).emit(m.event, m.payload);
+    const r = socketRouteOf(m);
+    if (r.nsp !== USER_NAMESPACE) return;
+    nsp.to(r.room).emit(r.event, r.payload);
   });
 
   return { close: unsubscribe };

@@ -1,0 +1,114 @@
+/**
+ * The distributed mode of the realtime layer (ADR 053): with REDIS_URL, every web node's socket.io
+ * server uses the Redis adapter (a broadcast, fetchSockets or disconnectSockets on one node reaches
+ * the sockets of all nodes), and processes without a socket.io server (worker, media) emit their
+ * bus messages through the Redis emitter, routed exactly as the web channels route them
+ * (server/web/bus-routes.ts). A Redis outage is logged; it never takes a process down.
+ */
+import { Redis, type RedisOptions } from 'ioredis';
+import { createAdapter } from '@socket.io/redis-adapter';
+import { Emitter } from '@socket.io/redis-emitter';
+import type { EventBus } from '#core/platform/events.ts';
+import type { Logger } from '#core/platform/logger.ts';
+import { socketRouteOf } from './web/bus-routes.ts';
+
+/** The channel prefix the adapter and the emitter share. */
+const KEY = 'banshu';
+/** How long a starting process waits for Redis before it goes on (and connects when Redis is back). */
+const CONNECT_WAIT_MS = 10_000;
+
+/** Commands the adapter and the emitter send without handling a failure: a failure is logged here. */
+const FIRE_AND_FORGET = ['publish', 'spublish', 'subscribe', 'psubscribe', 'ssubscribe', 'unsubscribe', 'punsubscribe', 'sunsubscribe'] as const;
+
+function openClient(url: string, logger: Logger, name: string, opts: RedisOptions): Redis {
+  const client = new Redis(url, { connectionName: `banshu-${name}`, retryStrategy: (n) => Math.min(n * 100, 2000), ...opts });
+  let down = false;
+  client.on('error', (err: unknown) => {
+    // ioredis reports every failed reconnect: one line per outage is enough.
+    if (down) return;
+    down = true;
+    logger.error({ err, client: name }, 'redis unreachable: realtime stays on this node until it is back');
+  });
+  client.on('ready', () => {
+    if (!down) return;
+    down = false;
+    logger.info({ client: name }, 'redis reachable again');
+  });
+  const methods = client as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
+  for (const m of FIRE_AND_FORGET) {
+    const original = methods[m]!.bind(client);
+    methods[m] = (...args: unknown[]) =>
+      original(...args).catch((err: unknown) => {
+        logger.warn({ err, client: name, command: m }, 'redis command failed');
+        return null;
+      });
+  }
+  return client;
+}
+
+async function ready(client: Redis, logger: Logger, name: string): Promise<void> {
+  if (client.status === 'ready') return;
+  await new Promise<void>((resolve) => {
+    const timer = setTimeout(() => {
+      client.off('ready', done);
+      logger.error({ client: name }, `redis not reachable within ${CONNECT_WAIT_MS / 1000} s; starting without it`);
+      resolve();
+    }, CONNECT_WAIT_MS);
+    timer.unref();
+    function done() {
+      clearTimeout(timer);
+      resolve();
+    }
+    client.once('ready', done);
+  });
+}
+
+async function quit(client: Redis): Promise<void> {
+  await client.quit().catch(() => client.disconnect());
+}
+
+export interface RedisAdapterLink {
+  /** socket.io's `adapter` option. */
+  adapter: ReturnType<typeof createAdapter>;
+  close(): Promise<void>;
+}
+
+/** The pub/sub pair of one web node and the socket.io adapter over it. */
+export async function connectRedisAdapter(url: string, logger: Logger): Promise<RedisAdapterLink> {
+  // Publishing fails at once while Redis is down (no queue of stale broadcasts, presence falls
+  // back to this node); subscriptions wait for Redis and are renewed on every reconnect.
+  const pub = openClient(url, logger, 'pub', { enableOfflineQueue: false });
+  const sub = openClient(url, logger, 'sub', { maxRetriesPerRequest: null });
+  await Promise.all([ready(pub, logger, 'pub'), ready(sub, logger, 'sub')]);
+  return {
+    adapter: createAdapter(pub, sub, { key: KEY }),
+    async close() {
+      await Promise.all([quit(pub), quit(sub)]);
+    },
+  };
+}
+
+/**
+ * For a process without the web channels: each bus message is emitted through Redis to the same
+ * namespace, socket.io room and event the web channels would use. Web nodes never use this (their
+ * channels already broadcast through the adapter), so nothing is delivered twice.
+ */
+export async function attachRedisEmitter(bus: EventBus, url: string, logger: Logger): Promise<{ close(): Promise<void> }> {
+  const client = openClient(url, logger, 'emitter', { enableOfflineQueue: false });
+  await ready(client, logger, 'emitter');
+  const emitter = new Emitter(client, { key: KEY });
+  const unsubscribe = bus.subscribe((m) => {
+    const r = socketRouteOf(m);
+    try {
+      (emitter.of(r.nsp).to(r.room).emit as (event: string, payload: unknown) => boolean)(r.event, r.payload);
+    } catch (err) {
+      logger.warn({ err, event: r.event }, 'redis emit failed');
+    }
+  });
+  return {
+    async close() {
+      unsubscribe();
+      await quit(client);
+    },
+  };
+}
