@@ -22,13 +22,19 @@ const FIRE_AND_FORGET = ['publish', 'spublish', 'subscribe', 'psubscribe', 'ssub
 
 function openClient(url: string, logger: Logger, name: string, opts: RedisOptions): Redis {
   const client = new Redis(url, { connectionName: `banshu-${name}`, retryStrategy: (n) => Math.min(n * 100, 2000), ...opts });
+  // ioredis reports every failed reconnect attempt: one error line per outage is enough.
   let down = false;
-  client.on('error', (err: unknown) => {
-    // ioredis reports every failed reconnect: one line per outage is enough.
+  let lastError: unknown = null;
+  const lost = () => {
     if (down) return;
     down = true;
-    logger.error({ err, client: name }, 'redis unreachable: realtime stays on this node until it is back');
+    logger.error({ err: lastError, client: name }, 'redis unreachable: realtime stays on this node until it is back');
+  };
+  client.on('error', (err: unknown) => {
+    lastError = err;
+    lost();
   });
+  client.on('reconnecting', lost);
   client.on('ready', () => {
     if (!down) return;
     down = false;
@@ -63,8 +69,12 @@ async function ready(client: Redis, logger: Logger, name: string): Promise<void>
   });
 }
 
+/** Closes politely when Redis answers, at once when it does not (queued commands fail, logged). */
 async function quit(client: Redis): Promise<void> {
+  if (client.status !== 'ready') return client.disconnect();
+  const timer = setTimeout(() => client.disconnect(), 1000);
   await client.quit().catch(() => client.disconnect());
+  clearTimeout(timer);
 }
 
 export interface RedisAdapterLink {

@@ -1,0 +1,236 @@
+/**
+ * The distributed realtime layer (ADR 053): two ROLE=web nodes and one ROLE=worker process, each
+ * with its own event bus and socket.io server, share one PostgreSQL database, one S3 store and one
+ * Redis (REDIS_URL). Broadcasts, members and presence span the nodes; the worker's conversion
+ * events reach browsers on any node; nothing arrives twice; a Redis outage is survived.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { Writable } from 'node:stream';
+import { pino } from 'pino';
+import { io, type Socket } from 'socket.io-client';
+import { openDatabase } from '#core/platform/db/database.ts';
+import { createLogger } from '#core/platform/logger.ts';
+import { startBanshu, type Banshu } from '#server/app.ts';
+import { call, nextMobile } from '#tests/support/api.ts';
+import { makePdf, uploadCourseware } from '#tests/support/courseware.ts';
+import { postgresAdminUrl } from '#tests/support/database.ts';
+import { createTestDatabase, type TestDatabase } from '#tests/support/postgres.ts';
+import { startRedis, type TestRedis } from '#tests/support/redis.ts';
+import { ask, connectRoom, record, sleep, waitFor, type RoomSocket } from '#tests/support/room-client.ts';
+import { startS3, type TestS3 } from '#tests/support/s3.ts';
+
+const sockets: Socket[] = [];
+afterEach(() => {
+  for (const s of sockets.splice(0)) s.close();
+});
+
+async function signIn(node: Banshu): Promise<{ token: string; userId: string }> {
+  const mobile = nextMobile();
+  expect((await call(node.url, 'sendPhoneCode', { mobile, area: '86' })).code).toBe('0');
+  const code = node.platform.services.devOutbox!.list().find((m) => m.mobile === mobile)!.code;
+  const login = await call(node.url, 'loginUser', { mobile, code });
+  return { token: login.data.userInfo.userToken as string, userId: login.data.userInfo.userId as string };
+}
+
+/** Joins the room through `node` (/api on that node, the room socket on that node). */
+async function join(node: Banshu, who: { token: string }, roomNumber: string): Promise<{ socket: RoomSocket; snapshot: any }> {
+  const joined = await call(node.url, 'userJoinAgoraRoom', { roomNumber }, { token: who.token });
+  expect(joined.code).toBe('0');
+  const socket = await connectRoom(node.url, joined.data.imToken as string);
+  sockets.push(socket);
+  const snap = await ask(socket, 'joinRoom', {});
+  expect(snap.code).toBe('0');
+  return { socket, snapshot: snap.data };
+}
+
+async function userSocket(node: Banshu, token: string): Promise<Socket> {
+  const s = io(`${node.url}/user`, { auth: { token }, transports: ['websocket'], forceNew: true, reconnection: false });
+  sockets.push(s);
+  await new Promise((resolve, reject) => {
+    s.once('connect', () => resolve(null));
+    s.once('connect_error', reject);
+  });
+  return s;
+}
+
+/** The pub client of a web node's Redis adapter (to see when it noticed an outage). */
+function pubStatus(node: Banshu): string {
+  return (node.web!.io.of('/room').adapter as unknown as { pubClient: { status: string } }).pubClient.status;
+}
+
+async function until(what: string, ok: () => boolean, ms = 10_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!ok()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await sleep(20);
+  }
+}
+
+describe('distributed realtime: two web nodes and a worker over Redis', () => {
+  let redis: TestRedis;
+  let s3: TestS3;
+  let created: TestDatabase;
+  let a: Banshu;
+  let b: Banshu;
+  let worker: Banshu;
+  /** Node A's log lines (its Redis outage is read here). */
+  const logA: Array<{ level: number; msg: string }> = [];
+  const loggerA = pino(
+    { level: 'info' },
+    new Writable({
+      write(chunk: Buffer, _enc, done) {
+        for (const line of chunk.toString().split('\n')) if (line) logA.push(JSON.parse(line) as { level: number; msg: string });
+        done();
+      },
+    }),
+  );
+
+  beforeAll(async () => {
+    [redis, s3, created] = await Promise.all([startRedis(), startS3(), createTestDatabase(postgresAdminUrl())]);
+    const env = {
+      NODE_ENV: 'test',
+      PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'silent',
+      SESSION_SECRET: 'd'.repeat(64),
+      DATA_DIR: '/tmp/banshu-distributed-test',
+      DATABASE_URL: created.url,
+      MEDIA_PUBLIC_URL: 'http://127.0.0.1:9',
+      REDIS_URL: redis.url,
+      ...s3.env,
+    };
+    // One database handle per process, as in production.
+    a = await startBanshu({ ...env, ROLE: 'web' }, { database: await openDatabase({ url: created.url, dataDir: null }), logger: loggerA, web: { mode: 'none' } });
+    b = await startBanshu({ ...env, ROLE: 'web' }, { database: await openDatabase({ url: created.url, dataDir: null }), logger: createLogger('silent'), web: { mode: 'none' } });
+    worker = await startBanshu({ ...env, ROLE: 'worker' }, { database: await openDatabase({ url: created.url, dataDir: null }), logger: createLogger('silent') });
+  }, 60_000);
+
+  afterAll(async () => {
+    await a?.close();
+    await b?.close();
+    await worker?.close();
+    await created?.drop();
+    await s3?.close();
+    await redis?.close();
+  });
+
+  it('a teacher on node A and students on A and B: patches, chat, members and presence span the nodes, once each', async () => {
+    expect(worker.web).toBeNull();
+    const teacher = await signIn(a);
+    const roomNumber = (await call(a.url, 'createRoom', { roomType: 2 }, { token: teacher.token })).data.roomInfo.roomNumber as string;
+    const t = await join(a, teacher, roomNumber);
+    const studentB = await signIn(b);
+    const membersSeenByTeacher = waitFor(t.socket, 'members', (p: any) => p.members.length === 2);
+    const sb = await join(b, studentB, roomNumber);
+    // Node B's join snapshot counts the teacher's socket on node A (presence through the adapter).
+    expect(sb.snapshot.members.map((m: any) => m.userId).sort()).toEqual([teacher.userId, studentB.userId].sort());
+    // Node B's members broadcast reaches the teacher on node A.
+    expect((await membersSeenByTeacher).teacherOnline).toBe(true);
+    const studentA = await signIn(a);
+    const sa = await join(a, studentA, roomNumber);
+    expect(sa.snapshot.members).toHaveLength(3);
+
+    const patchesB = record(sb.socket, 'customRoomEvent');
+    const patchesA = record(sa.socket, 'customRoomEvent');
+    const chatsB = record(sb.socket, 'messageevent');
+    const chatsA = record(sa.socket, 'messageevent');
+    const gotPatch = waitFor(sb.socket, 'customRoomEvent', (p: any) => p.showState === 'ppt');
+    expect((await ask(t.socket, 'customRoomEvent', { showState: 'ppt', pptCurrentPage: 2 })).code).toBe('0');
+    expect(await gotPatch).toMatchObject({ showState: 'ppt', pptCurrentPage: 2, by: teacher.userId });
+    const gotChat = waitFor(sb.socket, 'messageevent', (p: any) => p.text === '跨节点');
+    expect((await ask(t.socket, 'chat', { text: '跨节点' })).code).toBe('0');
+    expect(await gotChat).toMatchObject({ text: '跨节点' });
+    // A reply from B back to A is the fence: everything before it has arrived, nothing twice.
+    const fence = waitFor(t.socket, 'messageevent', (p: any) => p.text === 'fence');
+    expect((await ask(sb.socket, 'chat', { text: 'fence' })).code).toBe('0');
+    await fence;
+    await sleep(100);
+    expect(patchesB.filter((p: any) => p.showState === 'ppt')).toHaveLength(1);
+    expect(patchesA.filter((p: any) => p.showState === 'ppt')).toHaveLength(1);
+    expect(chatsB.map((c: any) => c.text)).toEqual(['跨节点', 'fence']);
+    expect(chatsA.map((c: any) => c.text)).toEqual(['跨节点', 'fence']);
+
+    // Presence with a network quality set on node B is read on node A (kick needs "online").
+    expect((await ask(sb.socket, 'customRoomEvent', { networkQuality: 4 })).code).toBe('0');
+    const online = await a.platform.presence.online(roomNumber);
+    expect(online).toEqual(expect.arrayContaining([{ userId: studentB.userId, networkQuality: 4 }]));
+    expect(online).toHaveLength(3);
+
+    // A kick-out asked on node A disconnects the student's socket on node B.
+    const gone = new Promise((resolve) => sb.socket.once('disconnect', resolve));
+    expect((await ask(t.socket, 'kickout', { userId: studentB.userId })).code).toBe('0');
+    await gone;
+  });
+
+  it('a PDF registered through node A and converted by the worker: progress and done reach node B and the uploader on B, once', async () => {
+    const teacher = await signIn(a);
+    const roomNumber = (await call(a.url, 'createRoom', { roomType: 2 }, { token: teacher.token })).data.roomInfo.roomNumber as string;
+    const t = await join(a, teacher, roomNumber);
+    const student = await signIn(b);
+    const s = await join(b, student, roomNumber);
+    const library = await userSocket(b, teacher.token);
+    const onB = record(s.socket, 'documentConvert');
+    const onA = record(t.socket, 'documentConvert');
+    const finishedB = waitFor(s.socket, 'documentConvert', (p: any) => p.phase !== 'progress', 30_000);
+    const finishedA = waitFor(t.socket, 'documentConvert', (p: any) => p.phase !== 'progress', 30_000);
+    const added = waitFor(library, 'addDocumentConvertEvent');
+    const libraryDone = waitFor(library, 'documentStatus', (p: any) => p.document.status === 3, 30_000);
+
+    const up = await uploadCourseware(a.url, teacher.token, makePdf(3, { label: 'Distributed' }), 'nodes.pdf', { roomNumber });
+    expect(up.put).toBe(200);
+    expect(up.add.code).toBe('0');
+    const documentId = up.add.data.documentId as string;
+    // Registered on node A (its bus), delivered to the uploader's page on node B.
+    expect((await added).document).toMatchObject({ documentId, status: 1 });
+    // Converted in the worker process (its bus, the Redis emitter), delivered on both nodes.
+    expect(await finishedB).toMatchObject({ status: '200', phase: 'done', documentId, userId: teacher.userId, done: 3, total: 3 });
+    await finishedA;
+    expect((await libraryDone).document).toMatchObject({ documentId, status: 3, pageCount: 3 });
+    await sleep(100);
+    for (const seen of [onB, onA]) {
+      expect(seen.filter((p: any) => p.phase === 'progress').map((p: any) => p.done)).toEqual([1, 2, 3]);
+      expect(seen.filter((p: any) => p.phase === 'done')).toHaveLength(1);
+    }
+  });
+
+  it('a Redis outage: each node keeps serving its own sockets and logs; cross-node delivery resumes when Redis is back', async () => {
+    const teacher = await signIn(a);
+    const roomNumber = (await call(a.url, 'createRoom', { roomType: 2 }, { token: teacher.token })).data.roomInfo.roomNumber as string;
+    const t = await join(a, teacher, roomNumber);
+    const studentA = await signIn(a);
+    const sa = await join(a, studentA, roomNumber);
+    const studentB = await signIn(b);
+    const sb = await join(b, studentB, roomNumber);
+
+    await redis.stop();
+    await until('node A to notice the outage', () => pubStatus(a) !== 'ready');
+    const localChat = waitFor(sa.socket, 'messageevent', (p: any) => p.text === '断线');
+    expect((await ask(t.socket, 'chat', { text: '断线' })).code).toBe('0');
+    await localChat;
+    // Presence answers this node's sockets instead of failing.
+    const online = await a.platform.presence.online(roomNumber);
+    expect(online.map((o) => o.userId).sort()).toEqual([teacher.userId, studentA.userId].sort());
+
+    // Logged once as an error (not once per reconnect attempt), with the presence fallback.
+    const errors = logA.filter((l) => l.level >= 50).map((l) => l.msg);
+    expect(errors.filter((m) => m.startsWith('redis unreachable')).length).toBeGreaterThanOrEqual(1);
+    expect(errors.filter((m) => m.startsWith('redis unreachable')).length).toBeLessThanOrEqual(2); // pub and sub
+    expect(errors).toContain('presence across nodes failed; answering this node only');
+
+    await redis.start();
+    await until('node A to reconnect', () => pubStatus(a) === 'ready');
+    await until('node B to reconnect', () => pubStatus(b) === 'ready');
+    // Subscriptions are renewed on reconnect: retry until node B's subscriber is back, too.
+    const back = waitFor(sb.socket, 'messageevent', (p: any) => p.text === '恢复', 15_000);
+    const retry = setInterval(() => void ask(t.socket, 'chat', { text: '恢复' }).catch(() => undefined), 300);
+    try {
+      expect((await back).text).toBe('恢复');
+    } finally {
+      clearInterval(retry);
+    }
+    expect(logA.some((l) => l.msg === 'redis reachable again')).toBe(true);
+    // Both processes are still up and answering.
+    expect((await call(a.url, 'getRoomInfoByRoomNumber', { roomNumber }, { token: teacher.token })).code).toBe('0');
+    expect((await call(b.url, 'getRoomInfoByRoomNumber', { roomNumber }, { token: studentB.token })).code).toBe('0');
+  });
+});
