@@ -154,7 +154,8 @@ export function attachSignaling(nsp: Namespace, server: MediaServer, logger: Log
 
   return {
     close() {
-      nsp.disconnectSockets(true);
+      // This node's peers only: with REDIS_URL (ADR 053) a plain disconnectSockets reaches every node.
+      nsp.local.disconnectSockets(true);
     },
   };
 }

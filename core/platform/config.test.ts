@@ -57,4 +57,11 @@ describe('loadConfig', () => {
     expect(loadConfig({ ROLE: 'web', MEDIA_PLACEMENT: 'registry' }).ROLE).toBe('web');
     expect(() => loadConfig({ MEDIA_LISTEN_IP: 'localhost' })).toThrow(/MEDIA_LISTEN_IP/);
   });
+
+  it('REDIS_URL: unset by default (in-process realtime), a redis:// or rediss:// URL when set', () => {
+    expect(loadConfig({}).REDIS_URL).toBeUndefined();
+    expect(loadConfig({ REDIS_URL: 'redis://10.0.0.5:6379/0' }).REDIS_URL).toBe('redis://10.0.0.5:6379/0');
+    expect(loadConfig({ REDIS_URL: 'rediss://:pw@cache.example.com:6380' }).REDIS_URL).toBe('rediss://:pw@cache.example.com:6380');
+    for (const bad of ['127.0.0.1:6379', 'http://redis:6379', 'redis://']) expect(() => loadConfig({ REDIS_URL: bad }), bad).toThrow(ConfigError);
+  });
 });
