@@ -1,23 +1,10 @@
 /** Documents of users' libraries and the courseware fields of rooms (migration 0006). */
+import type { Selectable } from 'kysely';
 import type { Database } from '../platform/db/database.ts';
+import type { DocumentsTable } from '../platform/db/schema.ts';
 
-export interface DocumentRow {
-  id: string;
-  user_id: string;
-  name: string;
-  source_key: string;
-  pages_prefix: string;
-  file_hash: string;
-  task_id: string;
-  document_type: number;
-  status: number;
-  size: string | number;
-  page_count: number;
-  page_sizes: string;
-  fail_reason: string;
-  created_at: Date;
-  updated_at: Date;
-}
+/** A documents row as read (core/platform/db/schema.ts). */
+export type DocumentRow = Selectable<DocumentsTable>;
 
 export interface CoursewareRoomRow {
   id: string;

@@ -11,11 +11,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { presentationFodp, simplePdf, sofficeConvert, testMp4, writeFixture } from '#tests/fixtures/courseware.ts';
 import { startS3, type TestS3 } from '#tests/support/s3.ts';
-import { startTestServer } from '#tests/support/server.ts';
-import { CHROMIUM_ARGS, createRoom, open, signIn, type World } from './helpers.ts';
+import { createRoom, open, signIn, startWorld, type World } from './helpers.ts';
 
 const SLIDES = 3;
 /** Set to a directory to keep screenshots of the views (a person's check of the layout). */
@@ -49,30 +48,6 @@ afterAll(async () => {
 
 async function now(page: Page): Promise<number> {
   return page.evaluate(() => performance.timeOrigin + performance.now());
-}
-
-/** helpers.ts startWorld, with the job queue on: this server converts what is uploaded (pg-boss on its PGlite). */
-async function startConvertingWorld(env: Record<string, string>): Promise<World> {
-  const [server, browser]: [Awaited<ReturnType<typeof startTestServer>>, Browser] = await Promise.all([
-    startTestServer({ pages: true, env, overrides: { jobs: true } }),
-    chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS }),
-  ]);
-  const contexts: BrowserContext[] = [];
-  return {
-    server,
-    browser,
-    async person(options = {}) {
-      const context = await browser.newContext({ baseURL: server.url, viewport: { width: 1280, height: 720 }, locale: 'zh-CN', ...options });
-      context.setDefaultTimeout(10_000);
-      contexts.push(context);
-      return { context, page: await context.newPage() };
-    },
-    async close() {
-      await Promise.allSettled(contexts.map((c) => c.close()));
-      await browser.close();
-      await server.close();
-    },
-  };
 }
 
 /** Records every upload phase the teacher's page shows (data-phase of the steps). */
@@ -136,7 +111,7 @@ for (const store of ['disk', 's3'] as const) {
 
     beforeAll(async () => {
       s3 = store === 's3' ? await startS3() : null;
-      world = await startConvertingWorld(s3 ? s3.env : {});
+      world = await startWorld({ env: s3 ? s3.env : {}, jobs: true });
       teacher = (await world.person()).page;
       student = (await world.person()).page;
       await Promise.all([signIn(teacher, world.server), signIn(student, world.server)]);

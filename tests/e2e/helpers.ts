@@ -37,9 +37,10 @@ export interface World {
   close(): Promise<void>;
 }
 
-export async function startWorld(options: { env?: Record<string, string> } = {}): Promise<World> {
+/** `jobs`: the server works its job queue (conversions run); off by default, as most tests need no worker. */
+export async function startWorld(options: { env?: Record<string, string>; jobs?: boolean } = {}): Promise<World> {
   const [server, browser] = await Promise.all([
-    startTestServer({ pages: true, ...(options.env ? { env: options.env } : {}) }),
+    startTestServer({ pages: true, ...(options.env ? { env: options.env } : {}), ...(options.jobs ? { overrides: { jobs: true } } : {}) }),
     chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS }),
   ]);
   const contexts: BrowserContext[] = [];
