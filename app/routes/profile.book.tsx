@@ -24,13 +24,24 @@ export function meta() {
 }
 
 /** Newest first, one row per document (a later copy of a row replaces the earlier). */
+const settled = (status: number) => status === 2 || status === 3 || status === 4;
+
+/**
+ * One list from two, `top` first, each document once. A list answer read while a document was
+ * still converting may arrive after the live event that said it is done: an ended status is never
+ * taken back to 'uploading' or 'parsing'.
+ */
 function merge(top: DocumentInfo[], rest: DocumentInfo[]): DocumentInfo[] {
-  const seen = new Set<string>();
+  const at = new Map<string, number>();
   const out: DocumentInfo[] = [];
   for (const d of [...top, ...rest]) {
-    if (seen.has(d.documentId)) continue;
-    seen.add(d.documentId);
-    out.push(d);
+    const i = at.get(d.documentId);
+    if (i === undefined) {
+      at.set(d.documentId, out.length);
+      out.push(d);
+    } else if (!settled(out[i]!.status) && settled(d.status)) {
+      out[i] = { ...out[i]!, status: d.status, pageCount: d.pageCount, failReason: d.failReason };
+    }
   }
   return out;
 }
