@@ -70,6 +70,8 @@ export function useUploader(options: UploaderOptions): Uploader {
   optionsRef.current = options;
   const abortRef = useRef<(() => void) | null>(null);
   const runRef = useRef(0);
+  /** Ends of conversions heard while the registration answer was still on its way (a small file converts, or fails, that fast). */
+  const earlyEnds = useRef(new Map<string, ConvertStep['phase']>());
 
   const set = useCallback((next: UploadPhase) => {
     phaseRef.current = next;
@@ -163,7 +165,10 @@ export function useUploader(options: UploaderOptions): Uploader {
         fail(added.code, added.msg);
         return false;
       }
-      const { taskId, documentId, documentStatus, courseware } = added.data;
+      const { taskId, documentId, courseware } = added.data;
+      const early = earlyEnds.current.get(documentId);
+      earlyEnds.current.clear();
+      const documentStatus: DocumentStatus = early === 'done' ? 3 : early === 'failed' ? 4 : added.data.documentStatus;
       optionsRef.current.onRegistered?.({ documentId, taskId, status: documentStatus, courseware });
       if (documentStatus === 3) {
         set({ kind: 'idle' });
@@ -193,6 +198,7 @@ export function useUploader(options: UploaderOptions): Uploader {
   const convertEvent = useCallback(
     (step: ConvertStep) => {
       const p = phaseRef.current;
+      if (p.kind === 'registering' && step.phase !== 'progress') earlyEnds.current.set(step.documentId, step.phase);
       if (p.kind !== 'converting' || (step.taskId !== p.taskId && step.documentId !== p.documentId)) return;
       if (step.phase === 'done') {
         set({ kind: 'idle' });
