@@ -40,12 +40,23 @@ interface PhaseResult {
 let activeChild: ReturnType<typeof spawn> | undefined;
 let interrupted = false;
 
-// Ctrl-C reaches vitest too (same process group); wait for it so its teardown (the throwaway
-// PostgreSQL) runs, instead of dying first and leaving it orphaned.
+/** How long vitest may take to exit after writing its report. */
+const EXIT_GRACE_MS = 90_000;
+
+function killGroup(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    // already gone
+  }
+}
+
+// vitest runs in its own process group, so Ctrl-C is passed on; wait for it so its teardown (the
+// throwaway PostgreSQL) runs, instead of dying first and leaving it orphaned.
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.on(signal, () => {
     interrupted = true;
-    if (signal === 'SIGTERM') activeChild?.kill('SIGTERM');
+    if (activeChild?.pid) killGroup(activeChild.pid, signal);
   });
 }
 
@@ -68,15 +79,33 @@ async function runPhase(projects: string[], extraArgs: string[], reportFile: str
     `--outputFile.json=${reportFile}`,
     ...extraArgs,
   ];
+  let hung = false;
   const exitCode = await new Promise<number>((resolve) => {
-    // process.execPath: the same Node 24 that runs this script.
-    const child = spawn(process.execPath, args, { cwd: root, stdio: 'inherit' });
+    // process.execPath: the same Node 24 that runs this script. Its own process group, so that a
+    // vitest that hangs can be stopped with everything it started.
+    const child = spawn(process.execPath, args, { cwd: root, stdio: 'inherit', detached: true });
     activeChild = child;
+    // vitest waits forever for a test file whose child process is still running (a leaked
+    // server, a helper a failed test did not stop): once the report is written, it gets
+    // EXIT_GRACE_MS to exit, then it is stopped and the phase fails, instead of the whole run
+    // hanging until CI gives up.
+    let reportedAt = 0;
+    const watchdog = setInterval(() => {
+      if (!reportedAt && existsSync(reportFile)) reportedAt = Date.now();
+      if (reportedAt && Date.now() - reportedAt > EXIT_GRACE_MS && child.pid) {
+        hung = true;
+        console.error(`tests/run: vitest did not exit ${String(EXIT_GRACE_MS / 1000)} s after its report (a test left a process or handle open); stopping it`);
+        killGroup(child.pid, 'SIGKILL');
+        clearInterval(watchdog);
+      }
+    }, 1000);
     child.on('error', (error) => {
+      clearInterval(watchdog);
       console.error(`tests/run: could not start vitest: ${error.message}`);
       resolve(1);
     });
     child.on('exit', (code, signal) => {
+      clearInterval(watchdog);
       activeChild = undefined;
       resolve(code ?? (signal ? 128 : 1));
     });
@@ -99,9 +128,13 @@ async function runPhase(projects: string[], extraArgs: string[], reportFile: str
     return result;
   }
 
+  if (hung) {
+    result.failed += 1;
+    result.exitCode = 1;
+  }
   const report = JSON.parse(await readFile(reportFile, 'utf8')) as JsonReport;
   result.passed = report.numPassedTests;
-  result.failed = report.numFailedTests;
+  result.failed += report.numFailedTests;
   result.skipped = report.numPendingTests + report.numTodoTests;
   for (const file of report.testResults) {
     const project = projectOf(file.name);

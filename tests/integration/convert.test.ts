@@ -467,25 +467,29 @@ describe('scratch space', () => {
       ['--input-type=module', '-e', `import { createConverter } from '${entry}'; const c = createConverter({ workDir: '${work}' }); await c.ready; console.log('ready'); setInterval(() => {}, 1000);`],
       { stdio: ['ignore', 'pipe', 'inherit'] },
     );
-    await new Promise<void>((resolve, reject) => {
-      worker.stdout.on('data', (c: Buffer) => c.toString().includes('ready') && resolve());
-      worker.once('exit', (code) => reject(new Error(`worker exited ${String(code)}`)));
-    });
-    let pidFile: string | undefined;
-    for (let i = 0; i < 100 && !pidFile; i++) {
-      pidFile = (await readdir(work)).find((n) => n.endsWith('.standby'));
-      if (!pidFile) await new Promise((r) => setTimeout(r, 50));
+    // Whatever happens below, the worker is stopped: a child left running keeps vitest from exiting.
+    try {
+      await new Promise<void>((resolve, reject) => {
+        worker.stdout.on('data', (c: Buffer) => c.toString().includes('ready') && resolve());
+        worker.once('exit', (code) => reject(new Error(`worker exited ${String(code)}`)));
+      });
+      let standby = 0;
+      for (let i = 0; i < 100 && !standby; i++) {
+        const pidFile = (await readdir(work)).find((n) => n.endsWith('.standby'));
+        if (pidFile) standby = Number(await readFile(path.join(work, pidFile), 'utf8'));
+        if (!standby) await new Promise((r) => setTimeout(r, 50));
+      }
+      expect(standby).toBeGreaterThan(0);
+      expect(isAlive(standby)).toBe(true);
+      worker.kill('SIGKILL'); // no exit handler runs: the standby is orphaned
+      await new Promise((r) => worker.once('exit', r));
+      expect(isAlive(standby)).toBe(true);
+      await removeStaleProfiles(work);
+      for (let i = 0; i < 40 && isAlive(standby); i++) await new Promise((r) => setTimeout(r, 50));
+      expect(isAlive(standby)).toBe(false);
+    } finally {
+      if (worker.exitCode === null && worker.signalCode === null) worker.kill('SIGKILL');
     }
-    expect(pidFile).toBeDefined();
-    const standby = Number(await readFile(path.join(work, pidFile!), 'utf8'));
-    const alive = isAlive;
-    expect(alive(standby)).toBe(true);
-    worker.kill('SIGKILL'); // no exit handler runs: the standby is orphaned
-    await new Promise((r) => worker.once('exit', r));
-    expect(alive(standby)).toBe(true);
-    await removeStaleProfiles(work);
-    for (let i = 0; i < 40 && alive(standby); i++) await new Promise((r) => setTimeout(r, 50));
-    expect(alive(standby)).toBe(false);
     expect((await readdir(work)).filter((n) => n.startsWith('lo-profile-'))).toEqual([]);
   });
 });

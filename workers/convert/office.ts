@@ -13,7 +13,7 @@
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { copyFile, mkdir, mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readFile, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
@@ -126,7 +126,13 @@ export class LibreOffice {
     const standby = { child, exited };
     slot.standby = standby;
     // Recorded so that a later worker can stop it if this process dies without closing.
-    if (child.pid) void writeFile(`${slot.profile}.standby`, String(child.pid)).catch(() => undefined);
+    // Written under another name and renamed, so a reader never sees an empty file.
+    if (child.pid) {
+      const file = `${slot.profile}.standby`;
+      void writeFile(`${file}.tmp`, String(child.pid))
+        .then(() => rename(`${file}.tmp`, file))
+        .catch(() => undefined);
+    }
     void exited.then(() => {
       if (slot.standby === standby) slot.standby = null;
     });
@@ -237,6 +243,7 @@ export async function removeStaleProfiles(workDir: string): Promise<void> {
     }
     await rm(path.join(workDir, name), { recursive: true, force: true });
     await rm(path.join(workDir, `${name}.standby`), { force: true });
+    await rm(path.join(workDir, `${name}.standby.tmp`), { force: true });
   }
 }
 
