@@ -23,6 +23,7 @@ import type { Logger } from '#core/platform/logger.ts';
 import type { Peer } from './peer.ts';
 import type { Room } from './room.ts';
 import type { MediaServer } from './server.ts';
+import type { OpenProbe, ProbeEchoes } from './probe.ts';
 
 const MAX_REQUESTS_PER_SECOND = 50;
 
@@ -33,12 +34,19 @@ function langOf(socket: Socket): Lang {
 
 type Handlers = { [K in MediaRequestType]: (body: Record<string, unknown>) => Promise<MediaCalls[K][1]> | MediaCalls[K][1] };
 
-export function attachSignaling(nsp: Namespace, server: MediaServer, logger: Logger, iceServers: IceServer[]): { close(): void } {
+export function attachSignaling(
+  nsp: Namespace,
+  server: MediaServer,
+  logger: Logger,
+  iceServers: IceServer[],
+  probes: ProbeEchoes | null = null,
+): { close(): void } {
   nsp.on('connection', (socket: Socket) => {
     const lang = langOf(socket);
     let joined: { peer: Peer; room: Room } | null = null;
     let burst = { at: 0, n: 0 };
     let probed = 0;
+    let udpProbe: OpenProbe | null = null;
 
     const need = () => {
       if (!joined || joined.peer.closed) throw illegalParams('join first');
@@ -119,6 +127,26 @@ export function attachSignaling(nsp: Namespace, server: MediaServer, logger: Log
           if ((probed += data.length) > PROBE_BUDGET_BYTES) throw new DomainError('8', 'probe budget spent');
           return { bytes: data.length };
         }
+        if (kind === 'config') return { bytes: 0, iceServers };
+        if (kind === 'rtc') {
+          if (!probes) throw illegalParams('kind');
+          udpProbe?.close();
+          udpProbe = null;
+          return probes.open(b['sdp']).then((opened) => {
+            if (!socket.connected) {
+              opened.close();
+              return { bytes: 0 };
+            }
+            udpProbe?.close(); // one per socket, even when two offers crossed
+            udpProbe = opened;
+            return { bytes: 0, sdp: opened.sdp };
+          });
+        }
+        if (kind === 'rtcClose') {
+          udpProbe?.close();
+          udpProbe = null;
+          return { bytes: 0 };
+        }
         throw illegalParams('kind');
       },
     };
@@ -147,6 +175,8 @@ export function attachSignaling(nsp: Namespace, server: MediaServer, logger: Log
     });
 
     socket.on('disconnect', () => {
+      udpProbe?.close();
+      udpProbe = null;
       joined?.peer.close();
       joined = null;
     });

@@ -20,9 +20,13 @@ import { MEDIA_CONTROL_PATH } from '#core/contracts/media-control.ts';
 import { commandFromBus, mediaControlHandler } from './media-control.ts';
 import { MediaServer } from '../media-server/server.ts';
 import { attachSignaling } from '../media-server/signaling.ts';
+import { ProbeEchoes } from '../media-server/probe.ts';
+import type { RtcSettings } from '../media-server/rtc.ts';
 
 export interface MediaRole {
   server: MediaServer;
+  /** The UDP half of the network check (open probe connections). */
+  probes: ProbeEchoes;
   url: string;
   nodeId: string;
   /** The signed control endpoint (ADR 032); the web role serves it when they share a port. */
@@ -63,15 +67,12 @@ export interface MediaDeps {
 
 export async function startMedia(deps: MediaDeps, shared: SocketServer | null): Promise<MediaRole> {
   const { config, logger } = deps;
-  const server = new MediaServer({
-    signer: new TokenSigner(deps.secret),
-    tokenTtlSeconds: config.MEDIA_TOKEN_TTL_SECONDS,
-    rtc: {
-      listenIp: config.MEDIA_LISTEN_IP,
-      announcedAddress: config.MEDIA_ANNOUNCED_ADDRESS ?? config.MEDIA_LISTEN_IP,
-      portRange: [config.MEDIA_RTC_MIN_PORT, config.MEDIA_RTC_MAX_PORT],
-    },
-  });
+  const rtc: RtcSettings = {
+    listenIp: config.MEDIA_LISTEN_IP,
+    announcedAddress: config.MEDIA_ANNOUNCED_ADDRESS ?? config.MEDIA_LISTEN_IP,
+    portRange: [config.MEDIA_RTC_MIN_PORT, config.MEDIA_RTC_MAX_PORT],
+  };
+  const server = new MediaServer({ signer: new TokenSigner(deps.secret), tokenTtlSeconds: config.MEDIA_TOKEN_TTL_SECONDS, rtc });
   // Revocations from web nodes in other processes (ADR 032).
   const control = mediaControlHandler(server, deps.secret, logger);
   let http: HttpServer | null = null;
@@ -92,7 +93,8 @@ export async function startMedia(deps: MediaDeps, shared: SocketServer | null): 
     const host = config.HOST === '0.0.0.0' || config.HOST === '::' ? '127.0.0.1' : config.HOST;
     url = config.MEDIA_PUBLIC_URL ?? `http://${host}:${port}`;
   }
-  const signaling = attachSignaling(io.of(MEDIA_NAMESPACE), server, logger, iceServersFrom(config));
+  const probes = new ProbeEchoes(rtc);
+  const signaling = attachSignaling(io.of(MEDIA_NAMESPACE), server, logger, iceServersFrom(config), probes);
 
   const unsubscribe = deps.events?.subscribe((m) => {
     const cmd = commandFromBus(m);
@@ -118,6 +120,7 @@ export async function startMedia(deps: MediaDeps, shared: SocketServer | null): 
 
   return {
     server,
+    probes,
     url,
     nodeId,
     control,
@@ -126,6 +129,7 @@ export async function startMedia(deps: MediaDeps, shared: SocketServer | null): 
       await nodes?.remove(nodeId).catch(() => undefined);
       unsubscribe?.();
       signaling.close();
+      probes.close();
       server.close();
       if (http) {
         await new Promise<void>((resolve) => {

@@ -33,7 +33,7 @@ export function NetworkCheck({ mediaUrl }: { mediaUrl: string }) {
         </Button>
       )}
       {result ? (
-        <p data-testid="network-result" data-grade={result.grade}>
+        <p data-testid="network-result" data-grade={result.grade} data-udp={result.m.udp === null ? 'unknown' : String(result.m.udp)}>
           <strong>{t(`network.grade.${result.grade}`)}</strong>{' '}
           <span className="muted">
             {t('network.details', {
@@ -43,6 +43,12 @@ export function NetworkCheck({ mediaUrl }: { mediaUrl: string }) {
               up: Math.round(result.m.upKbps),
             })}
           </span>
+          {result.m.udp === false ? (
+            <span className="form-error" role="alert" data-testid="network-no-udp">
+              {' '}
+              {t('network.noUdp')}
+            </span>
+          ) : null}
         </p>
       ) : null}
       {failed ? (

@@ -1,9 +1,10 @@
 /**
  * The network check (spec 01 §2: progress, then excellent, poor or very poor): a real probe of the
- * media node over its own socket: round trips, lost answers, download and upload throughput.
+ * media node: round trip and loss on the path media takes (a WebRTC data channel that never
+ * retransmits, so a dropped UDP packet stays lost), download and upload throughput on its socket.
  */
 import { io } from 'socket.io-client';
-import { MEDIA_NAMESPACE, MEDIA_PROTOCOL_VERSION, MEDIA_REQUEST_EVENT } from '#core/contracts/media-signaling.ts';
+import { MEDIA_NAMESPACE, MEDIA_PROTOCOL_VERSION, MEDIA_REQUEST_EVENT, type IceServer } from '#core/contracts/media-signaling.ts';
 import type { Ack } from '#core/contracts/room-events.ts';
 
 export type NetworkGrade = 'excellent' | 'poor' | 'veryPoor';
@@ -13,6 +14,12 @@ export interface NetworkMeasure {
   loss: number;
   downKbps: number;
   upKbps: number;
+  /**
+   * Whether the media path connected (a WebRTC data channel to the node over UDP, or TURN where
+   * configured): false means the class's audio and video could not flow; null where the browser
+   * has no WebRTC and the round trip and loss were measured on the signaling socket instead.
+   */
+  udp: boolean | null;
 }
 
 /**
@@ -20,15 +27,123 @@ export interface NetworkMeasure {
  * layers and the microphone); a large class's viewer about 800 kbit/s down.
  */
 export function gradeNetwork(m: NetworkMeasure): NetworkGrade {
+  if (m.udp === false) return 'veryPoor';
   if (m.rttMs <= 150 && m.loss === 0 && m.downKbps >= 2000 && m.upKbps >= 1000) return 'excellent';
   if (m.rttMs <= 400 && m.loss <= 0.1 && m.downKbps >= 800 && m.upKbps >= 300) return 'poor';
   return 'veryPoor';
+}
+
+/** Numbered packets sent and echoed: round trips of those that came back, and the share lost. */
+export class EchoCounter {
+  readonly #sentAt = new Map<number, number>();
+  readonly #rtts: number[] = [];
+  readonly #back = new Set<number>();
+
+  sent(seq: number, at: number): void {
+    this.#sentAt.set(seq, at);
+  }
+
+  /** An echo; one never sent, or a duplicate, is ignored. */
+  received(seq: number, at: number): void {
+    const t0 = this.#sentAt.get(seq);
+    if (t0 === undefined || this.#back.has(seq)) return;
+    this.#back.add(seq);
+    this.#rtts.push(at - t0);
+  }
+
+  get complete(): boolean {
+    return this.#back.size === this.#sentAt.size;
+  }
+
+  result(): { rttMs: number; loss: number } {
+    const sent = this.#sentAt.size;
+    const rtts = [...this.#rtts].sort((a, b) => a - b);
+    return {
+      rttMs: rtts.length ? rtts[Math.floor(rtts.length / 2)]! : Infinity,
+      loss: sent ? (sent - this.#back.size) / sent : 1,
+    };
+  }
 }
 
 const PINGS = 10;
 const PING_TIMEOUT_MS = 2000;
 const CHUNK = 128 * 1024;
 const CHUNKS = 4;
+/** The UDP probe: 50 packets of an audio packet's size, one every 20 ms (as a microphone sends). */
+const UDP_PACKETS = 50;
+const UDP_INTERVAL_MS = 20;
+const UDP_PACKET_BYTES = 160;
+const UDP_CONNECT_MS = 6000;
+/** How long after the last packet its echo may still come back. */
+const UDP_LINGER_MS = 1000;
+
+type Ask = (body: Record<string, unknown>, timeout: number) => Promise<Ack<{ bytes: number; data?: string; sdp?: string; iceServers?: IceServer[] }>>;
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Round trip and loss over an unordered, never-retransmitted data channel to the node. */
+async function probeUdp(ask: Ask, onProgress: (share: number) => void): Promise<{ rttMs: number; loss: number; udp: boolean }> {
+  const config = await ask({ kind: 'config' }, 10_000);
+  const pc = new RTCPeerConnection({ iceServers: (config.data?.iceServers ?? []).map((s) => ({ ...s })), bundlePolicy: 'max-bundle' });
+  try {
+    const channel = pc.createDataChannel('probe', { ordered: false, maxRetransmits: 0 });
+    channel.binaryType = 'arraybuffer';
+    const opened = new Promise<boolean>((resolve) => {
+      const timer = setTimeout(() => resolve(false), UDP_CONNECT_MS);
+      channel.onopen = () => {
+        clearTimeout(timer);
+        resolve(true);
+      };
+      pc.onconnectionstatechange = () => {
+        if (pc.connectionState === 'failed') {
+          clearTimeout(timer);
+          resolve(false);
+        }
+      };
+    });
+    await pc.setLocalDescription(await pc.createOffer());
+    const answer = await ask({ kind: 'rtc', sdp: pc.localDescription!.sdp }, 10_000);
+    if (answer.code !== '0' || !answer.data?.sdp) throw new Error(answer.msg || 'the node refused the network check');
+    await pc.setRemoteDescription({ type: 'answer', sdp: answer.data.sdp });
+    if (!(await opened)) return { rttMs: Infinity, loss: 1, udp: false };
+    const counter = new EchoCounter();
+    channel.onmessage = (e: MessageEvent<string | ArrayBuffer>) => {
+      const text = typeof e.data === 'string' ? e.data : new TextDecoder().decode(e.data);
+      const seq = Number.parseInt(text, 10);
+      if (Number.isInteger(seq)) counter.received(seq, performance.now());
+    };
+    const filler = '.'.repeat(UDP_PACKET_BYTES);
+    for (let seq = 0; seq < UDP_PACKETS; seq++) {
+      const packet = `${String(seq)} ${filler}`.slice(0, UDP_PACKET_BYTES);
+      counter.sent(seq, performance.now());
+      channel.send(packet);
+      onProgress((seq + 1) / UDP_PACKETS);
+      await sleep(UDP_INTERVAL_MS);
+    }
+    const end = performance.now() + UDP_LINGER_MS;
+    while (!counter.complete && performance.now() < end) await sleep(20);
+    return { ...counter.result(), udp: true };
+  } finally {
+    pc.close();
+    void ask({ kind: 'rtcClose' }, 2000).catch(() => undefined);
+  }
+}
+
+/** Round trip and unanswered pings over the signaling socket (browsers without WebRTC). */
+async function probeSocket(ask: Ask, onProgress: (share: number) => void): Promise<{ rttMs: number; loss: number }> {
+  const counter = new EchoCounter();
+  for (let i = 0; i < PINGS; i++) {
+    counter.sent(i, performance.now());
+    try {
+      await ask({ kind: 'ping' }, PING_TIMEOUT_MS);
+      counter.received(i, performance.now());
+    } catch {
+      // lost
+    }
+    onProgress((i + 1) / PINGS);
+  }
+  return counter.result();
+}
 
 export async function probeNetwork(mediaUrl: string, onProgress: (share: number) => void): Promise<NetworkMeasure> {
   const socket = io(`${mediaUrl.replace(/\/+$/, '')}${MEDIA_NAMESPACE}`, { transports: ['websocket'], reconnection: false, forceNew: true });
@@ -37,23 +152,14 @@ export async function probeNetwork(mediaUrl: string, onProgress: (share: number)
       socket.once('connect', () => resolve());
       socket.once('connect_error', reject);
     });
-    const ask = (body: Record<string, unknown>, timeout: number) =>
-      socket.timeout(timeout).emitWithAck(MEDIA_REQUEST_EVENT, { v: MEDIA_PROTOCOL_VERSION, type: 'probe', ...body }) as Promise<Ack<{ bytes: number; data?: string }>>;
-    const steps = PINGS + 2 * CHUNKS;
+    const ask: Ask = (body, timeout) => socket.timeout(timeout).emitWithAck(MEDIA_REQUEST_EVENT, { v: MEDIA_PROTOCOL_VERSION, type: 'probe', ...body });
+    // Progress: the round trip and loss part 40 %, download and upload 30 % each.
+    const path =
+      typeof RTCPeerConnection === 'function'
+        ? await probeUdp(ask, (share) => onProgress(0.4 * share))
+        : { ...(await probeSocket(ask, (share) => onProgress(0.4 * share))), udp: null };
     let done = 0;
-    const tick = () => onProgress(++done / steps);
-    const rtts: number[] = [];
-    let lost = 0;
-    for (let i = 0; i < PINGS; i++) {
-      const t0 = performance.now();
-      try {
-        await ask({ kind: 'ping' }, PING_TIMEOUT_MS);
-        rtts.push(performance.now() - t0);
-      } catch {
-        lost++;
-      }
-      tick();
-    }
+    const tick = () => onProgress(0.4 + (0.6 * ++done) / (2 * CHUNKS));
     let t0 = performance.now();
     let bytes = 0;
     for (let i = 0; i < CHUNKS; i++) {
@@ -69,8 +175,7 @@ export async function probeNetwork(mediaUrl: string, onProgress: (share: number)
       tick();
     }
     const upKbps = (bytes * 8) / (performance.now() - t0);
-    rtts.sort((a, b) => a - b);
-    return { rttMs: rtts.length ? rtts[Math.floor(rtts.length / 2)]! : Infinity, loss: lost / PINGS, downKbps, upKbps };
+    return { ...path, downKbps, upKbps };
   } finally {
     socket.close();
   }

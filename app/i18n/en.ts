@@ -519,6 +519,7 @@ export const en: Messages = {
     again: 'Check again',
     running: 'Checking the network…',
     grade: { excellent: 'Excellent', poor: 'Poor', veryPoor: 'Very poor' },
+    noUdp: 'The audio and video path to the classroom server could not connect: UDP is blocked here and no relay answered. Try another network, or ask the operator for a TURN relay.',
     details: 'round trip {{rtt}} ms, lost {{loss}}%, down {{down}} kbit/s, up {{up}} kbit/s',
   },
 };

@@ -518,6 +518,7 @@ export const zh = {
     again: '重新检测',
     running: '正在检测网络…',
     grade: { excellent: '优秀', poor: '较差', veryPoor: '很差' },
+    noUdp: '无法连通课堂服务器的音视频通道：当前网络阻止了 UDP，且没有可用的中继。请更换网络，或请运营方配置 TURN 中继。',
     details: '往返 {{rtt}} 毫秒，丢失 {{loss}}%，下行 {{down}} kbit/s，上行 {{up}} kbit/s',
   },
 };

@@ -73,14 +73,23 @@ export interface MediaCalls {
   leave: [Record<string, never>, null];
   /**
    * The network check (spec 01 §2), allowed before `join`: 'ping' answers at once (round trip),
-   * 'download' answers with `bytes` of filler, 'upload' carries `data` and answers its size.
+   * 'download' answers with `bytes` of filler, 'upload' carries `data` and answers its size,
+   * 'config' answers the ICE servers, 'rtc' takes an offer with one data channel and answers it:
+   * the node then echoes every packet sent on that channel (the UDP loss and round trip), until
+   * 'rtcClose', another 'rtc' or the socket closes, or PROBE_RTC_LIFETIME_MS.
    */
-  probe: [{ kind: 'ping' | 'download' | 'upload'; bytes?: number; data?: string }, { bytes: number; data?: string }];
+  probe: [
+    { kind: 'ping' | 'download' | 'upload' | 'config' | 'rtc' | 'rtcClose'; bytes?: number; data?: string; sdp?: string },
+    { bytes: number; data?: string; sdp?: string; iceServers?: IceServer[] },
+  ];
 }
 
 /** The largest probe payload, and what one connection may move in probes altogether. */
 export const PROBE_MAX_BYTES = 256 * 1024;
 export const PROBE_BUDGET_BYTES = 4 * 1024 * 1024;
+/** The largest data-channel packet the node echoes in a network check. */
+export const PROBE_PACKET_MAX_BYTES = 1200;
+export const PROBE_RTC_LIFETIME_MS = 20_000;
 
 export type MediaRequestType = keyof MediaCalls;
 export type MediaRequest = { [K in MediaRequestType]: { v: number; type: K } & MediaCalls[K][0] }[MediaRequestType];

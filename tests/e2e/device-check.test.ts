@@ -1,5 +1,5 @@
 /** The device-check wizard at /profile/device on Chromium's fake camera and microphone. */
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { open, signIn, startWorld, type World } from './helpers.ts';
 
 let world: World;
@@ -50,7 +50,35 @@ it('checks the network against the media node: progress, then a grade', async ()
   await page.getByTestId('network-start').click();
   const result = page.getByTestId('network-result');
   await result.waitFor({ timeout: 20_000 });
-  // On loopback the node is near and fast.
+  // On loopback the node is near and fast, and the data channel to it connected over UDP.
   expect(await result.getAttribute('data-grade')).toBe('excellent');
+  expect(await result.getAttribute('data-udp')).toBe('true');
   await page.getByText('优秀').waitFor();
+  // The node closed the probe's connection when the page was done with it.
+  await expect.poll(() => world.server.banshu.media!.probes.openCount).toBe(0);
+});
+
+describe('a network where the media path cannot connect', () => {
+  let blocked: World;
+  beforeAll(async () => {
+    // The node announces an address nothing answers on (TEST-NET-1): ICE cannot connect, as
+    // behind a firewall that blocks UDP, while the signaling socket works.
+    blocked = await startWorld({ env: { MEDIA_ANNOUNCED_ADDRESS: '192.0.2.1' } });
+  });
+  afterAll(async () => {
+    await blocked?.close();
+  });
+
+  it('grades it very poor and says why, however fast the socket is', async () => {
+    const { page } = await blocked.person({ locale: 'en-US' });
+    await signIn(page, blocked.server);
+    await open(page, '/profile/device');
+    await page.getByTestId('network-start').click();
+    await page.getByTestId('network-progress').waitFor();
+    const result = page.getByTestId('network-result');
+    await result.waitFor({ timeout: 30_000 });
+    expect(await result.getAttribute('data-grade')).toBe('veryPoor');
+    expect(await result.getAttribute('data-udp')).toBe('false');
+    await page.getByTestId('network-no-udp').getByText('UDP is blocked').waitFor();
+  });
 });
