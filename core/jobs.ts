@@ -12,6 +12,8 @@ export interface JobPayloads {
   'courseware.convert': { documentId: string };
   /** Forget uploads that were signed but never registered (status 0 past the link's life). */
   'courseware.purgeUploads': Record<string, never>;
+  /** Delete what was written to a registered upload's link after registration (ADR 056), once the link expired. */
+  'courseware.dropUpload': { key: string };
 }
 
 export type JobName = keyof JobPayloads;
@@ -28,6 +30,7 @@ export function jobHandlers(services: Services): JobHandlers {
     'courseware.purgeUploads': async () => {
       await services.courseware.purgeStaleUploads();
     },
+    'courseware.dropUpload': (payload) => services.courseware.dropUpload(payload.key),
   };
 }
 

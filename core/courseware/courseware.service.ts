@@ -54,6 +54,14 @@ export interface CoursewareRooms {
 export const pageKey = (prefix: string, page: number) => `${prefix}/pages/${page}.jpg`;
 export const thumbKey = (prefix: string, page: number) => `${prefix}/thumbs/${page}.jpg`;
 export const videoKey = (prefix: string) => `${prefix}/video.mp4`;
+/**
+ * Where a registered upload's checked bytes live: `{prefix}/{name}` -> `{prefix}/source/{tag}/{name}`
+ * (the tag keeps two registrations racing for one upload from writing the same object).
+ */
+export function verifiedSourceKey(uploadKey: string, tag: string): string {
+  const cut = uploadKey.lastIndexOf('/');
+  return `${uploadKey.slice(0, cut)}/source/${tag}${uploadKey.slice(cut)}`;
+}
 
 const VIDEO_TYPES = ['play', 'pause', 'seek', 'heartbeat'] as const;
 /** Longest video position accepted (seconds): a day. */
@@ -379,9 +387,13 @@ export class CoursewareService {
     const room = input.roomNumber !== undefined && input.roomNumber !== '' ? await this.#creatorRoom(viewer.userId, input.roomNumber) : null;
     const pending = input.documentSource ? await this.repo.pendingUpload(viewer.userId, { sourceKey: input.documentSource }) : undefined;
     let doc: DocumentRow;
+    // The same upload registered a moment ago (a double click): its row already left the link.
+    const registered = !pending && input.documentSource ? await this.repo.registeredUpload(viewer.userId, input.documentSource) : undefined;
     if (pending) {
       if (pending.file_hash !== input.fileHash || pending.document_type !== input.documentType) throw new DomainError('34005', 'not what was signed');
       doc = await this.#registerUpload(pending);
+    } else if (registered && registered.file_hash === input.fileHash && registered.document_type === input.documentType) {
+      doc = registered;
     } else {
       doc = await this.#registerHashMatch(viewer.userId, input);
     }
@@ -389,28 +401,63 @@ export class CoursewareService {
     return { taskId: doc.task_id, documentId: doc.id, documentStatus: doc.status as DocumentStatus, courseware };
   }
 
-  async #registerUpload(pending: DocumentRow): Promise<DocumentRow> {
+  async #registerUpload(row: DocumentRow): Promise<DocumentRow> {
+    let pending = row;
     const ext = extensionOf(pending.name);
     if (!ext) throw new DomainError('34001');
-    const info = await this.objects.head(pending.source_key);
-    if (!info || info.size !== Number(pending.size)) throw new DomainError('34004', info ? `size ${info.size} of ${String(pending.size)}` : 'missing');
     if (!this.converter) throw new DomainError('34012');
-    const dir = await mkdtemp(path.join(tmpdir(), 'banshu-upload-'));
+    const converter = this.converter;
+    // The checked bytes are stored under a key no signed link points to, and the uploaded object
+    // goes: the uploader's link stays valid until it expires, and a second PUT to it (S3 allows
+    // one) must not change a file others may share by its hash or download (ADR 056).
+    const verifiedKey = verifiedSourceKey(pending.source_key, randomUUID().slice(0, 8));
+    const verify = async (): Promise<void> => {
+      const info = await this.objects.head(pending.source_key);
+      if (!info || info.size !== Number(pending.size)) throw new DomainError('34004', info ? `size ${info.size} of ${String(pending.size)}` : 'missing');
+      const dir = await mkdtemp(path.join(tmpdir(), 'banshu-upload-'));
+      try {
+        const file = path.join(dir, `source.${ext}`);
+        if (!(await this.objects.download(pending.source_key, file))) throw new DomainError('34004');
+        const [hash, kind] = await Promise.all([md5File(file), converter.sniff(file)]);
+        const refuse = async (code: '34003' | '34005', detail: string) => {
+          // Nothing half-written: the refused upload and its pending row are gone.
+          await this.repo.delete(pending.id);
+          await this.objects.delete(pending.source_key).catch(() => undefined);
+          throw new DomainError(code, detail);
+        };
+        if (hash !== pending.file_hash) return await refuse('34005', 'md5 differs');
+        if (!kind || !kindFitsExtension(kind, ext)) return await refuse('34003', `content ${kind ?? 'unknown'} named .${ext}`);
+        await this.objects.putFile(verifiedKey, file, CONTENT_TYPES[ext]);
+      } finally {
+        await rm(dir, { recursive: true, force: true });
+      }
+    };
     try {
-      const file = path.join(dir, `source.${ext}`);
-      if (!(await this.objects.download(pending.source_key, file))) throw new DomainError('34004');
-      const [hash, kind] = await Promise.all([md5File(file), this.converter.sniff(file)]);
-      const refuse = async (code: '34003' | '34005', detail: string) => {
-        // Nothing half-written: the refused upload and its pending row are gone.
-        await this.repo.delete(pending.id);
-        await this.objects.delete(pending.source_key).catch(() => undefined);
-        throw new DomainError(code, detail);
-      };
-      if (hash !== pending.file_hash) return await refuse('34005', 'md5 differs');
-      if (!kind || !kindFitsExtension(kind, ext)) return await refuse('34003', `content ${kind ?? 'unknown'} named .${ext}`);
-    } finally {
-      await rm(dir, { recursive: true, force: true });
+      await verify();
+    } catch (err) {
+      // A second registration of the same upload (a double click) that lost the race finds the
+      // object gone: the first one's outcome is the answer.
+      const current = await this.repo.byId(pending.id);
+      if (current && current.source_key !== pending.source_key) return current;
+      throw err;
     }
+    if (!(await this.repo.moveSource(pending.id, pending.source_key, verifiedKey))) {
+      // Cancelled, or registered by a double click meanwhile: that path owns the row.
+      await this.objects.delete(verifiedKey).catch(() => undefined);
+      const current = await this.repo.byId(pending.id);
+      if (!current) throw new DomainError('34004', 'cancelled meanwhile');
+      return current;
+    }
+    await this.objects.delete(pending.source_key).catch((err: unknown) => this.logger.warn({ err }, 'uploaded object not deleted'));
+    // S3 takes a PUT to the link until it expires: whatever lands there then is deleted after.
+    if (this.resourceType === 2 && this.jobs) {
+      await this.jobs
+        .send('courseware.dropUpload', { key: pending.source_key }, { startAfterSeconds: SIGNED_URL_TTL_SECONDS + 60 })
+        .catch((err: unknown) => this.logger.warn({ err }, 'upload link clean-up not queued'));
+    }
+    const moved = await this.repo.byId(pending.id);
+    if (!moved) throw new DomainError('34004', 'cancelled meanwhile');
+    pending = moved;
     const now = this.clock.now();
     // Someone converted (or is converting) the same bytes meanwhile: share that, drop this copy.
     const reusable = await this.repo.reusableByHash(pending.file_hash, pending.pages_prefix);
@@ -523,6 +570,17 @@ export class CoursewareService {
       url: await this.objects.signedGetUrl(doc.source_key, SIGNED_URL_TTL_SECONDS),
       expiresAt: this.clock.now().getTime() + SIGNED_URL_TTL_SECONDS * 1000,
     };
+  }
+
+  /** Whether a signed upload to this key is still awaited (disk store: a link is good until registration or cancel). */
+  async awaitsUpload(key: string): Promise<boolean> {
+    return !!(await this.repo.pendingByKey(key));
+  }
+
+  /** The 'courseware.dropUpload' job: an upload key no document uses any more is deleted. */
+  async dropUpload(key: string): Promise<void> {
+    if (await this.repo.anyBySourceKey(key)) return;
+    await this.objects.delete(key);
   }
 
   /** Housekeeping: signed uploads never registered are forgotten (rows and whatever arrived). */

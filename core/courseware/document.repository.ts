@@ -67,6 +67,25 @@ export class DocumentRepository {
     return (await q.executeTakeFirst());
   }
 
+  async pendingByKey(sourceKey: string): Promise<{ id: string } | undefined> {
+    return await this.db.selectFrom('documents').select('id').where('source_key', '=', sourceKey).where('status', '=', 0).executeTakeFirst();
+  }
+
+  /** The caller's row that was signed for this upload key and has since been registered (its source moved beside it). */
+  async registeredUpload(userId: string, uploadKey: string): Promise<DocumentRow | undefined> {
+    return await this.db
+      .selectFrom('documents')
+      .select(DOC_COLUMNS)
+      .where('user_id', '=', userId)
+      .where('pages_prefix', '=', uploadKey.slice(0, uploadKey.lastIndexOf('/')))
+      .where('source_key', 'like', `${uploadKey.slice(0, uploadKey.lastIndexOf('/'))}/source/%`)
+      .executeTakeFirst();
+  }
+
+  async anyBySourceKey(sourceKey: string): Promise<boolean> {
+    return !!(await this.db.selectFrom('documents').select('id').where('source_key', '=', sourceKey).limit(1).executeTakeFirst());
+  }
+
   async byTaskId(taskId: string): Promise<DocumentRow | undefined> {
     return (await this.db.selectFrom('documents').select(DOC_COLUMNS).where('task_id', '=', taskId).executeTakeFirst());
   }
@@ -133,6 +152,18 @@ export class DocumentRepository {
   }
 
   /** Pending (0) -> converting (1), once: false when another registration got there first. */
+  /** Points a pending upload at its checked copy, unless it was cancelled or moved meanwhile. */
+  async moveSource(id: string, from: string, to: string): Promise<boolean> {
+    const r = await this.db
+      .updateTable('documents')
+      .set({ source_key: to })
+      .where('id', '=', id)
+      .where('status', '=', 0)
+      .where('source_key', '=', from)
+      .executeTakeFirst();
+    return Number(r.numUpdatedRows) === 1;
+  }
+
   async claimPending(id: string, now: Date): Promise<boolean> {
     const r = await this.db.updateTable('documents').set({ status: 1, updated_at: now }).where('id', '=', id).where('status', '=', 0).executeTakeFirst();
     return Number(r.numUpdatedRows) === 1;

@@ -56,8 +56,8 @@ async function loadContext(platform: Platform, req: Request): Promise<AppContext
 /**
  * A browser's upload to the disk store with a URL signed by createUpyunSign (ADR 040): the key,
  * expiry, exact size and content type are signed; the body is streamed to the store and refused
- * as soon as it passes the size; an object is written once (a signed link cannot replace a file
- * that was already checked and registered).
+ * as soon as it passes the size; an object is written once, and only while its document awaits
+ * the upload (a signed link cannot replace or add a file once it was registered or cancelled).
  */
 async function putObject(platform: Platform, req: Request, res: Response): Promise<void> {
   const disk = platform.diskObjects;
@@ -81,6 +81,8 @@ async function putObject(platform: Platform, req: Request, res: Response): Promi
   if (declared !== undefined && Number(declared) > max) return refuse(413, 'larger than signed');
   if (declared !== undefined && Number(declared) !== max) return refuse(400, 'not the signed size');
   if (await disk.head(key)) return refuse(409, 'already uploaded');
+  // Registered or cancelled: the link is spent even before it expires (ADR 056).
+  if (!(await platform.services.courseware.awaitsUpload(key))) return refuse(410, 'upload closed');
   let written: number;
   try {
     written = await disk.putStream(key, req, contentType, max);

@@ -530,6 +530,45 @@ describe.each(['disk', 's3'] as const)('courseware conversion flow [%s store]', 
     expect(await s.banshu.platform.objects.head(`${row.pages_prefix}/pages/6.jpg`)).toBeNull();
   });
 
+  it('keeps the checked bytes: writing to the upload link again after registration changes nothing', async () => {
+    const { teacher } = await room(s, 1);
+    const other = await signIn(s);
+    const pdf = makePdf(2, { label: `kept ${store}` });
+    const up = await uploadCourseware(s.url, teacher.token, pdf, 'kept.pdf');
+    expect(up.add.code).toBe('0');
+    const documentId = up.add.data.documentId as string;
+    const row = (await docRow(s, documentId))!;
+    // The row points at a copy no signed link reaches; the uploaded object is gone.
+    expect(row.source_key).not.toBe(up.sign.data.saveName);
+    expect(await s.banshu.platform.objects.head(up.sign.data.saveName)).toBeNull();
+    // The uploader writes other bytes of the same size to the still valid link: S3 takes a
+    // second PUT (the disk store refuses it); either way the stored file stays what was checked.
+    const forged = new Uint8Array(pdf.byteLength).fill(0x41);
+    const again = await fetch(up.sign.data.uploadUrl as string, { method: 'PUT', headers: up.sign.data.headers as Record<string, string>, body: forged });
+    await again.arrayBuffer();
+    expect(again.status).toBe(store === 's3' ? 200 : 410);
+    if (store === 's3') {
+      // What landed there is deleted by a job due once the link has expired.
+      const r = await sql<{ data: { key: string }; start_after: Date }>`select data, start_after from pgboss.job where name = 'courseware.dropUpload'`.execute(s.banshu.platform.database.db);
+      const job = r.rows.find((j) => j.data.key === up.sign.data.saveName);
+      expect(job).toBeDefined();
+      expect(new Date(job!.start_after).getTime()).toBeGreaterThan(Date.now() + 3600_000);
+      expect(await s.banshu.platform.objects.head(up.sign.data.saveName)).not.toBeNull();
+      await s.banshu.platform.services.courseware.dropUpload(up.sign.data.saveName);
+      expect(await s.banshu.platform.objects.head(up.sign.data.saveName)).toBeNull();
+      // A key a document still uses is never dropped.
+      await s.banshu.platform.services.courseware.dropUpload(row.source_key);
+      expect(await s.banshu.platform.objects.head(row.source_key)).not.toBeNull();
+    }
+    // Another teacher reuses the file by its hash and downloads the original: the checked bytes.
+    const reused = await call(s.url, 'addRoomDocument', { documentSource: '', documentName: 'mine.pdf', fileHash: up.hash, documentType: 1 }, { token: other.token });
+    expect(reused.code).toBe('0');
+    const link = await call(s.url, 'getDocumentDownloadUrl', { documentId: reused.data.documentId }, { token: other.token });
+    expect(link.code).toBe('0');
+    const got = new Uint8Array(await (await fetch(link.data.url as string)).arrayBuffer());
+    expect(md5(got)).toBe(up.hash);
+  });
+
   it('an mp4 becomes video courseware: fast-start copy and poster stored, one page, signed video link', async () => {
     const { teacher, students, roomNumber } = await room(s, 1);
     const dir = await mkdtemp(path.join(tmpdir(), 'cw-video-'));
