@@ -82,6 +82,11 @@ export class BoardRenderer {
   #background = '#F2F2F2';
   /** A courseware slide under the ink (drawn on the paper, in the board area). */
   #backdrop: { image: CanvasImageSource & { width: number; height: number }; offsetY: number } | null = null;
+  /**
+   * How far a tall (portrait) slide is scrolled, in board units: the window shows board y from
+   * scrollY to scrollY + BOARD_HEIGHT, so ink stays on the part of the page it was drawn on.
+   */
+  #scrollY = 0;
   #frame = 0;
   #needFull = false;
   #needOverlay = false;
@@ -161,13 +166,18 @@ export class BoardRenderer {
 
   /**
    * A slide image under the ink: fitted into the board area (a portrait page the board's width
-   * wide, moved up by offsetY board units); null for the plain background.
+   * wide, scrolled by offsetY board units, the ink with it); null for the plain background.
    */
   setBackdrop(backdrop: { image: CanvasImageSource & { width: number; height: number }; offsetY: number } | null): void {
     const same = backdrop === this.#backdrop || (backdrop && this.#backdrop && backdrop.image === this.#backdrop.image && backdrop.offsetY === this.#backdrop.offsetY);
     if (same) return;
     this.#backdrop = backdrop;
     this.#needPaper = true;
+    const scrollY = backdrop?.offsetY ?? 0;
+    if (scrollY !== this.#scrollY) {
+      this.#scrollY = scrollY;
+      this.requestFull();
+    }
     this.#schedule();
   }
 
@@ -179,7 +189,7 @@ export class BoardRenderer {
   /** Board origin in CSS pixels. */
   get origin(): Point {
     const s = this.scale;
-    return { x: (this.#cssW - BOARD_WIDTH * s) / 2 - this.#pan.x * s, y: (this.#cssH - BOARD_HEIGHT * s) / 2 - this.#pan.y * s };
+    return { x: (this.#cssW - BOARD_WIDTH * s) / 2 - this.#pan.x * s, y: (this.#cssH - BOARD_HEIGHT * s) / 2 - (this.#pan.y + this.#scrollY) * s };
   }
 
   toBoard(cssX: number, cssY: number): Point {
@@ -206,7 +216,7 @@ export class BoardRenderer {
   showViewport(v: { x: number; y: number; width: number; height: number }): void {
     const base = Math.min(this.#cssW / BOARD_WIDTH, this.#cssH / BOARD_HEIGHT);
     const fit = Math.min(this.#cssW / v.width, this.#cssH / v.height);
-    this.setView(fit / base, { x: v.x + v.width / 2 - BOARD_WIDTH / 2, y: v.y + v.height / 2 - BOARD_HEIGHT / 2 });
+    this.setView(fit / base, { x: v.x + v.width / 2 - BOARD_WIDTH / 2, y: v.y + v.height / 2 - BOARD_HEIGHT / 2 - this.#scrollY });
   }
 
   /** The board area in view, in board units (where a new image goes). */
@@ -271,7 +281,7 @@ export class BoardRenderer {
   #onPage(ctx: Ctx, draw: () => void): void {
     ctx.save();
     ctx.beginPath();
-    ctx.rect(0, 0, BOARD_WIDTH, BOARD_HEIGHT);
+    ctx.rect(0, this.#scrollY, BOARD_WIDTH, BOARD_HEIGHT);
     ctx.clip();
     try {
       draw();
@@ -289,22 +299,24 @@ export class BoardRenderer {
     ctx.fillRect(0, 0, this.#paper.width, this.#paper.height);
     const b = this.#boardCtx(this.#paper);
     b.fillStyle = this.#background;
-    b.fillRect(0, 0, BOARD_WIDTH, BOARD_HEIGHT);
+    const top = this.#scrollY;
+    b.fillRect(0, top, BOARD_WIDTH, BOARD_HEIGHT);
     const backdrop = this.#backdrop;
     if (backdrop && backdrop.image.width > 0 && backdrop.image.height > 0) {
       const { width, height } = backdrop.image;
       b.save();
       b.beginPath();
-      b.rect(0, 0, BOARD_WIDTH, BOARD_HEIGHT);
+      b.rect(0, top, BOARD_WIDTH, BOARD_HEIGHT);
       b.clip();
       if (width / height < 1) {
+        // The page from board y 0 down; the window (and the ink) scrolled by offsetY.
         const h = (BOARD_WIDTH * height) / width;
-        b.drawImage(backdrop.image, 0, -backdrop.offsetY, BOARD_WIDTH, h);
+        b.drawImage(backdrop.image, 0, 0, BOARD_WIDTH, h);
       } else {
         const fit = Math.min(BOARD_WIDTH / width, BOARD_HEIGHT / height);
         const w = width * fit;
         const h = height * fit;
-        b.drawImage(backdrop.image, (BOARD_WIDTH - w) / 2, (BOARD_HEIGHT - h) / 2, w, h);
+        b.drawImage(backdrop.image, (BOARD_WIDTH - w) / 2, top + (BOARD_HEIGHT - h) / 2, w, h);
       }
       b.restore();
     }

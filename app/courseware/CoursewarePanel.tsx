@@ -49,7 +49,9 @@ export function CoursewarePanel(props: CoursewarePanelProps) {
     roomNumber: props.roomNumber,
     allowVideo: true,
     onRegistered: (r) => {
-      if (r.courseware) room.replace(r.courseware);
+      // The room channel already showed it; a conversion that ended before this answer arrived
+      // (done, or failed and closed by the server) is newer than the answer's courseware.
+      if (r.courseware && r.status !== 2 && r.status !== 3 && r.status !== 4) room.replace(r.courseware);
     },
   });
   const room = useRoomCourseware({

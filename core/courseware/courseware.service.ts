@@ -387,25 +387,40 @@ export class CoursewareService {
     const room = input.roomNumber !== undefined && input.roomNumber !== '' ? await this.#creatorRoom(viewer.userId, input.roomNumber) : null;
     const pending = input.documentSource ? await this.repo.pendingUpload(viewer.userId, { sourceKey: input.documentSource }) : undefined;
     let doc: DocumentRow;
+    let queue: (() => Promise<void>) | null = null;
     // The same upload registered a moment ago (a double click): its row already left the link.
     const registered = !pending && input.documentSource ? await this.repo.registeredUpload(viewer.userId, input.documentSource) : undefined;
     if (pending) {
       if (pending.file_hash !== input.fileHash || pending.document_type !== input.documentType) throw new DomainError('34005', 'not what was signed');
-      doc = await this.#registerUpload(pending);
+      ({ doc, queue } = await this.#registerUpload(pending));
     } else if (registered && registered.file_hash === input.fileHash && registered.document_type === input.documentType) {
       doc = registered;
     } else {
       doc = await this.#registerHashMatch(viewer.userId, input);
     }
-    const courseware = room ? await this.#show(room, doc, viewer.userId) : null;
+    // The room shows the document before its conversion is queued: a conversion that fails at
+    // once then finds the room showing it and closes it there, instead of the room showing a
+    // failed document because the show came after the failure.
+    let courseware = room ? await this.#show(room, doc, viewer.userId) : null;
+    if (queue) await queue();
+    else if (room && doc.status === 1) {
+      // Joined a conversion someone else's upload started: it may have failed meanwhile.
+      const now = await this.repo.byId(doc.id);
+      if (now && (now.status === 2 || now.status === 4)) {
+        doc = now;
+        await this.#hide(room, viewer.userId);
+        courseware = noCourseware(this.resourceType);
+      }
+    }
     return { taskId: doc.task_id, documentId: doc.id, documentStatus: doc.status as DocumentStatus, courseware };
   }
 
-  async #registerUpload(row: DocumentRow): Promise<DocumentRow> {
+  /** Checks and keeps the upload; `queue` (when set) queues its conversion, once the room shows it. */
+  async #registerUpload(row: DocumentRow): Promise<{ doc: DocumentRow; queue: (() => Promise<void>) | null }> {
     let pending = row;
     const ext = extensionOf(pending.name);
     if (!ext) throw new DomainError('34001');
-    if (!this.converter) throw new DomainError('34012');
+    if (!this.converter || !this.jobs) throw new DomainError('34012');
     const converter = this.converter;
     // The checked bytes are stored under a key no signed link points to, and the uploaded object
     // goes: the uploader's link stays valid until it expires, and a second PUT to it (S3 allows
@@ -438,7 +453,7 @@ export class CoursewareService {
       // A second registration of the same upload (a double click) that lost the race finds the
       // object gone: the first one's outcome is the answer.
       const current = await this.repo.byId(pending.id);
-      if (current && current.source_key !== pending.source_key) return current;
+      if (current && current.source_key !== pending.source_key) return { doc: current, queue: null };
       throw err;
     }
     if (!(await this.repo.moveSource(pending.id, pending.source_key, verifiedKey))) {
@@ -446,7 +461,7 @@ export class CoursewareService {
       await this.objects.delete(verifiedKey).catch(() => undefined);
       const current = await this.repo.byId(pending.id);
       if (!current) throw new DomainError('34004', 'cancelled meanwhile');
-      return current;
+      return { doc: current, queue: null };
     }
     await this.objects.delete(pending.source_key).catch((err: unknown) => this.logger.warn({ err }, 'uploaded object not deleted'));
     // S3 takes a PUT to the link until it expires: whatever lands there then is deleted after.
@@ -473,16 +488,18 @@ export class CoursewareService {
       await this.objects.delete(pending.source_key).catch(() => undefined);
       const doc = await this.#settleShared((await this.repo.byId(pending.id))!, reusable.id);
       this.#toUser(doc.user_id, 'addDocumentConvertEvent', { document: toDocumentInfo(doc) });
-      return doc;
+      return { doc, queue: null };
     }
     // A second registration of the same upload (a double click) queues nothing more.
     const claimed = await this.repo.claimPending(pending.id, now);
     const doc = await this.repo.byId(pending.id);
     if (!doc) throw new DomainError('34004', 'cancelled meanwhile');
-    if (!claimed) return doc;
-    await this.#queue(doc);
-    this.#toUser(doc.user_id, 'addDocumentConvertEvent', { document: toDocumentInfo(doc) });
-    return doc;
+    if (!claimed) return { doc, queue: null };
+    const queue = async () => {
+      await this.#queue(doc);
+      this.#toUser(doc.user_id, 'addDocumentConvertEvent', { document: toDocumentInfo(doc) });
+    };
+    return { doc, queue };
   }
 
   /** A row that joined a conversion still running may have missed its end: copy the outcome. */

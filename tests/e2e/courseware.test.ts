@@ -27,7 +27,11 @@ let dir = '';
 const files = { pptx: '', mp4: '', pdf: '', tall: '' };
 
 type HookWindow = Window & {
-  __banshuBoard?: { store: { snapshot(page: string): { items: unknown[]; pending: number } }; page(): string };
+  __banshuBoard?: {
+    store: { snapshot(page: string): { items: Array<{ data: unknown }>; pending: number } };
+    page(): string;
+    renderer(): { scale: number; toCss(p: { x: number; y: number }): { x: number; y: number } } | null;
+  };
   __phases?: string[];
   __shownAt?: Promise<number>;
 };
@@ -293,6 +297,33 @@ for (const store of ['disk', 's3'] as const) {
       await student.locator('[data-testid="courseware-loaded"][data-scroll="0.2"]').waitFor({ timeout: 1500 });
       await teacher.getByTestId('cw-scroll-up').click();
       await student.locator('[data-testid="courseware-loaded"][data-scroll="0.1"]').waitFor({ timeout: 1500 });
+
+      // Ink belongs to the page, not the window: a stroke across the middle of the window at
+      // scroll 0.1 lies 0.1 board heights (76.8 units) further down the page than at scroll 0.
+      const layer = await student.evaluate(() => (window as HookWindow).__banshuBoard!.page());
+      expect(layer).toMatch(/^doc:\d+:1$/);
+      const before = await student.evaluate((l) => (window as HookWindow).__banshuBoard!.store.snapshot(l).items.length, layer);
+      await teacher.getByTestId('tool-brush').click();
+      const box = (await teacher.getByTestId('board-overlay').boundingBox())!;
+      await teacher.mouse.move(box.x + box.width * 0.3, box.y + box.height / 2);
+      await teacher.mouse.down();
+      for (let i = 1; i <= 6; i++) await teacher.mouse.move(box.x + box.width * (0.3 + i * 0.05), box.y + box.height / 2);
+      await teacher.mouse.up();
+      await student.waitForFunction(([l, n]) => (window as HookWindow).__banshuBoard?.store.snapshot(l as string).items.length === (n as number) + 1, [layer, before] as const);
+      const ys = await student.evaluate((l) => {
+        const items = (window as HookWindow).__banshuBoard!.store.snapshot(l).items;
+        const points = (items.at(-1)!.data as { points: number[] }).points;
+        return points.filter((_, i) => i % 2 === 1);
+      }, layer);
+      for (const y of ys) expect(Math.abs(y - (384 + 76.8))).toBeLessThan(4);
+      // Where the student's board shows it: at scroll 0.1 across the middle; scrolled back to 0,
+      // 76.8 units lower on the screen, with the page.
+      const screenY = () => student.evaluate((y) => (window as HookWindow).__banshuBoard!.renderer()!.toCss({ x: 500, y }).y, ys[0]!);
+      const scale = await student.evaluate(() => (window as HookWindow).__banshuBoard!.renderer()!.scale);
+      const atTenth = await screenY();
+      await teacher.getByTestId('cw-scroll-up').click();
+      await student.locator('[data-testid="courseware-loaded"][data-scroll="0"]').waitFor({ timeout: 1500 });
+      await expect.poll(async () => (await screenY()) - atTenth).toBeCloseTo(76.8 * scale, 0);
     });
 
     it('cancels an upload and tells the server', async () => {

@@ -530,6 +530,29 @@ describe.each(['disk', 's3'] as const)('courseware conversion flow [%s store]', 
     expect(await s.banshu.platform.objects.head(`${row.pages_prefix}/pages/6.jpg`)).toBeNull();
   });
 
+  it('a conversion that fails before the registration answers still closes the courseware in the room', async () => {
+    const { teacher, roomNumber } = await room(s, 1);
+    const jobs = s.banshu.platform.jobs!;
+    const send = jobs.send.bind(jobs);
+    // The conversion runs inside the queueing call, so it ends before the registration answers.
+    jobs.send = async (name, payload) => {
+      if (name !== 'courseware.convert') return send(name, payload);
+      const meta = { id: 'at-once', retryCount: 3, retryLimit: 3, signal: new AbortController().signal };
+      await s.banshu.platform.services.courseware.runConversion(payload as { documentId: string }, meta);
+      return 'at-once';
+    };
+    try {
+      const broken = Buffer.concat([Buffer.from('%PDF-1.7\n1 0 obj\n<< /Type /Catalog /Pages 9 0 R >>\n'), Buffer.alloc(2048, 0x41), Buffer.from('\n%%EOF\n')]);
+      const up = await uploadCourseware(s.url, teacher.token, broken, 'broken.pdf', { roomNumber });
+      expect(up.add.code).toBe('0');
+      expect([2, 4]).toContain((await docRow(s, up.add.data.documentId as string))!.status);
+      // The room does not go on showing a document whose conversion failed.
+      expect((await s.banshu.platform.services.courseware.roomCourseware(roomNumber)).documentId).toBe('');
+    } finally {
+      jobs.send = send;
+    }
+  });
+
   it('keeps the checked bytes: writing to the upload link again after registration changes nothing', async () => {
     const { teacher } = await room(s, 1);
     const other = await signIn(s);
