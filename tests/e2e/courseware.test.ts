@@ -309,7 +309,7 @@ for (const store of ['disk', 's3'] as const) {
       await teacher.mouse.down();
       for (let i = 1; i <= 6; i++) await teacher.mouse.move(box.x + box.width * (0.3 + i * 0.05), box.y + box.height / 2);
       await teacher.mouse.up();
-      await student.waitForFunction(([l, n]) => (window as HookWindow).__banshuBoard?.store.snapshot(l as string).items.length === (n as number) + 1, [layer, before] as const);
+      await student.waitForFunction(([l, n]) => (window as HookWindow).__banshuBoard?.store.snapshot(l).items.length === n + 1, [layer, before] as const);
       const ys = await student.evaluate((l) => {
         const items = (window as HookWindow).__banshuBoard!.store.snapshot(l).items;
         const points = (items.at(-1)!.data as { points: number[] }).points;
