@@ -43,12 +43,11 @@ export function NetworkCheck({ mediaUrl }: { mediaUrl: string }) {
               up: Math.round(result.m.upKbps),
             })}
           </span>
-          {result.m.udp === false ? (
-            <span className="form-error" role="alert" data-testid="network-no-udp">
-              {' '}
-              {t('network.noUdp')}
-            </span>
-          ) : null}
+        </p>
+      ) : null}
+      {result?.m.udp === false ? (
+        <p className="form-error" role="alert" data-testid="network-no-udp">
+          {t('network.noUdp')}
         </p>
       ) : null}
       {failed ? (
