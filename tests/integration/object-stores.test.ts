@@ -10,11 +10,28 @@ import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ObjectStore } from '#core/platform/objects.ts';
 import { S3ObjectStore } from '#core/platform/s3-objects.ts';
+import { randomUUID } from 'node:crypto';
+import { signIn } from '#tests/support/api.ts';
 import { startS3, type TestS3 } from '#tests/support/s3.ts';
 import { startTestServer, type TestServer } from '#tests/support/server.ts';
 
+/**
+ * The disk store takes a signed PUT only while a document awaits that upload (ADR 056): a
+ * pending row as createUpyunSign makes it.
+ */
+async function awaitUpload(server: TestServer, key: string, size: number): Promise<string> {
+  const { userId } = await signIn(server);
+  const now = new Date();
+  const row = await server.banshu.platform.database.db
+    .insertInto('documents')
+    .values({ user_id: userId, name: 'a.pdf', source_key: key, pages_prefix: key.slice(0, key.lastIndexOf('/')), file_hash: '0'.repeat(32), task_id: randomUUID(), document_type: 1, status: 0, size, created_at: now, updated_at: now })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return String(row.id);
+}
+
 /** What every adapter must do, whatever is behind it. */
-async function portContract(objects: ObjectStore, dir: string): Promise<void> {
+async function portContract(objects: ObjectStore, dir: string, beforePut: (key: string, size: number) => Promise<unknown> = async () => undefined): Promise<void> {
   const key = `documentConvert/2026/11/23/${Date.now()}/a.pdf`;
   const bytes = new TextEncoder().encode('%PDF-1.4 hello');
   await objects.put(key, bytes, 'application/pdf');
@@ -37,6 +54,7 @@ async function portContract(objects: ObjectStore, dir: string): Promise<void> {
   const upKey = `${key}.up`;
   const body = Buffer.from('%PDF-1.7 uploaded by a browser');
   const put = await objects.signedPutUrl(upKey, 'application/pdf', body.byteLength, 3600);
+  await beforePut(upKey, body.byteLength);
   const res = await fetch(put.url, { method: 'PUT', headers: put.headers, body });
   expect(res.status, await res.clone().text()).toBe(200);
   expect(await objects.head(upKey)).toEqual({ size: body.byteLength, contentType: 'application/pdf' });
@@ -62,7 +80,7 @@ describe('disk object store behind signed links', () => {
 
   it('is the store without S3_ENDPOINT and keeps the port contract', async () => {
     expect(server.banshu.platform.objects.resourceType).toBe(1);
-    await portContract(server.banshu.platform.objects, dir);
+    await portContract(server.banshu.platform.objects, dir, (key, size) => awaitUpload(server, key, size));
   });
 
   it('refuses expired, forged, moved, oversized, retyped and repeated uploads, keeping nothing', async () => {
@@ -71,6 +89,9 @@ describe('disk object store behind signed links', () => {
     const body = Buffer.from('%PDF-1.4 0123456789');
     const put = await objects.signedPutUrl(key, 'application/pdf', body.byteLength, 3600);
     const send = (url: string, b: BodyInit, headers: Record<string, string> = put.headers) => fetch(url, { method: 'PUT', headers, body: b });
+    // A good link for a key no document awaits (registered, cancelled, never signed for one): closed.
+    expect((await send(put.url, body)).status).toBe(410);
+    await awaitUpload(server, key, body.byteLength);
 
     expect((await send(put.url.replace(/sig=[^&]+/, 'sig=AAAA'), body)).status).toBe(403);
     expect((await send(put.url.replace('/a.pdf', '/b.pdf'), body)).status).toBe(403);
@@ -99,8 +120,16 @@ describe('disk object store behind signed links', () => {
     expect((await send(put.url, Buffer.from('%PDF-1.4 9876543210'))).status).toBe(409);
     expect((await objects.readStart(key, 100))!.toString()).toBe(new Uint8Array(body).toString());
 
+    // Cancelled (the row gone): a good link writes nothing.
+    const cancelled = await objects.signedPutUrl(`${key}.3`, 'application/pdf', body.byteLength, 3600);
+    const row = await awaitUpload(server, `${key}.3`, body.byteLength);
+    await server.banshu.platform.database.db.deleteFrom('documents').where('id', '=', row).execute();
+    expect((await send(cancelled.url, body)).status).toBe(410);
+    expect(await objects.head(`${key}.3`)).toBeNull();
+
     // Expired an hour later.
     const later = await objects.signedPutUrl(`${key}.2`, 'application/pdf', body.byteLength, 3600);
+    await awaitUpload(server, `${key}.2`, body.byteLength);
     server.clock.advance(3601_000);
     expect((await send(later.url, body)).status).toBe(403);
     expect(await objects.head(`${key}.2`)).toBeNull();
