@@ -2,7 +2,7 @@ import { sql, type Transaction } from 'kysely';
 import type { Database } from '../platform/db/database.ts';
 import type { DB } from '../platform/db/schema.ts';
 
-type Trx = Transaction<DB>;
+export type Trx = Transaction<DB>;
 type Q = Database | Trx;
 
 const orderColumns = [
@@ -23,6 +23,7 @@ const orderColumns = [
   'orders.created_at',
   'orders.expires_at',
   'orders.paid_at',
+  'orders.points_spent',
   'users.mobile',
 ] as const;
 
@@ -159,6 +160,32 @@ export class OrderRepository {
       })
       .where('id', '=', userId)
       .execute();
+  }
+
+  /** Takes `points` from the user's promo points if there are that many; false otherwise. */
+  async spendPromoPoints(trx: Trx, userId: string, points: number): Promise<number | null> {
+    const r = await trx
+      .updateTable('users')
+      .set((eb) => ({ promo_points: eb('promo_points', '-', points) }))
+      .where('id', '=', userId)
+      .where('promo_points', '>=', points)
+      .returning('promo_points')
+      .executeTakeFirst();
+    return r ? r.promo_points : null;
+  }
+
+  /** Records an exchange as an order paid in points at `now`. */
+  markPaidInPoints(trx: Trx, orderId: string, points: number, now: Date) {
+    return trx
+      .updateTable('orders')
+      .set({ state: 'paid', gateway: 'points', gateway_txn: `points:${orderId}`, paid_at: now, points_spent: points })
+      .where('order_id', '=', orderId)
+      .where('state', '=', 'created')
+      .execute();
+  }
+
+  promoPointsOf(userId: string) {
+    return this.db.selectFrom('users').select('promo_points').where('id', '=', userId).executeTakeFirstOrThrow();
   }
 
   addPromoPoints(trx: Trx, userId: string, points: number) {

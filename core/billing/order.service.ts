@@ -12,7 +12,7 @@ import type { PaymentGateway } from '../platform/payments.ts';
 import type { GoodsInfo, OrderInfo } from '../contracts/api.ts';
 import type { Viewer } from '../account/account.service.ts';
 import { catalogue, goodsDesc, goodsName, type Goods } from './goods.ts';
-import type { OrderRepository, OrderRow } from './order.repository.ts';
+import type { OrderRepository, OrderRow, Trx } from './order.repository.ts';
 
 type OrderConfig = Pick<
   Config,
@@ -22,6 +22,7 @@ type OrderConfig = Pick<
   | 'ORDERS_PER_DAY'
   | 'PURCHASES_PER_GOODS_PER_DAY'
   | 'PROMO_POINTS_PER_ORDER'
+  | 'PROMO_POINT_VALUE_CENTS'
   | 'CREDIT_WINDOW_HOURS'
 >;
 
@@ -75,7 +76,13 @@ export class OrderService {
       goodsPrice: g.price,
       goodsDuration: g.duration,
       goodsQuantity: g.quantity,
+      goodsPoints: this.pointsPrice(g),
     };
+  }
+
+  /** What a package costs in promo points: its price at PROMO_POINT_VALUE_CENTS a point, rounded up. */
+  pointsPrice(g: Pick<Goods, 'price'>): number {
+    return Math.max(1, Math.ceil(g.price / this.config.PROMO_POINT_VALUE_CENTS));
   }
 
   static orderInfo(o: OrderRow): OrderInfo {
@@ -92,6 +99,7 @@ export class OrderService {
       expireTime: ms(o.expires_at),
       orderDetail: o.goods_kind === 'credits' ? `+${o.goods_quantity}` : `${o.goods_duration}d${o.goods_kind === 'bigclass' ? `/${o.goods_quantity}p` : ''}`,
       promoCode: o.promo_code ?? '',
+      pointsSpent: o.points_spent,
     };
   }
 
@@ -125,37 +133,100 @@ export class OrderService {
           return prior.order_id;
         }
       }
-      const u = await trx
-        .selectFrom('users')
-        .select(['vip_big_room_people_number', 'vip_big_room_time'])
-        .where('id', '=', userId)
-        .executeTakeFirstOrThrow();
-      if (goods.kind === 'bigclass' && ms(u.vip_big_room_time) > now.getTime() && u.vip_big_room_people_number > goods.quantity) {
-        throw new DomainError('25008');
-      }
-      const counts = await this.repo.dayCounts(trx, userId, goods.goodsId, startOfChinaDay(now));
-      if (counts.paidGoods >= this.config.PURCHASES_PER_GOODS_PER_DAY) throw new DomainError('25009');
-      if (counts.created >= this.config.ORDERS_PER_DAY) throw new DomainError('25010');
-      for (let i = 0; i < 5; i++) {
-        const id = newOrderId(now);
-        const row = await this.repo.insertOrder(trx, {
-          order_id: id,
-          user_id: userId,
-          request_key: requestKey,
-          goods_id: goods.goodsId,
-          goods_name: goodsName(goods, lang),
-          goods_kind: goods.kind,
-          goods_duration: goods.duration,
-          goods_quantity: goods.quantity,
-          order_total_money: goods.price,
-          created_at: now,
-          expires_at: new Date(now.getTime() + this.config.ORDER_TTL_MINUTES * 60_000),
-        });
-        if (row) return row.order_id;
-      }
-      throw new DomainError('9', 'could not allocate an order id');
+      await this.#mayBuy(trx, userId, goods, now);
+      return this.#insert(trx, userId, requestKey, goods, lang, now, goods.price);
     });
     return this.getOrderInfo(viewer, orderId);
+  }
+
+  /** The rules every purchase follows, in money or in points: 25008, 25009, 25010. */
+  async #mayBuy(trx: Trx, userId: string, goods: Goods, now: Date): Promise<void> {
+    const u = await trx
+      .selectFrom('users')
+      .select(['vip_big_room_people_number', 'vip_big_room_time'])
+      .where('id', '=', userId)
+      .executeTakeFirstOrThrow();
+    if (goods.kind === 'bigclass' && ms(u.vip_big_room_time) > now.getTime() && u.vip_big_room_people_number > goods.quantity) {
+      throw new DomainError('25008');
+    }
+    const counts = await this.repo.dayCounts(trx, userId, goods.goodsId, startOfChinaDay(now));
+    if (counts.paidGoods >= this.config.PURCHASES_PER_GOODS_PER_DAY) throw new DomainError('25009');
+    if (counts.created >= this.config.ORDERS_PER_DAY) throw new DomainError('25010');
+  }
+
+  async #insert(
+    trx: Trx,
+    userId: string,
+    requestKey: string | null,
+    goods: Goods,
+    lang: Lang,
+    now: Date,
+    price: number,
+  ): Promise<string> {
+    for (let i = 0; i < 5; i++) {
+      const id = newOrderId(now);
+      const row = await this.repo.insertOrder(trx, {
+        order_id: id,
+        user_id: userId,
+        request_key: requestKey,
+        goods_id: goods.goodsId,
+        goods_name: goodsName(goods, lang),
+        goods_kind: goods.kind,
+        goods_duration: goods.duration,
+        goods_quantity: goods.quantity,
+        order_total_money: price,
+        created_at: now,
+        expires_at: new Date(now.getTime() + this.config.ORDER_TTL_MINUTES * 60_000),
+      });
+      if (row) return row.order_id;
+    }
+    throw new DomainError('9', 'could not allocate an order id');
+  }
+
+  /** Grants what an order bought (inside the paying transaction). */
+  async #grant(trx: Trx, o: Pick<OrderRow, 'user_id' | 'goods_kind' | 'goods_duration' | 'goods_quantity'>, now: Date): Promise<void> {
+    switch (o.goods_kind) {
+      case 'month':
+        await this.repo.extendVip(trx, o.user_id, o.goods_duration, now);
+        break;
+      case 'credits':
+        await this.repo.addCredits(trx, o.user_id, o.goods_quantity, now);
+        break;
+      case 'bigclass':
+        await this.repo.setBigClass(trx, o.user_id, o.goods_quantity, o.goods_duration, now);
+        break;
+    }
+  }
+
+  /**
+   * Takes a package for promo points (ADR 057): the same rules as an order (on the shelf, no
+   * lower big class, daily limits), the points taken only if there are enough (25013), the order
+   * recorded as paid and the package granted, all in one transaction. A retried request (same
+   * request id) answers with the order it already made and takes nothing more.
+   */
+  async exchangePoints(viewer: Viewer, input: { goodsId: string; requestId?: string | undefined }, lang: Lang): Promise<{ orderInfo: OrderInfo; promoPoints: number }> {
+    const userId = this.#buyer(viewer);
+    const goods = this.#goods().find((g) => g.goodsId === input.goodsId);
+    if (!goods?.onShelf) throw new DomainError('25007', input.goodsId);
+    const cost = this.pointsPrice(goods);
+    const now = this.clock.now();
+    const requestKey = input.requestId && input.requestId.length <= 64 ? `points:${input.requestId}` : null;
+    const orderId = await this.repo.transaction(async (trx) => {
+      await this.repo.lockKey(trx, `order:${userId}`);
+      if (requestKey) {
+        const prior = await this.repo.findByRequest(trx, userId, requestKey);
+        if (prior) return prior.order_id;
+      }
+      await this.#mayBuy(trx, userId, goods, now);
+      if ((await this.repo.spendPromoPoints(trx, userId, cost)) === null) throw new DomainError('25013', `${String(cost)} points`);
+      // The order keeps the package's price (what it is worth); points_spent says how it was paid.
+      const id = await this.#insert(trx, userId, requestKey, goods, lang, now, goods.price);
+      await this.repo.markPaidInPoints(trx, id, cost, now);
+      await this.#grant(trx, { user_id: userId, goods_kind: goods.kind, goods_duration: goods.duration, goods_quantity: goods.quantity }, now);
+      return id;
+    });
+    const [orderInfo, points] = await Promise.all([this.getOrderInfo(viewer, orderId), this.repo.promoPointsOf(userId)]);
+    return { orderInfo, promoPoints: points.promo_points };
   }
 
   /** 25002 for no such order, 25003 for someone else's. */
@@ -224,17 +295,7 @@ export class OrderService {
         if (o.order_total_money !== notice.amount) return 'wrong-amount';
         if (o.state === 'paid') return o.gateway_txn === notice.txn ? 'duplicate' : 'already-paid';
         if (!(await this.repo.markPaid(trx, o.order_id, notice.txn, now))) return 'already-paid';
-        switch (o.goods_kind) {
-          case 'month':
-            await this.repo.extendVip(trx, o.user_id, o.goods_duration, now);
-            break;
-          case 'credits':
-            await this.repo.addCredits(trx, o.user_id, o.goods_quantity, now);
-            break;
-          case 'bigclass':
-            await this.repo.setBigClass(trx, o.user_id, o.goods_quantity, o.goods_duration, now);
-            break;
-        }
+        await this.#grant(trx, o, now);
         if (o.promoter_id && this.config.PROMO_POINTS_PER_ORDER > 0) await this.repo.addPromoPoints(trx, o.promoter_id, this.config.PROMO_POINTS_PER_ORDER);
         buyer = o.user_id;
         return 'paid';

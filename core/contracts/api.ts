@@ -89,6 +89,7 @@ export interface GoodsInfo {
   goodsPrice: number; // cents
   goodsDuration: number; // days; 0 for use packs
   goodsQuantity: number; // credits of a use pack, people of a big-class package
+  goodsPoints: number; // promo points it costs in an exchange (ADR 057)
 }
 
 export interface OrderInfo {
@@ -104,6 +105,7 @@ export interface OrderInfo {
   expireTime: number; // ms epoch after which an unpaid order can no longer be paid
   orderDetail: string;
   promoCode: string;
+  pointsSpent: number; // promo points paid instead of money (ADR 057; orderTotalMoney then is the package's price); 0 for an order paid in money
 }
 
 export interface Announcement {
@@ -147,6 +149,8 @@ export interface ApiCalls extends CoursewareApiCalls {
   getOrderInfo: [{ orderId: string }, { orderInfo: OrderInfo }];
   /** tn: what the payment QR code encodes (the gateway's pay page). */
   paymentOrder: [{ orderId: string; promoCode?: string }, { tn: string; orderInfo: OrderInfo }];
+  /** Takes a package for promo points (ADR 057): paid at once, granted in the same transaction. */
+  exchangePromoPoints: [{ goodsId: string }, { orderInfo: OrderInfo; promoPoints: number }];
   /** pageTime: createTime of the last announcement shown (0 first); newest first. */
   getAdminMessageList: [{ pageTime?: number; pageSize?: number }, { messageList: Announcement[]; messageTotal: number; hasMore: boolean; nextPageTime: number }];
   /** Submits feedback with the captcha drawn by GET /feedback/captcha. */

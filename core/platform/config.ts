@@ -64,6 +64,7 @@ export const configSchema = z
     ORDERS_PER_DAY: int(20, 1),
     PURCHASES_PER_GOODS_PER_DAY: int(3, 1),
     PROMO_POINTS_PER_ORDER: int(10, 0),
+    PROMO_POINT_VALUE_CENTS: int(100, 1),
     PAYMENT_GATEWAY: z.enum(['sandbox', 'off']).optional(),
     PAYMENT_GATEWAY_SECRET: z.string().min(32, 'PAYMENT_GATEWAY_SECRET needs at least 32 characters').optional(),
     ADMIN_MOBILES: z.string().regex(/^1[3-9]\d{9}(,1[3-9]\d{9})*$/, 'ADMIN_MOBILES is a comma list of mobile numbers').optional(),

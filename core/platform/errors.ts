@@ -31,6 +31,7 @@ export const errorCatalogue = {
   '25010': { zh: '抱歉，您今天提交的订单过多', en: 'Sorry, you submitted too many orders today.' },
   '25011': { zh: '推广码不正确，请重新输入', en: 'Promo code incorrect, please re-enter' },
   '25012': { zh: '不能填写自己的推广码', en: 'You cannot enter your own promo code' },
+  '25013': { zh: '推广积分不足，无法兑换该套餐', en: 'Not enough promo points for this package' },
   '31001': { zh: '创建教室失败', en: 'Failed to create the classroom' },
   '31002': { zh: '教室号码不正确，请重新输入', en: 'Classroom number incorrect, please re-enter' },
   '31003': { zh: '教室人数已满，请稍后再试', en: 'The classroom is full, please try later' },

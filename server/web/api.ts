@@ -138,6 +138,9 @@ export function buildHandlers(services: Services, config: Config): Record<ApiNam
     })),
     getOrderInfo: h(orderSchema.orderIdInput, async (ctx, i) => ({ orderInfo: await services.orders.getOrderInfo(await ctx.viewer(), i.orderId) })),
     paymentOrder: h(orderSchema.paymentOrderInput, async (ctx, i) => services.orders.paymentOrder(await ctx.viewer(), i)),
+    exchangePromoPoints: h(orderSchema.createOrderInput, async (ctx, i) =>
+      services.orders.exchangePoints(await ctx.viewer(), { goodsId: i.goodsId, requestId: ctx.requestId }, ctx.lang),
+    ),
     getAdminMessageList: h(orderSchema.pageInput, async (ctx, i) => {
       await ctx.viewer();
       return services.messaging.list(i);

@@ -47,6 +47,7 @@ const endpoints: Record<ApiName, { body: Record<string, unknown>; auth: boolean 
   createOrder: { body: { goodsId: 'GB00000005' }, auth: true },
   getOrderInfo: { body: { orderId: 'BS20260101000000000001' }, auth: true },
   paymentOrder: { body: { orderId: 'BS20260101000000000001', promoCode: 'ABCDEF' }, auth: true },
+  exchangePromoPoints: { body: { goodsId: 'GB00000005' }, auth: true },
   getAdminMessageList: { body: { pageTime: 0, pageSize: 10 }, auth: true },
   createFeedbackCaptcha: { body: { content: 'Works well', code: '1234' }, auth: true },
   addLog: { body: {}, auth: false },

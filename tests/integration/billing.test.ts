@@ -305,3 +305,77 @@ eachEngine(
   },
   { env: { ...env, PAYMENT_GATEWAY: 'off' } },
 );
+
+eachEngine(
+  'promo points exchanged for packages (ADR 057)',
+  (server) => {
+    const grantPoints = (userId: string, points: number) =>
+      server().banshu.platform.database.db.updateTable('users').set({ promo_points: points }).where('id', '=', userId).execute();
+
+    it('prices each package in points; not enough points is 25013 and changes nothing', async () => {
+      const t = await signIn(server());
+      const goods = await call(server().url, 'getGoodsList', {}, { token: t.token });
+      const byId = Object.fromEntries(goods.data.goodsList.map((g: { goodsId: string; goodsPoints: number }) => [g.goodsId, g.goodsPoints]));
+      // 100 cents a point, rounded up: ¥39.90 -> 40 points, ¥99.90 -> 100.
+      expect(byId).toMatchObject({ GB00000005: 40, GB00000001: 100, GB00000006: 70 });
+      await grantPoints(t.userId, 39);
+      const short = await call(server().url, 'exchangePromoPoints', { goodsId: 'GB00000005' }, { token: t.token });
+      expect(short.code).toBe('25013');
+      expect((await userRow(server(), t.userId)).promo_points).toBe(39);
+      expect((await call(server().url, 'getOrderList', {}, { token: t.token })).data.orderList).toEqual([]);
+      expect((await vip(server(), t.token)).code).toBe('21006');
+    });
+
+    it('takes the points, records a paid order and grants the package in one go; a retried request takes nothing more', async () => {
+      const t = await signIn(server());
+      await grantPoints(t.userId, 100);
+      const done = await call(server().url, 'exchangePromoPoints', { goodsId: 'GB00000005' }, { token: t.token, requestId: 'swap-1' });
+      expect(done.code).toBe('0');
+      expect(done.data.promoPoints).toBe(60);
+      expect(done.data.orderInfo).toMatchObject({ goodsId: 'GB00000005', orderState: '1', orderTotalMoney: 3990, pointsSpent: 40, orderDetail: '+5' });
+      expect((await userRow(server(), t.userId)).promo_points).toBe(60);
+      expect((await vip(server(), t.token)).data.vipUserInfo).toMatchObject({ vipRoomRemainingNumber: 5 });
+      expect(await ledger(server(), t.userId)).toEqual([{ delta: 5, reason: 'order' }]);
+      // The browser retries the same request (a lost answer): the same order, no second charge.
+      const again = await call(server().url, 'exchangePromoPoints', { goodsId: 'GB00000005' }, { token: t.token, requestId: 'swap-1' });
+      expect(again.code).toBe('0');
+      expect(again.data.orderInfo.orderId).toBe(done.data.orderInfo.orderId);
+      expect(again.data.promoPoints).toBe(60);
+      const list = await call(server().url, 'getOrderList', {}, { token: t.token });
+      expect(list.data.orderList).toHaveLength(1);
+      expect(list.data.orderList[0]).toMatchObject({ orderState: '1', pointsSpent: 40 });
+      // Nobody earns points from an exchange, and the order is not payable in money.
+      const pay = await call(server().url, 'paymentOrder', { orderId: done.data.orderInfo.orderId }, { token: t.token });
+      expect(pay.code).toBe('25004');
+    });
+
+    it('two exchanges at once with points for one: exactly one goes through', async () => {
+      const t = await signIn(server());
+      await grantPoints(t.userId, 70);
+      const tries = await Promise.all([
+        call(server().url, 'exchangePromoPoints', { goodsId: 'GB00000005' }, { token: t.token }),
+        call(server().url, 'exchangePromoPoints', { goodsId: 'GB00000006' }, { token: t.token }),
+      ]);
+      expect(tries.map((r) => r.code).sort()).toEqual(['0', '25013']);
+      const left = (await userRow(server(), t.userId)).promo_points;
+      expect([30, 0]).toContain(left);
+      expect((await call(server().url, 'getOrderList', {}, { token: t.token })).data.orderList).toHaveLength(1);
+    });
+
+    it('follows the shop’s rules: off the shelf 25007, a lower big class 25008, the day’s limit 25009; only teachers', async () => {
+      const t = await signIn(server());
+      await grantPoints(t.userId, 10_000);
+      expect((await call(server().url, 'exchangePromoPoints', { goodsId: 'GB00000007' }, { token: t.token })).code).toBe('25007');
+      expect((await call(server().url, 'exchangePromoPoints', { goodsId: 'GB00000099' }, { token: t.token })).code).toBe('25007');
+      expect((await call(server().url, 'exchangePromoPoints', { goodsId: 'GB00000003' }, { token: t.token })).code).toBe('0');
+      expect((await call(server().url, 'exchangePromoPoints', { goodsId: 'GB00000002' }, { token: t.token })).code).toBe('25008');
+      expect((await call(server().url, 'exchangePromoPoints', { goodsId: 'GB00000005' }, { token: t.token })).code).toBe('0');
+      expect((await call(server().url, 'exchangePromoPoints', { goodsId: 'GB00000005' }, { token: t.token })).code).toBe('25009');
+      expect((await userRow(server(), t.userId)).promo_points).toBe(10_000 - 300 - 40);
+      const tourist = await call(server().url, 'touristJoinRoom', { roomNumber: '000000', userName: 'Guest' });
+      expect(tourist.code).not.toBe('0');
+      expect((await call(server().url, 'exchangePromoPoints', { goodsId: 'GB00000005' })).code).toBe('7');
+    });
+  },
+  { env: { ...env, GOODS_OFF_SHELF: 'GB00000007', PURCHASES_PER_GOODS_PER_DAY: '1' } },
+);

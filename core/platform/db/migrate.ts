@@ -6,6 +6,7 @@ import * as m0003 from './migrations/0003-board.ts';
 import * as m0004 from './migrations/0004-billing.ts';
 import * as m0005 from './migrations/0005-media.ts';
 import * as m0006 from './migrations/0006-courseware.ts';
+import * as m0007 from './migrations/0007-points-exchange.ts';
 
 /** Migrations are listed here in order, so bundlers and type stripping both see them. */
 const migrations: Record<string, Migration> = {
@@ -15,6 +16,7 @@ const migrations: Record<string, Migration> = {
   '0004-billing': m0004,
   '0005-media': m0005,
   '0006-courseware': m0006,
+  '0007-points-exchange': m0007,
 };
 
 const provider: MigrationProvider = { getMigrations: () => Promise.resolve(migrations) };

@@ -132,6 +132,8 @@ export interface OrdersTable {
   created_at: Timestamp;
   expires_at: Timestamp;
   paid_at: Timestamp | null;
+  /** Promo points the order cost (ADR 057); 0 for an order paid in money. */
+  points_spent: Generated<number>;
 }
 
 export interface PaymentNoticesTable {
