@@ -122,7 +122,7 @@ function OrderList({ active }: { active: boolean }) {
               <tr key={o.orderId} data-order={o.orderId}>
                 <td className="mono">{o.orderId}</td>
                 <td>{o.goodsName}</td>
-                <td>{formatMoney(o.orderTotalMoney)}</td>
+                <td>{o.pointsSpent > 0 ? t('exchange.paidInPoints', { points: o.pointsSpent }) : formatMoney(o.orderTotalMoney)}</td>
                 <td>
                   <LocalTime at={o.createTime} />
                 </td>

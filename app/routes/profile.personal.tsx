@@ -9,6 +9,7 @@ import { Button } from '#app/components/Button.tsx';
 import { Dialog } from '#app/components/Dialog.tsx';
 import { LocalTime } from '#app/components/LocalTime.tsx';
 import { VipUntil } from '#app/billing/VipStatus.tsx';
+import { PointsExchange } from '#app/billing/PointsExchange.tsx';
 import { api, NETWORK_ERROR } from '#app/lib/api.ts';
 import { checkName, NAME_MAX } from '#app/lib/names.ts';
 import { toast } from '#app/lib/toast.ts';
@@ -16,7 +17,7 @@ import { copyText } from '#app/lib/clipboard.ts';
 import { Link } from 'react-router';
 
 export async function loader({ context }: Route.LoaderArgs) {
-  const { viewer, services } = context.get(appContext);
+  const { viewer, services, lang } = context.get(appContext);
   if (!viewer) throw new Response('Unauthorized', { status: 401 }); // the parent's middleware redirects first
   const user = await services.account.getUserInfo(viewer, viewer.userId);
   let vip: VipUserInfo | null = null;
@@ -32,6 +33,8 @@ export async function loader({ context }: Route.LoaderArgs) {
     promoCode: user.promoCode,
     promoPoints: user.promoPoints,
     pointsPerOrder: services.orders.promoPointsPerOrder,
+    // Teachers exchange points for packages (ADR 057).
+    goods: viewer.type === '1' ? services.orders.getGoodsList({}, lang).goodsList : [],
     vip,
     now: Date.now(),
   };
@@ -106,7 +109,9 @@ export default function Personal({ loaderData }: Route.ComponentProps) {
   const { t } = useTranslation();
   const [editing, setEditing] = useState(false);
   const [explaining, setExplaining] = useState(false);
-  const { mobile, name, vip, now, promoCode, promoPoints, pointsPerOrder } = loaderData;
+  const [exchanging, setExchanging] = useState(false);
+  const revalidator = useRevalidator();
+  const { mobile, name, vip, now, promoCode, promoPoints, pointsPerOrder, goods } = loaderData;
   const bigClass = vip !== null && vip.vipBigRoomTime > now && vip.vipBigRoomPeopleNumber > 0;
   const copy = async () => {
     if (await copyText(promoCode)) toast.success(t('common.copied'));
@@ -145,7 +150,14 @@ export default function Personal({ loaderData }: Route.ComponentProps) {
         </div>
         <div className="facts__row">
           <dt>{t('personal.promoPoints')}</dt>
-          <dd data-testid="promo-points">{promoPoints}</dd>
+          <dd className="facts__with-action">
+            <span data-testid="promo-points">{promoPoints}</span>
+            {goods.length > 0 ? (
+              <Button variant="ghost" onClick={() => setExchanging(true)} data-testid="exchange-open">
+                {t('exchange.open')}
+              </Button>
+            ) : null}
+          </dd>
         </div>
         <div className="facts__row">
           <dt>{t('personal.membership')}</dt>
@@ -175,6 +187,7 @@ export default function Personal({ loaderData }: Route.ComponentProps) {
         </div>
       </dl>
       {editing ? <NameEditor current={name} onClose={() => setEditing(false)} /> : null}
+      {exchanging ? <PointsExchange points={promoPoints} goods={goods} onClose={() => setExchanging(false)} onDone={() => void revalidator.revalidate()} /> : null}
       {explaining ? (
         <Dialog
           title={t('personal.promoTitle')}

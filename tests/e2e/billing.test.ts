@@ -95,6 +95,36 @@ describe('buying the 5-use pack', () => {
   });
 });
 
+describe('promo points', () => {
+  it('exchanges points for a package: only what the points reach, a confirm, then the package and the order at once', async () => {
+    const { page } = await world.person();
+    const mobile = await signIn(page, world.server);
+    await world.server.banshu.platform.database.db.updateTable('users').set({ promo_points: 50 }).where('mobile', '=', mobile).execute();
+    await open(page, '/profile/personal');
+    await expect(page.getByTestId('promo-points').innerText()).resolves.toBe('50');
+    await page.getByTestId('exchange-open').click();
+    const dialog = page.getByRole('dialog', { name: '推广积分兑换' });
+    const pack = dialog.locator('[data-goods="GB00000005"]');
+    const month = dialog.locator('[data-goods="GB00000001"]');
+    await expect(pack.innerText()).resolves.toContain('40 积分');
+    expect(await month.getByTestId('exchange-do').isDisabled()).toBe(true);
+    await expect(month.getByTestId('exchange-do').innerText()).resolves.toBe('还差 50 积分');
+    await pack.getByTestId('exchange-do').click();
+    await page.getByRole('dialog', { name: '确定兑换吗？' }).getByRole('button', { name: '兑换' }).click();
+    await expectToast(page, '已兑换5 次课时包');
+    await expect(dialog.getByTestId('exchange-balance').innerText()).resolves.toBe('10');
+    expect(await pack.getByTestId('exchange-do').isDisabled()).toBe(true);
+    await page.keyboard.press('Escape');
+    await expect.poll(() => page.getByTestId('promo-points').innerText()).toBe('10');
+    await expect(page.getByTestId('personal-credits').innerText()).resolves.toBe('剩余课时：5');
+    await open(page, '/profile/payment');
+    await page.getByRole('tab', { name: '我的订单' }).click();
+    const row = page.getByTestId('order-list').locator('tbody tr').first();
+    await expect(row.innerText()).resolves.toContain('40 积分');
+    await expect(row.innerText()).resolves.toContain('已支付');
+  });
+});
+
 describe('messages, feedback and operators', () => {
   it('refuses the admin page to a teacher who is not an operator', async () => {
     const res = await teacher.goto('/admin');
