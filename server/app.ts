@@ -36,6 +36,13 @@ export async function startBanshu(
     if (web && !config.PUBLIC_URL) config.publicUrl = web.url;
     // No channels here (worker, media): bus messages reach browsers through Redis (ADR 053).
     if (!web && config.REDIS_URL) emitter = await attachRedisEmitter(platform.events, config.REDIS_URL, platform.logger);
+    // A process without browsers of its own and no Redis: what it announces reaches nobody live.
+    if (!web && !config.REDIS_URL && config.ROLE === 'worker') {
+      platform.logger.warn(
+        { role: config.ROLE },
+        'no REDIS_URL: conversion progress and other events of this worker reach browsers only when they reload; set REDIS_URL on every process (ADR 053)',
+      );
+    }
     // Embedded by default: the SFU shares the web role's port and hears its room events.
     if (runsMedia) media = await startMedia({ config, secret: platform.secret, logger: platform.logger, events: platform.events, db: platform.database.db }, web?.io ?? null);
     if (media && web) web.setMediaControl((req, res) => media!.control(req, res));

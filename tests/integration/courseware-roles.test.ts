@@ -2,6 +2,8 @@
  * Courseware across roles (ADR 042): a web process signs and registers uploads and only sends the
  * conversion job; a worker process on the same PostgreSQL database and the same S3 store converts.
  */
+import { Writable } from 'node:stream';
+import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '#core/platform/db/database.ts';
 import { createLogger } from '#core/platform/logger.ts';
@@ -14,6 +16,17 @@ import { startS3, type TestS3 } from '#tests/support/s3.ts';
 import { sleep } from '#tests/support/room-client.ts';
 
 describe('courseware with ROLE=web and ROLE=worker', () => {
+  /** The worker's log lines (the warning about REDIS_URL is read here). */
+  const workerLog: Array<{ level: number; msg: string }> = [];
+  const workerLogger = pino(
+    { level: 'info' },
+    new Writable({
+      write(chunk: Buffer, _enc, done) {
+        for (const line of chunk.toString().split('\n')) if (line) workerLog.push(JSON.parse(line) as { level: number; msg: string });
+        done();
+      },
+    }),
+  );
   let s3: TestS3;
   let created: TestDatabase;
   let web: Banshu;
@@ -33,13 +46,17 @@ describe('courseware with ROLE=web and ROLE=worker', () => {
       ...s3.env,
     };
     web = await startBanshu({ ...env, ROLE: 'web' }, { database: await openDatabase({ url: created.url, dataDir: null }), logger: createLogger('silent'), web: { mode: 'none' } });
-    worker = await startBanshu({ ...env, ROLE: 'worker' }, { database: await openDatabase({ url: created.url, dataDir: null }), logger: createLogger('silent') });
+    worker = await startBanshu({ ...env, ROLE: 'worker' }, { database: await openDatabase({ url: created.url, dataDir: null }), logger: workerLogger });
   });
   afterAll(async () => {
     await web?.close();
     await worker?.close();
     await created?.drop();
     await s3?.close();
+  });
+
+  it('a worker without REDIS_URL says at start that browsers will not hear it live', () => {
+    expect(workerLog.some((l) => l.level === 40 && l.msg.includes('no REDIS_URL'))).toBe(true);
   });
 
   it('the web role queues, the worker converts', async () => {
