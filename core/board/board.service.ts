@@ -483,7 +483,11 @@ export class BoardService {
     return this.#serial(board, async () => {
       if ((await this.repo.roomSeq(board.roomId)) > board.seq) await this.#catchUp(roomNumber, board);
       const l = await this.#layer(board, page);
-      const pages = await this.repo.pages(board.roomId);
+      // Pages written on and cleared since hold nothing to review: they are not listed.
+      const pages: string[] = [];
+      for (const p of await this.repo.pages(board.roomId)) {
+        if (isLayerKey(p) && layerToState((await this.#layer(board, p)).layer).items.length > 0) pages.push(p);
+      }
       const state = layerToState(l.layer);
       // The review has no board token (the room may be closed): the page's image links come along.
       const images: Record<string, string> = {};

@@ -389,6 +389,9 @@ eachEngine(
       const t = await board(server(), teacher.wbToken);
       await ask(t, 'sync', createOp('a', 'a', 'wb:0'));
       await ask(t, 'sync', createOp('b', 'b', 'wb:12'));
+      // Page 5 was drawn on and cleared: nothing to review there.
+      await ask(t, 'sync', createOp('gone', 'gone', 'wb:5'));
+      expect((await ask(t, 'clear', { opId: 'clear-5', page: 'wb:5' })).code).toBe('0');
       // A slide's layer: the room shows a document (ADR 043).
       const db = server().banshu.platform.database.db;
       const doc = await db
