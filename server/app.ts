@@ -56,6 +56,7 @@ export async function startBanshu(
         secret: platform.secret,
         logger: platform.logger,
         isLocal: (nodeId) => nodeId === localNode,
+        retryForMs: (config.MEDIA_TOKEN_TTL_SECONDS + 10) * 1000,
       });
     }
   } catch (err) {

@@ -36,9 +36,37 @@ export function commandFromBus(m: BusMessage): MediaControlCommand | null {
   return null;
 }
 
-/** Waits before each try: at once, then after 0.3 s, 1 s and 3 s. */
-const RETRY_DELAYS_MS = [0, 300, 1000, 3000];
+/**
+ * A revocation matters as long as the token it revokes could still be used (MEDIA_TOKEN_TTL_SECONDS,
+ * 120 s by default): a node that is down or restarting for a while still gets it when it is back.
+ * Tries at once, then after 0.3 s, 1 s, 3 s, and every 10 s after, until `retryForMs` has passed.
+ */
+const FIRST_DELAYS_MS = [300, 1000, 3000];
+const LATER_DELAY_MS = 10_000;
+export const DEFAULT_RETRY_FOR_MS = 130_000;
 const CALL_TIMEOUT_MS = 3000;
+
+export interface ControlRetry {
+  retryForMs?: number;
+  /** The wait between tries after the first few (10 s). */
+  laterDelayMs?: number;
+  /** Stops waiting (the process is closing). */
+  signal?: AbortSignal;
+}
+
+function pause(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve();
+    const timer = setTimeout(done, ms);
+    timer.unref();
+    signal?.addEventListener('abort', done, { once: true });
+    function done() {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    }
+  });
+}
 
 export interface MediaControlSenderDeps {
   events: EventBus;
@@ -47,12 +75,20 @@ export interface MediaControlSenderDeps {
   logger: Logger;
   /** A node served by this process (its rooms hear the bus directly). */
   isLocal(nodeId: string): boolean;
+  /** How long a revocation is retried (the media token lifetime and a margin). */
+  retryForMs?: number;
 }
 
 /** Sends one command to a node; true once the node accepted it. */
-export async function sendControl(url: string, secret: string, cmd: MediaControlCommand, logger: Logger): Promise<boolean> {
-  for (const delay of RETRY_DELAYS_MS) {
-    if (delay) await new Promise((r) => setTimeout(r, delay));
+export async function sendControl(url: string, secret: string, cmd: MediaControlCommand, logger: Logger, retry: ControlRetry = {}): Promise<boolean> {
+  const until = Date.now() + (retry.retryForMs ?? DEFAULT_RETRY_FOR_MS);
+  for (let attempt = 0; ; attempt++) {
+    if (attempt > 0) {
+      const delay = FIRST_DELAYS_MS[attempt - 1] ?? retry.laterDelayMs ?? LATER_DELAY_MS;
+      if (Date.now() + delay > until || retry.signal?.aborted) break;
+      await pause(delay, retry.signal);
+      if (retry.signal?.aborted) break;
+    }
     // A new id and time per try: a retry is a fresh call, and the node's answer is idempotent.
     const body = JSON.stringify({ v: MEDIA_CONTROL_VERSION, id: randomUUID(), at: Date.now(), ...cmd });
     try {
@@ -69,7 +105,8 @@ export async function sendControl(url: string, secret: string, cmd: MediaControl
         return false;
       }
     } catch (err) {
-      logger.warn({ err, url, op: cmd.op, room: cmd.room }, 'media control call failed; retrying');
+      // One line per outage, not per try.
+      if (attempt === 0) logger.warn({ err, url, op: cmd.op, room: cmd.room }, 'media control call failed; retrying');
     }
   }
   logger.error({ url, op: cmd.op, room: cmd.room }, 'media control call gave up');
@@ -78,14 +115,21 @@ export async function sendControl(url: string, secret: string, cmd: MediaControl
 
 /** Listens to the bus and forwards revocations to remote media nodes. Returns the unsubscribe. */
 export function attachMediaControlSender(d: MediaControlSenderDeps): () => void {
-  return d.events.subscribe((m) => {
+  const closing = new AbortController();
+  const off = d.events.subscribe((m) => {
     const cmd = commandFromBus(m);
     if (!cmd || !d.nodes.locate) return;
     void d.nodes
       .locate(cmd.room)
-      .then((node) => (node && !d.isLocal(node.nodeId) ? sendControl(node.url, d.secret, cmd, d.logger) : false))
+      .then((node) =>
+        node && !d.isLocal(node.nodeId) ? sendControl(node.url, d.secret, cmd, d.logger, { retryForMs: d.retryForMs ?? DEFAULT_RETRY_FOR_MS, signal: closing.signal }) : false,
+      )
       .catch((err: unknown) => d.logger.error({ err, room: cmd.room }, 'media control: no placement'));
   });
+  return () => {
+    off();
+    closing.abort();
+  };
 }
 
 /** The node's side: POST MEDIA_CONTROL_PATH, signed; answers `{applied}` (false: the room is not here). */
