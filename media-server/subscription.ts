@@ -28,6 +28,11 @@ export class Subscription extends EventEmitter<{ closed: []; layerChanged: [Laye
   #pending: LayerKey | null = null;
   #closed = false;
   #retry: NodeJS.Timeout | null = null;
+  /**
+   * A video leg forwards nothing before its first keyframe: the frames before it cannot be
+   * decoded, and the node keeps asking the publisher until it comes (a request may be dropped).
+   */
+  #keyed: boolean;
   readonly #vp8 = new Vp8Continuity();
   /** From the subscriber's receiver reports: fraction lost (0-1) and jitter, latest. */
   downLoss: number | null = null;
@@ -39,6 +44,7 @@ export class Subscription extends EventEmitter<{ closed: []; layerChanged: [Laye
     this.publication = publication;
     this.pc = pc;
     this.#wanted = wanted;
+    this.#keyed = publication.kind !== 'video';
     this.#track = new MediaStreamTrack({ kind: publication.kind });
     const transceiver = pc.addTransceiver(this.#track, { direction: 'sendonly' });
     this.#sender = transceiver.sender;
@@ -52,7 +58,10 @@ export class Subscription extends EventEmitter<{ closed: []; layerChanged: [Laye
       }
     });
     pc.connectionStateChange.subscribe((state) => {
-      if (state === 'connected') this.#askKeyframe();
+      if (state === 'connected') {
+        this.#askKeyframe();
+        if (!this.#keyed) this.#keepAsking();
+      }
       if (state === 'failed' || state === 'closed') this.close();
     });
     this.#choose();
@@ -104,13 +113,14 @@ export class Subscription extends EventEmitter<{ closed: []; layerChanged: [Laye
 
   /**
    * A publisher may drop a keyframe request: Chromium ignores requests that come within a few
-   * hundred milliseconds of the last one for any of its simulcast layers. A switch waiting for a
-   * keyframe would then wait forever, so ask again until it arrives (or the switch is called off).
+   * hundred milliseconds of the last one for any of its simulcast layers. A switch (or a new
+   * subscriber) waiting for a keyframe would then wait forever, so ask again until it arrives (or
+   * the switch is called off).
    */
   #keepAsking(): void {
     if (this.#retry) return;
     this.#retry = setInterval(() => {
-      if (this.#pending === null || this.#closed) {
+      if ((this.#pending === null && this.#keyed) || this.#closed) {
         clearInterval(this.#retry!);
         this.#retry = null;
         return;
@@ -135,7 +145,11 @@ export class Subscription extends EventEmitter<{ closed: []; layerChanged: [Laye
       this.#track.onSourceChanged.execute({ sequenceNumber: rtp.header.sequenceNumber, timestamp: rtp.header.timestamp });
       this.#vp8.switchTo(rtp.payload);
       if (key !== '') this.emit('layerChanged', key);
+    } else if (!this.#keyed) {
+      // The first frame this subscriber gets is a keyframe, so its first picture shows at once.
+      if (!isVp8Keyframe(rtp.payload)) return;
     }
+    this.#keyed = true;
     this.packets++;
     if (this.publication.kind === 'video') {
       const payload = this.#vp8.apply(rtp.payload);

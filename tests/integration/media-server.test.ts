@@ -54,6 +54,8 @@ eachEngine('media server', (server) => {
     const video = await Promise.all(students.map((s) => s.peer.subscribe(cam.trackId)));
     const audio = await Promise.all(students.map((s) => s.peer.subscribe(mic.trackId)));
     await until(() => video.every((v) => v.packets > 30) && audio.every((a) => a.packets > 20), 30_000, 'forwarded packets');
+    // Each subscriber's picture starts at a keyframe: the frames before one are not forwarded.
+    expect(video.map((v) => v.firstWasKeyframe)).toEqual([true, true]);
     // A subscriber that joins asks for a keyframe; the node passes it on to the publisher as PLI.
     await until(() => cam.plis > 0, 15_000, 'a PLI at the publisher');
     const plisBefore = cam.plis;

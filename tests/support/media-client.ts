@@ -42,6 +42,8 @@ export interface ReceivedTrack {
   pc: RTCPeerConnection;
   packets: number;
   keyframes: number;
+  /** Whether the first video packet that arrived started a keyframe (null before any). */
+  firstWasKeyframe: boolean | null;
   close(): void;
 }
 
@@ -130,11 +132,13 @@ export class MediaTestPeer {
     const offer = await this.ok<{ subscriptionId: string; sdp: string }>('subscribe', { trackId, ...(layer ? { layer } : {}) });
     const pc = clientPeerConnection(false, dropShare);
     this.#pcs.push(pc);
-    const got: ReceivedTrack = { subscriptionId: offer.subscriptionId, pc, packets: 0, keyframes: 0, close: () => void pc.close() };
+    const got: ReceivedTrack = { subscriptionId: offer.subscriptionId, pc, packets: 0, keyframes: 0, firstWasKeyframe: null, close: () => void pc.close() };
     pc.onTrack.subscribe((track) => {
       track.onReceiveRtp.subscribe((rtp) => {
         got.packets++;
-        if (track.kind === 'video' && (rtp.payload[0]! & 0x10) !== 0 && (rtp.payload[1]! & 0x01) === 0) got.keyframes++;
+        const key = track.kind === 'video' && (rtp.payload[0]! & 0x10) !== 0 && (rtp.payload[1]! & 0x01) === 0;
+        if (key) got.keyframes++;
+        if (track.kind === 'video' && got.firstWasKeyframe === null) got.firstWasKeyframe = key;
       });
     });
     await pc.setRemoteDescription({ type: 'offer', sdp: offer.sdp });
