@@ -2,8 +2,6 @@
  * Courseware across roles (ADR 042): a web process signs and registers uploads and only sends the
  * conversion job; a worker process on the same PostgreSQL database and the same S3 store converts.
  */
-import { Writable } from 'node:stream';
-import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '#core/platform/db/database.ts';
 import { createLogger } from '#core/platform/logger.ts';
@@ -11,22 +9,14 @@ import { startBanshu, type Banshu } from '#server/app.ts';
 import { call, nextMobile } from '#tests/support/api.ts';
 import { makePdf, uploadCourseware } from '#tests/support/courseware.ts';
 import { postgresAdminUrl } from '#tests/support/database.ts';
+import { capturingLogger } from '#tests/support/log-capture.ts';
 import { createTestDatabase, type TestDatabase } from '#tests/support/postgres.ts';
 import { startS3, type TestS3 } from '#tests/support/s3.ts';
 import { sleep } from '#tests/support/room-client.ts';
 
 describe('courseware with ROLE=web and ROLE=worker', () => {
   /** The worker's log lines (the warning about REDIS_URL is read here). */
-  const workerLog: Array<{ level: number; msg: string }> = [];
-  const workerLogger = pino(
-    { level: 'info' },
-    new Writable({
-      write(chunk: Buffer, _enc, done) {
-        for (const line of chunk.toString().split('\n')) if (line) workerLog.push(JSON.parse(line) as { level: number; msg: string });
-        done();
-      },
-    }),
-  );
+  const { logger: workerLogger, lines: workerLog } = capturingLogger();
   let s3: TestS3;
   let created: TestDatabase;
   let web: Banshu;

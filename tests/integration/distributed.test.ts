@@ -5,8 +5,6 @@
  * events reach browsers on any node; nothing arrives twice; a Redis outage is survived.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { Writable } from 'node:stream';
-import { pino } from 'pino';
 import { io, type Socket } from 'socket.io-client';
 import { openDatabase } from '#core/platform/db/database.ts';
 import { createLogger } from '#core/platform/logger.ts';
@@ -15,6 +13,7 @@ import { call, nextMobile } from '#tests/support/api.ts';
 import { makePdf, uploadCourseware } from '#tests/support/courseware.ts';
 import { postgresAdminUrl } from '#tests/support/database.ts';
 import { createTestDatabase, type TestDatabase } from '#tests/support/postgres.ts';
+import { capturingLogger } from '#tests/support/log-capture.ts';
 import { startRedis, type TestRedis } from '#tests/support/redis.ts';
 import { ask, connectRoom, record, sleep, waitFor, type RoomSocket } from '#tests/support/room-client.ts';
 import { startS3, type TestS3 } from '#tests/support/s3.ts';
@@ -74,16 +73,7 @@ describe('distributed realtime: two web nodes and a worker over Redis', () => {
   let b: Banshu;
   let worker: Banshu;
   /** Node A's log lines (its Redis outage is read here). */
-  const logA: Array<{ level: number; msg: string }> = [];
-  const loggerA = pino(
-    { level: 'info' },
-    new Writable({
-      write(chunk: Buffer, _enc, done) {
-        for (const line of chunk.toString().split('\n')) if (line) logA.push(JSON.parse(line) as { level: number; msg: string });
-        done();
-      },
-    }),
-  );
+  const { logger: loggerA, lines: logA } = capturingLogger();
 
   beforeAll(async () => {
     [redis, s3, created] = await Promise.all([startRedis(), startS3(), createTestDatabase(postgresAdminUrl())]);
