@@ -73,7 +73,9 @@ function flattenSmooth(p: readonly number[], s: number, ox: number, oy: number):
     const ex = (cx + X(i + 1)) / 2;
     const ey = (cy + Y(i + 1)) / 2;
     // Flattening a quadratic into k chords (uniform in t) errs by at most |P0 - 2P1 + P2| / (4 k^2).
-    const dd = Math.hypot(sx - 2 * cx + ex, sy - 2 * cy + ey);
+    const ddx = sx - 2 * cx + ex;
+    const ddy = sy - 2 * cy + ey;
+    const dd = Math.sqrt(ddx * ddx + ddy * ddy);
     const k = Math.min(4, Math.max(1, Math.ceil(Math.sqrt(dd / 2))));
     err = Math.max(err, dd / (4 * k * k));
     for (let j = 1; j <= k; j++) {
@@ -125,6 +127,14 @@ function linesOf(item: BoardItem, v: CullView): Lines | null {
   return null;
 }
 
+/** Whether every tile under the pixel box is wholly covered. */
+function allFull(tiles: Uint8Array, tw: number, x0: number, y0: number, x1: number, y1: number): boolean {
+  for (let ty = y0 >> TILE_SHIFT; ty <= y1 >> TILE_SHIFT; ty++) {
+    for (let tx = x0 >> TILE_SHIFT; tx <= x1 >> TILE_SHIFT; tx++) if (tiles[ty * tw + tx] !== TILE_FULL) return false;
+  }
+  return true;
+}
+
 /** Whether any pixel within `reach` of the polylines is not covered yet (the line shows). */
 function anyUncovered(polys: number[][], reach: number, g: Grid): boolean {
   const { covered, tiles, w, h, tw } = g;
@@ -142,16 +152,7 @@ function anyUncovered(polys: number[][], reach: number, g: Grid): boolean {
       const y1 = Math.min(h - 1, Math.ceil(Math.max(ay, by) + reach));
       if (x0 > x1 || y0 > y1) continue;
       // Buried tiles first: a segment over whole covered tiles has nothing left to show.
-      let open = false;
-      for (let ty = y0 >> TILE_SHIFT; ty <= y1 >> TILE_SHIFT && !open; ty++) {
-        for (let tx = x0 >> TILE_SHIFT; tx <= x1 >> TILE_SHIFT; tx++) {
-          if (tiles[ty * tw + tx] !== TILE_FULL) {
-            open = true;
-            break;
-          }
-        }
-      }
-      if (!open) continue;
+      if (allFull(tiles, tw, x0, y0, x1, y1)) continue;
       const dx = bx - ax;
       const dy = by - ay;
       const len2 = dx * dx + dy * dy;
@@ -189,6 +190,7 @@ function cover(polys: number[][], inner: number, g: Grid): void {
       const x1 = Math.min(w - 1, Math.floor(Math.max(ax, bx) + inner - 0.5));
       const y0 = Math.max(0, Math.ceil(Math.min(ay, by) - inner - 0.5));
       const y1 = Math.min(h - 1, Math.floor(Math.max(ay, by) + inner - 0.5));
+      if (x0 > x1 || y0 > y1 || allFull(tiles, tw, x0, y0, x1, y1)) continue;
       const dx = bx - ax;
       const dy = by - ay;
       const len2 = dx * dx + dy * dy;
