@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { BoardItem, ItemData } from '#core/contracts/board.ts';
-import { gridView, visibleItems, worthCulling } from './cull.ts';
+import { cullGrid, gridView, visibleItems, worthCulling } from './cull.ts';
 
 const view = { scale: 1, ox: 0, oy: 0, width: 200, height: 100 };
 const line = (id: string, points: number[], width: number, extra: Partial<Extract<ItemData, { kind: 'stroke' }>> = {}): BoardItem => ({
@@ -47,6 +47,13 @@ describe('occlusion culling', () => {
     expect([...visibleItems(items, gridView(1, 0, 0, 200, 100, 2))]).toEqual([0, 1]);
     // Radius 14.5 under 15 still shows there.
     expect([...visibleItems([line('a', [30, 50, 70, 50], 29), items[1]!], gridView(1, 0, 0, 200, 100, 2))]).toEqual([1, 1]);
+  });
+  it('picks the device pixels only for a board drawn over many times', () => {
+    // A line of width 4 across the 200 x 100 view inks about 4 % of it.
+    const lines = (n: number) => Array.from({ length: n }, (_, i) => line(`l${i}`, [0, i % 100, 199, i % 100], 4));
+    expect(cullGrid(lines(50), 1, 0, 0, 200, 100, 2)).toBeNull();
+    expect(cullGrid(lines(150), 1, 0, 0, 200, 100, 2)).toEqual(gridView(1, 0, 0, 200, 100, 1));
+    expect(cullGrid(lines(300), 1, 0, 0, 200, 100, 2)).toEqual(gridView(1, 0, 0, 200, 100, 2));
   });
   it('is worth running only on a board drawn over several times', () => {
     const few = Array.from({ length: 10 }, (_, i) => line(`l${i}`, [0, i * 10, 199, i * 10], 4));

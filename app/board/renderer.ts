@@ -8,12 +8,11 @@
  *
  * Painting is incremental: a new item on top is painted over what is there; only a change under
  * other items (move, delete, undo, clear, an image that finished loading) repaints the ink, once
- * per animation frame. A full repaint skips lines buried under later ones (cull.ts, on the canvas's
- * device pixels) and batches consecutive lines of one style into one path. Canvases are sized in
- * device pixels.
+ * per animation frame. A full repaint skips lines buried under later ones (cull.ts) and batches
+ * consecutive lines of one style into one path. Canvases are sized in device pixels.
  */
 import { BOARD_HEIGHT, BOARD_WIDTH, type BoardItem, type BrushColour, type ItemData, type ShapeData } from '#core/contracts/board.ts';
-import { gridView, visibleItems, worthCulling } from './cull.ts';
+import { cullGrid, visibleItems } from './cull.ts';
 import { shapeOutline, smoothJoins, traceSmooth, wrapText, TEXT_LINE_HEIGHT, type PathSink, type Point, type Rect } from './geometry.ts';
 
 export const CSS_COLOURS: Record<BrushColour, string> = {
@@ -321,9 +320,8 @@ export class BoardRenderer {
     ctx.clearRect(0, 0, this.#ink.width, this.#ink.height);
     const items = [...this.#items()];
     const o = this.origin;
-    // Culled on the canvas's own device pixels (ADR 054).
-    const view = gridView(this.scale, o.x, o.y, this.#cssW, this.#cssH, this.#dpr);
-    const keep = this.#options.cull !== false && worthCulling(items, view) ? visibleItems(items, view) : undefined;
+    const grid = this.#options.cull === false ? null : cullGrid(items, this.scale, o.x, o.y, this.#cssW, this.#cssH, this.#dpr);
+    const keep = grid ? visibleItems(items, grid) : undefined;
     const board = this.#boardCtx(this.#ink);
     this.#onPage(board, () => this.#drawItems(board, items, keep));
     let drawn = items.length;

@@ -8,7 +8,7 @@
 import type { BoardItem, ItemData, SequencedOp } from '../../core/contracts/board.ts';
 import { LayerView } from '../../app/board/layer.ts';
 import { BoardRenderer } from '../../app/board/renderer.ts';
-import { gridView, visibleItems } from '../../app/board/cull.ts';
+import { cullGrid, visibleItems } from '../../app/board/cull.ts';
 import { strokeAt } from './board-seed.ts';
 
 export type Workload = 'seed' | 'class';
@@ -84,11 +84,12 @@ const api = {
     for (const o of ops) layer.applySequenced(o);
     return performance.now() - t;
   },
-  /** The culling pass alone (on the device pixels, as the renderer does); ms and the number of items it keeps. */
+  /** The culling pass alone, on the grid the renderer picks; ms and the number of items it keeps. */
   cull(dpr: number): { ms: number; drawn: number } {
     const items = [...layer.view.values()];
     const t = performance.now();
-    const keep = visibleItems(items, gridView(1, 0, 0, W, H, dpr));
+    const grid = cullGrid(items, 1, 0, 0, W, H, dpr);
+    const keep = grid ? visibleItems(items, grid) : new Uint8Array(items.length).fill(1);
     const ms = performance.now() - t;
     let drawn = 0;
     for (const k of keep) drawn += k;
