@@ -213,8 +213,9 @@ export function wrapText(text: string, width: number, measure: (s: string) => nu
     const tokens = paragraph.match(/[\u2e80-\uffff]|[^\s\u2e80-\uffff]+\s*|\s+/gu) ?? [''];
     for (const token of tokens) {
       const candidate = line + token;
-      if (measure(candidate.trimEnd()) <= width || line === '') {
-        if (measure(candidate.trimEnd()) <= width) {
+      const fits = measure(candidate.trimEnd()) <= width;
+      if (fits || line === '') {
+        if (fits) {
           line = candidate;
           continue;
         }
