@@ -72,11 +72,13 @@ function flattenSmooth(p: readonly number[], s: number, ox: number, oy: number):
     const cy = Y(i);
     const ex = (cx + X(i + 1)) / 2;
     const ey = (cy + Y(i + 1)) / 2;
-    // Flattening a quadratic into k chords (uniform in t) errs by at most |P0 - 2P1 + P2| / (4 k^2).
+    // Flattening a quadratic into k chords (uniform in t) errs by at most |P0 - 2P1 + P2| / (4 k^2):
+    // a quarter of a grid pixel here (up to 4 chords). The error narrows what a line covers and
+    // widens what it is tested over; half a pixel left about 20 % more lines drawn (ADR 054).
     const ddx = sx - 2 * cx + ex;
     const ddy = sy - 2 * cy + ey;
     const dd = Math.sqrt(ddx * ddx + ddy * ddy);
-    const k = Math.min(4, Math.max(1, Math.ceil(Math.sqrt(dd / 2))));
+    const k = Math.min(4, Math.max(1, Math.ceil(Math.sqrt(dd))));
     err = Math.max(err, dd / (4 * k * k));
     for (let j = 1; j <= k; j++) {
       const t = j / k;
