@@ -54,7 +54,7 @@ const median = (xs: number[]) => {
 type BenchApi = {
   make(n: number, w: Workload): void;
   apply(): number;
-  cull(): { ms: number; drawn: number };
+  cull(dpr: number): { ms: number; drawn: number };
   paint(dpr: number): { ms: number; inked: number };
   append(dpr: number): number;
   cullDiff(dpr: number): number;
@@ -86,7 +86,7 @@ async function main(): Promise<void> {
             const res = await page.evaluate((d) => {
               const b = (window as unknown as { benchPaint: BenchApi }).benchPaint;
               const apply = b.apply();
-              const cull = b.cull();
+              const cull = b.cull(d);
               const paint = b.paint(d);
               const append = b.append(d);
               const onePath = b.referenceOnePath(d);

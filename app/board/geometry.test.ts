@@ -10,6 +10,7 @@ import {
   scaleToWidth,
   shapeOutline,
   shouldKeepPoint,
+  smoothJoins,
   topItemAt,
   traceSmooth,
   translateData,
@@ -52,6 +53,16 @@ describe('stroke smoothing', () => {
     expect(shouldKeepPoint([0, 0], 0.5, 0.5)).toBe(false);
     expect(shouldKeepPoint([0, 0], 1, 0)).toBe(true);
     expect(shouldKeepPoint([], 0, 0)).toBe(true);
+  });
+  it('takes miter joins only where no join can show: no repeated sample, no turn past 90 degrees', () => {
+    expect(smoothJoins([])).toBe(true);
+    expect(smoothJoins([0, 0, 3, 4])).toBe(true);
+    // Gentle wiggles and a right angle: the curves meet tangent.
+    expect(smoothJoins([0, 0, 3, 2, 6, 1, 9, 3])).toBe(true);
+    expect(smoothJoins([0, 0, 10, 0, 10, 10, 20, 10])).toBe(true);
+    // Turning back (a tick, a zigzag) or a repeated sample: round joins.
+    expect(smoothJoins([0, 0, 10, 0, 2, 3])).toBe(false);
+    expect(smoothJoins([0, 0, 5, 5, 5, 5, 9, 2])).toBe(false);
   });
 });
 

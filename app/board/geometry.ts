@@ -55,6 +55,25 @@ export function traceSmooth(sink: PathSink, points: ArrayLike<number>): void {
   sink.lineTo(points[2 * n - 2]!, points[2 * n - 1]!);
 }
 
+/**
+ * Whether the line traceSmooth draws through these points can be stroked with miter joins and look
+ * the same as with round ones. Its curves meet tangent to each other (each ends heading to the next
+ * sample, the next starts heading there), so no join shows, unless two samples coincide or the
+ * line turns by more than 90 degrees at a sample (a curve that sharp may be stroked with joins of
+ * its own). Chromium's software rasterizer strokes miter joins faster (ADR 054).
+ */
+export function smoothJoins(points: ArrayLike<number>): boolean {
+  const n = points.length >> 1;
+  for (let i = 1; i < n - 1; i++) {
+    const ax = points[2 * i]! - points[2 * i - 2]!;
+    const ay = points[2 * i + 1]! - points[2 * i - 1]!;
+    const bx = points[2 * i + 2]! - points[2 * i]!;
+    const by = points[2 * i + 3]! - points[2 * i + 1]!;
+    if ((ax === 0 && ay === 0) || (bx === 0 && by === 0) || ax * bx + ay * by < 0) return false;
+  }
+  return true;
+}
+
 /** Rounds board coordinates to 0.1 unit: the wire and the store need no more. */
 export function roundCoord(v: number): number {
   return Math.round(v * 10) / 10;
@@ -194,8 +213,9 @@ export function wrapText(text: string, width: number, measure: (s: string) => nu
     const tokens = paragraph.match(/[\u2e80-\uffff]|[^\s\u2e80-\uffff]+\s*|\s+/gu) ?? [''];
     for (const token of tokens) {
       const candidate = line + token;
-      if (measure(candidate.trimEnd()) <= width || line === '') {
-        if (measure(candidate.trimEnd()) <= width) {
+      const fits = measure(candidate.trimEnd()) <= width;
+      if (fits || line === '') {
+        if (fits) {
           line = candidate;
           continue;
         }

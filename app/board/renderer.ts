@@ -12,8 +12,8 @@
  * consecutive lines of one style into one path. Canvases are sized in device pixels.
  */
 import { BOARD_HEIGHT, BOARD_WIDTH, type BoardItem, type BrushColour, type ItemData, type ShapeData } from '#core/contracts/board.ts';
-import { visibleItems, worthCulling } from './cull.ts';
-import { shapeOutline, traceSmooth, wrapText, TEXT_LINE_HEIGHT, type PathSink, type Point, type Rect } from './geometry.ts';
+import { cullGrid, visibleItems } from './cull.ts';
+import { shapeOutline, smoothJoins, traceSmooth, wrapText, TEXT_LINE_HEIGHT, type PathSink, type Point, type Rect } from './geometry.ts';
 
 export const CSS_COLOURS: Record<BrushColour, string> = {
   red: '#e53935',
@@ -332,8 +332,8 @@ export class BoardRenderer {
     ctx.clearRect(0, 0, this.#ink.width, this.#ink.height);
     const items = [...this.#items()];
     const o = this.origin;
-    const view = { scale: this.scale, ox: o.x, oy: o.y, width: this.#cssW, height: this.#cssH };
-    const keep = this.#options.cull !== false && worthCulling(items, view) ? visibleItems(items, view) : undefined;
+    const grid = this.#options.cull === false ? null : cullGrid(items, this.scale, o.x, o.y, this.#cssW, this.#cssH, this.#dpr);
+    const keep = grid ? visibleItems(items, grid) : undefined;
     const board = this.#boardCtx(this.#ink);
     this.#onPage(board, () => this.#drawItems(board, items, keep));
     let drawn = items.length;
@@ -345,13 +345,20 @@ export class BoardRenderer {
 
   /**
    * Draws items in order. Lines of one colour, width and kind that follow each other share one
-   * path and one stroke() call: the result is the same for opaque colours and far cheaper.
+   * path and one stroke() call: the result is the same for opaque colours and far cheaper. Freehand
+   * lines whose joins cannot show are stroked with miter joins (smoothJoins, ADR 054).
    */
   #drawItems(ctx: Ctx, items: Iterable<BoardItem>, keep?: Uint8Array): void {
     let batchKey = '';
+    /** Whether every line in the batch can take miter joins (read when it is stroked). */
+    let miter = true;
     const flush = () => {
-      if (batchKey !== '') ctx.stroke();
+      if (batchKey !== '') {
+        ctx.lineJoin = miter ? 'miter' : 'round';
+        ctx.stroke();
+      }
       batchKey = '';
+      miter = true;
     };
     ctx.lineCap = 'round';
     ctx.lineJoin = 'round';
@@ -373,16 +380,24 @@ export class BoardRenderer {
           ctx.lineWidth = data.width;
           ctx.beginPath();
         }
-        if (data.kind === 'stroke') traceSmooth(ctx, data.points);
-        else traceShape(ctx, data);
+        // Shapes have corners; most freehand lines have no join that shows (the same picture).
+        if (data.kind === 'stroke') {
+          traceSmooth(ctx, data.points);
+          if (miter && !smoothJoins(data.points)) miter = false;
+        } else {
+          traceShape(ctx, data);
+          miter = false;
+        }
         continue;
       }
       flush();
       ctx.globalCompositeOperation = 'source-over';
+      ctx.lineJoin = 'round';
       this.#drawOther(ctx, data);
     }
     flush();
     ctx.globalCompositeOperation = 'source-over';
+    ctx.lineJoin = 'round';
   }
 
   #drawOther(ctx: Ctx, data: ItemData): void {

@@ -8,7 +8,7 @@
 import type { BoardItem, ItemData, SequencedOp } from '../../core/contracts/board.ts';
 import { LayerView } from '../../app/board/layer.ts';
 import { BoardRenderer } from '../../app/board/renderer.ts';
-import { visibleItems } from '../../app/board/cull.ts';
+import { cullGrid, visibleItems } from '../../app/board/cull.ts';
 import { strokeAt } from './board-seed.ts';
 
 export type Workload = 'seed' | 'class';
@@ -84,17 +84,18 @@ const api = {
     for (const o of ops) layer.applySequenced(o);
     return performance.now() - t;
   },
-  /** A full paint of the layer by the classroom renderer, finished; ms and inked pixels. */
-  /** The culling pass alone; ms and the number of items it keeps. */
-  cull(): { ms: number; drawn: number } {
+  /** The culling pass alone, on the grid the renderer picks; ms and the number of items it keeps. */
+  cull(dpr: number): { ms: number; drawn: number } {
     const items = [...layer.view.values()];
     const t = performance.now();
-    const keep = visibleItems(items, { scale: 1, ox: 0, oy: 0, width: W, height: H });
+    const grid = cullGrid(items, 1, 0, 0, W, H, dpr);
+    const keep = grid ? visibleItems(items, grid) : new Uint8Array(items.length).fill(1);
     const ms = performance.now() - t;
     let drawn = 0;
     for (const k of keep) drawn += k;
     return { ms, drawn };
   },
+  /** A full paint of the layer by the classroom renderer, finished; ms and inked pixels. */
   paint(dpr: number): { ms: number; inked: number } {
     const [paper, inkCanvas, overlay] = canvases();
     const r = new BoardRenderer(paper, inkCanvas, overlay, { imageUrl: () => null, stencilUrl: () => null });
