@@ -47,6 +47,10 @@ export function attachSignaling(
     let burst = { at: 0, n: 0 };
     let probed = 0;
     let udpProbe: OpenProbe | null = null;
+    const closeProbe = () => {
+      udpProbe?.close();
+      udpProbe = null;
+    };
 
     const need = () => {
       if (!joined || joined.peer.closed) throw illegalParams('join first');
@@ -130,21 +134,19 @@ export function attachSignaling(
         if (kind === 'config') return { bytes: 0, iceServers };
         if (kind === 'rtc') {
           if (!probes) throw illegalParams('kind');
-          udpProbe?.close();
-          udpProbe = null;
+          closeProbe();
           return probes.open(b['sdp']).then((opened) => {
             if (!socket.connected) {
               opened.close();
               return { bytes: 0 };
             }
-            udpProbe?.close(); // one per socket, even when two offers crossed
+            closeProbe(); // one per socket, even when two offers crossed
             udpProbe = opened;
             return { bytes: 0, sdp: opened.sdp };
           });
         }
         if (kind === 'rtcClose') {
-          udpProbe?.close();
-          udpProbe = null;
+          closeProbe();
           return { bytes: 0 };
         }
         throw illegalParams('kind');
@@ -175,8 +177,7 @@ export function attachSignaling(
     });
 
     socket.on('disconnect', () => {
-      udpProbe?.close();
-      udpProbe = null;
+      closeProbe();
       joined?.peer.close();
       joined = null;
     });

@@ -405,9 +405,9 @@ export class CoursewareService {
     if (queue) await queue();
     else if (room && doc.status === 1) {
       // Joined a conversion someone else's upload started: it may have failed meanwhile.
-      const now = await this.repo.byId(doc.id);
-      if (now && (now.status === 2 || now.status === 4)) {
-        doc = now;
+      const latest = await this.repo.byId(doc.id);
+      if (latest && (latest.status === 2 || latest.status === 4)) {
+        doc = latest;
         await this.#hide(room, viewer.userId);
         courseware = noCourseware(this.resourceType);
       }
@@ -421,7 +421,7 @@ export class CoursewareService {
     const ext = extensionOf(pending.name);
     if (!ext) throw new DomainError('34001');
     if (!this.converter || !this.jobs) throw new DomainError('34012');
-    const converter = this.converter;
+    const { converter, jobs } = this;
     // The checked bytes are stored under a key no signed link points to, and the uploaded object
     // goes: the uploader's link stays valid until it expires, and a second PUT to it (S3 allows
     // one) must not change a file others may share by its hash or download (ADR 056).
@@ -465,8 +465,8 @@ export class CoursewareService {
     }
     await this.objects.delete(pending.source_key).catch((err: unknown) => this.logger.warn({ err }, 'uploaded object not deleted'));
     // S3 takes a PUT to the link until it expires: whatever lands there then is deleted after.
-    if (this.resourceType === 2 && this.jobs) {
-      await this.jobs
+    if (this.resourceType === 2) {
+      await jobs
         .send('courseware.dropUpload', { key: pending.source_key }, { startAfterSeconds: SIGNED_URL_TTL_SECONDS + 60 })
         .catch((err: unknown) => this.logger.warn({ err }, 'upload link clean-up not queued'));
     }

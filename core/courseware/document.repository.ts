@@ -73,12 +73,13 @@ export class DocumentRepository {
 
   /** The caller's row that was signed for this upload key and has since been registered (its source moved beside it). */
   async registeredUpload(userId: string, uploadKey: string): Promise<DocumentRow | undefined> {
+    const prefix = uploadKey.slice(0, uploadKey.lastIndexOf('/'));
     return await this.db
       .selectFrom('documents')
       .select(DOC_COLUMNS)
       .where('user_id', '=', userId)
-      .where('pages_prefix', '=', uploadKey.slice(0, uploadKey.lastIndexOf('/')))
-      .where('source_key', 'like', `${uploadKey.slice(0, uploadKey.lastIndexOf('/'))}/source/%`)
+      .where('pages_prefix', '=', prefix)
+      .where('source_key', 'like', `${prefix}/source/%`)
       .executeTakeFirst();
   }
 
