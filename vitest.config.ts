@@ -16,13 +16,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'unit',
-          include: [
-            'core/**/*.test.ts',
-            'app/**/*.test.ts',
-            'server/**/*.test.ts',
-            'media-server/**/*.test.ts',
-            'workers/**/*.test.ts',
-          ],
+          include: ['core/**/*.test.ts', 'app/**/*.test.ts', 'server/**/*.test.ts', 'media-server/**/*.test.ts', 'workers/**/*.test.ts'],
           environment: 'node',
           testTimeout: 10_000,
         },

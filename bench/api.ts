@@ -105,8 +105,12 @@ class ServerChild {
   /** `settings`: product settings merged over BENCH_SERVER_ENV in the child (see api-server.ts). */
   constructor(kind: string, env: Record<string, string>, settings: Record<string, string>, profDir: string | null) {
     this.kind = kind;
-    const tag = Object.entries(settings).map(([k, v]) => `-${k}-${v}`).join('');
-    const execArgv = profDir ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`, `--cpu-prof-name=${kind}${tag}-${String(Date.now())}.cpuprofile`] : [];
+    const tag = Object.entries(settings)
+      .map(([k, v]) => `-${k}-${v}`)
+      .join('');
+    const execArgv = profDir
+      ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`, `--cpu-prof-name=${kind}${tag}-${String(Date.now())}.cpuprofile`]
+      : [];
     const argv = [kind, ...Object.entries(settings).map(([k, v]) => `${k}=${v}`)];
     this.child = fork(path.join(root, 'bench', 'lib', 'api-server.ts'), argv, {
       cwd: root,
@@ -124,7 +128,12 @@ class ServerChild {
     });
   }
 
-  static async start(kind: string, env: Record<string, string>, settings: Record<string, string>, profDir: string | null): Promise<ServerChild> {
+  static async start(
+    kind: string,
+    env: Record<string, string>,
+    settings: Record<string, string>,
+    profDir: string | null,
+  ): Promise<ServerChild> {
     const s = new ServerChild(kind, env, settings, profDir);
     const ready = await new Promise<ChildToParent & { type: 'ready' }>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`${kind} server did not start within 60 s`)), 60_000);
@@ -464,7 +473,8 @@ async function benchProduct(engine: Engine, uncached: boolean, pg: RunningPostgr
     const seedTallies = newSequenceTallies();
     const seedWin: Window = { end: Number.POSITIVE_INFINITY };
     const rooms = (await Promise.all(clients.map((c) => sequence(server, c, seedWin, seedTallies)))).filter((r): r is string => !!r);
-    if (rooms.length === 0) throw new Error(`${name}: seeding created no room: ${JSON.stringify(seedTallies.sequences.summary(1).errorKinds)}`);
+    if (rooms.length === 0)
+      throw new Error(`${name}: seeding created no room: ${JSON.stringify(seedTallies.sequences.summary(1).errorKinds)}`);
     if (bareAnswer === null) {
       const sample = await clients[0]!.conn.post('/api/getRoomInfoByRoomNumber', JSON.stringify({ roomNumber: rooms[0] }));
       bareAnswer = sample.body;
@@ -500,9 +510,22 @@ async function benchProduct(engine: Engine, uncached: boolean, pg: RunningPostgr
       const req = seq.requests.summary(w.seconds);
       const perSeq = seq.sequences.summary(w.seconds);
       const common = { engine: label, requestsPerSecond: req.perSecond, cpu: w.cpu };
-      rows.push({ ...common, scenario: 'sign-in + create + join, per request', unit: 'requests', summary: req, statementsPerUnit: perUnit(w.statements, req) });
-      rows.push({ ...common, scenario: 'sign-in + create + join, per sequence', unit: 'sequences', summary: perSeq, statementsPerUnit: perUnit(w.statements, perSeq) });
-      for (const step of STEPS) stepRows.push({ engine: label, step, summary: seq.steps[step].summary(w.seconds), statements: probe?.[step] ?? null });
+      rows.push({
+        ...common,
+        scenario: 'sign-in + create + join, per request',
+        unit: 'requests',
+        summary: req,
+        statementsPerUnit: perUnit(w.statements, req),
+      });
+      rows.push({
+        ...common,
+        scenario: 'sign-in + create + join, per sequence',
+        unit: 'sequences',
+        summary: perSeq,
+        statementsPerUnit: perUnit(w.statements, perSeq),
+      });
+      for (const step of STEPS)
+        stepRows.push({ engine: label, step, summary: seq.steps[step].summary(w.seconds), statements: probe?.[step] ?? null });
     }
     for (const c of clients) c.conn.close();
   } finally {
@@ -552,7 +575,19 @@ function errorsCell(s: TallySummary): string {
 
 function report(startedAt: Date, busyBefore: number): string {
   const table = markdownTable(
-    ['scenario', 'engine', 'clients', 'rate /s', 'p50 ms', 'p99 ms', 'max ms', 'errors', 'req/s vs bare', 'CPU % server / db / client / other', 'DB stmts / req or seq'],
+    [
+      'scenario',
+      'engine',
+      'clients',
+      'rate /s',
+      'p50 ms',
+      'p99 ms',
+      'max ms',
+      'errors',
+      'req/s vs bare',
+      'CPU % server / db / client / other',
+      'DB stmts / req or seq',
+    ],
     rows.map((r) => [
       r.scenario,
       r.engine,
@@ -602,7 +637,9 @@ function report(startedAt: Date, busyBefore: number): string {
       `machine ${busyBefore.toFixed(0)} % busy (of one core) just before the run${busyBefore > QUIET_PCT ? ' (**other processes were busy: numbers are skewed**)' : ''}`,
     '',
     'Clients loop closed: each sends its next request when the last answer arrives, so latency ≈ clients ÷ rate. ' +
-      'CPU is % of one core (the machine has ' + String(cpus().length) + ') during the measurement: the server process, the PostgreSQL backends of its database, ' +
+      'CPU is % of one core (the machine has ' +
+      String(cpus().length) +
+      ') during the measurement: the server process, the PostgreSQL backends of its database, ' +
       'this load generator, and everything else (other processes, PostgreSQL background workers, kernel threads). ' +
       'DB stmts: statements the server sent to PostgreSQL during the window (BEGIN/COMMIT included) per answered request, or per sequence.',
     '',
@@ -652,11 +689,16 @@ async function main(): Promise<void> {
   const text = report(startedAt, busyBefore);
   process.stdout.write(`\n${text}`);
   writeFileSync(path.join(resultsDir, `api-${stamp}.md`), text);
-  writeFileSync(path.join(resultsDir, `api-${stamp}.json`), JSON.stringify({ startedAt, CONCURRENCY, DURATION_S, WARMUP_S, rows, stepRows }, null, 2));
+  writeFileSync(
+    path.join(resultsDir, `api-${stamp}.json`),
+    JSON.stringify({ startedAt, CONCURRENCY, DURATION_S, WARMUP_S, rows, stepRows }, null, 2),
+  );
   log(`results written to bench/results/api-${stamp}.{md,json}`);
 
   if (profDir) {
-    for (const file of readdirSync(profDir).filter((f) => f.endsWith('.cpuprofile')).sort()) {
+    for (const file of readdirSync(profDir)
+      .filter((f) => f.endsWith('.cpuprofile'))
+      .sort()) {
       process.stdout.write(`\n### CPU profile ${file} (self time)\n\n${summariseProfile(path.join(profDir, file), root)}\n`);
     }
   }

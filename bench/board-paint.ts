@@ -63,7 +63,12 @@ type BenchApi = {
 };
 
 async function main(): Promise<void> {
-  const bundle = await rolldown({ input: path.join(root, 'bench/lib/board-paint-entry.ts'), cwd: root, platform: 'browser', logLevel: 'silent' });
+  const bundle = await rolldown({
+    input: path.join(root, 'bench/lib/board-paint-entry.ts'),
+    cwd: root,
+    platform: 'browser',
+    logLevel: 'silent',
+  });
   const { output } = await bundle.generate({ format: 'iife' });
   const code = output[0].code;
   const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
@@ -78,8 +83,18 @@ async function main(): Promise<void> {
       await page.addScriptTag({ content: code });
       for (const workload of workloads) {
         for (const n of sizes) {
-          await page.evaluate(([count, w]) => (window as unknown as { benchPaint: BenchApi }).benchPaint.make(count, w), [n, workload] as const);
-          const runs = { apply: [] as number[], cull: [] as number[], paint: [] as number[], append: [] as number[], onePath: [] as number[], perLine: [] as number[] };
+          await page.evaluate(([count, w]) => (window as unknown as { benchPaint: BenchApi }).benchPaint.make(count, w), [
+            n,
+            workload,
+          ] as const);
+          const runs = {
+            apply: [] as number[],
+            cull: [] as number[],
+            paint: [] as number[],
+            append: [] as number[],
+            onePath: [] as number[],
+            perLine: [] as number[],
+          };
           let inked = 0;
           let drawn = 0;
           for (let r = 0; r < repeat; r++) {
@@ -103,8 +118,17 @@ async function main(): Promise<void> {
             inked = res.paint.inked;
           }
           const differ = await page.evaluate((d) => (window as unknown as { benchPaint: BenchApi }).benchPaint.cullDiff(d), dpr);
-          const m = { apply: median(runs.apply), cull: median(runs.cull), paint: median(runs.paint), append: median(runs.append), onePath: median(runs.onePath), perLine: median(runs.perLine) };
-          log(`dpr ${dpr} ${workload} ${n}: ${differ} px differ from an unculled paint; apply ${fmtMs(m.apply)} ms, cull ${fmtMs(m.cull)} ms (draws ${drawn}), paint ${fmtMs(m.paint)} ms (ref ${fmtMs(m.onePath)} / ${fmtMs(m.perLine)}), append ${fmtMs(m.append)} ms`);
+          const m = {
+            apply: median(runs.apply),
+            cull: median(runs.cull),
+            paint: median(runs.paint),
+            append: median(runs.append),
+            onePath: median(runs.onePath),
+            perLine: median(runs.perLine),
+          };
+          log(
+            `dpr ${dpr} ${workload} ${n}: ${differ} px differ from an unculled paint; apply ${fmtMs(m.apply)} ms, cull ${fmtMs(m.cull)} ms (draws ${drawn}), paint ${fmtMs(m.paint)} ms (ref ${fmtMs(m.onePath)} / ${fmtMs(m.perLine)}), append ${fmtMs(m.append)} ms`,
+          );
           rows.push([
             String(dpr),
             workload,
@@ -128,7 +152,20 @@ async function main(): Promise<void> {
     await browser.close();
   }
   const table = markdownTable(
-    ['dpr', 'workload', 'operations', 'apply ms', 'paint ms', 'lines drawn', 'px ≠ unculled', 'apply+paint ms', 'append 1 ms', 'ref: one path ms', 'ref: per line ms', '< 1 s'],
+    [
+      'dpr',
+      'workload',
+      'operations',
+      'apply ms',
+      'paint ms',
+      'lines drawn',
+      'px ≠ unculled',
+      'apply+paint ms',
+      'append 1 ms',
+      'ref: one path ms',
+      'ref: per line ms',
+      '< 1 s',
+    ],
     rows,
   );
   const header = `bench/board-paint ${new Date().toISOString()} · ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'} · Chromium (software raster) · median of ${repeat} · load average ${loadBefore.toFixed(1)} before, ${loadavg()[0]!.toFixed(1)} after`;

@@ -67,7 +67,8 @@ const log = (s: string) => console.error(`[board] ${s}`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** A request to the child without its id (the id is added per call). */
-type Request = Extract<ParentToBoardServer, { type: 'room' | 'load' }> extends infer U ? (U extends { id: number } ? Omit<U, 'id'> : never) : never;
+type Request =
+  Extract<ParentToBoardServer, { type: 'room' | 'load' }> extends infer U ? (U extends { id: number } ? Omit<U, 'id'> : never) : never;
 
 class Child {
   readonly proc: ChildProcess;
@@ -75,7 +76,10 @@ class Child {
   #waiting = new Map<number, { resolve: (m: BoardServerToParent) => void; reject: (e: Error) => void }>();
   ready: Promise<{ url: string; echoUrl: string }>;
   constructor(engine: string, env: Record<string, string>) {
-    this.proc = fork(path.join(import.meta.dirname, 'lib/board-server.ts'), [engine], { env: { ...process.env, ...env }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    this.proc = fork(path.join(import.meta.dirname, 'lib/board-server.ts'), [engine], {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
     this.ready = new Promise((resolve, reject) => {
       this.proc.once('exit', (c) => reject(new Error(`board server exited (${String(c)})`)));
       this.proc.on('message', (raw) => {
@@ -152,7 +156,14 @@ async function fanOut(sockets: Socket[], product: boolean): Promise<FanOut> {
       const id = `d${String(who)}-${String(n++)}`;
       const data = strokeAt(who * 100_000 + n, BATCHES * 2);
       for (let b = 0; b < BATCHES && !stop; b++) {
-        s.emit('stroke', { strokeId: id, page: 'wb:0', points: data.points.slice(b * 4, b * 4 + 4), color: data.color, width: data.width, start: b === 0 });
+        s.emit('stroke', {
+          strokeId: id,
+          page: 'wb:0',
+          points: data.points.slice(b * 4, b * 4 + 4),
+          color: data.color,
+          width: data.width,
+          start: b === 0,
+        });
         if (measuring) r.strokeSent++;
         await sleep(BATCH_MS);
       }
@@ -201,7 +212,14 @@ async function watch(drawer: Socket, watcher: Socket): Promise<{ sentPerS: numbe
   let sent = 0;
   const t0 = performance.now();
   while (performance.now() - t0 < WATCH_MS) {
-    drawer.emit('stroke', { strokeId: 'watch', page: 'wb:0', points: [sent % 1000, 100, (sent % 1000) + 2, 102], color: 'red', width: 4, start: sent === 0 });
+    drawer.emit('stroke', {
+      strokeId: 'watch',
+      page: 'wb:0',
+      points: [sent % 1000, 100, (sent % 1000) + 2, 102],
+      color: 'red',
+      width: 4,
+      start: sent === 0,
+    });
     sent++;
     await sleep(WATCH_EVERY);
   }
@@ -214,7 +232,12 @@ async function watch(drawer: Socket, watcher: Socket): Promise<{ sentPerS: numbe
 
 async function main(): Promise<void> {
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
-  const out: string[] = [`# bench/board ${new Date().toISOString()}`, '', `${String(cpus().length)} cores, ${String(Math.round(totalmem() / 2 ** 30))} GiB, Node ${process.version}`, ''];
+  const out: string[] = [
+    `# bench/board ${new Date().toISOString()}`,
+    '',
+    `${String(cpus().length)} cores, ${String(Math.round(totalmem() / 2 ** 30))} GiB, Node ${process.version}`,
+    '',
+  ];
   const json: Record<string, unknown> = {};
   let pg: RunningPostgres | null = null;
   try {
@@ -232,12 +255,45 @@ async function main(): Promise<void> {
       const loads: Array<{ label: string; r: LoadResult }> = [];
       for (const n of SIZES) {
         log(`${engine}: building a page of ${String(n)} operations`);
-        loads.push({ label: `${String(n)} strokes`, r: (await child.ask<{ type: 'loaded'; id: number; result: LoadResult }>({ type: 'load', n, shape: 'fresh', after: 0, repeat: REPEAT })).result });
+        loads.push({
+          label: `${String(n)} strokes`,
+          r: (
+            await child.ask<{ type: 'loaded'; id: number; result: LoadResult }>({
+              type: 'load',
+              n,
+              shape: 'fresh',
+              after: 0,
+              repeat: REPEAT,
+            })
+          ).result,
+        });
       }
       const big = Math.max(...SIZES);
       log(`${engine}: a cleared history of ${String(big)} and a fresh page of 1,000`);
-      loads.push({ label: `${String(big)} strokes, clear, 1,000 strokes`, r: (await child.ask<{ type: 'loaded'; id: number; result: LoadResult }>({ type: 'load', n: big, shape: 'cleared', after: 1000, repeat: REPEAT })).result });
-      loads.push({ label: '1,000 strokes (fresh)', r: (await child.ask<{ type: 'loaded'; id: number; result: LoadResult }>({ type: 'load', n: 1000, shape: 'fresh', after: 0, repeat: REPEAT })).result });
+      loads.push({
+        label: `${String(big)} strokes, clear, 1,000 strokes`,
+        r: (
+          await child.ask<{ type: 'loaded'; id: number; result: LoadResult }>({
+            type: 'load',
+            n: big,
+            shape: 'cleared',
+            after: 1000,
+            repeat: REPEAT,
+          })
+        ).result,
+      });
+      loads.push({
+        label: '1,000 strokes (fresh)',
+        r: (
+          await child.ask<{ type: 'loaded'; id: number; result: LoadResult }>({
+            type: 'load',
+            n: 1000,
+            shape: 'fresh',
+            after: 0,
+            repeat: REPEAT,
+          })
+        ).result,
+      });
       const loadTable = markdownTable(
         ['page', 'operations', 'items', 'payload', 'warm ms', 'cold ms', 'JSON.stringify ms (ref)', 'rows kept', 'snapshots', 'seeding s'],
         loads.map(({ label, r }) => [
@@ -256,7 +312,10 @@ async function main(): Promise<void> {
       console.log(`\n## ${engine}: load payload (median of ${String(REPEAT)})\n\n${loadTable}`);
 
       // (2) fan-out, product then echo reference
-      const { tokens, room } = await child.ask<{ type: 'room'; id: number; room: string; tokens: string[] }>({ type: 'room', people: DRAWERS });
+      const { tokens, room } = await child.ask<{ type: 'room'; id: number; room: string; tokens: string[] }>({
+        type: 'room',
+        people: DRAWERS,
+      });
       const product = await Promise.all(tokens.map((token) => connect(`${url}/board`, { token })));
       log(`${engine}: fan-out, ${String(DRAWERS)} drawers`);
       const p = await fanOut(product, true);
@@ -279,10 +338,22 @@ async function main(): Promise<void> {
         ];
       };
       const fanTable = markdownTable(
-        ['channel', 'ops/s', 'deliveries', 'refused', 'p50 ms', 'p95 ms', 'p99 ms', 'max ms', 'live batches delivered/s (of sent x others)'],
+        [
+          'channel',
+          'ops/s',
+          'deliveries',
+          'refused',
+          'p50 ms',
+          'p95 ms',
+          'p99 ms',
+          'max ms',
+          'live batches delivered/s (of sent x others)',
+        ],
         [row('/board (product)', p), row('bare socket.io relay (ref)', e)],
       );
-      console.log(`\n## ${engine}: operation fan-out, ${String(DRAWERS)} clients drawing in one room, ${String(DURATION_MS / 1000)} s\n\n${fanTable}`);
+      console.log(
+        `\n## ${engine}: operation fan-out, ${String(DRAWERS)} clients drawing in one room, ${String(DURATION_MS / 1000)} s\n\n${fanTable}`,
+      );
 
       // (3) live stroke rate seen by a watcher
       const [t, w] = await Promise.all([connect(`${url}/board`, { token: tokens[0]! }), connect(`${url}/board`, { token: tokens[1]! })]);
@@ -302,8 +373,28 @@ async function main(): Promise<void> {
       );
       console.log(`\n## ${engine}: live stroke updates, one drawer, one watcher\n\n${liveTable}`);
 
-      out.push(`## ${engine}`, '', '### load payload', '', loadTable, '', '### fan-out', '', fanTable, '', '### live strokes', '', liveTable, '');
-      json[engine] = { loads, fanOut: { product: p.latency.percentiles([50, 95, 99, 100]), echo: e.latency.percentiles([50, 95, 99, 100]) }, live, liveRef };
+      out.push(
+        `## ${engine}`,
+        '',
+        '### load payload',
+        '',
+        loadTable,
+        '',
+        '### fan-out',
+        '',
+        fanTable,
+        '',
+        '### live strokes',
+        '',
+        liveTable,
+        '',
+      );
+      json[engine] = {
+        loads,
+        fanOut: { product: p.latency.percentiles([50, 95, 99, 100]), echo: e.latency.percentiles([50, 95, 99, 100]) },
+        live,
+        liveRef,
+      };
       await child.close();
     }
   } finally {

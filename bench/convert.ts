@@ -58,7 +58,9 @@ function exec(command: string, args: string[]): Promise<number> {
     let err = '';
     child.stderr.on('data', (c: Buffer) => (err += c.toString()));
     child.once('error', reject);
-    child.once('close', (code) => (code === 0 ? resolve(performance.now() - started) : reject(new Error(`${command} exited ${String(code)}: ${err}`))));
+    child.once('close', (code) =>
+      code === 0 ? resolve(performance.now() - started) : reject(new Error(`${command} exited ${String(code)}: ${err}`)),
+    );
   });
 }
 
@@ -83,7 +85,13 @@ async function main() {
   try {
     log(`making a ${String(slides)}-slide pptx and a ${String(pdfPages)}-page PDF…`);
     const setupProfile = path.join(dir, 'profile-setup');
-    const pptx = await sofficeConvert(await writeFixture(dir, 'deck.fodp', presentationFodp(slides)), 'pptx', dir, 'deck.pptx', setupProfile);
+    const pptx = await sofficeConvert(
+      await writeFixture(dir, 'deck.fodp', presentationFodp(slides)),
+      'pptx',
+      dir,
+      'deck.pptx',
+      setupProfile,
+    );
     const pdf = await sofficeConvert(await writeFixture(dir, 'notes.fodt', textFodt(pdfPages)), 'pdf', dir, 'notes.pdf', setupProfile);
     await converter.ready;
     await plain.ready;
@@ -93,10 +101,14 @@ async function main() {
     await exec('soffice', sofficeArgs(bareProfile, pptx, path.join(dir, 'warm-bare')));
     // An soffice left running on its own profile; later soffice calls on that profile hand it their work.
     const residentProfile = path.join(dir, 'profile-resident');
-    resident = spawn('soffice', ['--headless', '--norestore', '--nologo', '--nodefault', `-env:UserInstallation=${pathToFileURL(residentProfile).href}`], {
-      detached: true,
-      stdio: 'ignore',
-    });
+    resident = spawn(
+      'soffice',
+      ['--headless', '--norestore', '--nologo', '--nodefault', `-env:UserInstallation=${pathToFileURL(residentProfile).href}`],
+      {
+        detached: true,
+        stdio: 'ignore',
+      },
+    );
     await new Promise((r) => setTimeout(r, 3000));
     await exec('soffice', sofficeArgs(residentProfile, pptx, path.join(dir, 'warm-resident')));
 
@@ -123,7 +135,17 @@ async function main() {
         input = path.join(out, `${path.basename(file, path.extname(file))}.pdf`);
         add(`${key}.soffice`, sofficeMs);
       }
-      const ppmMs = await exec('pdftoppm', ['-jpeg', '-jpegopt', 'quality=85', '-scale-to-x', '1280', '-scale-to-y', '-1', input, path.join(out, 'page')]);
+      const ppmMs = await exec('pdftoppm', [
+        '-jpeg',
+        '-jpegopt',
+        'quality=85',
+        '-scale-to-x',
+        '1280',
+        '-scale-to-y',
+        '-1',
+        input,
+        path.join(out, 'page'),
+      ]);
       const made = (await readdir(out)).filter((f) => f.startsWith('page')).length;
       if (made !== (withSoffice ? slides : pdfPages)) throw new Error(`${key}: pdftoppm made ${String(made)} pages`);
       add(`${key}.pdftoppm`, ppmMs);
@@ -155,11 +177,35 @@ async function main() {
     const verdict = (ok: boolean) => (ok ? 'met' : '**not met**');
     const rows = [
       ['pptx', String(slides), 'ours (LibreOffice + mupdf + sharp)', fmtMs(m('ours.pptx.first')), fmtMs(m('ours.pptx.last')), '-', '-'],
-      ['pptx', String(slides), 'ours, back-to-back (a second deck at once)', fmtMs(m('ours.b2b.first')), fmtMs(m('ours.b2b.last')), '-', '-'],
+      [
+        'pptx',
+        String(slides),
+        'ours, back-to-back (a second deck at once)',
+        fmtMs(m('ours.b2b.first')),
+        fmtMs(m('ours.b2b.last')),
+        '-',
+        '-',
+      ],
       ['pptx', String(slides), 'ours without the standby soffice', fmtMs(m('plain.pptx.first')), fmtMs(m('plain.pptx.last')), '-', '-'],
-      ['pptx', String(slides), 'bare: soffice + pdftoppm', '-', fmtMs(m('bare.pptx.last')), fmtMs(m('bare.pptx.soffice')), fmtMs(m('bare.pptx.pdftoppm'))],
+      [
+        'pptx',
+        String(slides),
+        'bare: soffice + pdftoppm',
+        '-',
+        fmtMs(m('bare.pptx.last')),
+        fmtMs(m('bare.pptx.soffice')),
+        fmtMs(m('bare.pptx.pdftoppm')),
+      ],
       ['pptx', String(slides), 'bare soffice, new profile', '-', '-', fmtMs(m('fresh.soffice')), '-'],
-      ['pptx', String(slides), 'soffice to an instance started once (it ends after one hand-over)', '-', '-', fmtMs(m('resident.soffice')), '-'],
+      [
+        'pptx',
+        String(slides),
+        'soffice to an instance started once (it ends after one hand-over)',
+        '-',
+        '-',
+        fmtMs(m('resident.soffice')),
+        '-',
+      ],
       ['pdf', String(pdfPages), 'ours (mupdf + sharp)', fmtMs(m('ours.pdf.first')), fmtMs(m('ours.pdf.last')), '-', '-'],
       ['pdf', String(pdfPages), 'bare: pdftoppm', '-', fmtMs(m('bare.pdf.last')), '-', fmtMs(m('bare.pdf.pdftoppm'))],
     ];
@@ -167,7 +213,12 @@ async function main() {
     const goals = markdownTable(
       ['goal', 'target', 'measured', 'verdict'],
       [
-        ['pptx total ≤ 1.1 × bare soffice + 30 ms/page', `${fmtMs(pptxBudget)} ms`, `${fmtMs(m('ours.pptx.last'))} ms`, verdict(m('ours.pptx.last') <= pptxBudget)],
+        [
+          'pptx total ≤ 1.1 × bare soffice + 30 ms/page',
+          `${fmtMs(pptxBudget)} ms`,
+          `${fmtMs(m('ours.pptx.last'))} ms`,
+          verdict(m('ours.pptx.last') <= pptxBudget),
+        ],
         ['pptx first page < 2.5 s', '2500 ms', `${fmtMs(m('ours.pptx.first'))} ms`, verdict(m('ours.pptx.first') < 2500)],
         ['pdf total ≤ 30 ms/page', `${fmtMs(pdfBudget)} ms`, `${fmtMs(m('ours.pdf.last'))} ms`, verdict(m('ours.pdf.last') <= pdfBudget)],
         ['pdf first page < 1 s', '1000 ms', `${fmtMs(m('ours.pdf.first'))} ms`, verdict(m('ours.pdf.first') < 1000)],
@@ -180,7 +231,10 @@ async function main() {
     mkdirSync(resultsDir, { recursive: true });
     const stamp = new Date().toISOString().replace(/[:.]/g, '-');
     writeFileSync(path.join(resultsDir, `convert-${stamp}.md`), report);
-    writeFileSync(path.join(resultsDir, `convert-${stamp}.json`), JSON.stringify({ repeat, slides, pdfPages, load0, load1, samples }, null, 2));
+    writeFileSync(
+      path.join(resultsDir, `convert-${stamp}.json`),
+      JSON.stringify({ repeat, slides, pdfPages, load0, load1, samples }, null, 2),
+    );
   } finally {
     await converter.close();
     await plain.close();

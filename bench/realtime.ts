@@ -104,7 +104,11 @@ class Child<In, Out extends { type: string }> {
     this.proc.send(m as object);
   }
   /** The next message of `type` (and passing `match`), or a rejection after `ms` or at exit. */
-  next<T extends Out['type']>(type: T, ms: number, match: (m: Extract<Out, { type: T }>) => boolean = () => true): Promise<Extract<Out, { type: T }>> {
+  next<T extends Out['type']>(
+    type: T,
+    ms: number,
+    match: (m: Extract<Out, { type: T }>) => boolean = () => true,
+  ): Promise<Extract<Out, { type: T }>> {
     return new Promise((resolve, reject) => {
       const done = () => {
         clearTimeout(timer);
@@ -218,7 +222,16 @@ function mergeKind(parts: KindResult[], seconds: number): KindRow {
   const [p50, p99, max] = lat.percentiles([50, 99, 100]) as [number, number, number];
   const [ackP99] = acks.percentiles([99]) as [number];
   void sent;
-  return { events: acked / seconds, deliveries: lat.count / seconds, p50, p99, max, ackP99, lost: Math.max(0, expected - lat.count), errors };
+  return {
+    events: acked / seconds,
+    deliveries: lat.count / seconds,
+    p50,
+    p99,
+    max,
+    ackP99,
+    lost: Math.max(0, expected - lat.count),
+    errors,
+  };
 }
 
 async function measure(
@@ -277,7 +290,10 @@ async function measure(
 
 const worst = (r: RunRow) => Math.max(r.custom.p99, r.chat.p99);
 const failed = (r: RunRow) =>
-  worst(r) > LIMIT_MS || r.custom.lost + r.chat.lost > 0 || Number.isNaN(worst(r)) || Boolean(r.custom.errors['skipped'] ?? r.chat.errors['skipped']);
+  worst(r) > LIMIT_MS ||
+  r.custom.lost + r.chat.lost > 0 ||
+  Number.isNaN(worst(r)) ||
+  Boolean(r.custom.errors['skipped'] ?? r.chat.errors['skipped']);
 
 // ---------------------------------------------------------------------------------------------
 // One engine
@@ -323,7 +339,9 @@ async function benchEngine(engine: 'pglite' | 'postgres', pg: RunningPostgres | 
     const ok = connected.reduce((a, c) => a + c.ok, 0);
     const connectErrors: Record<string, number> = {};
     for (const c of connected) for (const [k, v] of Object.entries(c.errors)) connectErrors[k] = (connectErrors[k] ?? 0) + v;
-    log(`${engine}: ${String(ok)} clients connected and joined in ${(connectMs / 1000).toFixed(1)} s${Object.keys(connectErrors).length ? `, errors ${JSON.stringify(connectErrors)}` : ''}`);
+    log(
+      `${engine}: ${String(ok)} clients connected and joined in ${(connectMs / 1000).toFixed(1)} s${Object.keys(connectErrors).length ? `, errors ${JSON.stringify(connectErrors)}` : ''}`,
+    );
     if (ok === 0) throw new Error('no client could join');
     // Let the members broadcasts of the last joins settle.
     await sleep(2000);
@@ -337,10 +355,10 @@ async function benchEngine(engine: 'pglite' | 'postgres', pg: RunningPostgres | 
     // (b) ramp
     // Until the server is idle (under 30 % of a core over 500 ms), at most 30 s.
     const settle = async () => {
-      for (const t0 = Date.now(); Date.now() - t0 < 30_000; ) {
+      for (const t0 = Date.now(); Date.now() - t0 < 30_000;) {
         const a = ticksOf(server.pid);
         await sleep(500);
-        if (((ticksOf(server.pid) - a) / 0.5) < 30) break;
+        if ((ticksOf(server.pid) - a) / 0.5 < 30) break;
       }
       await sleep(500);
     };
@@ -443,11 +461,35 @@ function report(startedAt: Date, busyBefore: number): string {
     }
   }
   const runTable = markdownTable(
-    ['engine', 'phase', 'ev/client/s', 'kind', 'events/s', 'deliveries/s', 'p50 ms', 'p99 ms', 'max ms', 'ack p99 ms', 'errors', 'CPU % server / db / clients / other', 'client send lag p99 / loop p99 ms'],
+    [
+      'engine',
+      'phase',
+      'ev/client/s',
+      'kind',
+      'events/s',
+      'deliveries/s',
+      'p50 ms',
+      'p99 ms',
+      'max ms',
+      'ack p99 ms',
+      'errors',
+      'CPU % server / db / clients / other',
+      'client send lag p99 / loop p99 ms',
+    ],
     rows,
   );
   const memTable = markdownTable(
-    ['engine', 'clients', 'RSS before → after MB', 'RSS / client KB', 'heap used before → after MB', 'heap / client KB', 'external+buffers / client KB', 'seed s', 'connect+join s'],
+    [
+      'engine',
+      'clients',
+      'RSS before → after MB',
+      'RSS / client KB',
+      'heap used before → after MB',
+      'heap / client KB',
+      'external+buffers / client KB',
+      'seed s',
+      'connect+join s',
+    ],
     mems.map((m) => [
       engineName(m.engine),
       String(m.clients),
@@ -479,7 +521,7 @@ async function main(): Promise<void> {
   mkdirSync(resultsDir, { recursive: true });
   const quietMs = Number(args['quiet-wait']) * 1000;
   let busyBefore = await machineBusy(1000);
-  for (const t0 = Date.now(); busyBefore > 25 && Date.now() - t0 < quietMs; ) {
+  for (const t0 = Date.now(); busyBefore > 25 && Date.now() - t0 < quietMs;) {
     log(`machine busy (${busyBefore.toFixed(0)} % of a core); waiting`);
     busyBefore = await machineBusy(2000);
   }
@@ -500,7 +542,8 @@ async function main(): Promise<void> {
   writeFileSync(path.join(resultsDir, `realtime-${stamp}.md`), text);
   writeFileSync(path.join(resultsDir, `realtime-${stamp}.json`), JSON.stringify({ startedAt, args, runs, mems, thresholds }, null, 2));
   log(`results written to bench/results/realtime-${stamp}.{md,json}`);
-  for (const file of profiles) process.stdout.write(`\n### CPU profile ${path.basename(file)} (self time)\n\n${summariseProfile(file, root, 25)}\n`);
+  for (const file of profiles)
+    process.stdout.write(`\n### CPU profile ${path.basename(file)} (self time)\n\n${summariseProfile(file, root, 25)}\n`);
 }
 
 runBench(main, RUN_LIMIT_MS, log);

@@ -61,11 +61,15 @@ interface Sfu {
 }
 
 async function ours(): Promise<Sfu> {
-  const child: ChildProcess = fork(path.join(root, 'bench/lib/sfu-server.ts'), { env: { ...process.env, BENCH_SECRET: SECRET }, stdio: 'inherit' });
+  const child: ChildProcess = fork(path.join(root, 'bench/lib/sfu-server.ts'), {
+    env: { ...process.env, BENCH_SECRET: SECRET },
+    stdio: 'inherit',
+  });
   const port = await new Promise<number>((resolve) => child.once('message', (m: { port: number }) => resolve(m.port)));
   const url = `http://127.0.0.1:${port}`;
   const signer = new TokenSigner(SECRET);
-  const token = (uid: string) => signer.sign({ scope: 'media', room: '100001', uid, role: uid === '1' ? 'creator' : 'member', rt: 1, pub: ['camera', 'mic'] }, 3600);
+  const token = (uid: string) =>
+    signer.sign({ scope: 'media', room: '100001', uid, role: uid === '1' ? 'creator' : 'member', rt: 1, pub: ['camera', 'mic'] }, 3600);
   const peers: MediaTestPeer[] = [];
   let trackId = '';
   return {
@@ -122,7 +126,11 @@ async function janus(): Promise<Sfu> {
       const track = new MediaStreamTrack({ kind: 'video' });
       pc.addTransceiver(track, { direction: 'sendonly' });
       await pc.setLocalDescription(await pc.createOffer());
-      const ev = await session.message(handle, { request: 'publish', audio: false, video: true }, { type: 'offer', sdp: pc.localDescription!.sdp, trickle: false });
+      const ev = await session.message(
+        handle,
+        { request: 'publish', audio: false, video: true },
+        { type: 'offer', sdp: pc.localDescription!.sdp, trickle: false },
+      );
       if (!ev.jsep) throw new Error(`janus publish: ${JSON.stringify(ev.plugindata?.data)}`);
       await pc.setRemoteDescription({ type: 'answer', sdp: ev.jsep.sdp });
       timer = sendSynthetic(track, 'video');
@@ -130,7 +138,13 @@ async function janus(): Promise<Sfu> {
       const end = Date.now() + 10_000;
       while (pc.connectionState !== 'connected' && Date.now() < end) await sleep(50);
       await sleep(500);
-      if (pc.connectionState !== 'connected') throw new Error(`janus publisher: ${pc.connectionState}; answer candidates: ${ev.jsep.sdp.split('\n').filter((l: string) => l.includes('candidate')).join(' ')}`);
+      if (pc.connectionState !== 'connected')
+        throw new Error(
+          `janus publisher: ${pc.connectionState}; answer candidates: ${ev.jsep.sdp
+            .split('\n')
+            .filter((l: string) => l.includes('candidate'))
+            .join(' ')}`,
+        );
     },
     async subscribe() {
       const handle = await session.attach();
@@ -196,7 +210,9 @@ async function measure(make: () => Promise<Sfu>): Promise<Row[]> {
         kibPerSub: (rssKiB(sfu.pid) - base) / n,
       };
       rows.push(row);
-      log(`  ${row.sfu}: ${n} subscribers: ${row.cpu.toFixed(1)}% CPU, ${Math.round(row.pps)} packets/s, ${row.usPerPacket.toFixed(1)} us/packet, ${Math.round(row.kibPerSub)} KiB/subscriber`);
+      log(
+        `  ${row.sfu}: ${n} subscribers: ${row.cpu.toFixed(1)}% CPU, ${Math.round(row.pps)} packets/s, ${row.usPerPacket.toFixed(1)} us/packet, ${Math.round(row.kibPerSub)} KiB/subscriber`,
+      );
     }
     for (const s of subs) await s.close();
   } finally {
@@ -206,13 +222,26 @@ async function measure(make: () => Promise<Sfu>): Promise<Row[]> {
 }
 
 async function main() {
-  log(`bench/sfu on ${cpus().length} x ${cpus()[0]?.model ?? 'cpu'}, Node ${process.version}; counts ${counts.join(', ')}, ${args.duration} s per step`);
+  log(
+    `bench/sfu on ${cpus().length} x ${cpus()[0]?.model ?? 'cpu'}, Node ${process.version}; counts ${counts.join(', ')}, ${args.duration} s per step`,
+  );
   const rows = await measure(ours);
   let reference: Row[] = [];
   if (janusInstalled()) reference = await measure(janus);
   else log('  Janus is not installed (apt-get install janus): no reference run');
   const table = markdownTable(
-    ['subscribers', 'Banshu CPU %', 'Janus CPU %', 'Banshu packets/s', 'Janus packets/s', 'Banshu us/packet', 'Janus us/packet', 'ratio', 'Banshu KiB/sub', 'Janus KiB/sub'],
+    [
+      'subscribers',
+      'Banshu CPU %',
+      'Janus CPU %',
+      'Banshu packets/s',
+      'Janus packets/s',
+      'Banshu us/packet',
+      'Janus us/packet',
+      'ratio',
+      'Banshu KiB/sub',
+      'Janus KiB/sub',
+    ],
     counts.map((n) => {
       const a = rows.find((r) => r.subscribers === n);
       const b = reference.find((r) => r.subscribers === n);

@@ -62,7 +62,12 @@ export class Peer extends EventEmitter<{ closed: [] }> {
       role: this.role,
       rights: this.rights,
       publications: [...this.publications.values()].map((p) => ({ ...p.describe(), packets: p.packets, subscribers: p.subscriberCount })),
-      subscriptions: [...this.subscriptions.values()].map((s) => ({ id: s.id, trackId: s.publication.id, layer: s.layer, packets: s.packets })),
+      subscriptions: [...this.subscriptions.values()].map((s) => ({
+        id: s.id,
+        trackId: s.publication.id,
+        layer: s.layer,
+        packets: s.packets,
+      })),
     };
   }
 }

@@ -27,9 +27,7 @@ const PPID_BINARY = 53;
 function echo(channel: RTCDataChannel, message: string | Buffer): void {
   if (message.length === 0 || channel.id === undefined) return;
   const ppid = typeof message === 'string' ? PPID_STRING : PPID_BINARY;
-  channel.sctp.sctp
-    .send(channel.id, ppid, Buffer.from(message), { ordered: false, expiry: Date.now() / 1000 })
-    .catch(() => undefined); // the association closed under us: nothing to answer
+  channel.sctp.sctp.send(channel.id, ppid, Buffer.from(message), { ordered: false, expiry: Date.now() / 1000 }).catch(() => undefined); // the association closed under us: nothing to answer
 }
 
 export interface ProbeOptions {
@@ -101,4 +99,3 @@ export class ProbeEchoes {
     for (const close of [...this.#open]) close();
   }
 }
-

@@ -112,7 +112,16 @@ export class Publication extends EventEmitter<{ closed: []; layer: [LayerKey] }>
 
   #addLayer(track: MediaStreamTrack): void {
     const key: LayerKey = (LAYERS as readonly string[]).includes(track.rid ?? '') ? (track.rid as Layer) : '';
-    const state: LayerState = { track, ssrc: track.ssrc, lastKeyframeAsk: 0, keyframeTimer: null, lastPacketAt: 0, highest: -1, base: -1, received: 0 };
+    const state: LayerState = {
+      track,
+      ssrc: track.ssrc,
+      lastKeyframeAsk: 0,
+      keyframeTimer: null,
+      lastPacketAt: 0,
+      highest: -1,
+      base: -1,
+      received: 0,
+    };
     this.#layers.set(key, state);
     track.onReceiveRtp.subscribe((rtp, ext) => this.#onRtp(key, state, rtp, ext));
   }

@@ -26,7 +26,13 @@ export interface RtcSettings {
 }
 
 const opus = () =>
-  new RTCRtpCodecParameters({ mimeType: 'audio/opus', clockRate: 48000, channels: 2, payloadType: 111, parameters: 'minptime=10;useinbandfec=1' });
+  new RTCRtpCodecParameters({
+    mimeType: 'audio/opus',
+    clockRate: 48000,
+    channels: 2,
+    payloadType: 111,
+    parameters: 'minptime=10;useinbandfec=1',
+  });
 const vp8 = () =>
   new RTCRtpCodecParameters({
     mimeType: 'video/VP8',

@@ -39,7 +39,8 @@ describe('audio level and REMB encoding', () => {
 
 describe('VP8 picture id continuity across a layer switch', () => {
   // X=1, S=1 | I and L set | 15-bit picture id | TL0PICIDX | payload header byte
-  const packet = (pic: number, tl0: number, key = false) => Uint8Array.from([0x90, 0xc0, 0x80 | (pic >> 8), pic & 0xff, tl0, key ? 0x00 : 0x01]);
+  const packet = (pic: number, tl0: number, key = false) =>
+    Uint8Array.from([0x90, 0xc0, 0x80 | (pic >> 8), pic & 0xff, tl0, key ? 0x00 : 0x01]);
 
   it('reads the ids', () => {
     expect(vp8Ids(packet(0x1234, 7))).toMatchObject({ pic: 0x1234, picBits: 15, picAt: 2, tl0At: 4 });

@@ -59,7 +59,8 @@ export class MediaServer {
   }
 
   verify(token: unknown): MediaTokenPayload {
-    const claim = typeof token === 'string' ? this.#opts.signer.verify<Record<string, unknown>>(token, (this.#opts.now ?? Date.now)()) : null;
+    const claim =
+      typeof token === 'string' ? this.#opts.signer.verify<Record<string, unknown>>(token, (this.#opts.now ?? Date.now)()) : null;
     if (!isClaim(claim)) throw new DomainError('33001');
     return claim;
   }

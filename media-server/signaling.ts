@@ -68,7 +68,14 @@ export function attachSignaling(
           // Closed by the node (kick-out, room closed): the socket goes too.
           setImmediate(() => socket.disconnect(true));
         });
-        return { peerId: j.peer.id, room: j.room.number, userId: j.peer.userId, rights: j.peer.rights, tracks: j.room.tracks(j.peer), iceServers };
+        return {
+          peerId: j.peer.id,
+          room: j.room.number,
+          userId: j.peer.userId,
+          rights: j.peer.rights,
+          tracks: j.room.tracks(j.peer),
+          iceServers,
+        };
       },
       refresh: (b) => {
         const j = need();

@@ -51,7 +51,8 @@ export class Subscription extends EventEmitter<{ closed: []; layerChanged: [Laye
     this.#sender.onPictureLossIndication.subscribe(() => this.#askKeyframe());
     this.#sender.onRtcp.subscribe((packet) => {
       // FIR (feedback message type 4) asks for a keyframe like PLI; werift does not export its class.
-      if (packet instanceof RtcpPayloadSpecificFeedback && (packet.feedback.constructor as { count?: number }).count === FIR_FMT) this.#askKeyframe();
+      if (packet instanceof RtcpPayloadSpecificFeedback && (packet.feedback.constructor as { count?: number }).count === FIR_FMT)
+        this.#askKeyframe();
       if (packet instanceof RtcpRrPacket) {
         const report = packet.reports.find((r) => r.ssrc === this.#sender.ssrc);
         if (report) this.downLoss = report.fractionLost / 256;

@@ -44,7 +44,11 @@ export async function startBanshu(
       );
     }
     // Embedded by default: the SFU shares the web role's port and hears its room events.
-    if (runsMedia) media = await startMedia({ config, secret: platform.secret, logger: platform.logger, events: platform.events, db: platform.database.db }, web?.io ?? null);
+    if (runsMedia)
+      media = await startMedia(
+        { config, secret: platform.secret, logger: platform.logger, events: platform.events, db: platform.database.db },
+        web?.io ?? null,
+      );
     if (media && web) web.setMediaControl((req, res) => media!.control(req, res));
     // Revocations for rooms on media nodes in other processes (ADR 032). One embedded SFU serves
     // every room itself.

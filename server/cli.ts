@@ -33,7 +33,11 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
   const platform = await buildPlatform(config, { jobs: false, logger: createLogger('warn') });
   try {
     if (command === 'announce') {
-      const a = await platform.services.messaging.publish({ title: values.title!, content: values.content!, author: values.author ?? 'cli' });
+      const a = await platform.services.messaging.publish({
+        title: values.title!,
+        content: values.content!,
+        author: values.author ?? 'cli',
+      });
       out(`published announcement ${a.id}: ${a.title}`);
     } else {
       const { messageList } = await platform.services.messaging.list({ pageSize: 20 });

@@ -80,7 +80,13 @@ export interface MediaControlSenderDeps {
 }
 
 /** Sends one command to a node; true once the node accepted it. */
-export async function sendControl(url: string, secret: string, cmd: MediaControlCommand, logger: Logger, retry: ControlRetry = {}): Promise<boolean> {
+export async function sendControl(
+  url: string,
+  secret: string,
+  cmd: MediaControlCommand,
+  logger: Logger,
+  retry: ControlRetry = {},
+): Promise<boolean> {
   const until = Date.now() + (retry.retryForMs ?? DEFAULT_RETRY_FOR_MS);
   for (let attempt = 0; ; attempt++) {
     if (attempt > 0) {
@@ -122,7 +128,9 @@ export function attachMediaControlSender(d: MediaControlSenderDeps): () => void 
     void d.nodes
       .locate(cmd.room)
       .then((node) =>
-        node && !d.isLocal(node.nodeId) ? sendControl(node.url, d.secret, cmd, d.logger, { retryForMs: d.retryForMs ?? DEFAULT_RETRY_FOR_MS, signal: closing.signal }) : false,
+        node && !d.isLocal(node.nodeId)
+          ? sendControl(node.url, d.secret, cmd, d.logger, { retryForMs: d.retryForMs ?? DEFAULT_RETRY_FOR_MS, signal: closing.signal })
+          : false,
       )
       .catch((err: unknown) => d.logger.error({ err, room: cmd.room }, 'media control: no placement'));
   });

@@ -91,7 +91,11 @@ export interface PlatformOverrides {
 }
 
 /** The object store the settings name: S3-compatible with S3_ENDPOINT, else DATA_DIR/objects. */
-export function buildObjectStore(config: Config, secret: string, now: () => number): { objects: ObjectStore; disk: DiskObjectStore | null } {
+export function buildObjectStore(
+  config: Config,
+  secret: string,
+  now: () => number,
+): { objects: ObjectStore; disk: DiskObjectStore | null } {
   if (config.S3_ENDPOINT) {
     const objects = new S3ObjectStore(
       {
@@ -156,7 +160,10 @@ export async function buildPlatform(config: Config, o: PlatformOverrides = {}): 
   const wantJobs = o.jobs ?? (runsWorkers || config.ROLE === 'web');
   let jobs: JobQueue | null = null;
   if (wantJobs) {
-    jobs = await startPgBoss(database.pglite ? { pglite: database.pglite } : { url: database.url! }, logger, { maintenance: runsWorkers, notifyQueues: notifyQueues });
+    jobs = await startPgBoss(database.pglite ? { pglite: database.pglite } : { url: database.url! }, logger, {
+      maintenance: runsWorkers,
+      notifyQueues: notifyQueues,
+    });
   }
 
   // The sandbox gives packages away, so production has no gateway unless one is chosen. Without
@@ -165,12 +172,18 @@ export async function buildPlatform(config: Config, o: PlatformOverrides = {}): 
   const payments: PaymentGateway =
     o.payments ??
     (gatewayKind === 'sandbox'
-      ? new SandboxGateway(config.PAYMENT_GATEWAY_SECRET ?? hmac(secret, 'payment-gateway'), () => config.publicUrl, () => clock.now().getTime())
+      ? new SandboxGateway(
+          config.PAYMENT_GATEWAY_SECRET ?? hmac(secret, 'payment-gateway'),
+          () => config.publicUrl,
+          () => clock.now().getTime(),
+        )
       : new NoGateway());
   const sandbox = payments instanceof SandboxGateway ? payments : null;
   const mediaNodes =
     o.mediaNodes ??
-    (config.MEDIA_PLACEMENT === 'registry' ? new MediaRegistry(new MediaNodeRepository(database.db), clock, config.MEDIA_REPORT_SECONDS) : singleMediaNode(config));
+    (config.MEDIA_PLACEMENT === 'registry'
+      ? new MediaRegistry(new MediaNodeRepository(database.db), clock, config.MEDIA_REPORT_SECONDS)
+      : singleMediaNode(config));
   const services = buildServices({
     config,
     secret,
@@ -234,7 +247,11 @@ async function loadConverter(config: Config, logger: Logger): Promise<Converter 
     const { createConverter } = await import('../workers/convert/index.ts');
     // Processes that convert make LibreOffice's profiles at once (the first deck converts sooner).
     const converts = config.ROLE === 'all' || config.ROLE === 'worker';
-    return createConverter({ warm: converts && config.NODE_ENV !== 'test', officeSlots: config.CONVERT_OFFICE_SLOTS, pdfWorkers: config.CONVERT_PDF_WORKERS });
+    return createConverter({
+      warm: converts && config.NODE_ENV !== 'test',
+      officeSlots: config.CONVERT_OFFICE_SLOTS,
+      pdfWorkers: config.CONVERT_PDF_WORKERS,
+    });
   } catch (err) {
     logger.warn({ err }, 'no courseware converter: uploads cannot be checked or converted');
     return null;

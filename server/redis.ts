@@ -18,7 +18,16 @@ const KEY = 'banshu';
 const CONNECT_WAIT_MS = 10_000;
 
 /** Commands the adapter and the emitter send without handling a failure: a failure is logged here. */
-const FIRE_AND_FORGET = ['publish', 'spublish', 'subscribe', 'psubscribe', 'ssubscribe', 'unsubscribe', 'punsubscribe', 'sunsubscribe'] as const;
+const FIRE_AND_FORGET = [
+  'publish',
+  'spublish',
+  'subscribe',
+  'psubscribe',
+  'ssubscribe',
+  'unsubscribe',
+  'punsubscribe',
+  'sunsubscribe',
+] as const;
 
 function openClient(url: string, logger: Logger, name: string, opts: RedisOptions): Redis {
   const client = new Redis(url, { connectionName: `banshu-${name}`, retryStrategy: (n) => Math.min(n * 100, 2000), ...opts });

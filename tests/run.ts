@@ -94,7 +94,9 @@ async function runPhase(projects: string[], extraArgs: string[], reportFile: str
       if (!reportedAt && existsSync(reportFile)) reportedAt = Date.now();
       if (reportedAt && Date.now() - reportedAt > EXIT_GRACE_MS && child.pid) {
         hung = true;
-        console.error(`tests/run: vitest did not exit ${String(EXIT_GRACE_MS / 1000)} s after its report (a test left a process or handle open); stopping it`);
+        console.error(
+          `tests/run: vitest did not exit ${String(EXIT_GRACE_MS / 1000)} s after its report (a test left a process or handle open); stopping it`,
+        );
         killGroup(child.pid, 'SIGKILL');
         clearInterval(watchdog);
       }

@@ -8,7 +8,11 @@ import { USER_NAMESPACE, type UserClientToServer, type UserServerToClient } from
  * ref so a re-render does not reconnect.
  */
 export function useUserEvents(
-  handlers: { paymentSuccess?: (p: { orderId: string }) => void; addDocumentConvertEvent?: CoursewareUserEvents['addDocumentConvertEvent']; documentStatus?: CoursewareUserEvents['documentStatus'] },
+  handlers: {
+    paymentSuccess?: (p: { orderId: string }) => void;
+    addDocumentConvertEvent?: CoursewareUserEvents['addDocumentConvertEvent'];
+    documentStatus?: CoursewareUserEvents['documentStatus'];
+  },
   enabled = true,
 ): void {
   const ref = useRef(handlers);
@@ -18,7 +22,9 @@ export function useUserEvents(
     const socket: Socket<UserServerToClient, UserClientToServer> = io(USER_NAMESPACE, { transports: ['websocket'], withCredentials: true });
     socket.on('paymentSuccess', (p) => ref.current.paymentSuccess?.(p));
     // The document library follows conversions (core/contracts/courseware.ts user events).
-    const loose = socket as unknown as { on(event: string, handler: (p: Parameters<CoursewareUserEvents['documentStatus']>[0]) => void): void };
+    const loose = socket as unknown as {
+      on(event: string, handler: (p: Parameters<CoursewareUserEvents['documentStatus']>[0]) => void): void;
+    };
     loose.on('addDocumentConvertEvent', (p) => ref.current.addDocumentConvertEvent?.(p));
     loose.on('documentStatus', (p) => ref.current.documentStatus?.(p));
     return () => {

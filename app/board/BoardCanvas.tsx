@@ -158,9 +158,16 @@ export function BoardCanvas(props: BoardCanvasProps) {
       live: p.store.liveStrokes(p.page),
       draft: g.kind === 'stroke' ? g.stroke : null,
       shape:
-        g.kind === 'shape' && p.tools.pick.kind === 'shape' ? shapeData(p.tools.pick.shape, g.from, g.to, p.tools.color, p.tools.width) : null,
+        g.kind === 'shape' && p.tools.pick.kind === 'shape'
+          ? shapeData(p.tools.pick.shape, g.from, g.to, p.tools.color, p.tools.width)
+          : null,
       selection: selectedRects(ids, delta),
-      band: g.kind === 'band' ? normRect(g.from.x, g.from.y, g.to.x, g.to.y) : g.kind === 'shape' && p.tools.pick.kind === 'stencil' ? normRect(g.from.x, g.from.y, g.to.x, g.to.y) : null,
+      band:
+        g.kind === 'band'
+          ? normRect(g.from.x, g.from.y, g.to.x, g.to.y)
+          : g.kind === 'shape' && p.tools.pick.kind === 'stencil'
+            ? normRect(g.from.x, g.from.y, g.to.x, g.to.y)
+            : null,
     });
   }
 
@@ -298,7 +305,10 @@ export function BoardCanvas(props: BoardCanvasProps) {
         const r = normRect(g.from.x, g.from.y, g.to.x, g.to.y);
         if (p.tools.pick.kind === 'stencil') {
           // A click places the stencil at its default size; a drag sets its box.
-          const box = r.w < 8 || r.h < 8 ? { x: g.from.x - STENCIL_DEFAULT / 2, y: g.from.y - STENCIL_DEFAULT / 2, w: STENCIL_DEFAULT, h: STENCIL_DEFAULT } : r;
+          const box =
+            r.w < 8 || r.h < 8
+              ? { x: g.from.x - STENCIL_DEFAULT / 2, y: g.from.y - STENCIL_DEFAULT / 2, w: STENCIL_DEFAULT, h: STENCIL_DEFAULT }
+              : r;
           p.store.create(p.page, 'graph', {
             kind: 'stencil',
             stencilId: p.tools.pick.stencilId,

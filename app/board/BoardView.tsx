@@ -235,7 +235,8 @@ export function BoardView(props: BoardViewProps) {
     setEdit(null);
     if (text.trim() === '') return; // empty text is not added
     if (edit.item && edit.item.data.kind === 'text') {
-      if (text !== edit.item.data.text) store.submit({ type: 'update', btype: 'kbText', id: edit.item.id, data: { ...edit.item.data, text }, page });
+      if (text !== edit.item.data.text)
+        store.submit({ type: 'update', btype: 'kbText', id: edit.item.id, data: { ...edit.item.data, text }, page });
       return;
     }
     store.create(page, 'kbText', {
@@ -341,7 +342,13 @@ export function BoardView(props: BoardViewProps) {
         onZoom={setZoom}
         selection={selection}
         onSelection={setSelection}
-        onText={(at, item) => setEdit({ at: item && item.data.kind === 'text' ? { x: item.data.x, y: item.data.y } : at, item, text: item?.data.kind === 'text' ? item.data.text : '' })}
+        onText={(at, item) =>
+          setEdit({
+            at: item && item.data.kind === 'text' ? { x: item.data.x, y: item.data.y } : at,
+            item,
+            text: item?.data.kind === 'text' ? item.data.text : '',
+          })
+        }
         imageUrl={(src) => imageUrls.get(src)}
         stencilUrl={stencilUrl}
         rendererRef={rendererRef}
@@ -349,13 +356,33 @@ export function BoardView(props: BoardViewProps) {
       />
 
       <div className="board__zoom" role="group" aria-label={t('board.zoom', { n: Math.round(zoom * 100) })}>
-        <button type="button" className="board-tool" aria-label={t('board.tools.zoomOut')} title={t('board.tools.zoomOut')} onClick={() => setZoom(stepZoom(zoom, -1))} disabled={zoom <= 0.1 + 1e-9}>
+        <button
+          type="button"
+          className="board-tool"
+          aria-label={t('board.tools.zoomOut')}
+          title={t('board.tools.zoomOut')}
+          onClick={() => setZoom(stepZoom(zoom, -1))}
+          disabled={zoom <= 0.1 + 1e-9}
+        >
           −
         </button>
-        <button type="button" className="board__zoom-value" onClick={() => setZoom(1)} title={t('board.tools.zoomReset')} data-testid="zoom-value">
+        <button
+          type="button"
+          className="board__zoom-value"
+          onClick={() => setZoom(1)}
+          title={t('board.tools.zoomReset')}
+          data-testid="zoom-value"
+        >
           {Math.round(zoom * 100)}%
         </button>
-        <button type="button" className="board-tool" aria-label={t('board.tools.zoomIn')} title={t('board.tools.zoomIn')} onClick={() => setZoom(stepZoom(zoom, 1))} disabled={zoom >= 1.5 - 1e-9}>
+        <button
+          type="button"
+          className="board-tool"
+          aria-label={t('board.tools.zoomIn')}
+          title={t('board.tools.zoomIn')}
+          onClick={() => setZoom(stepZoom(zoom, 1))}
+          disabled={zoom >= 1.5 - 1e-9}
+        >
           +
         </button>
         {isCreator && !props.readOnly ? (
@@ -378,7 +405,14 @@ export function BoardView(props: BoardViewProps) {
 
       {props.slide ? null : props.readOnly ? (
         <div className="board__review-pages" role="group" aria-label={t('board.review.title')}>
-          <button type="button" className="board-tool" onClick={() => goPage(pageIndex - 1)} disabled={pageIndex <= 0} aria-label={t('board.tools.prev')} data-testid="page-prev">
+          <button
+            type="button"
+            className="board-tool"
+            onClick={() => goPage(pageIndex - 1)}
+            disabled={pageIndex <= 0}
+            aria-label={t('board.tools.prev')}
+            data-testid="page-prev"
+          >
             ‹
           </button>
           <span data-testid="page-label">{t('board.page', { n: pageIndex + 1, total: BOARD_LAST_PAGE + 1 })}</span>
@@ -464,7 +498,15 @@ export function BoardView(props: BoardViewProps) {
   );
 }
 
-function PowerDialog({ current, onClose, onSave }: { current: '0' | '1'; onClose: () => void; onSave: (value: '0' | '1') => Promise<void> }) {
+function PowerDialog({
+  current,
+  onClose,
+  onSave,
+}: {
+  current: '0' | '1';
+  onClose: () => void;
+  onSave: (value: '0' | '1') => Promise<void>;
+}) {
   const { t } = useTranslation();
   const [value, setValue] = useState<'0' | '1'>(current);
   const [busy, setBusy] = useState(false);
@@ -495,10 +537,12 @@ function PowerDialog({ current, onClose, onSave }: { current: '0' | '1'; onClose
       <fieldset className="stack">
         <legend className="visually-hidden">{t('board.power.title')}</legend>
         <label>
-          <input type="radio" name="wbPower" checked={value === '1'} onChange={() => setValue('1')} data-testid="power-allow" /> {t('board.power.allow')}
+          <input type="radio" name="wbPower" checked={value === '1'} onChange={() => setValue('1')} data-testid="power-allow" />{' '}
+          {t('board.power.allow')}
         </label>
         <label>
-          <input type="radio" name="wbPower" checked={value === '0'} onChange={() => setValue('0')} data-testid="power-forbid" /> {t('board.power.forbid')}
+          <input type="radio" name="wbPower" checked={value === '0'} onChange={() => setValue('0')} data-testid="power-forbid" />{' '}
+          {t('board.power.forbid')}
         </label>
       </fieldset>
     </Dialog>

@@ -200,7 +200,14 @@ export function ReviewBoard({ roomNumber, roomExtend }: ReviewBoardProps) {
     return p.kind === 'wb' ? t('board.review.wbPage', { n: p.page + 1 }) : t('board.review.slide', { n: p.slide });
   };
   const ready = loaded.kind === 'ready' && shown !== null && shown.key === key;
-  const state = loaded.kind === 'failed' || pageError ? 'failed' : loaded.kind === 'ready' && pages.length === 0 ? 'empty' : ready ? 'ready' : 'loading';
+  const state =
+    loaded.kind === 'failed' || pageError
+      ? 'failed'
+      : loaded.kind === 'ready' && pages.length === 0
+        ? 'empty'
+        : ready
+          ? 'ready'
+          : 'loading';
 
   return (
     <div
@@ -227,7 +234,14 @@ export function ReviewBoard({ roomNumber, roomExtend }: ReviewBoardProps) {
 
       {pages.length > 0 ? (
         <div className="board__review-pages" role="group" aria-label={t('board.review.pages')}>
-          <button type="button" className="board-tool" onClick={() => setIndex(index - 1)} disabled={index <= 0} aria-label={t('board.tools.prev')} data-testid="page-prev">
+          <button
+            type="button"
+            className="board-tool"
+            onClick={() => setIndex(index - 1)}
+            disabled={index <= 0}
+            aria-label={t('board.tools.prev')}
+            data-testid="page-prev"
+          >
             ‹
           </button>
           <span data-testid="page-label" aria-live="polite">
@@ -247,13 +261,27 @@ export function ReviewBoard({ roomNumber, roomExtend }: ReviewBoardProps) {
       ) : null}
 
       <div className="board__zoom" role="group" aria-label={t('board.zoom', { n: Math.round(zoom * 100) })}>
-        <button type="button" className="board-tool" aria-label={t('board.tools.zoomOut')} title={t('board.tools.zoomOut')} onClick={() => setZoom(stepZoom(zoom, -1))} disabled={zoom <= 0.1 + 1e-9}>
+        <button
+          type="button"
+          className="board-tool"
+          aria-label={t('board.tools.zoomOut')}
+          title={t('board.tools.zoomOut')}
+          onClick={() => setZoom(stepZoom(zoom, -1))}
+          disabled={zoom <= 0.1 + 1e-9}
+        >
           −
         </button>
         <button type="button" className="board__zoom-value" onClick={() => setZoom(1)} title={t('board.tools.zoomReset')}>
           {Math.round(zoom * 100)}%
         </button>
-        <button type="button" className="board-tool" aria-label={t('board.tools.zoomIn')} title={t('board.tools.zoomIn')} onClick={() => setZoom(stepZoom(zoom, 1))} disabled={zoom >= 1.5 - 1e-9}>
+        <button
+          type="button"
+          className="board-tool"
+          aria-label={t('board.tools.zoomIn')}
+          title={t('board.tools.zoomIn')}
+          onClick={() => setZoom(stepZoom(zoom, 1))}
+          disabled={zoom >= 1.5 - 1e-9}
+        >
           +
         </button>
       </div>

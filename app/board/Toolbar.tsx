@@ -119,8 +119,20 @@ export function Toolbar(props: ToolbarProps) {
         >
           <span className="board-tool__swatch" style={{ background: CSS_COLOURS[tools.color] }} aria-hidden="true" />
         </ToolButton>
-        <ToolButton icon="choose" label={t('board.tools.choose')} pressed={tools.tool === 'choose'} onClick={() => onTools({ ...tools, tool: 'choose' })} testId="tool-choose" />
-        <ToolButton icon="brush" label={t('board.tools.brush')} pressed={tools.tool === 'brush'} onClick={() => onTools({ ...tools, tool: 'brush' })} testId="tool-brush" />
+        <ToolButton
+          icon="choose"
+          label={t('board.tools.choose')}
+          pressed={tools.tool === 'choose'}
+          onClick={() => onTools({ ...tools, tool: 'choose' })}
+          testId="tool-choose"
+        />
+        <ToolButton
+          icon="brush"
+          label={t('board.tools.brush')}
+          pressed={tools.tool === 'brush'}
+          onClick={() => onTools({ ...tools, tool: 'brush' })}
+          testId="tool-brush"
+        />
         <ToolButton
           icon="eraser"
           label={t('board.tools.eraser')}
@@ -132,7 +144,13 @@ export function Toolbar(props: ToolbarProps) {
           testId="tool-eraser"
         />
         {props.slide ? null : (
-          <ToolButton icon="image" label={t('board.tools.image')} onClick={() => fileRef.current?.click()} disabled={props.uploading} testId="tool-image" />
+          <ToolButton
+            icon="image"
+            label={t('board.tools.image')}
+            onClick={() => fileRef.current?.click()}
+            disabled={props.uploading}
+            testId="tool-image"
+          />
         )}
         <input
           ref={fileRef}
@@ -162,17 +180,31 @@ export function Toolbar(props: ToolbarProps) {
           />
         )}
         {props.phone ? null : (
-          <ToolButton icon="text" label={t('board.tools.text')} pressed={tools.tool === 'text'} onClick={() => onTools({ ...tools, tool: 'text' })} testId="tool-text" />
+          <ToolButton
+            icon="text"
+            label={t('board.tools.text')}
+            pressed={tools.tool === 'text'}
+            onClick={() => onTools({ ...tools, tool: 'text' })}
+            testId="tool-text"
+          />
         )}
         <ToolButton icon="delete" label={t('board.tools.delete')} onClick={props.onDelete} testId="tool-delete" />
-        {props.phone || props.slide ? null : <ToolButton icon="phone" label={t('board.tools.phone')} onClick={props.onPhone} testId="tool-phone" />}
+        {props.phone || props.slide ? null : (
+          <ToolButton icon="phone" label={t('board.tools.phone')} onClick={props.onPhone} testId="tool-phone" />
+        )}
         <ToolButton icon="undo" label={t('board.tools.undo')} onClick={props.onUndo} disabled={!props.canUndo} testId="tool-undo" />
         <ToolButton icon="redo" label={t('board.tools.redo')} onClick={props.onRedo} disabled={!props.canRedo} testId="tool-redo" />
         {props.isCreator && !props.slide ? (
           <>
             <ToolButton icon="background" label={t('board.tools.background')} onClick={props.onBackground} testId="tool-background" />
             <ToolButton icon="power" label={t('board.tools.power')} onClick={props.onPower} testId="tool-power" />
-            <ToolButton icon="prev" label={t('board.tools.prev')} onClick={() => props.onPage(props.pageIndex - 1)} disabled={props.pageIndex <= 0} testId="page-prev" />
+            <ToolButton
+              icon="prev"
+              label={t('board.tools.prev')}
+              onClick={() => props.onPage(props.pageIndex - 1)}
+              disabled={props.pageIndex <= 0}
+              testId="page-prev"
+            />
             <span className="board-toolbar__page" data-testid="page-label">
               {props.pageIndex + 1}/{BOARD_LAST_PAGE + 1}
             </span>
@@ -260,7 +292,15 @@ export function Toolbar(props: ToolbarProps) {
         <div className="board-popup board-popup--shapes" aria-label={t('board.shapes.title')}>
           <div role="tablist" className="board-tabs">
             {GROUPS.map((g) => (
-              <button key={g} type="button" role="tab" aria-selected={tab === g} className="board-tab" onClick={() => setTab(g)} data-testid={`shape-tab-${g}`}>
+              <button
+                key={g}
+                type="button"
+                role="tab"
+                aria-selected={tab === g}
+                className="board-tab"
+                onClick={() => setTab(g)}
+                data-testid={`shape-tab-${g}`}
+              >
                 {t(`board.shapes.tabs.${g}`)}
               </button>
             ))}
@@ -281,7 +321,9 @@ export function Toolbar(props: ToolbarProps) {
                 ))
               : null}
             {tab !== 'basic' && props.stencils === null ? <p className="muted">{t('board.shapes.loading')}</p> : null}
-            {tab !== 'basic' && props.stencils?.filter((s) => s.group === tab).length === 0 ? <p className="muted">{t('board.shapes.empty')}</p> : null}
+            {tab !== 'basic' && props.stencils?.filter((s) => s.group === tab).length === 0 ? (
+              <p className="muted">{t('board.shapes.empty')}</p>
+            ) : null}
             {tab !== 'basic'
               ? props.stencils
                   ?.filter((s) => s.group === tab)

@@ -35,7 +35,11 @@ describe('occlusion culling', () => {
     expect([...visibleItems([line('a', [500, 500, 600, 500], 4)], view)]).toEqual([0]);
   });
   it('does not let an ellipse or a dotted line cover anything', () => {
-    const dotted: BoardItem = { id: 'd', uid: 'u', data: { kind: 'shape', shape: 'dottedline', x1: 10, y1: 50, x2: 90, y2: 50, color: 'red', width: 30 } };
+    const dotted: BoardItem = {
+      id: 'd',
+      uid: 'u',
+      data: { kind: 'shape', shape: 'dottedline', x1: 10, y1: 50, x2: 90, y2: 50, color: 'red', width: 30 },
+    };
     expect([...visibleItems([line('a', [20, 50, 80, 50], 4), dotted], view)]).toEqual([1, 1]);
   });
   it('culls on the device pixels: at a ratio of 2 the margins are half a CSS pixel', () => {

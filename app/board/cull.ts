@@ -234,7 +234,8 @@ export function visibleItems(items: readonly BoardItem[], view: CullView): Uint8
   // Tiles cut by the right or bottom edge have pixels outside: count those as covered.
   for (let ty = 0; ty < th; ty++) {
     for (let tx = 0; tx < tw; tx++) {
-      const inside = (Math.min(w, (tx + 1) << TILE_SHIFT) - (tx << TILE_SHIFT)) * (Math.min(h, (ty + 1) << TILE_SHIFT) - (ty << TILE_SHIFT));
+      const inside =
+        (Math.min(w, (tx + 1) << TILE_SHIFT) - (tx << TILE_SHIFT)) * (Math.min(h, (ty + 1) << TILE_SHIFT) - (ty << TILE_SHIFT));
       g.tiles[ty * tw + tx] = TILE_FULL - inside;
     }
   }
@@ -263,7 +264,15 @@ export const DEVICE_GRID_OVERDRAW = 8;
  * grid finds enough more buried lines to pay for its larger size (at a ratio of 2, 4 times the
  * cells; on a board of 10,000 bench strokes it found nothing more and cost 50-80 ms).
  */
-export function cullGrid(items: readonly BoardItem[], scale: number, ox: number, oy: number, cssW: number, cssH: number, dpr: number): CullView | null {
+export function cullGrid(
+  items: readonly BoardItem[],
+  scale: number,
+  ox: number,
+  oy: number,
+  cssW: number,
+  cssH: number,
+  dpr: number,
+): CullView | null {
   const css = gridView(scale, ox, oy, cssW, cssH, 1);
   const overdraw = inkOverArea(items, css, DEVICE_GRID_OVERDRAW);
   if (overdraw < CULL_OVERDRAW) return null;

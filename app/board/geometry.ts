@@ -128,16 +128,39 @@ export function shapeOutline(shape: ShapeKind, x1: number, y1: number, x2: numbe
   const r = normRect(x1, y1, x2, y2);
   switch (shape) {
     case 'line':
-      return { kind: 'poly', points: [{ x: x1, y: y1 }, { x: x2, y: y2 }], closed: false };
+      return {
+        kind: 'poly',
+        points: [
+          { x: x1, y: y1 },
+          { x: x2, y: y2 },
+        ],
+        closed: false,
+      };
     case 'dottedline':
-      return { kind: 'poly', points: [{ x: x1, y: y1 }, { x: x2, y: y2 }], closed: false, dash: DOTTED_DASH };
+      return {
+        kind: 'poly',
+        points: [
+          { x: x1, y: y1 },
+          { x: x2, y: y2 },
+        ],
+        closed: false,
+        dash: DOTTED_DASH,
+      };
     case 'arrow': {
       const angle = Math.atan2(y2 - y1, x2 - x1);
       const len = Math.max(ARROW_HEAD_MIN, width * 3);
       const spread = Math.PI / 7;
       const left = { x: x2 - len * Math.cos(angle - spread), y: y2 - len * Math.sin(angle - spread) };
       const right = { x: x2 - len * Math.cos(angle + spread), y: y2 - len * Math.sin(angle + spread) };
-      return { kind: 'poly', points: [{ x: x1, y: y1 }, { x: x2, y: y2 }], closed: false, head: [left, { x: x2, y: y2 }, right] };
+      return {
+        kind: 'poly',
+        points: [
+          { x: x1, y: y1 },
+          { x: x2, y: y2 },
+        ],
+        closed: false,
+        head: [left, { x: x2, y: y2 }, right],
+      };
     }
     case 'rectangle':
       return {

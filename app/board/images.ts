@@ -81,7 +81,9 @@ export function uploadBoardImage(
         resolve({
           code: String(body.code),
           msg: body.msg ?? '',
-          data: key ? { key, url: typeof data?.url === 'string' ? data.url : '', ...(Number.isInteger(data?.page) ? { page: data!.page! } : {}) } : null,
+          data: key
+            ? { key, url: typeof data?.url === 'string' ? data.url : '', ...(Number.isInteger(data?.page) ? { page: data!.page! } : {}) }
+            : null,
         });
       } catch {
         resolve({ code: 'network', msg: '', data: null });

@@ -169,7 +169,9 @@ export class BoardRenderer {
    * wide, scrolled by offsetY board units, the ink with it); null for the plain background.
    */
   setBackdrop(backdrop: { image: CanvasImageSource & { width: number; height: number }; offsetY: number } | null): void {
-    const same = backdrop === this.#backdrop || (backdrop && this.#backdrop && backdrop.image === this.#backdrop.image && backdrop.offsetY === this.#backdrop.offsetY);
+    const same =
+      backdrop === this.#backdrop ||
+      (backdrop && this.#backdrop && backdrop.image === this.#backdrop.image && backdrop.offsetY === this.#backdrop.offsetY);
     if (same) return;
     this.#backdrop = backdrop;
     this.#needPaper = true;
@@ -189,7 +191,10 @@ export class BoardRenderer {
   /** Board origin in CSS pixels. */
   get origin(): Point {
     const s = this.scale;
-    return { x: (this.#cssW - BOARD_WIDTH * s) / 2 - this.#pan.x * s, y: (this.#cssH - BOARD_HEIGHT * s) / 2 - (this.#pan.y + this.#scrollY) * s };
+    return {
+      x: (this.#cssW - BOARD_WIDTH * s) / 2 - this.#pan.x * s,
+      y: (this.#cssH - BOARD_HEIGHT * s) / 2 - (this.#pan.y + this.#scrollY) * s,
+    };
   }
 
   toBoard(cssX: number, cssY: number): Point {

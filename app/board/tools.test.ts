@@ -18,7 +18,11 @@ describe('board tools', () => {
     expect(readExtend('{"color":3,"pageIndex":20}')).toEqual({ color: 3, pageIndex: 20 });
     expect(readExtend('{"color":9,"pageIndex":21}')).toEqual({ color: 0, pageIndex: 0 });
     expect(readExtend('not json')).toEqual({ color: 0, pageIndex: 0 });
-    expect(JSON.parse(writeExtend('{"screenOwner":"u1","color":1}', { pageIndex: 4 }))).toEqual({ screenOwner: 'u1', color: 1, pageIndex: 4 });
+    expect(JSON.parse(writeExtend('{"screenOwner":"u1","color":1}', { pageIndex: 4 }))).toEqual({
+      screenOwner: 'u1',
+      color: 1,
+      pageIndex: 4,
+    });
   });
   it('lets the creator draw always and members only with wbPower on outside type 4', () => {
     expect(mayDraw('creator', '0', 4)).toBe(true);

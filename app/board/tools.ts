@@ -15,7 +15,16 @@ export interface ToolState {
 
 export const DEFAULT_TOOLS: ToolState = { tool: 'brush', color: 'red', width: 4, pick: { kind: 'shape', shape: 'line' } };
 
-export const BASIC_SHAPES: readonly ShapeKind[] = ['line', 'arrow', 'dottedline', 'triangle', 'circle', 'rightTriangle', 'rectangle', 'ellipse'];
+export const BASIC_SHAPES: readonly ShapeKind[] = [
+  'line',
+  'arrow',
+  'dottedline',
+  'triangle',
+  'circle',
+  'rightTriangle',
+  'rectangle',
+  'ellipse',
+];
 
 /** The btype a shape is recorded with (spec §3). */
 export function shapeBtype(shape: ShapeKind): 'line' | 'dottedline' | 'graph' {

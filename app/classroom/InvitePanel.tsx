@@ -46,7 +46,11 @@ export function InvitePanel({ roomNumber, inviteUrl, onClose }: { roomNumber: st
           {t('classroom.roomNumber')} <strong data-testid="invite-room-number">{roomNumber}</strong>
         </p>
         <figure className="invite-panel__qr">
-          {qr ? <img src={qr} width={176} height={176} alt={t('classroom.inviteQrAlt')} data-testid="invite-qr" /> : <span className="spinner" aria-hidden="true" />}
+          {qr ? (
+            <img src={qr} width={176} height={176} alt={t('classroom.inviteQrAlt')} data-testid="invite-qr" />
+          ) : (
+            <span className="spinner" aria-hidden="true" />
+          )}
           <figcaption className="muted">{t('classroom.inviteQr')}</figcaption>
         </figure>
         <div className="invite">

@@ -103,7 +103,9 @@ export function LiveRoom({ answer, roomNumber, inviteUrl }: LiveRoomProps) {
     toast.success(t('classroom.trialStarted', { n: maxMember }));
   }, [trialUsed, maxMember, t]);
 
-  const classes = ['room', layoutClass(others), phone ? 'room--h5' : '', `room--${mode}`, isObserver ? 'room--observer' : ''].filter(Boolean).join(' ');
+  const classes = ['room', layoutClass(others), phone ? 'room--h5' : '', `room--${mode}`, isObserver ? 'room--observer' : '']
+    .filter(Boolean)
+    .join(' ');
 
   if (status === 'closed') {
     return (
@@ -156,7 +158,15 @@ export function LiveRoom({ answer, roomNumber, inviteUrl }: LiveRoomProps) {
             forceView={shownView(room.roomType, room.showState)}
             board={
               answer.wbtoken ? (
-                <BoardView roomNumber={roomNumber} myId={myId} role={role} room={room} wbtoken={answer.wbtoken} phone={phone} onPatch={actions.patch} />
+                <BoardView
+                  roomNumber={roomNumber}
+                  myId={myId}
+                  role={role}
+                  room={room}
+                  wbtoken={answer.wbtoken}
+                  phone={phone}
+                  onPatch={actions.patch}
+                />
               ) : null
             }
             courseware={
@@ -184,7 +194,15 @@ export function LiveRoom({ answer, roomNumber, inviteUrl }: LiveRoomProps) {
         {av.audio}
         <SidePanel
           memberCount={members.length}
-          chat={<ChatPanel messages={state?.messages ?? []} myId={myId} readOnly={isObserver} disabled={status !== 'live'} onSend={actions.sendChat} />}
+          chat={
+            <ChatPanel
+              messages={state?.messages ?? []}
+              myId={myId}
+              readOnly={isObserver}
+              disabled={status !== 'live'}
+              onSend={actions.sendChat}
+            />
+          }
           members={
             <MembersPanel
               members={members}

@@ -35,12 +35,32 @@ function useSecondsLeft(deadline: number, skew: number): number {
 function MicStatus({ mic, skew }: { mic: MicState; skew: number }) {
   const { t } = useTranslation();
   const left = useSecondsLeft(mic.phase === 'inviting' ? mic.deadline : 0, skew);
-  if (mic.phase === 'inviting') return <span className="badge badge--wait" data-testid="mic-status">{t('classroom.mic.connecting', { n: left })}</span>;
-  return <span className="badge badge--mic" data-testid="mic-status">{t('classroom.mic.connected')}</span>;
+  if (mic.phase === 'inviting')
+    return (
+      <span className="badge badge--wait" data-testid="mic-status">
+        {t('classroom.mic.connecting', { n: left })}
+      </span>
+    );
+  return (
+    <span className="badge badge--mic" data-testid="mic-status">
+      {t('classroom.mic.connected')}
+    </span>
+  );
 }
 
 /** Tab 2: who is here, their role and network; the teacher's mic and kick-out buttons per row. */
-export function MembersPanel({ members, myId, teacherOnline, isCreator, mic, quality, clockSkew, onInviteMic, onStopMic, onKick }: MembersPanelProps) {
+export function MembersPanel({
+  members,
+  myId,
+  teacherOnline,
+  isCreator,
+  mic,
+  quality,
+  clockSkew,
+  onInviteMic,
+  onStopMic,
+  onKick,
+}: MembersPanelProps) {
   const { t } = useTranslation();
   const confirm = useConfirm();
   const kick = async (userId: string) => {

@@ -25,7 +25,14 @@ export function MoreMenu({ showTrial, onEndClass, onTrial }: MoreMenuProps) {
 
   return (
     <div className="menu" ref={box}>
-      <button ref={button} type="button" className="btn btn--ghost" aria-haspopup="menu" aria-expanded={open} onClick={() => setOpen((o) => !o)}>
+      <button
+        ref={button}
+        type="button"
+        className="btn btn--ghost"
+        aria-haspopup="menu"
+        aria-expanded={open}
+        onClick={() => setOpen((o) => !o)}
+      >
         {t('classroom.more')} <span aria-hidden="true">▾</span>
       </button>
       {open ? (

@@ -54,7 +54,11 @@ export function ViewArea({ showState, members, myId, micUserId, board, forceView
   const tiles = (
     <ul className="tiles" aria-label={t('classroom.tiles')}>
       {members.map((m) =>
-        tile ? <Fragment key={m.userId}>{tile(m, m.userId === myId)}</Fragment> : <Tile key={m.userId} member={m} me={m.userId === myId} speaking={m.userId === micUserId} />,
+        tile ? (
+          <Fragment key={m.userId}>{tile(m, m.userId === myId)}</Fragment>
+        ) : (
+          <Tile key={m.userId} member={m} me={m.userId === myId} speaking={m.userId === micUserId} />
+        ),
       )}
       {extraTiles}
     </ul>
@@ -81,7 +85,13 @@ export function ViewArea({ showState, members, myId, micUserId, board, forceView
           <h2 className="view__title" data-testid="view-title">
             {name}
           </h2>
-          {view === 'video' ? tiles : view === 'screen' && screen ? screen : <p className="view__text muted">{t(`classroom.view.${view}Text`)}</p>}
+          {view === 'video' ? (
+            tiles
+          ) : view === 'screen' && screen ? (
+            screen
+          ) : (
+            <p className="view__text muted">{t(`classroom.view.${view}Text`)}</p>
+          )}
         </div>
       )}
     </section>

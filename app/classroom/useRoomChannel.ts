@@ -83,7 +83,11 @@ export interface RoomChannel {
 
 export interface CoursewareChannel {
   on: <E extends keyof CoursewareRoomEvents>(event: E, handler: CoursewareRoomEvents[E]) => () => void;
-  request: <E extends keyof CoursewareRoomRequests>(event: E, payload: Parameters<CoursewareRoomRequests[E]>[0], options?: { quiet?: boolean }) => Promise<{ code: string; msg: string }>;
+  request: <E extends keyof CoursewareRoomRequests>(
+    event: E,
+    payload: Parameters<CoursewareRoomRequests[E]>[0],
+    options?: { quiet?: boolean },
+  ) => Promise<{ code: string; msg: string }>;
 }
 
 const COURSEWARE_EVENTS: ReadonlyArray<keyof CoursewareRoomEvents> = ['documentConvert', 'courseware', 'videoControl'];
@@ -424,7 +428,11 @@ export function useRoomChannel({ answer, roomNumber }: RoomChannelOptions): Room
         return () => void set.delete(h);
       },
       request(event, payload, options) {
-        const loose = request as unknown as (event: string, payload: unknown, options?: { quiet?: boolean }) => Promise<{ code: string; msg: string }>;
+        const loose = request as unknown as (
+          event: string,
+          payload: unknown,
+          options?: { quiet?: boolean },
+        ) => Promise<{ code: string; msg: string }>;
         return loose(event, payload, options);
       },
     }),

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { shownView, viewOf, viewTabEnabled, VIEW_TABS } from './views.ts';
 
-describe('the creator\'s view tabs', () => {
+describe("the creator's view tabs", () => {
   it('follow showState in a video class', () => {
     expect(shownView(1, '')).toBe('video');
     expect(shownView(1, 'wb')).toBe('wb');

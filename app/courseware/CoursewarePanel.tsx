@@ -80,10 +80,15 @@ export function CoursewarePanel(props: CoursewarePanelProps) {
   const preload = useMemo(() => [cw.images[page] ?? '', cw.images[page - 2] ?? ''].filter(Boolean), [cw.images, page]);
   const slide = useSlideImage(imageUrl, room.refetch, preload);
 
-  const offsetY = slide.status === 'ready' ? slideOffset({ width: slide.image.naturalWidth, height: slide.image.naturalHeight }, scroll, BOARD_WIDTH, BOARD_HEIGHT) : 0;
+  const offsetY =
+    slide.status === 'ready'
+      ? slideOffset({ width: slide.image.naturalWidth, height: slide.image.naturalHeight }, scroll, BOARD_WIDTH, BOARD_HEIGHT)
+      : 0;
   const backdrop = useMemo(() => (slide.status === 'ready' ? { image: slide.image, offsetY } : null), [slide, offsetY]);
   const maxOffset =
-    slide.status === 'ready' && portrait ? Math.max(0, (BOARD_WIDTH * slide.image.naturalHeight) / slide.image.naturalWidth - BOARD_HEIGHT) : 0;
+    slide.status === 'ready' && portrait
+      ? Math.max(0, (BOARD_WIDTH * slide.image.naturalHeight) / slide.image.naturalWidth - BOARD_HEIGHT)
+      : 0;
 
   // The creator's keys: PageUp / PageDown turn pages (arrows stay with the board and the page).
   const { goPage } = room;
@@ -126,7 +131,15 @@ export function CoursewarePanel(props: CoursewarePanelProps) {
     );
   } else if (view === 'loaded') {
     body = (
-      <div className="cw-slide" data-testid="courseware-loaded" data-page={page} data-total={total} data-scroll={scroll} data-slide-ready={slide.status === 'ready' ? '1' : '0'} data-slide-src={slide.status === 'none' ? '' : slide.url}>
+      <div
+        className="cw-slide"
+        data-testid="courseware-loaded"
+        data-page={page}
+        data-total={total}
+        data-scroll={scroll}
+        data-slide-ready={slide.status === 'ready' ? '1' : '0'}
+        data-slide-src={slide.status === 'none' ? '' : slide.url}
+      >
         <BoardView
           roomNumber={props.roomNumber}
           myId={props.myId}
@@ -144,7 +157,15 @@ export function CoursewarePanel(props: CoursewarePanelProps) {
         ) : null}
         {portrait ? (
           <div className="cw-scroll" role="group" aria-label={t('courseware.scroll.label')}>
-            <button type="button" className="board-tool" disabled={!isCreator || scroll <= 0} onClick={() => room.setScroll(stepScroll(scroll, -1))} aria-label={t('courseware.scroll.up')} title={t('courseware.scroll.up')} data-testid="cw-scroll-up">
+            <button
+              type="button"
+              className="board-tool"
+              disabled={!isCreator || scroll <= 0}
+              onClick={() => room.setScroll(stepScroll(scroll, -1))}
+              aria-label={t('courseware.scroll.up')}
+              title={t('courseware.scroll.up')}
+              data-testid="cw-scroll-up"
+            >
               ▲
             </button>
             <button
@@ -164,7 +185,9 @@ export function CoursewarePanel(props: CoursewarePanelProps) {
           <div className="cw-slide__converting">
             <Progress
               label={
-                convertTotal > 0 ? t('courseware.upload.convertingPages', { done: Math.max(convertDone, cw.images.length), total: convertTotal }) : t('courseware.upload.converting')
+                convertTotal > 0
+                  ? t('courseware.upload.convertingPages', { done: Math.max(convertDone, cw.images.length), total: convertTotal })
+                  : t('courseware.upload.converting')
               }
               value={convertTotal > 0 ? Math.min(100, Math.floor((Math.max(convertDone, cw.images.length) / convertTotal) * 100)) : null}
               testId="cw-convert-progress"
@@ -186,7 +209,11 @@ export function CoursewarePanel(props: CoursewarePanelProps) {
         {view === 'uploading' && uploader.phase.kind === 'idle' ? (
           // A document is being prepared that this page did not upload (after a reload): wait for its first page.
           <Progress
-            label={convertTotal > 0 ? t('courseware.upload.convertingPages', { done: convertDone, total: convertTotal }) : t('courseware.upload.converting')}
+            label={
+              convertTotal > 0
+                ? t('courseware.upload.convertingPages', { done: convertDone, total: convertTotal })
+                : t('courseware.upload.converting')
+            }
             value={convertTotal > 0 ? Math.min(100, Math.floor((convertDone / convertTotal) * 100)) : null}
             testId="cw-convert-progress"
           />
@@ -212,13 +239,29 @@ export function CoursewarePanel(props: CoursewarePanelProps) {
           </span>
           {view === 'loaded' ? (
             <span className="cw-bar__pages">
-              <button type="button" className="board-tool" onClick={() => room.goPage(page - 1)} disabled={page <= 1} aria-label={t('courseware.prev')} title={t('courseware.prev')} data-testid="cw-prev">
+              <button
+                type="button"
+                className="board-tool"
+                onClick={() => room.goPage(page - 1)}
+                disabled={page <= 1}
+                aria-label={t('courseware.prev')}
+                title={t('courseware.prev')}
+                data-testid="cw-prev"
+              >
                 ‹
               </button>
               <span data-testid="cw-counter" aria-live="polite">
                 {page}/{total}
               </span>
-              <button type="button" className="board-tool" onClick={() => room.goPage(page + 1)} disabled={page >= total} aria-label={t('courseware.next')} title={t('courseware.next')} data-testid="cw-next">
+              <button
+                type="button"
+                className="board-tool"
+                onClick={() => room.goPage(page + 1)}
+                disabled={page >= total}
+                aria-label={t('courseware.next')}
+                title={t('courseware.next')}
+                data-testid="cw-next"
+              >
                 ›
               </button>
             </span>

@@ -25,7 +25,15 @@ export function StatusText({ status }: { status: number }) {
   );
 }
 
-export function RecentPicker({ roomNumber, onOpened, onClose }: { roomNumber: string; onOpened: (cw: RoomCourseware) => void; onClose: () => void }) {
+export function RecentPicker({
+  roomNumber,
+  onOpened,
+  onClose,
+}: {
+  roomNumber: string;
+  onOpened: (cw: RoomCourseware) => void;
+  onClose: () => void;
+}) {
   const { t } = useTranslation();
   const [pageNo, setPageNo] = useState(1);
   const [list, setList] = useState<{ documents: DocumentInfo[]; total: number } | null>(null);
@@ -61,7 +69,8 @@ export function RecentPicker({ roomNumber, onOpened, onClose }: { roomNumber: st
         void cwApi('analysisDocumentExisting', { documentId, roomNumber }).then((answer) => {
           setBusy(false);
           if (isOk(answer)) onOpened(answer.data.courseware);
-          else if (answer.code !== 'network') toast.error(answer.msg || codeMessage(answer.code, currentLang()) || t('courseware.openFailed'));
+          else if (answer.code !== 'network')
+            toast.error(answer.msg || codeMessage(answer.code, currentLang()) || t('courseware.openFailed'));
         });
       }, SELECT_DEBOUNCE_MS);
     },
@@ -79,7 +88,13 @@ export function RecentPicker({ roomNumber, onOpened, onClose }: { roomNumber: st
           <button type="button" className="btn btn--ghost" onClick={onClose}>
             {t('common.cancel')}
           </button>
-          <button type="button" className="btn btn--primary" disabled={!picked || busy} onClick={() => open(picked)} data-testid="cw-recent-open">
+          <button
+            type="button"
+            className="btn btn--primary"
+            disabled={!picked || busy}
+            onClick={() => open(picked)}
+            data-testid="cw-recent-open"
+          >
             {busy ? <span className="spinner" aria-hidden="true" /> : null} {t('courseware.recent.open')}
           </button>
         </>

@@ -13,7 +13,11 @@ export function Progress({ label, value, testId }: { label: string; value: numbe
     <div className="cw-progress" data-testid={testId}>
       <div className="cw-progress__label">
         <span>{label}</span>
-        {value === null ? <span className="spinner spinner--small" aria-hidden="true" /> : <span data-testid={`${testId}-value`}>{value}%</span>}
+        {value === null ? (
+          <span className="spinner spinner--small" aria-hidden="true" />
+        ) : (
+          <span data-testid={`${testId}-value`}>{value}%</span>
+        )}
       </div>
       <div
         className="cw-progress__track"
@@ -45,7 +49,13 @@ export function UploadBox({ uploader, allowVideo, variant }: UploadBoxProps) {
 
   const picker = (
     <>
-      <button type="button" className="btn btn--primary" onClick={() => input.current?.click()} disabled={busy} data-testid="courseware-upload">
+      <button
+        type="button"
+        className="btn btn--primary"
+        onClick={() => input.current?.click()}
+        disabled={busy}
+        data-testid="courseware-upload"
+      >
         {t('courseware.upload.button')}
       </button>
       <input
@@ -69,12 +79,22 @@ export function UploadBox({ uploader, allowVideo, variant }: UploadBoxProps) {
         <p className="cw-steps__name" title={phase.name}>
           {phase.name}
         </p>
-        {phase.kind === 'hashing' ? <Progress label={t('courseware.upload.hashing')} value={phase.percent} testId="cw-hash-progress" /> : null}
-        {phase.kind === 'checking' || phase.kind === 'registering' ? <Progress label={t('courseware.upload.preparing')} value={null} testId="cw-wait-progress" /> : null}
-        {phase.kind === 'uploading' ? <Progress label={t('courseware.upload.uploading')} value={phase.percent} testId="cw-upload-progress" /> : null}
+        {phase.kind === 'hashing' ? (
+          <Progress label={t('courseware.upload.hashing')} value={phase.percent} testId="cw-hash-progress" />
+        ) : null}
+        {phase.kind === 'checking' || phase.kind === 'registering' ? (
+          <Progress label={t('courseware.upload.preparing')} value={null} testId="cw-wait-progress" />
+        ) : null}
+        {phase.kind === 'uploading' ? (
+          <Progress label={t('courseware.upload.uploading')} value={phase.percent} testId="cw-upload-progress" />
+        ) : null}
         {phase.kind === 'converting' ? (
           <Progress
-            label={phase.total > 0 ? t('courseware.upload.convertingPages', { done: phase.done, total: phase.total }) : t('courseware.upload.converting')}
+            label={
+              phase.total > 0
+                ? t('courseware.upload.convertingPages', { done: phase.done, total: phase.total })
+                : t('courseware.upload.converting')
+            }
             value={phase.total > 0 ? Math.floor((phase.done / phase.total) * 100) : null}
             testId="cw-convert-progress"
           />

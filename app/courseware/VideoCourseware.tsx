@@ -100,7 +100,11 @@ export function VideoCourseware({ url, poster, name, isCreator, channel, clockSk
     const v = video.current;
     const first = initialRef.current;
     if (isCreator || !v || !first || last.current) return;
-    last.current = { type: first.type, currentTime: first.currentTime, heldAt: heldAt(first.at, Date.now() + skewRef.current, performance.now()) };
+    last.current = {
+      type: first.type,
+      currentTime: first.currentTime,
+      heldAt: heldAt(first.at, Date.now() + skewRef.current, performance.now()),
+    };
     const start = () => void apply();
     if (v.readyState >= 1) start();
     else v.addEventListener('loadedmetadata', start, { once: true });

@@ -7,7 +7,11 @@ import { hashFile } from './hash.ts';
 
 describe('courseware file checks', () => {
   it('accepts by extension or by mime, case-insensitive', () => {
-    expect(checkCoursewareFile({ name: 'Deck.PPTX', type: '', size: 10 }, false)).toMatchObject({ ok: true, extension: 'pptx', documentType: 1 });
+    expect(checkCoursewareFile({ name: 'Deck.PPTX', type: '', size: 10 }, false)).toMatchObject({
+      ok: true,
+      extension: 'pptx',
+      documentType: 1,
+    });
     expect(checkCoursewareFile({ name: 'blob', type: 'application/PDF', size: 10 }, false)).toMatchObject({ ok: true, extension: 'pdf' });
     expect(checkCoursewareFile({ name: 'a.txt', type: 'text/plain', size: 10 }, false)).toEqual({ ok: false, reason: 'type' });
   });
@@ -39,7 +43,12 @@ describe('hashing in slices', () => {
     const bytes = new Uint8Array(5 * 1024 * 1024 + 123);
     for (let i = 0; i < bytes.length; i++) bytes[i] = (i * 31 + (i >> 9)) & 255;
     const steps: number[] = [];
-    const hash = await hashFile(new Blob([bytes]), 2 * 1024 * 1024, () => new SparkMD5.ArrayBuffer(), (done) => steps.push(done));
+    const hash = await hashFile(
+      new Blob([bytes]),
+      2 * 1024 * 1024,
+      () => new SparkMD5.ArrayBuffer(),
+      (done) => steps.push(done),
+    );
     expect(hash).toBe(createHash('md5').update(bytes).digest('hex'));
     expect(steps).toEqual([0, 2 * 1024 * 1024, 4 * 1024 * 1024, bytes.length]);
   });

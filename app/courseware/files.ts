@@ -15,7 +15,8 @@ const MIME_EXTENSION: Record<string, CoursewareExtension> = {
   'video/mp4': 'mp4',
 };
 
-export type FileCheck = { ok: true; extension: CoursewareExtension; documentType: DocumentType } | { ok: false; reason: 'type' | 'size' | 'empty' };
+export type FileCheck =
+  { ok: true; extension: CoursewareExtension; documentType: DocumentType } | { ok: false; reason: 'type' | 'size' | 'empty' };
 
 /** The extension of a file name, lower case ('' when none). */
 export function extensionOf(name: string): string {

@@ -5,7 +5,8 @@
  */
 import { HASH_SLICE_BYTES } from '#core/contracts/courseware.ts';
 
-export type HashMessage = { type: 'progress'; done: number; total: number } | { type: 'done'; hash: string } | { type: 'error'; message: string };
+export type HashMessage =
+  { type: 'progress'; done: number; total: number } | { type: 'done'; hash: string } | { type: 'error'; message: string };
 
 interface Incremental {
   append(chunk: ArrayBuffer): unknown;

@@ -6,11 +6,19 @@
 import SparkMD5 from 'spark-md5';
 import { hashFile, type HashMessage } from './hash.ts';
 
-const scope = self as unknown as { onmessage: ((e: MessageEvent<{ file: File; sliceBytes: number }>) => void) | null; postMessage: (m: HashMessage) => void };
+const scope = self as unknown as {
+  onmessage: ((e: MessageEvent<{ file: File; sliceBytes: number }>) => void) | null;
+  postMessage: (m: HashMessage) => void;
+};
 
 scope.onmessage = (event) => {
   const { file, sliceBytes } = event.data;
-  hashFile(file, sliceBytes, () => new SparkMD5.ArrayBuffer(), (done, total) => scope.postMessage({ type: 'progress', done, total })).then(
+  hashFile(
+    file,
+    sliceBytes,
+    () => new SparkMD5.ArrayBuffer(),
+    (done, total) => scope.postMessage({ type: 'progress', done, total }),
+  ).then(
     (hash) => scope.postMessage({ type: 'done', hash }),
     (error: unknown) => scope.postMessage({ type: 'error', message: error instanceof Error ? error.message : String(error) }),
   );

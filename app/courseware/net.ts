@@ -12,7 +12,11 @@ export type CwName = keyof CoursewareApiCalls;
  * `api()` typed by the courseware contract. The contract is merged into ApiCalls on the server
  * side; this view of the same function keeps the browser typed by the courseware file alone.
  */
-export function cwApi<N extends CwName>(name: N, body: CoursewareApiCalls[N][0], options: ApiOptions = {}): Promise<Envelope<CoursewareApiCalls[N][1]>> {
+export function cwApi<N extends CwName>(
+  name: N,
+  body: CoursewareApiCalls[N][0],
+  options: ApiOptions = {},
+): Promise<Envelope<CoursewareApiCalls[N][1]>> {
   const call = api as unknown as (name: string, body: unknown, options: ApiOptions) => Promise<Envelope<CoursewareApiCalls[N][1]>>;
   return call(name, body, options);
 }
@@ -23,7 +27,13 @@ export interface PutHandle {
 }
 
 /** PUTs the file to the presigned address with the headers the server gave; progress in bytes. */
-export function putFile(url: string, method: string, headers: Record<string, string>, file: Blob, onProgress: (sent: number, total: number) => void): PutHandle {
+export function putFile(
+  url: string,
+  method: string,
+  headers: Record<string, string>,
+  file: Blob,
+  onProgress: (sent: number, total: number) => void,
+): PutHandle {
   const xhr = new XMLHttpRequest();
   const done = new Promise<'ok' | 'aborted' | 'failed'>((resolve) => {
     xhr.open(method, url);

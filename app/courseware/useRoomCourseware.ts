@@ -42,7 +42,15 @@ export interface RoomCoursewareOptions {
   onMyConvertFailed?: () => void;
 }
 
-export function useRoomCourseware({ roomNumber, channel, status, isCreator, myId, onConvert, onMyConvertFailed }: RoomCoursewareOptions): RoomCoursewareState {
+export function useRoomCourseware({
+  roomNumber,
+  channel,
+  status,
+  isCreator,
+  myId,
+  onConvert,
+  onMyConvertFailed,
+}: RoomCoursewareOptions): RoomCoursewareState {
   const [cw, setCw] = useState<RoomCourseware>(NO_COURSEWARE);
   const [loaded, setLoaded] = useState(false);
   const [local, setLocal] = useState<{ page: number; scroll: number } | null>(null);
@@ -139,15 +147,12 @@ export function useRoomCourseware({ roomNumber, channel, status, isCreator, myId
     void fetchNow();
   }, [fetchNow]);
 
-  const replace = useCallback(
-    (next: RoomCourseware) => {
-      if (pending.current) clearTimeout(pending.current);
-      pending.current = null;
-      setLocal(null);
-      setCw(next);
-    },
-    [],
-  );
+  const replace = useCallback((next: RoomCourseware) => {
+    if (pending.current) clearTimeout(pending.current);
+    pending.current = null;
+    setLocal(null);
+    setCw(next);
+  }, []);
 
   return { cw, loaded, page, scroll, goPage, setScroll, refetch, replace };
 }

@@ -4,7 +4,11 @@
  */
 import { useEffect, useState } from 'react';
 
-export type SlideImage = { status: 'none' } | { status: 'loading'; url: string } | { status: 'ready'; url: string; image: HTMLImageElement } | { status: 'failed'; url: string };
+export type SlideImage =
+  | { status: 'none' }
+  | { status: 'loading'; url: string }
+  | { status: 'ready'; url: string; image: HTMLImageElement }
+  | { status: 'failed'; url: string };
 
 export function useSlideImage(url: string, onExpired: () => void, preload: string[] = []): SlideImage {
   const [state, setState] = useState<SlideImage>({ status: 'none' });

@@ -99,7 +99,13 @@ export function useUploader(options: UploaderOptions): Uploader {
       if (phaseRef.current.kind !== 'idle' && phaseRef.current.kind !== 'converting') return false;
       const check = checkCoursewareFile(file, optionsRef.current.allowVideo);
       if (!check.ok) {
-        toast.error(check.reason === 'size' ? t('courseware.upload.tooLarge') : check.reason === 'empty' ? t('courseware.upload.empty') : t('courseware.upload.badType'));
+        toast.error(
+          check.reason === 'size'
+            ? t('courseware.upload.tooLarge')
+            : check.reason === 'empty'
+              ? t('courseware.upload.empty')
+              : t('courseware.upload.badType'),
+        );
         return false;
       }
       const run = ++runRef.current;
@@ -113,7 +119,11 @@ export function useUploader(options: UploaderOptions): Uploader {
       abortRef.current = () => hashing.abort();
       let fileHash: string;
       try {
-        fileHash = await md5File(file, (done, total) => live() && set({ kind: 'hashing', name, percent: percent(done, total) }), hashing.signal);
+        fileHash = await md5File(
+          file,
+          (done, total) => live() && set({ kind: 'hashing', name, percent: percent(done, total) }),
+          hashing.signal,
+        );
       } catch {
         if (live() && !hashing.signal.aborted) fail('', t('courseware.upload.failed'));
         return false;
@@ -134,32 +144,53 @@ export function useUploader(options: UploaderOptions): Uploader {
         documentSource = known.data.documentInfo.documentSource;
       } else {
         // 3. A presigned PUT straight to the store.
-        const sign = await cwApi('createUpyunSign', { fileName: name, fileSize: file.size, fileHash, ...(roomNumber ? { roomNumber } : {}) });
+        const sign = await cwApi('createUpyunSign', {
+          fileName: name,
+          fileSize: file.size,
+          fileHash,
+          ...(roomNumber ? { roomNumber } : {}),
+        });
         if (!live()) return false;
         if (!isOk(sign)) {
-        fail(sign.code, sign.msg);
-        return false;
-      }
+          fail(sign.code, sign.msg);
+          return false;
+        }
         set({ kind: 'uploading', name, percent: 0 });
-        const put = putFile(sign.data.uploadUrl, sign.data.method, sign.data.headers, file, (sent, total) => live() && set({ kind: 'uploading', name, percent: percent(sent, total) }));
+        const put = putFile(
+          sign.data.uploadUrl,
+          sign.data.method,
+          sign.data.headers,
+          file,
+          (sent, total) => live() && set({ kind: 'uploading', name, percent: percent(sent, total) }),
+        );
         abortRef.current = () => {
           put.abort();
           // The server forgets the pending upload (spec 03 §4: cancel notifies the server).
-          void cwApi('updateDocumentNotice', { roomNumber: roomNumber ?? '', documentSource: sign.data.saveName }, { quietNetworkError: true });
+          void cwApi(
+            'updateDocumentNotice',
+            { roomNumber: roomNumber ?? '', documentSource: sign.data.saveName },
+            { quietNetworkError: true },
+          );
         };
         const outcome = await put.done;
         abortRef.current = null;
         if (!live() || outcome === 'aborted') return false;
         if (outcome === 'failed') {
-        fail('', t('courseware.upload.failed'));
-        return false;
-      }
+          fail('', t('courseware.upload.failed'));
+          return false;
+        }
         documentSource = sign.data.saveName;
       }
 
       // 4. Register; a new file's conversion is queued.
       set({ kind: 'registering', name });
-      const added = await cwApi('addRoomDocument', { documentSource, documentName: name, fileHash, documentType: check.documentType, ...(roomNumber ? { roomNumber } : {}) });
+      const added = await cwApi('addRoomDocument', {
+        documentSource,
+        documentName: name,
+        fileHash,
+        documentType: check.documentType,
+        ...(roomNumber ? { roomNumber } : {}),
+      });
       if (!live()) return false;
       if (!isOk(added)) {
         fail(added.code, added.msg);

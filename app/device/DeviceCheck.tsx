@@ -26,7 +26,17 @@ function useDevices(kind: MediaDeviceKind): MediaDeviceInfo[] {
   return list;
 }
 
-export function DevicePicker({ kind, value, onChange, label }: { kind: MediaDeviceKind; value: string; onChange: (id: string) => void; label: string }) {
+export function DevicePicker({
+  kind,
+  value,
+  onChange,
+  label,
+}: {
+  kind: MediaDeviceKind;
+  value: string;
+  onChange: (id: string) => void;
+  label: string;
+}) {
   const { t } = useTranslation();
   const list = useDevices(kind);
   return (
@@ -181,15 +191,34 @@ export function DeviceCheck({ onClose }: { onClose?: (result: DeviceResult) => v
       ) : null}
       {step === 'camera' ? (
         <div className="stack">
-          <DevicePicker kind="videoinput" value={config.videoDeviceId ?? ''} onChange={(id) => pick('videoDeviceId', id)} label={t('device.camera')} />
-          <video ref={video} className="device-check__preview" width={160} height={120} autoPlay playsInline muted data-testid="camera-preview" />
+          <DevicePicker
+            kind="videoinput"
+            value={config.videoDeviceId ?? ''}
+            onChange={(id) => pick('videoDeviceId', id)}
+            label={t('device.camera')}
+          />
+          <video
+            ref={video}
+            className="device-check__preview"
+            width={160}
+            height={120}
+            autoPlay
+            playsInline
+            muted
+            data-testid="camera-preview"
+          />
           <p>{t('device.cameraQ')}</p>
           <YesNo onAnswer={(yes) => answer('camera', yes)} />
         </div>
       ) : null}
       {step === 'mic' ? (
         <div className="stack">
-          <DevicePicker kind="audioinput" value={config.audioDeviceId ?? ''} onChange={(id) => pick('audioDeviceId', id)} label={t('device.mic')} />
+          <DevicePicker
+            kind="audioinput"
+            value={config.audioDeviceId ?? ''}
+            onChange={(id) => pick('audioDeviceId', id)}
+            label={t('device.mic')}
+          />
           <canvas ref={canvas} className="device-check__wave" width={320} height={80} data-testid="mic-wave" data-level={level} />
           <p>{t('device.micQ')}</p>
           <YesNo onAnswer={(yes) => answer('mic', yes)} />
@@ -197,7 +226,12 @@ export function DeviceCheck({ onClose }: { onClose?: (result: DeviceResult) => v
       ) : null}
       {step === 'speaker' ? (
         <div className="stack">
-          <DevicePicker kind="audiooutput" value={config.speakerId ?? ''} onChange={(id) => pick('speakerId', id)} label={t('device.speaker')} />
+          <DevicePicker
+            kind="audiooutput"
+            value={config.speakerId ?? ''}
+            onChange={(id) => pick('speakerId', id)}
+            label={t('device.speaker')}
+          />
           <Button variant="secondary" onClick={() => void playTone()} data-testid="play-tone">
             {t('device.playTone')}
           </Button>

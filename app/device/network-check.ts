@@ -77,7 +77,10 @@ const UDP_CONNECT_MS = 6000;
 /** How long after the last packet its echo may still come back. */
 const UDP_LINGER_MS = 1000;
 
-type Ask = (body: Record<string, unknown>, timeout: number) => Promise<Ack<{ bytes: number; data?: string; sdp?: string; iceServers?: IceServer[] }>>;
+type Ask = (
+  body: Record<string, unknown>,
+  timeout: number,
+) => Promise<Ack<{ bytes: number; data?: string; sdp?: string; iceServers?: IceServer[] }>>;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -146,13 +149,18 @@ async function probeSocket(ask: Ask, onProgress: (share: number) => void): Promi
 }
 
 export async function probeNetwork(mediaUrl: string, onProgress: (share: number) => void): Promise<NetworkMeasure> {
-  const socket = io(`${mediaUrl.replace(/\/+$/, '')}${MEDIA_NAMESPACE}`, { transports: ['websocket'], reconnection: false, forceNew: true });
+  const socket = io(`${mediaUrl.replace(/\/+$/, '')}${MEDIA_NAMESPACE}`, {
+    transports: ['websocket'],
+    reconnection: false,
+    forceNew: true,
+  });
   try {
     await new Promise<void>((resolve, reject) => {
       socket.once('connect', () => resolve());
       socket.once('connect_error', reject);
     });
-    const ask: Ask = (body, timeout) => socket.timeout(timeout).emitWithAck(MEDIA_REQUEST_EVENT, { v: MEDIA_PROTOCOL_VERSION, type: 'probe', ...body });
+    const ask: Ask = (body, timeout) =>
+      socket.timeout(timeout).emitWithAck(MEDIA_REQUEST_EVENT, { v: MEDIA_PROTOCOL_VERSION, type: 'probe', ...body });
     // Progress: the round trip and loss part 40 %, download and upload 30 % each.
     const path =
       typeof RTCPeerConnection === 'function'

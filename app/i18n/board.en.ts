@@ -104,7 +104,7 @@ export const boardEn: BoardMessages = {
   review: {
     title: 'Whiteboard review',
     readOnly: 'Read only',
-    notAllowed: 'Only the creator can review this classroom\'s whiteboard',
+    notAllowed: "Only the creator can review this classroom's whiteboard",
     pages: 'Pages with content',
     counter: '{{n}} of {{total}}',
     wbPage: 'Page {{n}}',

@@ -277,7 +277,8 @@ export const en: Messages = {
     copy: 'Copy',
     whatIsPromo: 'What is a promo code?',
     promoTitle: 'What is a promo code?',
-    promoText: 'Your promo code is your personal invitation code. When another teacher enters it while buying a package, you earn {{n}} promo points.',
+    promoText:
+      'Your promo code is your personal invitation code. When another teacher enters it while buying a package, you earn {{n}} promo points.',
     promoUse: 'Promo points can be exchanged for classroom hours or goods.',
     promoPoints: 'Promo points',
     bigClass: 'Large class: {{n}} people, until {{date}}',
@@ -293,9 +294,11 @@ export const en: Messages = {
     androidApp: 'Android app',
     wechat: 'Tap ··· in the top-right corner and choose "Open in browser".',
     helpTitle: 'Help',
-    helpText: 'Mini classes suit 2 to 4 people with audio and video; whiteboard classes share one board with many people; audio classes are 1 teacher and 2 students for 1 hour; large classes are live with students invited to the mic; the recording studio works on a computer only.',
+    helpText:
+      'Mini classes suit 2 to 4 people with audio and video; whiteboard classes share one board with many people; audio classes are 1 teacher and 2 students for 1 hour; large classes are live with students invited to the mic; the recording studio works on a computer only.',
     termsTitle: 'Terms of Service',
-    termsText: 'By using Banshu you agree to share in a classroom only what you have the right to share, and to respect every member of the class. The operator keeps only what the service needs (phone number, name, classroom records) and never sells it.',
+    termsText:
+      'By using Banshu you agree to share in a classroom only what you have the right to share, and to respect every member of the class. The operator keeps only what the service needs (phone number, name, classroom records) and never sells it.',
   },
   mobile: {
     title: 'Banshu on your phone',
@@ -426,13 +429,34 @@ export const en: Messages = {
   help: {
     title: 'Help',
     topics: 'Help topics',
-    web: { title: 'Using Banshu on the web', body: 'After signing in, press "Create classroom" and pick a room type. Send the invite link or the room number to your students; they open the link in a browser, enter a name and are in. Use Chrome 65 or newer, or Safari 12.1 or newer.' },
-    board: { title: 'Whiteboard class', body: 'A whiteboard class shares one board among many people. The teacher picks brushes, shapes, text and images from the toolbar, and can allow or forbid students to draw under "Permission".' },
-    record: { title: 'Audio class', body: 'An audio class is one teacher and two students for one hour, sound only: good for speaking practice and questions.' },
-    live: { title: 'Large class', body: 'In a large class the teacher streams live and students watch and listen; the teacher can invite a student to the microphone. A large-class package raises the number of people.' },
-    camera: { title: 'Camera', body: 'If you cannot see yourself: allow the camera in the browser address bar; close other programs using the camera; pick the right camera in the device check.' },
-    microphone: { title: 'Microphone', body: 'If others cannot hear you: allow the microphone in the browser; check the input device in your system sound settings; speak in the device check and watch the sound wave move.' },
-    speaker: { title: 'Speaker', body: 'If you hear nothing: check the system volume and output device; play the test music in the device check; headphones avoid echo.' },
+    web: {
+      title: 'Using Banshu on the web',
+      body: 'After signing in, press "Create classroom" and pick a room type. Send the invite link or the room number to your students; they open the link in a browser, enter a name and are in. Use Chrome 65 or newer, or Safari 12.1 or newer.',
+    },
+    board: {
+      title: 'Whiteboard class',
+      body: 'A whiteboard class shares one board among many people. The teacher picks brushes, shapes, text and images from the toolbar, and can allow or forbid students to draw under "Permission".',
+    },
+    record: {
+      title: 'Audio class',
+      body: 'An audio class is one teacher and two students for one hour, sound only: good for speaking practice and questions.',
+    },
+    live: {
+      title: 'Large class',
+      body: 'In a large class the teacher streams live and students watch and listen; the teacher can invite a student to the microphone. A large-class package raises the number of people.',
+    },
+    camera: {
+      title: 'Camera',
+      body: 'If you cannot see yourself: allow the camera in the browser address bar; close other programs using the camera; pick the right camera in the device check.',
+    },
+    microphone: {
+      title: 'Microphone',
+      body: 'If others cannot hear you: allow the microphone in the browser; check the input device in your system sound settings; speak in the device check and watch the sound wave move.',
+    },
+    speaker: {
+      title: 'Speaker',
+      body: 'If you hear nothing: check the system volume and output device; play the test music in the device check; headphones avoid echo.',
+    },
     courseware: {
       title: 'Guide to making courseware',
       body: 'You can upload PPT, PPTX, DOC, DOCX and PDF files (and MP4 videos in a classroom), each up to 50M and 200 pages. Uploaded courseware is converted to images; you can page through it as soon as the first page is ready. Tips: use common fonts (such as Noto Sans CJK or Microsoft YaHei) or embed fonts in PowerPoint; animations and transitions are not kept, so put each animation step on its own slide; do not protect the file with a password; convert videos to H.264 MP4 first. If a file fails to convert, save it as PDF and upload that.',
@@ -481,7 +505,8 @@ export const en: Messages = {
     offline: 'Video reconnecting…',
     failed: 'Audio or video could not start',
     permTitle: 'Allow the camera and microphone',
-    permText: 'The browser blocked the camera or microphone. Click the camera icon in the address bar, choose "Always allow", then reload the page.',
+    permText:
+      'The browser blocked the camera or microphone. Click the camera icon in the address bar, choose "Always allow", then reload the page.',
     permReload: 'Reload',
     problem: {
       noDevices: 'No camera or microphone was found',
@@ -511,7 +536,8 @@ export const en: Messages = {
     abnormal: 'Abnormal',
     recheck: 'Check again',
     systemDefault: 'System default',
-    helpText: 'Check that the device is plugged in, not used by another program, and allowed in the browser (the camera icon in the address bar).',
+    helpText:
+      'Check that the device is plugged in, not used by another program, and allowed in the browser (the camera icon in the address bar).',
   },
   exchange: {
     title: 'Exchange promo points',
@@ -533,7 +559,8 @@ export const en: Messages = {
     again: 'Check again',
     running: 'Checking the network…',
     grade: { excellent: 'Excellent', poor: 'Poor', veryPoor: 'Very poor' },
-    noUdp: 'The audio and video path to the classroom server could not connect: UDP is blocked here and no relay answered. Try another network, or ask the operator for a TURN relay.',
+    noUdp:
+      'The audio and video path to the classroom server could not connect: UDP is blocked here and no relay answered. Try another network, or ask the operator for a TURN relay.',
     details: 'round trip {{rtt}} ms, lost {{loss}}%, down {{down}} kbit/s, up {{up}} kbit/s',
   },
 };

@@ -33,7 +33,12 @@ export function onSessionEnded(listener: Listener): () => void {
   return () => sessionEndedListeners.delete(listener);
 }
 
-async function once<N extends ApiName>(name: N, body: ApiRequest<N>, requestId: string, signal?: AbortSignal): Promise<Envelope<ApiData<N>>> {
+async function once<N extends ApiName>(
+  name: N,
+  body: ApiRequest<N>,
+  requestId: string,
+  signal?: AbortSignal,
+): Promise<Envelope<ApiData<N>>> {
   const lang = currentLang();
   const url = `/api/${name}?${REQUEST_ID_PARAM}=${encodeURIComponent(requestId)}&ua=web`;
   const res = await fetch(url, {

@@ -35,9 +35,7 @@ export function classroomGuard(input: ClassroomGuardInput): string | null {
   // An observer link opens without a session: the join makes a quiet observer identity.
   const observerLink = observer && (input.search.get(OBSERVER_TOKEN_PARAM) ?? '') !== '';
   if (!input.hasSession && !observerLink) {
-    return input.noSessionTarget === 'userName'
-      ? `/userName/${input.roomId}`
-      : loginPath(input.pathname);
+    return input.noSessionTarget === 'userName' ? `/userName/${input.roomId}` : loginPath(input.pathname);
   }
   return null;
 }

@@ -45,7 +45,10 @@ export function showToast(text: string, kind: ToastKind = 'info', ms: number = T
   if (same) dismissToast(same.id);
   const id = nextId++;
   toasts = [...toasts.slice(-3), { id, text, kind }];
-  timers.set(id, setTimeout(() => dismissToast(id), ms));
+  timers.set(
+    id,
+    setTimeout(() => dismissToast(id), ms),
+  );
   emit();
   return id;
 }

@@ -4,7 +4,12 @@ import { useEffect, type RefObject } from 'react';
  * Closes a popup menu on Escape (giving focus back to its button) or on a pointer press outside
  * its box, while it is open.
  */
-export function useDismiss(open: boolean, close: () => void, box: RefObject<HTMLElement | null>, button: RefObject<HTMLElement | null>): void {
+export function useDismiss(
+  open: boolean,
+  close: () => void,
+  box: RefObject<HTMLElement | null>,
+  button: RefObject<HTMLElement | null>,
+): void {
   useEffect(() => {
     if (!open) return;
     const onDown = (event: PointerEvent) => {

@@ -7,9 +7,7 @@ import { useRequestLock } from '#app/lib/lock.ts';
 import { codeMessage } from '#app/lib/messages.ts';
 import { toast } from '#app/lib/toast.ts';
 
-export type CreateChoice =
-  | { roomType: 1; consumption: 'on' | 'off' }
-  | { roomType: 2 | 3 | 4 };
+export type CreateChoice = { roomType: 1; consumption: 'on' | 'off' } | { roomType: 2 | 3 | 4 };
 
 const CREATE_ERRORS = new Set(['21007', '21008', '31001']);
 

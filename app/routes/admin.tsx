@@ -30,7 +30,14 @@ export async function loader({ context }: Route.LoaderArgs) {
   return {
     user: { mobile: viewer.mobile, name: viewer.name },
     messages: messages.messageList,
-    trials: trials.map((r) => ({ id: r.id, name: r.name, mobile: r.mobile, organisation: r.organisation, message: r.message, at: r.created_at.getTime() })),
+    trials: trials.map((r) => ({
+      id: r.id,
+      name: r.name,
+      mobile: r.mobile,
+      organisation: r.organisation,
+      message: r.message,
+      at: r.created_at.getTime(),
+    })),
     feedback: feedback.map((f) => ({ id: f.id, content: f.content, mobile: f.mobile ?? '', at: f.created_at.getTime() })),
   };
 }

@@ -76,8 +76,16 @@ export default function BoardUpload({ loaderData }: Route.ComponentProps) {
       </label>
       {stage?.kind === 'uploading' || stage?.kind === 'preparing' || stage?.kind === 'placing' ? (
         <div role="status">
-          <progress max={100} value={stage.kind === 'uploading' ? Math.round(stage.fraction * 100) : stage.kind === 'placing' ? 100 : 0} aria-label={t('board.upload.title')} />
-          <p>{t('board.upload.sending', { n: stage.kind === 'uploading' ? Math.round(stage.fraction * 100) : stage.kind === 'placing' ? 100 : 0 })}</p>
+          <progress
+            max={100}
+            value={stage.kind === 'uploading' ? Math.round(stage.fraction * 100) : stage.kind === 'placing' ? 100 : 0}
+            aria-label={t('board.upload.title')}
+          />
+          <p>
+            {t('board.upload.sending', {
+              n: stage.kind === 'uploading' ? Math.round(stage.fraction * 100) : stage.kind === 'placing' ? 100 : 0,
+            })}
+          </p>
         </div>
       ) : null}
       {stage?.kind === 'done' ? (

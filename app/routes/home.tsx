@@ -82,7 +82,15 @@ export default function Home({ loaderData, actionData }: Route.ComponentProps) {
             </div>
             <div className="field">
               <label htmlFor="trial-mobile">{t('landing.mobile')}</label>
-              <input id="trial-mobile" name="mobile" required inputMode="numeric" maxLength={11} pattern="1[3-9][0-9]{9}" autoComplete="tel" />
+              <input
+                id="trial-mobile"
+                name="mobile"
+                required
+                inputMode="numeric"
+                maxLength={11}
+                pattern="1[3-9][0-9]{9}"
+                autoComplete="tel"
+              />
             </div>
             <div className="field">
               <label htmlFor="trial-org">{t('landing.organisation')}</label>

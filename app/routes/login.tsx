@@ -124,7 +124,14 @@ export default function Login() {
                 value={code}
                 onChange={(e) => setCode(e.target.value.replace(/\D/g, '').slice(0, 6))}
               />
-              <Button variant="secondary" className="login__code-btn" onClick={() => void sendCode()} loading={sending} disabled={countdown > 0} aria-live="polite">
+              <Button
+                variant="secondary"
+                className="login__code-btn"
+                onClick={() => void sendCode()}
+                loading={sending}
+                disabled={countdown > 0}
+                aria-live="polite"
+              >
                 {codeLabel}
               </Button>
             </div>

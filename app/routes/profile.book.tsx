@@ -184,7 +184,13 @@ export default function ProfileBook() {
                 </td>
                 <td>
                   <div className="cw-library__ops">
-                    <button type="button" className="cw-link" disabled={busyId === d.documentId} onClick={() => void download(d)} data-testid="library-download">
+                    <button
+                      type="button"
+                      className="cw-link"
+                      disabled={busyId === d.documentId}
+                      onClick={() => void download(d)}
+                      data-testid="library-download"
+                    >
                       {t('courseware.library.download')}
                     </button>
                     {d.status === 3 ? (
@@ -193,7 +199,13 @@ export default function ProfileBook() {
                       </button>
                     ) : null}
                     {d.status === 3 || d.status === 4 ? (
-                      <button type="button" className="cw-link" disabled={busyId === d.documentId} onClick={() => void remove(d)} data-testid="library-delete">
+                      <button
+                        type="button"
+                        className="cw-link"
+                        disabled={busyId === d.documentId}
+                        onClick={() => void remove(d)}
+                        data-testid="library-delete"
+                      >
                         {t('courseware.library.delete')}
                       </button>
                     ) : null}

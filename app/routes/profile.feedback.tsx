@@ -13,7 +13,12 @@ export function meta() {
 }
 
 /** Spec 03 §5: white space collapses and line breaks stay; the server applies the same rule. */
-const normalise = (s: string) => s.replace(/\r\n?/g, '\n').replace(/[^\S\n]+/g, ' ').replace(/ *\n\s*/g, '\n').trim();
+const normalise = (s: string) =>
+  s
+    .replace(/\r\n?/g, '\n')
+    .replace(/[^\S\n]+/g, ' ')
+    .replace(/ *\n\s*/g, '\n')
+    .trim();
 
 /** Feedback (spec 03 §2.8): text, a captcha image (click to refresh), submit, success popup. */
 export default function Feedback() {
@@ -81,7 +86,13 @@ export default function Feedback() {
               onChange={(e) => setCode(e.target.value.replace(/\D/g, '').slice(0, 4))}
             />
             <button type="button" className="captcha__image" onClick={refresh} title={t('feedback.refresh')}>
-              <img src={`${FEEDBACK_CAPTCHA_PATH}?t=${stamp}`} alt={t('feedback.captchaAlt')} width={120} height={40} data-testid="captcha" />
+              <img
+                src={`${FEEDBACK_CAPTCHA_PATH}?t=${stamp}`}
+                alt={t('feedback.captchaAlt')}
+                width={120}
+                height={40}
+                data-testid="captcha"
+              />
             </button>
           </div>
         </div>
@@ -92,7 +103,11 @@ export default function Feedback() {
         </div>
       </form>
       {done ? (
-        <Dialog title={t('feedback.successTitle')} onClose={() => setDone(false)} actions={<Button onClick={() => setDone(false)}>{t('common.confirm')}</Button>}>
+        <Dialog
+          title={t('feedback.successTitle')}
+          onClose={() => setDone(false)}
+          actions={<Button onClick={() => setDone(false)}>{t('common.confirm')}</Button>}
+        >
           <p>{t('feedback.successText')}</p>
         </Dialog>
       ) : null}

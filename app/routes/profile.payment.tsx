@@ -127,7 +127,9 @@ function OrderList({ active }: { active: boolean }) {
                   <LocalTime at={o.createTime} />
                 </td>
                 <td>
-                  <span className={`badge${o.orderState === '1' ? ' badge--ok' : ''}`}>{o.orderState === '1' ? t('payment.paid') : t('payment.unpaid')}</span>
+                  <span className={`badge${o.orderState === '1' ? ' badge--ok' : ''}`}>
+                    {o.orderState === '1' ? t('payment.paid') : t('payment.unpaid')}
+                  </span>
                 </td>
               </tr>
             ))}

@@ -187,7 +187,14 @@ export default function Personal({ loaderData }: Route.ComponentProps) {
         </div>
       </dl>
       {editing ? <NameEditor current={name} onClose={() => setEditing(false)} /> : null}
-      {exchanging ? <PointsExchange points={promoPoints} goods={goods} onClose={() => setExchanging(false)} onDone={() => void revalidator.revalidate()} /> : null}
+      {exchanging ? (
+        <PointsExchange
+          points={promoPoints}
+          goods={goods}
+          onClose={() => setExchanging(false)}
+          onDone={() => void revalidator.revalidate()}
+        />
+      ) : null}
       {explaining ? (
         <Dialog
           title={t('personal.promoTitle')}

@@ -57,7 +57,10 @@ export default function ProfileRooms({ loaderData }: Route.ComponentProps) {
     const envelope = await api('getMyRoomList', { pageTime: more.nextPageTime, pageSize: PAGE_SIZE });
     setLoadingMore(false);
     if (!isOk(envelope)) return;
-    setRooms((prev) => [...prev, ...envelope.data.roomList.filter((r) => !prev.some((p) => p.roomNumber === r.roomNumber && p.createTime === r.createTime))]);
+    setRooms((prev) => [
+      ...prev,
+      ...envelope.data.roomList.filter((r) => !prev.some((p) => p.roomNumber === r.roomNumber && p.createTime === r.createTime)),
+    ]);
     setMore({ hasMore: envelope.data.hasMore, nextPageTime: envelope.data.nextPageTime });
   };
 

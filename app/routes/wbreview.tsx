@@ -25,7 +25,12 @@ export async function loader({ params, context, url }: Route.LoaderArgs) {
     if (domainCode(error) === '31002') throw data(null, { status: 404 });
     throw error;
   }
-  return { roomNumber: room.roomNumber, allowed: room.allowed, roomExtend: room.allowed ? room.roomExtend : '{}', closed: room.state === 'closed' };
+  return {
+    roomNumber: room.roomNumber,
+    allowed: room.allowed,
+    roomExtend: room.allowed ? room.roomExtend : '{}',
+    closed: room.state === 'closed',
+  };
 }
 
 export function meta({ loaderData }: Route.MetaArgs) {

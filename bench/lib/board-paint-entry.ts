@@ -37,7 +37,17 @@ function dataAt(i: number, workload: Workload): ItemData {
 
 function op(i: number, workload: Workload): SequencedOp {
   const item: BoardItem = { id: `i${i}`, uid: 'u1', data: dataAt(i, workload) };
-  return { opId: `o${i}`, type: 'create', btype: 'brush', id: item.id, page: 'wb:0', seq: i + 1, uid: 'u1', at: 0, effects: [{ kind: 'put', items: [item] }] };
+  return {
+    opId: `o${i}`,
+    type: 'create',
+    btype: 'brush',
+    id: item.id,
+    page: 'wb:0',
+    seq: i + 1,
+    uid: 'u1',
+    at: 0,
+    effects: [{ kind: 'put', items: [item] }],
+  };
 }
 
 /** Colour levels two paints of the same lines may differ by at an antialiased edge. */
@@ -127,7 +137,12 @@ const api = {
     // differ by more than that (a line missing or extra would differ by far more).
     let differ = 0;
     for (let i = 0; i < a.length; i += 4) {
-      const d = Math.max(Math.abs(a[i]! - b[i]!), Math.abs(a[i + 1]! - b[i + 1]!), Math.abs(a[i + 2]! - b[i + 2]!), Math.abs(a[i + 3]! - b[i + 3]!));
+      const d = Math.max(
+        Math.abs(a[i]! - b[i]!),
+        Math.abs(a[i + 1]! - b[i + 1]!),
+        Math.abs(a[i + 2]! - b[i + 2]!),
+        Math.abs(a[i + 3]! - b[i + 3]!),
+      );
       if (d > TOLERANCE) differ++;
     }
     return differ;

@@ -22,7 +22,14 @@ export function strokeAt(i: number, points = 12): StrokeData {
 }
 
 export function strokeOps(page: string, from: number, n: number, tag = 's'): BoardOp[] {
-  return Array.from({ length: n }, (_, k) => ({ opId: `${tag}${from + k}`, type: 'create', btype: 'brush', id: `${tag}${from + k}`, page, data: strokeAt(from + k) }));
+  return Array.from({ length: n }, (_, k) => ({
+    opId: `${tag}${from + k}`,
+    type: 'create',
+    btype: 'brush',
+    id: `${tag}${from + k}`,
+    page,
+    data: strokeAt(from + k),
+  }));
 }
 
 export async function buildBoard(

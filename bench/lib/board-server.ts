@@ -125,7 +125,15 @@ async function measureLoad(product: TestServer, m: Extract<ParentToBoardServer, 
   const db = product.banshu.platform.database.db;
   const rid = (await db.selectFrom('rooms').select('id').where('room_number', '=', room).executeTakeFirstOrThrow()).id;
   const count = async (table: 'board_ops' | 'board_snapshots') =>
-    Number((await db.selectFrom(table).select((eb) => eb.fn.countAll<string>().as('n')).where('room_id', '=', rid).executeTakeFirstOrThrow()).n);
+    Number(
+      (
+        await db
+          .selectFrom(table)
+          .select((eb) => eb.fn.countAll<string>().as('n'))
+          .where('room_id', '=', rid)
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
   const [rowsStored, snapshots] = [await count('board_ops'), await count('board_snapshots')];
   return {
     ops: m.shape === 'cleared' ? m.n + 1 + m.after : m.n,
@@ -177,9 +185,11 @@ async function main(): Promise<void> {
   process.on('disconnect', () => void close());
   process.on('message', (raw) => {
     const m = raw as ParentToBoardServer;
-    const fail = (id: number) => (err: unknown) => send({ type: 'error', id, message: err instanceof Error ? (err.stack ?? err.message) : String(err) });
+    const fail = (id: number) => (err: unknown) =>
+      send({ type: 'error', id, message: err instanceof Error ? (err.stack ?? err.message) : String(err) });
     if (m.type === 'close') void close();
-    else if (m.type === 'room') makeRoom(product, m.people).then((r) => send({ type: 'room', id: m.id, room: r.room, tokens: r.tokens }), fail(m.id));
+    else if (m.type === 'room')
+      makeRoom(product, m.people).then((r) => send({ type: 'room', id: m.id, room: r.room, tokens: r.tokens }), fail(m.id));
     else if (m.type === 'load') measureLoad(product, m).then((result) => send({ type: 'loaded', id: m.id, result }), fail(m.id));
   });
   send({ type: 'ready', url: product.url, echoUrl: echo.url });

@@ -104,11 +104,20 @@ export function summariseProfile(file: string, root: string, top = 15): string {
   return [
     `Profiled ${ms(totalUs)} ms, busy ${ms(busyUs)} ms (${((100 * busyUs) / totalUs).toFixed(0)} %); shares below are of busy time.`,
     '',
-    markdownTable(['self time by package / folder', 'ms', 'share'], sorted(groups).map(([k, v]) => [k, ms(v), pct(v)])),
+    markdownTable(
+      ['self time by package / folder', 'ms', 'share'],
+      sorted(groups).map(([k, v]) => [k, ms(v), pct(v)]),
+    ),
     '',
-    markdownTable(['self time by function', 'ms', 'share'], sorted(fns).map(([k, v]) => [k, ms(v), pct(v)])),
+    markdownTable(
+      ['self time by function', 'ms', 'share'],
+      sorted(fns).map(([k, v]) => [k, ms(v), pct(v)]),
+    ),
     '',
-    markdownTable(['project function (inclusive)', 'ms', 'share'], sorted(inclusive).map(([k, v]) => [k, ms(v), pct(v)])),
+    markdownTable(
+      ['project function (inclusive)', 'ms', 'share'],
+      sorted(inclusive).map(([k, v]) => [k, ms(v), pct(v)]),
+    ),
   ].join('\n');
 }
 

@@ -124,7 +124,10 @@ export class Connection {
       len = 0;
       for (let i = at + CONTENT_LENGTH.length; buf[i]! >= 48 && buf[i]! <= 57; i++) len = len * 10 + buf[i]! - 48;
     }
-    const lower = len < 0 || (buf.indexOf('onnection: close', 0, 'latin1') >= 0 && buf.indexOf('onnection: close', 0, 'latin1') < headEnd) ? buf.toString('latin1', 0, headEnd).toLowerCase() : '';
+    const lower =
+      len < 0 || (buf.indexOf('onnection: close', 0, 'latin1') >= 0 && buf.indexOf('onnection: close', 0, 'latin1') < headEnd)
+        ? buf.toString('latin1', 0, headEnd).toLowerCase()
+        : '';
     const cl = len < 0 ? /\r\ncontent-length:\s*(\d+)/.exec(lower) : null;
     if (cl) len = Number(cl[1]);
     if (len >= 0) {

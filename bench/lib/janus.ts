@@ -40,7 +40,9 @@ admin: { admin_http = false }
 room-${ROOM}: { description = "bench", publishers = 2, bitrate = 2000000, fir_freq = 10, videocodec = "vp8", audiocodec = "opus" }
 `,
   );
-  return spawn(JANUS_BIN, ['-F', dir, '-C', path.join(dir, 'janus.jcfg'), '-N', '-o', '-d', '2'], { stdio: ['ignore', 'ignore', 'inherit'] });
+  return spawn(JANUS_BIN, ['-F', dir, '-C', path.join(dir, 'janus.jcfg'), '-N', '-o', '-d', '2'], {
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
 }
 
 const tx = () => Math.random().toString(36).slice(2);
@@ -57,7 +59,7 @@ export class JanusSession {
 
   async #post(url: string, body: Record<string, unknown>): Promise<any> {
     const res = await fetch(url, { method: 'POST', body: JSON.stringify({ ...body, transaction: tx() }) });
-    const json = (await res.json());
+    const json = await res.json();
     if (json.janus === 'error') throw new Error(`janus: ${JSON.stringify(json.error)}`);
     return json;
   }
@@ -72,7 +74,7 @@ export class JanusSession {
     while (this.#polling) {
       try {
         const res = await fetch(`${this.#base}/${this.#id}?maxev=20`);
-        const body = (await res.json());
+        const body = await res.json();
         for (const e of Array.isArray(body) ? body : [body]) {
           const list = this.#waiters.get(e.sender);
           if (e.janus === 'event' && list?.length) list.shift()!(e);

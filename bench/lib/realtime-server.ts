@@ -121,7 +121,8 @@ async function profile(m: Extract<ParentToServer, { type: 'profile' }>): Promise
 
 async function main(): Promise<void> {
   const [kind, ...rest] = process.argv.slice(2);
-  if (kind !== 'pglite' && kind !== 'postgres') throw new Error(`usage: realtime-server.ts <pglite|postgres> [NAME=value ...] (got ${String(kind)})`);
+  if (kind !== 'pglite' && kind !== 'postgres')
+    throw new Error(`usage: realtime-server.ts <pglite|postgres> [NAME=value ...] (got ${String(kind)})`);
   const gc = (globalThis as { gc?: () => void }).gc;
   if (!gc) throw new Error('run under node --expose-gc');
   const { startTestServer } = await import('../../tests/support/server.ts');
@@ -166,7 +167,12 @@ async function main(): Promise<void> {
     }
   });
   const dbUrl = product.banshu.platform.database.url;
-  send({ type: 'ready', url: product.url, pid: process.pid, database: dbUrl ? decodeURIComponent(new URL(dbUrl).pathname.slice(1)) : null });
+  send({
+    type: 'ready',
+    url: product.url,
+    pid: process.pid,
+    database: dbUrl ? decodeURIComponent(new URL(dbUrl).pathname.slice(1)) : null,
+  });
 }
 
 main().catch((err: unknown) => {

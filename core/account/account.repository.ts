@@ -41,10 +41,7 @@ export class AccountRepository {
     return q.selectFrom('users').select(userColumns).where('mobile', '=', mobile).executeTakeFirst();
   }
 
-  async insertUser(
-    q: Q,
-    values: { mobile: string | null; name: string; kind: 'teacher' | 'tourist'; promo_code: string | null },
-  ) {
+  async insertUser(q: Q, values: { mobile: string | null; name: string; kind: 'teacher' | 'tourist'; promo_code: string | null }) {
     return q
       .insertInto('users')
       .values({ ...values, vip_room_time: null, vip_big_room_time: null, record_room_time: null, credit_window_until: null })
@@ -58,7 +55,10 @@ export class AccountRepository {
   }
 
   insertSession(q: Q, row: { token_hash: string; user_id: string; expires_at: Date; ip: string }) {
-    return q.insertInto('sessions').values({ ...row, revoked_at: null }).execute();
+    return q
+      .insertInto('sessions')
+      .values({ ...row, revoked_at: null })
+      .execute();
   }
 
   findLiveSession(tokenHash: string, now: Date) {
@@ -100,7 +100,11 @@ export class AccountRepository {
   }
 
   insertCode(q: Q, row: { mobile: string; purpose: string; code_hash: string; ip: string; created_at: Date; expires_at: Date }) {
-    return q.insertInto('sms_codes').values({ ...row, used_at: null }).returning('id').executeTakeFirstOrThrow();
+    return q
+      .insertInto('sms_codes')
+      .values({ ...row, used_at: null })
+      .returning('id')
+      .executeTakeFirstOrThrow();
   }
 
   deleteCode(id: string) {
@@ -137,10 +141,22 @@ export class AccountRepository {
 
   async purgeExpired(now: Date): Promise<void> {
     const day = 24 * 3600 * 1000;
-    await this.db.deleteFrom('sms_codes').where('created_at', '<', new Date(now.getTime() - 2 * day)).execute();
-    await this.db.deleteFrom('sessions').where('expires_at', '<', new Date(now.getTime() - 7 * day)).execute();
-    await this.db.deleteFrom('rate_hits').where('at', '<', new Date(now.getTime() - 2 * day)).execute();
-    await this.db.deleteFrom('idempotency_keys').where('created_at', '<', new Date(now.getTime() - 2 * day)).execute();
+    await this.db
+      .deleteFrom('sms_codes')
+      .where('created_at', '<', new Date(now.getTime() - 2 * day))
+      .execute();
+    await this.db
+      .deleteFrom('sessions')
+      .where('expires_at', '<', new Date(now.getTime() - 7 * day))
+      .execute();
+    await this.db
+      .deleteFrom('rate_hits')
+      .where('at', '<', new Date(now.getTime() - 2 * day))
+      .execute();
+    await this.db
+      .deleteFrom('idempotency_keys')
+      .where('created_at', '<', new Date(now.getTime() - 2 * day))
+      .execute();
   }
 }
 

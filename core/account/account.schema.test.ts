@@ -20,6 +20,7 @@ describe('mobile rule', () => {
   it('takes mainland mobiles only', () => {
     expect(MOBILE_RULE.test('13812345678')).toBe(true);
     expect(MOBILE_RULE.test('19912345678')).toBe(true);
-    for (const bad of ['12812345678', '1381234567', '138123456789', '+8613812345678', '1381234567x']) expect(MOBILE_RULE.test(bad)).toBe(false);
+    for (const bad of ['12812345678', '1381234567', '138123456789', '+8613812345678', '1381234567x'])
+      expect(MOBILE_RULE.test(bad)).toBe(false);
   });
 });

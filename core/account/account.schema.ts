@@ -35,5 +35,10 @@ export const noInput = z.object({}).loose();
 export const tokenInput = z.object({ token: z.string().max(128).optional() }).loose();
 
 export const userIdInput = z.object({ id: z.string().regex(/^\d{1,18}$/) });
-export const getUserInfoInput = z.object({ userId: z.string().regex(/^\d{1,18}$/).optional() });
+export const getUserInfoInput = z.object({
+  userId: z
+    .string()
+    .regex(/^\d{1,18}$/)
+    .optional(),
+});
 export const updateUserNameInput = z.object({ userName: str(64) });

@@ -28,7 +28,10 @@ export class BillingRepository {
       .where('vip_room_remaining_number', '>', 0)
       .executeTakeFirst();
     if (Number(r.numUpdatedRows) !== 1) return false;
-    await trx.insertInto('credit_ledger').values({ user_id: userId, delta: -1, reason: 'mini-class', room_id: null, created_at: now }).execute();
+    await trx
+      .insertInto('credit_ledger')
+      .values({ user_id: userId, delta: -1, reason: 'mini-class', room_id: null, created_at: now })
+      .execute();
     return true;
   }
 

@@ -56,7 +56,9 @@ export function goodsDesc(g: GoodsDef, lang: 'zh' | 'en', creditHours: number): 
         ? `${g.quantity} paid mini classes; each use opens ${creditHours} hours of unlimited room creation`
         : `${g.quantity} 次付费小班课，每次可在 ${creditHours} 小时内不限次创建教室`;
     case 'bigclass':
-      return lang === 'en' ? `Large classes of up to ${g.quantity} people for ${g.duration} days` : `${g.duration} 天内大班课最多 ${g.quantity} 人`;
+      return lang === 'en'
+        ? `Large classes of up to ${g.quantity} people for ${g.duration} days`
+        : `${g.duration} 天内大班课最多 ${g.quantity} 人`;
   }
 }
 

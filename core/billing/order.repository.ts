@@ -196,7 +196,15 @@ export class OrderRepository {
       .execute();
   }
 
-  recordNotice(v: { gateway: string; order_id: string | null; txn: string | null; outcome: string; ip: string; body: string; created_at: Date }) {
+  recordNotice(v: {
+    gateway: string;
+    order_id: string | null;
+    txn: string | null;
+    outcome: string;
+    ip: string;
+    body: string;
+    created_at: Date;
+  }) {
     return this.db.insertInto('payment_notices').values(v).execute();
   }
 }

@@ -13,5 +13,9 @@ export const createOrderInput = z.object({ goodsId: z.string().regex(GOODS_ID_RU
 export const orderIdInput = z.object({ orderId: z.string().regex(ORDER_ID_RULE) });
 export const paymentOrderInput = z.object({
   orderId: z.string().regex(ORDER_ID_RULE),
-  promoCode: z.string().max(PROMO_CODE_MAX).regex(/^[A-Za-z0-9 ]*$/).optional(),
+  promoCode: z
+    .string()
+    .max(PROMO_CODE_MAX)
+    .regex(/^[A-Za-z0-9 ]*$/)
+    .optional(),
 });

@@ -97,7 +97,10 @@ export class OrderService {
       createTime: ms(o.created_at),
       payTime: ms(o.paid_at),
       expireTime: ms(o.expires_at),
-      orderDetail: o.goods_kind === 'credits' ? `+${o.goods_quantity}` : `${o.goods_duration}d${o.goods_kind === 'bigclass' ? `/${o.goods_quantity}p` : ''}`,
+      orderDetail:
+        o.goods_kind === 'credits'
+          ? `+${o.goods_quantity}`
+          : `${o.goods_duration}d${o.goods_kind === 'bigclass' ? `/${o.goods_quantity}p` : ''}`,
       promoCode: o.promo_code ?? '',
       pointsSpent: o.points_spent,
     };
@@ -154,15 +157,7 @@ export class OrderService {
     if (counts.created >= this.config.ORDERS_PER_DAY) throw new DomainError('25010');
   }
 
-  async #insert(
-    trx: Trx,
-    userId: string,
-    requestKey: string | null,
-    goods: Goods,
-    lang: Lang,
-    now: Date,
-    price: number,
-  ): Promise<string> {
+  async #insert(trx: Trx, userId: string, requestKey: string | null, goods: Goods, lang: Lang, now: Date, price: number): Promise<string> {
     for (let i = 0; i < 5; i++) {
       const id = newOrderId(now);
       const row = await this.repo.insertOrder(trx, {
@@ -204,7 +199,11 @@ export class OrderService {
    * recorded as paid and the package granted, all in one transaction. A retried request (same
    * request id) answers with the order it already made and takes nothing more.
    */
-  async exchangePoints(viewer: Viewer, input: { goodsId: string; requestId?: string | undefined }, lang: Lang): Promise<{ orderInfo: OrderInfo; promoPoints: number }> {
+  async exchangePoints(
+    viewer: Viewer,
+    input: { goodsId: string; requestId?: string | undefined },
+    lang: Lang,
+  ): Promise<{ orderInfo: OrderInfo; promoPoints: number }> {
     const userId = this.#buyer(viewer);
     const goods = this.#goods().find((g) => g.goodsId === input.goodsId);
     if (!goods?.onShelf) throw new DomainError('25007', input.goodsId);
@@ -222,7 +221,11 @@ export class OrderService {
       // The order keeps the package's price (what it is worth); points_spent says how it was paid.
       const id = await this.#insert(trx, userId, requestKey, goods, lang, now, goods.price);
       await this.repo.markPaidInPoints(trx, id, cost, now);
-      await this.#grant(trx, { user_id: userId, goods_kind: goods.kind, goods_duration: goods.duration, goods_quantity: goods.quantity }, now);
+      await this.#grant(
+        trx,
+        { user_id: userId, goods_kind: goods.kind, goods_duration: goods.duration, goods_quantity: goods.quantity },
+        now,
+      );
       return id;
     });
     const [orderInfo, points] = await Promise.all([this.getOrderInfo(viewer, orderId), this.repo.promoPointsOf(userId)]);
@@ -250,7 +253,10 @@ export class OrderService {
   }
 
   /** Starts paying: checks the order and the promo code, then asks the gateway for the QR content. */
-  async paymentOrder(viewer: Viewer, input: { orderId: string; promoCode?: string | undefined }): Promise<{ tn: string; orderInfo: OrderInfo }> {
+  async paymentOrder(
+    viewer: Viewer,
+    input: { orderId: string; promoCode?: string | undefined },
+  ): Promise<{ tn: string; orderInfo: OrderInfo }> {
     this.#buyer(viewer);
     const o = await this.repo.findOrder(input.orderId);
     if (!o) throw new DomainError('25002');
@@ -267,7 +273,12 @@ export class OrderService {
     }
     let tn: string;
     try {
-      ({ tn } = await this.gateway.createPayment({ orderId: o.order_id, amount: o.order_total_money, subject: o.goods_name, expiresAt: o.expires_at }));
+      ({ tn } = await this.gateway.createPayment({
+        orderId: o.order_id,
+        amount: o.order_total_money,
+        subject: o.goods_name,
+        expiresAt: o.expires_at,
+      }));
     } catch (err) {
       this.logger.warn({ err, orderId: o.order_id }, 'payment gateway refused the order');
       throw new DomainError('25006', (err as Error).message);
@@ -281,7 +292,12 @@ export class OrderService {
    * order's exact amount changes anything; a repeat of a processed notice changes nothing. The
    * grant, the order state and the promoter's points commit together or not at all.
    */
-  async handleNotice(gatewayName: string, rawBody: string, headers: Record<string, string | string[] | undefined>, ip: string): Promise<NoticeOutcome> {
+  async handleNotice(
+    gatewayName: string,
+    rawBody: string,
+    headers: Record<string, string | string[] | undefined>,
+    ip: string,
+  ): Promise<NoticeOutcome> {
     const now = this.clock.now();
     const notice = gatewayName === this.gateway.name ? this.gateway.parseNotice(rawBody, headers) : null;
     let outcome: NoticeOutcome;
@@ -296,7 +312,8 @@ export class OrderService {
         if (o.state === 'paid') return o.gateway_txn === notice.txn ? 'duplicate' : 'already-paid';
         if (!(await this.repo.markPaid(trx, o.order_id, notice.txn, now))) return 'already-paid';
         await this.#grant(trx, o, now);
-        if (o.promoter_id && this.config.PROMO_POINTS_PER_ORDER > 0) await this.repo.addPromoPoints(trx, o.promoter_id, this.config.PROMO_POINTS_PER_ORDER);
+        if (o.promoter_id && this.config.PROMO_POINTS_PER_ORDER > 0)
+          await this.repo.addPromoPoints(trx, o.promoter_id, this.config.PROMO_POINTS_PER_ORDER);
         buyer = o.user_id;
         return 'paid';
       });

@@ -79,13 +79,27 @@ export class BoardRepository {
       if (moved.rows.length !== 1) throw new Error('board log moved under a bulk insert');
       await trx
         .insertInto('board_ops')
-        .values(ops.map((o, i) => ({ room_id: roomId, seq: String(expected + 1 + i), page: o.page, op_id: o.opId, user_id: o.uid, body: o.body })))
+        .values(
+          ops.map((o, i) => ({
+            room_id: roomId,
+            seq: String(expected + 1 + i),
+            page: o.page,
+            op_id: o.opId,
+            user_id: o.uid,
+            body: o.body,
+          })),
+        )
         .execute();
     });
   }
 
   async seqOfOpId(roomId: string, opId: string): Promise<number | null> {
-    const row = await this.db.selectFrom('board_ops').select('seq').where('room_id', '=', roomId).where('op_id', '=', opId).executeTakeFirst();
+    const row = await this.db
+      .selectFrom('board_ops')
+      .select('seq')
+      .where('room_id', '=', roomId)
+      .where('op_id', '=', opId)
+      .executeTakeFirst();
     return row ? Number(row.seq) : null;
   }
 
@@ -123,7 +137,12 @@ export class BoardRepository {
       await trx
         .insertInto('board_snapshots')
         .values({ room_id: roomId, page, seq: String(seq), state })
-        .onConflict((oc) => oc.columns(['room_id', 'page']).doUpdateSet({ seq: String(seq), state }).where('board_snapshots.seq', '<', String(seq)))
+        .onConflict((oc) =>
+          oc
+            .columns(['room_id', 'page'])
+            .doUpdateSet({ seq: String(seq), state })
+            .where('board_snapshots.seq', '<', String(seq)),
+        )
         .execute();
       await trx.deleteFrom('board_ops').where('room_id', '=', roomId).where('page', '=', page).where('seq', '<=', String(seq)).execute();
     });
@@ -140,8 +159,16 @@ export class BoardRepository {
   /** Counts, for tests and diagnostics. */
   async counts(roomId: string): Promise<{ ops: number; snapshots: number }> {
     const [o, s] = await Promise.all([
-      this.db.selectFrom('board_ops').select((eb) => eb.fn.countAll<string>().as('n')).where('room_id', '=', roomId).executeTakeFirstOrThrow(),
-      this.db.selectFrom('board_snapshots').select((eb) => eb.fn.countAll<string>().as('n')).where('room_id', '=', roomId).executeTakeFirstOrThrow(),
+      this.db
+        .selectFrom('board_ops')
+        .select((eb) => eb.fn.countAll<string>().as('n'))
+        .where('room_id', '=', roomId)
+        .executeTakeFirstOrThrow(),
+      this.db
+        .selectFrom('board_snapshots')
+        .select((eb) => eb.fn.countAll<string>().as('n'))
+        .where('room_id', '=', roomId)
+        .executeTakeFirstOrThrow(),
     ]);
     return { ops: Number(o.n), snapshots: Number(s.n) };
   }

@@ -24,7 +24,17 @@ import type { TokenSigner } from '../platform/secrets.ts';
 import { ROOM_NUMBER_RULE } from '../rooms/room.schema.ts';
 import { LayerHistory, changesOfEffects } from './history.ts';
 import { JsonText } from './json-text.ts';
-import { type Layer, applySequencedOp, checkOp, effectsOf, emptyLayer, isLayerKey, layerFromState, layerToState, parseLayerKey } from './model.ts';
+import {
+  type Layer,
+  applySequencedOp,
+  checkOp,
+  effectsOf,
+  emptyLayer,
+  isLayerKey,
+  layerFromState,
+  layerToState,
+  parseLayerKey,
+} from './model.ts';
 import { type BoardRoomFacts, mayDraw, mayOperate } from './permissions.ts';
 import type { BoardRepository, BoardRoomRow } from './board.repository.ts';
 import { stencilById } from './stencils.ts';
@@ -176,7 +186,8 @@ export class BoardService {
     this.#unsubscribe = bus.subscribe((m) => {
       if (!('room' in m.target)) return;
       const p = m.payload as Record<string, unknown> | null;
-      if (m.event === 'roomClosed' || m.event === 'courseware' || (m.event === 'customRoomEvent' && p && 'wbPower' in p)) this.#rows.delete(m.target.room);
+      if (m.event === 'roomClosed' || m.event === 'courseware' || (m.event === 'customRoomEvent' && p && 'wbPower' in p))
+        this.#rows.delete(m.target.room);
       if (m.event === 'roomClosed') this.#rooms.delete(m.target.room);
     });
   }
@@ -200,7 +211,10 @@ export class BoardService {
   // ---- tokens --------------------------------------------------------------------------------
 
   /** `/api/createWbToken`: a short-lived board token for someone who is in the room. */
-  async createToken(viewer: { userId: string }, input: { userId: string; channelId: string }): Promise<{ token: string; bucketId: string }> {
+  async createToken(
+    viewer: { userId: string },
+    input: { userId: string; channelId: string },
+  ): Promise<{ token: string; bucketId: string }> {
     if (input.userId !== viewer.userId) throw notAllowed('token for another user');
     const actor = await this.roomsPort.actorFor(viewer, input.channelId);
     const row = await this.#row(actor.room);
@@ -254,7 +268,13 @@ export class BoardService {
     const row = await this.#row(actor.room);
     const out: Record<string, string> = {};
     for (const k of keys) {
-      if (typeof k !== 'string' || k.length > 256 || !IMAGE_KEY_RULE.test(k) || !k.startsWith(boardImagePrefix(row.id)) || k.includes('..')) {
+      if (
+        typeof k !== 'string' ||
+        k.length > 256 ||
+        !IMAGE_KEY_RULE.test(k) ||
+        !k.startsWith(boardImagePrefix(row.id)) ||
+        k.includes('..')
+      ) {
         throw illegalParams('key');
       }
       out[k] = await this.objects.signedGetUrl(k, IMAGE_URL_TTL_SECONDS);
@@ -314,7 +334,14 @@ export class BoardService {
       this.#rooms.set(row.room_number, cached);
       return cached;
     }
-    const board: RoomBoard = { roomId: row.id, seq: await this.repo.roomSeq(row.id), layers: new Map(), pending: new Map(), opIds: new Map(), queue: Promise.resolve() };
+    const board: RoomBoard = {
+      roomId: row.id,
+      seq: await this.repo.roomSeq(row.id),
+      layers: new Map(),
+      pending: new Map(),
+      opIds: new Map(),
+      queue: Promise.resolve(),
+    };
     const raced = this.#rooms.get(row.room_number);
     if (raced && raced.roomId === row.id) return raced;
     this.#rooms.set(row.room_number, board);
@@ -340,7 +367,13 @@ export class BoardService {
     board.pending.delete(page);
     const { snapshot, tail } = read;
     const layer = snapshot ? layerFromState(JSON.parse(snapshot.state) as LayerState) : emptyLayer(page);
-    const loaded: LoadedLayer = { layer, history: new LayerHistory(this.config.BOARD_UNDO_DEPTH), recent: [], recentFrom: layer.seq, tail: 0 };
+    const loaded: LoadedLayer = {
+      layer,
+      history: new LayerHistory(this.config.BOARD_UNDO_DEPTH),
+      recent: [],
+      recentFrom: layer.seq,
+      tail: 0,
+    };
     for (const op of tail) this.#replay(loaded, op);
     loaded.tail = tail.length;
     board.layers.set(page, loaded);
@@ -435,7 +468,8 @@ export class BoardService {
    */
   async load(actor: BoardActor, page: unknown, since?: unknown): Promise<LayerAnswer> {
     if (!isLayerKey(page)) throw illegalParams('page');
-    if (since !== undefined && since !== null && (typeof since !== 'number' || !Number.isSafeInteger(since) || since < 0)) throw illegalParams('since');
+    if (since !== undefined && since !== null && (typeof since !== 'number' || !Number.isSafeInteger(since) || since < 0))
+      throw illegalParams('since');
     const row = await this.#row(actor.room);
     const board = await this.#board(row);
     return this.#serial(board, async () => {
@@ -475,10 +509,14 @@ export class BoardService {
    * The read-only review of a board (`/wbreview/{id}`): the creator reads any page of their room,
    * open or closed, and the list of pages that hold something.
    */
-  async review(viewer: { userId: string }, roomNumber: string, page: unknown): Promise<{ pages: string[]; state: LayerState; images: Record<string, string> }> {
+  async review(
+    viewer: { userId: string },
+    roomNumber: string,
+    page: unknown,
+  ): Promise<{ pages: string[]; state: LayerState; images: Record<string, string> }> {
     if (!isLayerKey(page)) throw illegalParams('page');
     const row = await this.#row(roomNumber);
-    if (row.create_user !== viewer.userId) throw notAllowed('review of another teacher\'s board');
+    if (row.create_user !== viewer.userId) throw notAllowed("review of another teacher's board");
     const board = await this.#board(row);
     return this.#serial(board, async () => {
       if ((await this.repo.roomSeq(board.roomId)) > board.seq) await this.#catchUp(roomNumber, board);
@@ -492,7 +530,8 @@ export class BoardService {
       // The review has no board token (the room may be closed): the page's image links come along.
       const images: Record<string, string> = {};
       for (const item of state.items) {
-        if (item.data.kind === 'image' && !(item.data.src in images)) images[item.data.src] = await this.objects.signedGetUrl(item.data.src, IMAGE_URL_TTL_SECONDS);
+        if (item.data.kind === 'image' && !(item.data.src in images))
+          images[item.data.src] = await this.objects.signedGetUrl(item.data.src, IMAGE_URL_TTL_SECONDS);
       }
       return { pages: pages.sort(comparePages), state, images };
     });
@@ -502,10 +541,19 @@ export class BoardService {
    * What the review page (`/wbreview/{id}`) needs before reading pages: the room, open or closed,
    * its type and roomExtend (background colour), and whether this viewer created it.
    */
-  async reviewRoom(viewer: { userId: string }, roomNumber: string): Promise<{ roomNumber: string; roomType: number; roomExtend: string; state: 'open' | 'closed'; allowed: boolean }> {
+  async reviewRoom(
+    viewer: { userId: string },
+    roomNumber: string,
+  ): Promise<{ roomNumber: string; roomType: number; roomExtend: string; state: 'open' | 'closed'; allowed: boolean }> {
     const row = await this.repo.room(typeof roomNumber === 'string' && ROOM_NUMBER_RULE.test(roomNumber) ? roomNumber : '');
     if (!row) throw roomNotFound();
-    return { roomNumber: row.room_number, roomType: row.room_type, roomExtend: row.room_extend, state: row.state, allowed: row.create_user === viewer.userId };
+    return {
+      roomNumber: row.room_number,
+      roomType: row.room_type,
+      roomExtend: row.room_extend,
+      state: row.state,
+      allowed: row.create_user === viewer.userId,
+    };
   }
 
   // ---- writing -------------------------------------------------------------------------------
@@ -544,7 +592,12 @@ export class BoardService {
         if (stored.error === 'layer full') throw new DomainError('32101', stored.error);
         return this.#refuse(board, op, stored.error);
       }
-      const result = await this.repo.insertOp(board.roomId, board.seq, { page: op.page, opId: op.opId, uid: actor.uid, body: JSON.stringify(stored) });
+      const result = await this.repo.insertOp(board.roomId, board.seq, {
+        page: op.page,
+        opId: op.opId,
+        uid: actor.uid,
+        body: JSON.stringify(stored),
+      });
       if (result.kind === 'duplicate') {
         const seq = await this.repo.seqOfOpId(board.roomId, op.opId);
         if (seq === null) throw new DomainError('32101', 'duplicate opId');
@@ -682,7 +735,8 @@ function comparePages(a: string, b: string): number {
   if (!pa || !pb) return a < b ? -1 : 1;
   if (pa.kind !== pb.kind) return pa.kind === 'wb' ? -1 : 1;
   if (pa.kind === 'wb' && pb.kind === 'wb') return pa.page - pb.page;
-  if (pa.kind === 'doc' && pb.kind === 'doc') return pa.documentId === pb.documentId ? pa.slide - pb.slide : pa.documentId < pb.documentId ? -1 : 1;
+  if (pa.kind === 'doc' && pb.kind === 'doc')
+    return pa.documentId === pb.documentId ? pa.slide - pb.slide : pa.documentId < pb.documentId ? -1 : 1;
   return 0;
 }
 

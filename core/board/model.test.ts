@@ -60,15 +60,35 @@ describe('layer keys', () => {
 describe('checkOp', () => {
   it('keeps only the fields a type uses and copies the data', () => {
     const points = [1, 2, 3, 4];
-    const op = ok({ opId: 'o1', type: 'create', btype: 'brush', id: 'i1', page: 'wb:0', data: { kind: 'stroke', points, color: 'red', width: 4 } });
-    expect(op).toEqual({ opId: 'o1', type: 'create', btype: 'brush', id: 'i1', page: 'wb:0', data: { kind: 'stroke', points: [1, 2, 3, 4], color: 'red', width: 4 } });
+    const op = ok({
+      opId: 'o1',
+      type: 'create',
+      btype: 'brush',
+      id: 'i1',
+      page: 'wb:0',
+      data: { kind: 'stroke', points, color: 'red', width: 4 },
+    });
+    expect(op).toEqual({
+      opId: 'o1',
+      type: 'create',
+      btype: 'brush',
+      id: 'i1',
+      page: 'wb:0',
+      data: { kind: 'stroke', points: [1, 2, 3, 4], color: 'red', width: 4 },
+    });
     points[0] = 999;
     expect((op.data as StrokeData).points[0]).toBe(1);
     expect(ok({ opId: 'u', type: 'undo', page: 'wb:3' })).toEqual({ opId: 'u', type: 'undo', page: 'wb:3' });
   });
 
   it('keeps positions to 1/100 of a unit', () => {
-    const op = ok({ opId: 'o', type: 'create', id: 'i', page: 'wb:0', data: { kind: 'stroke', points: [1.234567, 2.005, -3.3333333, 4], color: 'red', width: 4.5 } });
+    const op = ok({
+      opId: 'o',
+      type: 'create',
+      id: 'i',
+      page: 'wb:0',
+      data: { kind: 'stroke', points: [1.234567, 2.005, -3.3333333, 4], color: 'red', width: 4.5 },
+    });
     expect((op.data as StrokeData).points).toEqual([1.23, 2.01, -3.33, 4]);
     expect((op.data as StrokeData).width).toBe(4.5);
     const move = ok({ opId: 'm', type: 'move', ids: ['i'], page: 'wb:0', data: { dx: 0.1 + 0.2, dy: 1 / 3 } });
@@ -99,7 +119,10 @@ describe('checkOp', () => {
       { ...base, data: { ...stroke(), width: Infinity } },
       { ...base, data: { ...stroke(), injected: '<script>' } },
       { ...base, data: { kind: 'text', text: '   ', x: 0, y: 0, width: 150, fontSize: 18, color: 'red' } },
-      { ...base, data: { kind: 'text', text: 'a'.repeat(BOARD_LIMITS.textLength + 1), x: 0, y: 0, width: 150, fontSize: 18, color: 'red' } },
+      {
+        ...base,
+        data: { kind: 'text', text: 'a'.repeat(BOARD_LIMITS.textLength + 1), x: 0, y: 0, width: 150, fontSize: 18, color: 'red' },
+      },
       { ...base, data: { kind: 'image', src: '../etc/passwd', x: 0, y: 0, w: 10, h: 10 } },
       { ...base, data: { kind: 'shape', shape: 'star', x1: 0, y1: 0, x2: 1, y2: 1, color: 'red', width: 4 } },
       { ...base, data: { kind: 'blob' } },
@@ -158,7 +181,16 @@ describe('effects and layers', () => {
 
   it('applies a sequenced op once; a replay is skipped', () => {
     const layer = emptyLayer('wb:1');
-    const op: SequencedOp = { opId: 'x', type: 'create', id: 'a', page: 'wb:1', seq: 7, uid: 'u', at: 0, effects: [{ kind: 'put', items: [{ id: 'a', uid: 'u', data: stroke() }] }] };
+    const op: SequencedOp = {
+      opId: 'x',
+      type: 'create',
+      id: 'a',
+      page: 'wb:1',
+      seq: 7,
+      uid: 'u',
+      at: 0,
+      effects: [{ kind: 'put', items: [{ id: 'a', uid: 'u', data: stroke() }] }],
+    };
     expect(applySequencedOp(layer, op)).toBe(true);
     expect(applySequencedOp(layer, { ...op, effects: [{ kind: 'clear' }] })).toBe(false);
     expect(layer.items.size).toBe(1);
@@ -168,7 +200,12 @@ describe('effects and layers', () => {
 
   it('a viewport follows move_by_presenter and survives a state round trip', () => {
     const layer = emptyLayer('wb:0');
-    submit(layer, new LayerHistory(), { opId: 'v', type: 'move_by_presenter', page: 'wb:0', data: { x: 0, y: 768, width: 1024, height: 768 } }, 'teacher');
+    submit(
+      layer,
+      new LayerHistory(),
+      { opId: 'v', type: 'move_by_presenter', page: 'wb:0', data: { x: 0, y: 768, width: 1024, height: 768 } },
+      'teacher',
+    );
     const copy = layerFromState(JSON.parse(JSON.stringify(layerToState(layer))));
     expect(copy).toEqual(layer);
     expect(copy.viewport).toEqual({ x: 0, y: 768, width: 1024, height: 768 });
@@ -176,7 +213,7 @@ describe('effects and layers', () => {
 });
 
 describe('undo and redo', () => {
-  it('undoes the author\'s own latest operation, redoes it, and a new op drops the redo stack', () => {
+  it("undoes the author's own latest operation, redoes it, and a new op drops the redo stack", () => {
     const layer = emptyLayer('wb:0');
     const h = new LayerHistory();
     submit(layer, h, { opId: '1', type: 'create', id: 'a', page: 'wb:0', data: stroke() }, 'u1');
@@ -231,7 +268,10 @@ describe('undo and redo', () => {
     const layer = emptyLayer('wb:0');
     applyEffects(layer, [{ kind: 'put', items: [{ id: 'a', uid: 'u', data: stroke() }] }]);
     const moved = { id: 'a', uid: 'u', data: stroke(1, 1) };
-    const changes = changesOfEffects(layer, [{ kind: 'put', items: [moved, { id: 'n', uid: 'u', data: stroke() }] }, { kind: 'remove', ids: ['n'] }]);
+    const changes = changesOfEffects(layer, [
+      { kind: 'put', items: [moved, { id: 'n', uid: 'u', data: stroke() }] },
+      { kind: 'remove', ids: ['n'] },
+    ]);
     expect(changes).toEqual([
       { id: 'a', before: { id: 'a', uid: 'u', data: stroke() }, after: moved },
       { id: 'n', before: null, after: null },

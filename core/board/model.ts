@@ -57,7 +57,16 @@ export const BOARD_LIMITS = {
 
 export const OP_TYPES: readonly OpType[] = ['create', 'update', 'delete', 'move', 'undo', 'redo', 'move_by_presenter', 'clear'];
 export const BTYPES: readonly BType[] = ['brush', 'choose', 'uploadImg', 'kbText', 'graph', 'line', 'dottedline', 'eraser'];
-export const SHAPE_KINDS: readonly ShapeKind[] = ['line', 'arrow', 'dottedline', 'triangle', 'circle', 'rightTriangle', 'rectangle', 'ellipse'];
+export const SHAPE_KINDS: readonly ShapeKind[] = [
+  'line',
+  'arrow',
+  'dottedline',
+  'triangle',
+  'circle',
+  'rightTriangle',
+  'rectangle',
+  'ellipse',
+];
 
 const ID_RE = /^[A-Za-z0-9_.:-]+$/;
 /** Object keys of board images: letters, digits and `/_.-`, no `..`. */
@@ -149,7 +158,12 @@ export function checkItemData(v: unknown): ItemData {
   switch (v.kind) {
     case 'stroke': {
       onlyKeys(v, ['kind', 'points', 'color', 'width', 'eraser'], 'stroke');
-      const d: ItemData = { kind: 'stroke', points: checkPoints(v.points, BOARD_LIMITS.strokeNumbers), color: colour(v.color), width: lineWidth(v.width) };
+      const d: ItemData = {
+        kind: 'stroke',
+        points: checkPoints(v.points, BOARD_LIMITS.strokeNumbers),
+        color: colour(v.color),
+        width: lineWidth(v.width),
+      };
       if (v.eraser !== undefined) {
         if (typeof v.eraser !== 'boolean') fail('eraser');
         if (v.eraser) d.eraser = true;
@@ -189,7 +203,8 @@ export function checkItemData(v: unknown): ItemData {
     case 'image': {
       onlyKeys(v, ['kind', 'src', 'x', 'y', 'w', 'h'], 'image');
       const src = v.src;
-      if (typeof src !== 'string' || src.length === 0 || src.length > BOARD_LIMITS.srcLength || !SRC_RE.test(src) || src.includes('..')) fail('src');
+      if (typeof src !== 'string' || src.length === 0 || src.length > BOARD_LIMITS.srcLength || !SRC_RE.test(src) || src.includes('..'))
+        fail('src');
       return { kind: 'image', src: src as string, x: x(v.x, 'x'), y: y(v.y, 'y'), w: w(v.w, 'w'), h: h(v.h, 'h') };
     }
     default:

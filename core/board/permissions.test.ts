@@ -13,7 +13,8 @@ describe('board permission', () => {
       for (const power of ['0', '1'] as const) {
         const r = room(type, power);
         expect(mayDraw(who('t', 'creator'), r)).toBe(true);
-        for (const role of ['member', 'tourist'] as const) expect(mayDraw(who('m', role), r), `${role} ${type} ${power}`).toBe(power === '1' && type !== 4);
+        for (const role of ['member', 'tourist'] as const)
+          expect(mayDraw(who('m', role), r), `${role} ${type} ${power}`).toBe(power === '1' && type !== 4);
         expect(mayDraw(who('o', 'observer'), r)).toBe(false);
         expect(mayDraw(who('x', 'recorder'), r)).toBe(false);
       }
@@ -22,7 +23,7 @@ describe('board permission', () => {
     expect(mayDraw(who('someone', 'creator'), room(2, '0'))).toBe(false);
   });
 
-  it('only the creator moves everyone\'s viewport', () => {
+  it("only the creator moves everyone's viewport", () => {
     expect(mayOperate(who('t', 'creator'), room(2, '1'), 'move_by_presenter')).toBe(true);
     expect(mayOperate(who('m', 'member'), room(2, '1'), 'move_by_presenter')).toBe(false);
     expect(mayOperate(who('m', 'member'), room(2, '1'), 'clear')).toBe(true);

@@ -152,7 +152,10 @@ export interface ApiCalls extends CoursewareApiCalls {
   /** Takes a package for promo points (ADR 057): paid at once, granted in the same transaction. */
   exchangePromoPoints: [{ goodsId: string }, { orderInfo: OrderInfo; promoPoints: number }];
   /** pageTime: createTime of the last announcement shown (0 first); newest first. */
-  getAdminMessageList: [{ pageTime?: number; pageSize?: number }, { messageList: Announcement[]; messageTotal: number; hasMore: boolean; nextPageTime: number }];
+  getAdminMessageList: [
+    { pageTime?: number; pageSize?: number },
+    { messageList: Announcement[]; messageTotal: number; hasMore: boolean; nextPageTime: number },
+  ];
   /** Submits feedback with the captcha drawn by GET /feedback/captcha. */
   createFeedbackCaptcha: [{ content: string; code: string }, null];
   addLog: [{ socketType?: string; roomNumber?: string; message?: string }, null];

@@ -157,9 +157,15 @@ export interface CoursewareRoomEvents {
 /** Room channel, browser -> server (creator only; acked like the other requests). */
 export interface CoursewareRoomRequests {
   /** Creator: slide page 1..total (saved; debounce in the browser, 500 ms) and scroll (0..1.8 step 0.1); answers the block as saved. */
-  setCoursewarePage: (payload: { page: number; scroll?: number }, ack: (answer: { code: string; msg: string; data?: RoomCourseware }) => void) => void;
+  setCoursewarePage: (
+    payload: { page: number; scroll?: number },
+    ack: (answer: { code: string; msg: string; data?: RoomCourseware }) => void,
+  ) => void;
   /** Creator: answers the control as the server stamped it. */
-  videoControl: (payload: { type: VideoControl['type']; currentTime: number }, ack: (answer: { code: string; msg: string; data?: VideoControl }) => void) => void;
+  videoControl: (
+    payload: { type: VideoControl['type']; currentTime: number },
+    ack: (answer: { code: string; msg: string; data?: VideoControl }) => void,
+  ) => void;
 }
 
 /** User channel, server -> browser (merged into UserServerToClient): the library list follows conversions. */

@@ -52,7 +52,10 @@ export interface IceServer {
 
 /** type -> [request fields, answer data]. */
 export interface MediaCalls {
-  join: [{ token: string }, { peerId: string; room: string; userId: string; rights: MediaSource[]; tracks: PublishedTrack[]; iceServers: IceServer[] }];
+  join: [
+    { token: string },
+    { peerId: string; room: string; userId: string; rights: MediaSource[]; tracks: PublishedTrack[]; iceServers: IceServer[] },
+  ];
   /** A new token (e.g. after a microphone invitation): same room and person, new rights. */
   refresh: [{ token: string }, { rights: MediaSource[] }];
   /** `sdp` is the browser's offer with one send-only m-line; the answer comes back. */

@@ -236,7 +236,13 @@ export class CoursewareService {
 
   /** Shows a document in the room and turns everyone to the document view (showState 'ppt'), wherever it was opened from. */
   async #show(room: CoursewareRoomRow, doc: DocumentRow, by: string): Promise<RoomCourseware> {
-    await this.repo.setRoomCourseware(room.id, { document_id: doc.id, ppt_current_page: 1, doc_scroll: 0, doc_video: '', show_state: 'ppt' });
+    await this.repo.setRoomCourseware(room.id, {
+      document_id: doc.id,
+      ppt_current_page: 1,
+      doc_scroll: 0,
+      doc_video: '',
+      show_state: 'ppt',
+    });
     this.rooms.invalidate(room.room_number);
     const courseware = await this.#block({ ...room, document_id: doc.id, ppt_current_page: 1, doc_scroll: 0, doc_video: '' }, doc);
     this.#toRoom(room.room_number, 'courseware', { courseware, by });
@@ -272,7 +278,8 @@ export class CoursewareService {
     if (scroll !== undefined && scroll !== null) {
       if (typeof scroll !== 'number' || !Number.isFinite(scroll)) throw illegalParams('scroll');
       tenths = Math.round(scroll * 10);
-      if (Math.abs(tenths - scroll * 10) > 1e-6 || tenths < 0 || tenths > Math.round(SLIDE_SCROLL_MAX * 10)) throw new DomainError('34010', 'scroll');
+      if (Math.abs(tenths - scroll * 10) > 1e-6 || tenths < 0 || tenths > Math.round(SLIDE_SCROLL_MAX * 10))
+        throw new DomainError('34010', 'scroll');
     }
     const room = await this.#openRoom(actor.room);
     if (actor.role !== 'creator' || room.create_user !== actor.uid) throw notAllowed('only the creator turns pages');
@@ -303,7 +310,8 @@ export class CoursewareService {
     if (doc.document_type !== 3) throw new DomainError('34013');
     const previous = this.#video(room.doc_video);
     // A heartbeat reports the position; whether it plays stays as the last play or pause said.
-    const kept: VideoControl['type'] = type === 'heartbeat' || type === 'seek' ? (previous?.type === 'play' ? 'play' : 'pause') : (type as 'play' | 'pause');
+    const kept: VideoControl['type'] =
+      type === 'heartbeat' || type === 'seek' ? (previous?.type === 'play' ? 'play' : 'pause') : (type as 'play' | 'pause');
     const control: VideoControl = { type: type as VideoControl['type'], currentTime, at: this.clock.now().getTime() };
     await this.repo.setRoomCourseware(room.id, { doc_video: JSON.stringify({ ...control, type: kept }) });
     this.#toRoom(room.room_number, 'videoControl', { ...control, by: actor.uid });
@@ -331,14 +339,22 @@ export class CoursewareService {
   async signUpload(
     viewer: { userId: string },
     input: { fileName: string; fileSize: number; fileHash: string; roomNumber?: string | undefined },
-  ): Promise<{ uploadUrl: string; method: 'PUT'; headers: Record<string, string>; saveName: string; expiresAt: number; resourceType: 1 | 2 }> {
+  ): Promise<{
+    uploadUrl: string;
+    method: 'PUT';
+    headers: Record<string, string>;
+    saveName: string;
+    expiresAt: number;
+    resourceType: 1 | 2;
+  }> {
     const name = displayName(input.fileName);
     const ext = name ? extensionOf(name) : null;
     if (!name || !ext) throw new DomainError('34001');
     if (input.fileSize > this.config.COURSEWARE_MAX_BYTES) throw new DomainError('34002');
     if (input.fileSize === 0) throw new DomainError('34003', 'empty file');
     if (input.roomNumber !== undefined && input.roomNumber !== '') await this.#creatorRoom(viewer.userId, input.roomNumber);
-    if (!(await this.limiter.hit(`courseware-sign:${viewer.userId}`, this.config.COURSEWARE_UPLOADS_PER_HOUR, 3600_000))) throw new DomainError('34011');
+    if (!(await this.limiter.hit(`courseware-sign:${viewer.userId}`, this.config.COURSEWARE_UPLOADS_PER_HOUR, 3600_000)))
+      throw new DomainError('34011');
     const now = this.clock.now();
     const unique = randomUUID().replace(/-/g, '');
     const day = `${now.getUTCFullYear()}/${String(now.getUTCMonth() + 1).padStart(2, '0')}/${String(now.getUTCDate()).padStart(2, '0')}`;
@@ -358,11 +374,21 @@ export class CoursewareService {
       created_at: now,
       updated_at: now,
     });
-    return { uploadUrl: signed.url, method: 'PUT', headers: signed.headers, saveName: key, expiresAt: signed.expiresAt, resourceType: this.resourceType };
+    return {
+      uploadUrl: signed.url,
+      method: 'PUT',
+      headers: signed.headers,
+      saveName: key,
+      expiresAt: signed.expiresAt,
+      resourceType: this.resourceType,
+    };
   }
 
   /** `/api/updateDocumentNotice`: the uploader cancelled; the pending upload and whatever arrived of it are forgotten. */
-  async cancelUpload(viewer: { userId: string }, input: { roomNumber: string; documentSource?: string | undefined; taskId?: string | undefined }): Promise<null> {
+  async cancelUpload(
+    viewer: { userId: string },
+    input: { roomNumber: string; documentSource?: string | undefined; taskId?: string | undefined },
+  ): Promise<null> {
     const pending = await this.repo.pendingUpload(viewer.userId, { sourceKey: input.documentSource, taskId: input.taskId });
     if (!pending) {
       // Registered a moment before the cancel arrived: nothing is pending any more.
@@ -384,14 +410,16 @@ export class CoursewareService {
     viewer: { userId: string },
     input: { documentSource: string; documentName: string; roomNumber?: string | undefined; fileHash: string; documentType: DocumentType },
   ): Promise<{ taskId: string; documentId: string; documentStatus: DocumentStatus; courseware: RoomCourseware | null }> {
-    const room = input.roomNumber !== undefined && input.roomNumber !== '' ? await this.#creatorRoom(viewer.userId, input.roomNumber) : null;
+    const room =
+      input.roomNumber !== undefined && input.roomNumber !== '' ? await this.#creatorRoom(viewer.userId, input.roomNumber) : null;
     const pending = input.documentSource ? await this.repo.pendingUpload(viewer.userId, { sourceKey: input.documentSource }) : undefined;
     let doc: DocumentRow;
     let queue: (() => Promise<void>) | null = null;
     // The same upload registered a moment ago (a double click): its row already left the link.
     const registered = !pending && input.documentSource ? await this.repo.registeredUpload(viewer.userId, input.documentSource) : undefined;
     if (pending) {
-      if (pending.file_hash !== input.fileHash || pending.document_type !== input.documentType) throw new DomainError('34005', 'not what was signed');
+      if (pending.file_hash !== input.fileHash || pending.document_type !== input.documentType)
+        throw new DomainError('34005', 'not what was signed');
       ({ doc, queue } = await this.#registerUpload(pending));
     } else if (registered && registered.file_hash === input.fileHash && registered.document_type === input.documentType) {
       doc = registered;
@@ -428,7 +456,8 @@ export class CoursewareService {
     const verifiedKey = verifiedSourceKey(pending.source_key, randomUUID().slice(0, 8));
     const verify = async (): Promise<void> => {
       const info = await this.objects.head(pending.source_key);
-      if (!info || info.size !== Number(pending.size)) throw new DomainError('34004', info ? `size ${info.size} of ${String(pending.size)}` : 'missing');
+      if (!info || info.size !== Number(pending.size))
+        throw new DomainError('34004', info ? `size ${info.size} of ${String(pending.size)}` : 'missing');
       const dir = await mkdtemp(path.join(tmpdir(), 'banshu-upload-'));
       try {
         const file = path.join(dir, `source.${ext}`);
@@ -517,11 +546,15 @@ export class CoursewareService {
     return (await this.repo.byId(doc.id))!;
   }
 
-  async #registerHashMatch(userId: string, input: { documentName: string; fileHash: string; documentType: DocumentType }): Promise<DocumentRow> {
+  async #registerHashMatch(
+    userId: string,
+    input: { documentName: string; fileHash: string; documentType: DocumentType },
+  ): Promise<DocumentRow> {
     const own = await this.repo.ownByHash(userId, input.fileHash);
     if (own) return own;
     const reusable = await this.repo.reusableByHash(input.fileHash);
-    if (!reusable || reusable.document_type !== input.documentType) throw new DomainError('34004', 'no upload and no stored file of this hash');
+    if (!reusable || reusable.document_type !== input.documentType)
+      throw new DomainError('34004', 'no upload and no stored file of this hash');
     const name = displayName(input.documentName);
     if (!name) throw new DomainError('34001');
     const now = this.clock.now();
@@ -551,7 +584,10 @@ export class CoursewareService {
   }
 
   /** `/api/getMyDocumentList`: newest first, registered documents only. */
-  async list(viewer: { userId: string }, input: { pageNo?: number | undefined; pageSize?: number | undefined }): Promise<{ documentList: DocumentInfo[]; total: number }> {
+  async list(
+    viewer: { userId: string },
+    input: { pageNo?: number | undefined; pageSize?: number | undefined },
+  ): Promise<{ documentList: DocumentInfo[]; total: number }> {
     const pageSize = input.pageSize ?? 10;
     const pageNo = input.pageNo ?? 1;
     const { rows, total } = await this.repo.list(viewer.userId, (pageNo - 1) * pageSize, pageSize);
@@ -663,7 +699,11 @@ export class CoursewareService {
       if ((await md5File(file)) !== doc.file_hash) throw new ConvertError('corrupt', 'the stored original is not the registered file');
       const kind = await this.converter.sniff(file);
       if (!kind) throw new ConvertError('unsupported', 'not courseware by its content');
-      const opts = { timeoutMs: this.config.COURSEWARE_CONVERT_SECONDS * 1000, maxPages: this.config.COURSEWARE_MAX_PAGES, signal: meta.signal };
+      const opts = {
+        timeoutMs: this.config.COURSEWARE_CONVERT_SECONDS * 1000,
+        maxPages: this.config.COURSEWARE_MAX_PAGES,
+        signal: meta.signal,
+      };
       if (kind === 'mp4') {
         const video = await this.converter.convertVideo(file, opts);
         try {
@@ -687,15 +727,25 @@ export class CoursewareService {
         await this.objects.put(thumbKey(prefix, p.page), p.thumb, 'image/jpeg');
         await this.objects.put(pageKey(prefix, p.page), p.image, 'image/jpeg');
         sizes[p.page - 1] = [p.width, p.height];
-        const rows = await this.repo.updateConversion(prefix, { page_count: p.page, page_sizes: JSON.stringify(sizes), updated_at: this.clock.now() });
+        const rows = await this.repo.updateConversion(prefix, {
+          page_count: p.page,
+          page_sizes: JSON.stringify(sizes),
+          updated_at: this.clock.now(),
+        });
         await this.#announce(rows, 'progress', p.page, total);
       };
       const { pages } = await this.converter.convertDocument(file, kind, onPage, opts);
-      const rows = await this.repo.updateConversion(prefix, { status: 3, page_count: pages, page_sizes: JSON.stringify(sizes.slice(0, pages)), updated_at: this.clock.now() });
+      const rows = await this.repo.updateConversion(prefix, {
+        status: 3,
+        page_count: pages,
+        page_sizes: JSON.stringify(sizes.slice(0, pages)),
+        updated_at: this.clock.now(),
+      });
       await this.#announce(rows, 'done', pages, pages);
       this.logger.info({ documentId: doc.id, pages, ms: this.clock.now().getTime() - started.getTime() }, 'courseware converted');
     } catch (err) {
-      const convertError = err instanceof ConvertError || (err instanceof Error && err.name === 'ConvertError') ? (err as ConvertError) : null;
+      const convertError =
+        err instanceof ConvertError || (err instanceof Error && err.name === 'ConvertError') ? (err as ConvertError) : null;
       const retryable = convertError ? convertError.retryable : true;
       if (retryable && meta.retryCount < meta.retryLimit) {
         this.logger.warn({ err, documentId: doc.id, attempt: meta.retryCount }, 'courseware conversion failed, will retry');

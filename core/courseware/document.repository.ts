@@ -46,16 +46,16 @@ export class DocumentRepository {
   }
 
   async insert(doc: NewDocument): Promise<DocumentRow> {
-    return (await this.db.insertInto('documents').values(doc).returning(DOC_COLUMNS).executeTakeFirstOrThrow());
+    return await this.db.insertInto('documents').values(doc).returning(DOC_COLUMNS).executeTakeFirstOrThrow();
   }
 
   async byId(id: string): Promise<DocumentRow | undefined> {
-    return (await this.db.selectFrom('documents').select(DOC_COLUMNS).where('id', '=', id).executeTakeFirst());
+    return await this.db.selectFrom('documents').select(DOC_COLUMNS).where('id', '=', id).executeTakeFirst();
   }
 
   async byIds(ids: string[]): Promise<DocumentRow[]> {
     if (ids.length === 0) return [];
-    return (await this.db.selectFrom('documents').select(DOC_COLUMNS).where('id', 'in', ids).execute());
+    return await this.db.selectFrom('documents').select(DOC_COLUMNS).where('id', 'in', ids).execute();
   }
 
   /** The caller's pending (status 0) upload by its object key or task id. */
@@ -64,11 +64,16 @@ export class DocumentRepository {
     if (by.sourceKey) q = q.where('source_key', '=', by.sourceKey);
     else if (by.taskId) q = q.where('task_id', '=', by.taskId);
     else return undefined;
-    return (await q.executeTakeFirst());
+    return await q.executeTakeFirst();
   }
 
   async pendingByKey(sourceKey: string): Promise<{ id: string } | undefined> {
-    return await this.db.selectFrom('documents').select('id').where('source_key', '=', sourceKey).where('status', '=', 0).executeTakeFirst();
+    return await this.db
+      .selectFrom('documents')
+      .select('id')
+      .where('source_key', '=', sourceKey)
+      .where('status', '=', 0)
+      .executeTakeFirst();
   }
 
   /** The caller's row that was signed for this upload key and has since been registered (its source moved beside it). */
@@ -88,12 +93,12 @@ export class DocumentRepository {
   }
 
   async byTaskId(taskId: string): Promise<DocumentRow | undefined> {
-    return (await this.db.selectFrom('documents').select(DOC_COLUMNS).where('task_id', '=', taskId).executeTakeFirst());
+    return await this.db.selectFrom('documents').select(DOC_COLUMNS).where('task_id', '=', taskId).executeTakeFirst();
   }
 
   /** The caller's newest document of these bytes that is converting or converted. */
   async ownByHash(userId: string, hash: string): Promise<DocumentRow | undefined> {
-    return (await this.db
+    return await this.db
       .selectFrom('documents')
       .select(DOC_COLUMNS)
       .where('user_id', '=', userId)
@@ -102,12 +107,12 @@ export class DocumentRepository {
       .orderBy('created_at', 'desc')
       .orderBy('id', 'desc')
       .limit(1)
-      .executeTakeFirst());
+      .executeTakeFirst();
   }
 
   /** Anyone's conversion of these bytes, converted first, else still converting (ADR 041). */
   async reusableByHash(hash: string, exceptPrefix = ''): Promise<DocumentRow | undefined> {
-    return (await this.db
+    return await this.db
       .selectFrom('documents')
       .select(DOC_COLUMNS)
       .where('file_hash', '=', hash)
@@ -116,12 +121,12 @@ export class DocumentRepository {
       .orderBy('status', 'desc')
       .orderBy('id', 'asc')
       .limit(1)
-      .executeTakeFirst());
+      .executeTakeFirst();
   }
 
   /** Rows that share one conversion (same pages). */
   async sharing(pagesPrefix: string): Promise<DocumentRow[]> {
-    return (await this.db.selectFrom('documents').select(DOC_COLUMNS).where('pages_prefix', '=', pagesPrefix).execute());
+    return await this.db.selectFrom('documents').select(DOC_COLUMNS).where('pages_prefix', '=', pagesPrefix).execute();
   }
 
   async countSharing(column: 'pages_prefix' | 'source_key', value: string, exceptId: string): Promise<number> {
@@ -143,13 +148,13 @@ export class DocumentRepository {
     pagesPrefix: string,
     patch: Partial<Pick<DocumentRow, 'status' | 'page_count' | 'page_sizes' | 'fail_reason'>> & { updated_at: Date },
   ): Promise<DocumentRow[]> {
-    return (await this.db
+    return await this.db
       .updateTable('documents')
       .set(patch)
       .where('pages_prefix', '=', pagesPrefix)
       .where('status', '=', 1)
       .returning(DOC_COLUMNS)
-      .execute());
+      .execute();
   }
 
   /** Pending (0) -> converting (1), once: false when another registration got there first. */
@@ -166,7 +171,12 @@ export class DocumentRepository {
   }
 
   async claimPending(id: string, now: Date): Promise<boolean> {
-    const r = await this.db.updateTable('documents').set({ status: 1, updated_at: now }).where('id', '=', id).where('status', '=', 0).executeTakeFirst();
+    const r = await this.db
+      .updateTable('documents')
+      .set({ status: 1, updated_at: now })
+      .where('id', '=', id)
+      .where('status', '=', 0)
+      .executeTakeFirst();
     return Number(r.numUpdatedRows) === 1;
   }
 
@@ -198,13 +208,13 @@ export class DocumentRepository {
 
   /** Signed uploads never registered, older than `before`. */
   async staleUploads(before: Date): Promise<DocumentRow[]> {
-    return (await this.db
+    return await this.db
       .selectFrom('documents')
       .select(DOC_COLUMNS)
       .where('status', '=', 0)
       .where('created_at', '<', before)
       .limit(1000)
-      .execute());
+      .execute();
   }
 
   // ---- rooms ----------------------------------------------------------------------------------

@@ -28,7 +28,10 @@ export function displayName(raw: string): string | null {
   if (!ext) return null;
   const base = [...clean.slice(0, clean.length - ext.length - 1).trim()];
   if (base.length === 0 || base.join('').replace(/\./g, '') === '') return null;
-  const kept = base.slice(0, MAX_NAME_CHARS - ext.length - 1).join('').trim();
+  const kept = base
+    .slice(0, MAX_NAME_CHARS - ext.length - 1)
+    .join('')
+    .trim();
   return `${kept}.${ext}`;
 }
 

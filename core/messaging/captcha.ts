@@ -21,7 +21,9 @@ export function captchaSvg(code: string): string {
     const y1 = randomInt(4, CAPTCHA_HEIGHT - 4);
     const y2 = randomInt(4, CAPTCHA_HEIGHT - 4);
     const cy = randomInt(0, CAPTCHA_HEIGHT);
-    parts.push(`<path d="M0 ${y1} Q ${CAPTCHA_WIDTH / 2} ${cy} ${CAPTCHA_WIDTH} ${y2}" stroke="${pick(COLOURS)}" stroke-width="1.2" fill="none" opacity="0.6"/>`);
+    parts.push(
+      `<path d="M0 ${y1} Q ${CAPTCHA_WIDTH / 2} ${cy} ${CAPTCHA_WIDTH} ${y2}" stroke="${pick(COLOURS)}" stroke-width="1.2" fill="none" opacity="0.6"/>`,
+    );
   }
   [...code].forEach((digit, i) => {
     const x = 14 + i * 27 + randomInt(-3, 4);
@@ -33,7 +35,9 @@ export function captchaSvg(code: string): string {
     );
   });
   for (let i = 0; i < 24; i++) {
-    parts.push(`<circle cx="${randomInt(CAPTCHA_WIDTH)}" cy="${randomInt(CAPTCHA_HEIGHT)}" r="${randomInt(1, 3) / 2}" fill="${pick(COLOURS)}" opacity="0.7"/>`);
+    parts.push(
+      `<circle cx="${randomInt(CAPTCHA_WIDTH)}" cy="${randomInt(CAPTCHA_HEIGHT)}" r="${randomInt(1, 3) / 2}" fill="${pick(COLOURS)}" opacity="0.7"/>`,
+    );
   }
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${CAPTCHA_WIDTH}" height="${CAPTCHA_HEIGHT}" viewBox="0 0 ${CAPTCHA_WIDTH} ${CAPTCHA_HEIGHT}" role="img">${parts.join('')}</svg>`;
 }

@@ -26,7 +26,10 @@ export class MessagingRepository {
   }
 
   async countAnnouncements(): Promise<number> {
-    const r = await this.db.selectFrom('announcements').select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow();
+    const r = await this.db
+      .selectFrom('announcements')
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .executeTakeFirstOrThrow();
     return Number(r.n);
   }
 

@@ -88,7 +88,11 @@ export class MessagingService {
   async captchaImage(viewer: Viewer): Promise<string> {
     if (viewer.type !== '1') throw notAllowed('feedback is for teachers');
     const code = newCaptchaCode();
-    await this.repo.putCaptcha(viewer.userId, this.#codeHash(viewer.userId, code), new Date(this.clock.now().getTime() + this.config.CAPTCHA_TTL_SECONDS * 1000));
+    await this.repo.putCaptcha(
+      viewer.userId,
+      this.#codeHash(viewer.userId, code),
+      new Date(this.clock.now().getTime() + this.config.CAPTCHA_TTL_SECONDS * 1000),
+    );
     return captchaSvg(code);
   }
 
@@ -111,7 +115,8 @@ export class MessagingService {
         return '35001' as const;
       }
       await this.repo.dropCaptcha(trx, viewer.userId);
-      if ((await this.repo.feedbackSince(trx, viewer.userId, new Date(now.getTime() - 3_600_000))) >= this.config.FEEDBACK_PER_HOUR) return '35003' as const;
+      if ((await this.repo.feedbackSince(trx, viewer.userId, new Date(now.getTime() - 3_600_000))) >= this.config.FEEDBACK_PER_HOUR)
+        return '35003' as const;
       await this.repo.insertFeedback(trx, { user_id: viewer.userId, content, created_at: now });
       return 'ok' as const;
     });

@@ -49,7 +49,13 @@ describe('loadConfig', () => {
   });
 
   it('checks the media settings together', () => {
-    expect(loadConfig({})).toMatchObject({ MEDIA_LISTEN_IP: '127.0.0.1', MEDIA_RTC_MIN_PORT: 40000, MEDIA_RTC_MAX_PORT: 49999, MEDIA_TOKEN_TTL_SECONDS: 120, MEDIA_PLACEMENT: 'single' });
+    expect(loadConfig({})).toMatchObject({
+      MEDIA_LISTEN_IP: '127.0.0.1',
+      MEDIA_RTC_MIN_PORT: 40000,
+      MEDIA_RTC_MAX_PORT: 49999,
+      MEDIA_TOKEN_TTL_SECONDS: 120,
+      MEDIA_PLACEMENT: 'single',
+    });
     expect(() => loadConfig({ MEDIA_RTC_MIN_PORT: '45000', MEDIA_RTC_MAX_PORT: '44000' })).toThrow(/MEDIA_RTC_MIN_PORT/);
     expect(() => loadConfig({ MEDIA_LISTEN_IP: '0.0.0.0' })).toThrow(/MEDIA_ANNOUNCED_ADDRESS/);
     expect(loadConfig({ MEDIA_LISTEN_IP: '0.0.0.0', MEDIA_ANNOUNCED_ADDRESS: '203.0.113.5' }).MEDIA_ANNOUNCED_ADDRESS).toBe('203.0.113.5');
@@ -62,6 +68,7 @@ describe('loadConfig', () => {
     expect(loadConfig({}).REDIS_URL).toBeUndefined();
     expect(loadConfig({ REDIS_URL: 'redis://10.0.0.5:6379/0' }).REDIS_URL).toBe('redis://10.0.0.5:6379/0');
     expect(loadConfig({ REDIS_URL: 'rediss://:pw@cache.example.com:6380' }).REDIS_URL).toBe('rediss://:pw@cache.example.com:6380');
-    for (const bad of ['127.0.0.1:6379', 'http://redis:6379', 'redis://']) expect(() => loadConfig({ REDIS_URL: bad }), bad).toThrow(ConfigError);
+    for (const bad of ['127.0.0.1:6379', 'http://redis:6379', 'redis://'])
+      expect(() => loadConfig({ REDIS_URL: bad }), bad).toThrow(ConfigError);
   });
 });

@@ -4,11 +4,8 @@
  */
 import { z } from 'zod';
 
-const bool = z
-  .enum(['true', 'false', '1', '0', 'yes', 'no'])
-  .transform((v) => v === 'true' || v === '1' || v === 'yes');
-const int = (def: number, min = 0, max = Number.MAX_SAFE_INTEGER) =>
-  z.coerce.number().int().min(min).max(max).default(def);
+const bool = z.enum(['true', 'false', '1', '0', 'yes', 'no']).transform((v) => v === 'true' || v === '1' || v === 'yes');
+const int = (def: number, min = 0, max = Number.MAX_SAFE_INTEGER) => z.coerce.number().int().min(min).max(max).default(def);
 
 export const configSchema = z
   .object({
@@ -59,7 +56,10 @@ export const configSchema = z
       .string()
       .regex(/^(GB\d{8}=\d{1,9})(,GB\d{8}=\d{1,9})*$/, 'GOODS_PRICES is a list like GB00000001=9990,GB00000005=3990 (cents)')
       .optional(),
-    GOODS_OFF_SHELF: z.string().regex(/^(GB\d{8})(,GB\d{8})*$/, 'GOODS_OFF_SHELF is a list of goods ids').optional(),
+    GOODS_OFF_SHELF: z
+      .string()
+      .regex(/^(GB\d{8})(,GB\d{8})*$/, 'GOODS_OFF_SHELF is a list of goods ids')
+      .optional(),
     ORDER_TTL_MINUTES: int(30, 1, 24 * 60),
     ORDERS_PER_DAY: int(20, 1),
     PURCHASES_PER_GOODS_PER_DAY: int(3, 1),
@@ -67,7 +67,10 @@ export const configSchema = z
     PROMO_POINT_VALUE_CENTS: int(100, 1),
     PAYMENT_GATEWAY: z.enum(['sandbox', 'off']).optional(),
     PAYMENT_GATEWAY_SECRET: z.string().min(32, 'PAYMENT_GATEWAY_SECRET needs at least 32 characters').optional(),
-    ADMIN_MOBILES: z.string().regex(/^1[3-9]\d{9}(,1[3-9]\d{9})*$/, 'ADMIN_MOBILES is a comma list of mobile numbers').optional(),
+    ADMIN_MOBILES: z
+      .string()
+      .regex(/^1[3-9]\d{9}(,1[3-9]\d{9})*$/, 'ADMIN_MOBILES is a comma list of mobile numbers')
+      .optional(),
     FEEDBACK_PER_HOUR: int(5, 1),
     CAPTCHA_TTL_SECONDS: int(300, 30),
     CLIENT_LOGS_PER_MINUTE: int(120, 1),
@@ -97,11 +100,17 @@ export const configSchema = z
     MEDIA_TOKEN_TTL_SECONDS: int(120, 10, 3600),
     MEDIA_ICE_SERVERS: z.string().max(4096).optional(),
     MEDIA_PLACEMENT: z.enum(['single', 'registry']).default('single'),
-    MEDIA_NODE_ID: z.string().regex(/^[A-Za-z0-9_.:-]{1,64}$/).optional(),
+    MEDIA_NODE_ID: z
+      .string()
+      .regex(/^[A-Za-z0-9_.:-]{1,64}$/)
+      .optional(),
     MEDIA_CAPACITY: int(100, 1, 100_000),
     MEDIA_REPORT_SECONDS: int(5, 1, 60),
     S3_ENDPOINT: z.url().optional(),
-    S3_BUCKET: z.string().regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'S3_BUCKET is a bucket name (3-63 lower-case letters, digits, dots, dashes)').optional(),
+    S3_BUCKET: z
+      .string()
+      .regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'S3_BUCKET is a bucket name (3-63 lower-case letters, digits, dots, dashes)')
+      .optional(),
     S3_REGION: z.string().min(1).max(64).default('us-east-1'),
     S3_ACCESS_KEY_ID: z.string().min(1).optional(),
     S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
@@ -111,7 +120,10 @@ export const configSchema = z
     COURSEWARE_UPLOADS_PER_HOUR: int(60, 1),
     CONVERT_OFFICE_SLOTS: int(1, 1, 16),
     CONVERT_PDF_WORKERS: int(2, 1, 16),
-    REDIS_URL: z.string().regex(/^rediss?:\/\/\S+$/, 'REDIS_URL is a redis:// or rediss:// URL').optional(),
+    REDIS_URL: z
+      .string()
+      .regex(/^rediss?:\/\/\S+$/, 'REDIS_URL is a redis:// or rediss:// URL')
+      .optional(),
   })
   .superRefine((c, ctx) => {
     if (c.SMS_SENDER === 'http' && !c.SMS_WEBHOOK_URL) {
@@ -121,13 +133,25 @@ export const configSchema = z
       ctx.addIssue({ code: 'custom', path: ['MEDIA_RTC_MIN_PORT'], message: 'MEDIA_RTC_MIN_PORT must not be above MEDIA_RTC_MAX_PORT' });
     }
     if (c.ROLE === 'web' && c.MEDIA_PLACEMENT === 'single' && !c.MEDIA_PUBLIC_URL) {
-      ctx.addIssue({ code: 'custom', path: ['MEDIA_PUBLIC_URL'], message: 'ROLE=web without an SFU needs MEDIA_PUBLIC_URL (the media node) or MEDIA_PLACEMENT=registry' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['MEDIA_PUBLIC_URL'],
+        message: 'ROLE=web without an SFU needs MEDIA_PUBLIC_URL (the media node) or MEDIA_PLACEMENT=registry',
+      });
     }
     if (c.MEDIA_LISTEN_IP === '0.0.0.0' && !c.MEDIA_ANNOUNCED_ADDRESS) {
-      ctx.addIssue({ code: 'custom', path: ['MEDIA_ANNOUNCED_ADDRESS'], message: 'MEDIA_LISTEN_IP=0.0.0.0 needs MEDIA_ANNOUNCED_ADDRESS (the address browsers reach)' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['MEDIA_ANNOUNCED_ADDRESS'],
+        message: 'MEDIA_LISTEN_IP=0.0.0.0 needs MEDIA_ANNOUNCED_ADDRESS (the address browsers reach)',
+      });
     }
     if (c.S3_ENDPOINT && (!c.S3_BUCKET || !c.S3_ACCESS_KEY_ID || !c.S3_SECRET_ACCESS_KEY)) {
-      ctx.addIssue({ code: 'custom', path: ['S3_ENDPOINT'], message: 'S3_ENDPOINT needs S3_BUCKET, S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['S3_ENDPOINT'],
+        message: 'S3_ENDPOINT needs S3_BUCKET, S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY',
+      });
     }
     if (c.NODE_ENV === 'production' && c.DEV_OUTBOX === true) {
       ctx.addIssue({ code: 'custom', path: ['DEV_OUTBOX'], message: 'the dev outbox is never available in production' });

@@ -16,7 +16,7 @@ export const errorCatalogue = {
   '21': { zh: '服务不存在', en: 'Service not found' },
   '21001': { zh: '登录已失效，请重新登录', en: 'Your sign-in has expired, please sign in again' },
   '21006': { zh: '暂无会员信息', en: 'No membership information' },
-  '21007': { zh: '您的课时已用完', en: "You have used up your room credits" },
+  '21007': { zh: '您的课时已用完', en: 'You have used up your room credits' },
   '21008': { zh: '扣除课时失败', en: 'Failed to deduct a credit' },
   '25002': { zh: '订单不存在，请重新下单', en: 'The order does not exist, please order again' },
   '25003': { zh: '非本人操作', en: 'This is not your own order' },

@@ -11,7 +11,12 @@ describe('DiskObjectStore', () => {
   let store: DiskObjectStore;
   beforeEach(async () => {
     dir = await mkdtemp(path.join(tmpdir(), 'objects-'));
-    store = new DiskObjectStore(dir, 's'.repeat(64), () => 'http://127.0.0.1:3000', () => now);
+    store = new DiskObjectStore(
+      dir,
+      's'.repeat(64),
+      () => 'http://127.0.0.1:3000',
+      () => now,
+    );
   });
   afterEach(() => rm(dir, { recursive: true, force: true }));
 
@@ -64,7 +69,9 @@ describe('DiskObjectStore', () => {
   it('streams a body in under a size limit and keeps nothing of a larger one', async () => {
     expect(await store.putStream('up/a.bin', Readable.from([Buffer.alloc(600), Buffer.alloc(400)]), 'application/pdf', 1000)).toBe(1000);
     expect(await store.head('up/a.bin')).toEqual({ size: 1000, contentType: 'application/pdf' });
-    await expect(store.putStream('up/b.bin', Readable.from([Buffer.alloc(600), Buffer.alloc(401)]), 'application/pdf', 1000)).rejects.toBeInstanceOf(ObjectTooLarge);
+    await expect(
+      store.putStream('up/b.bin', Readable.from([Buffer.alloc(600), Buffer.alloc(401)]), 'application/pdf', 1000),
+    ).rejects.toBeInstanceOf(ObjectTooLarge);
     expect(await store.head('up/b.bin')).toBeNull();
     expect(await store.readStart('up/a.bin', 4)).toEqual(new Uint8Array(4));
     expect(await store.readStart('up/none.bin', 4)).toBeNull();

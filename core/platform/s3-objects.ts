@@ -47,7 +47,9 @@ export class S3ObjectStore implements ObjectStore {
 
   async put(key: string, body: Uint8Array, contentType: string): Promise<void> {
     assertObjectKey(key);
-    await this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: body, ContentType: contentType, ContentLength: body.byteLength }));
+    await this.client.send(
+      new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: body, ContentType: contentType, ContentLength: body.byteLength }),
+    );
   }
 
   async putFile(key: string, file: string, contentType: string): Promise<void> {
@@ -132,4 +134,3 @@ export class S3ObjectStore implements ObjectStore {
     this.client.destroy();
   }
 }
-

@@ -327,7 +327,11 @@ export class RoomLiveService {
     if (!target || target.kicked_at || target.left_at || target.role === 'observer' || !online) throw illegalParams('not in the room');
     const now = this.clock.now();
     const deadline = new Date(now.getTime() + this.config.MIC_TIMEOUT_SECONDS * 1000);
-    const moved = await this.repo.moveMic(room.id, { phase: 'idle', userId: null }, { phase: 'inviting', userId: targetId, since: now, deadline });
+    const moved = await this.repo.moveMic(
+      room.id,
+      { phase: 'idle', userId: null },
+      { phase: 'inviting', userId: targetId, since: now, deadline },
+    );
     if (!moved) {
       // Idle with a stale user id, or someone else got there first.
       const fresh = await this.repo.room(actor.room);
@@ -368,7 +372,10 @@ export class RoomLiveService {
     const state: MicState = agree
       ? { phase: 'connected', userId: actor.uid, name: current.name, since: now.getTime(), deadline: 0 }
       : { ...idleMic, since: now.getTime() };
-    this.#emit(actor.room, 'mic', { ...state, ...(agree ? { outcome: 'agreed' as const } : { userId: actor.uid, outcome: 'rejected' as const }) });
+    this.#emit(actor.room, 'mic', {
+      ...state,
+      ...(agree ? { outcome: 'agreed' as const } : { userId: actor.uid, outcome: 'rejected' as const }),
+    });
     return state;
   }
 
@@ -380,7 +387,13 @@ export class RoomLiveService {
     const isCreator = actor.role === 'creator' && room.create_user === actor.uid;
     if (!isCreator && current.userId !== actor.uid) throw notAllowed('not your microphone');
     const now = this.clock.now();
-    if (await this.repo.moveMic(room.id, { phase: current.phase, userId: current.userId }, { phase: 'idle', userId: null, since: now, deadline: null })) {
+    if (
+      await this.repo.moveMic(
+        room.id,
+        { phase: current.phase, userId: current.userId },
+        { phase: 'idle', userId: null, since: now, deadline: null },
+      )
+    ) {
       this.#emit(actor.room, 'mic', { ...idleMic, since: now.getTime(), userId: current.userId, outcome: 'stopped' });
     }
     return idleMic;
@@ -397,7 +410,11 @@ export class RoomLiveService {
     const now = this.clock.now();
     if (!(await this.repo.kick(room.id, targetId, now))) throw new DomainError('31005');
     if (room.mic_user_id === targetId && room.mic_phase !== 'idle') {
-      await this.repo.moveMic(room.id, { phase: room.mic_phase, userId: targetId }, { phase: 'idle', userId: null, since: now, deadline: null });
+      await this.repo.moveMic(
+        room.id,
+        { phase: room.mic_phase, userId: targetId },
+        { phase: 'idle', userId: null, since: now, deadline: null },
+      );
       this.#emit(actor.room, 'mic', { ...idleMic, since: now.getTime(), userId: targetId, outcome: 'stopped' });
     }
     this.#forget(actor.room);
@@ -417,7 +434,11 @@ export class RoomLiveService {
       this.#emit(actor.room, 'customRoomEvent', { showState: '', by: actor.uid });
     }
     if (room.state === 'open' && room.mic_user_id === actor.uid && room.mic_phase !== 'idle') {
-      await this.repo.moveMic(room.id, { phase: room.mic_phase, userId: actor.uid }, { phase: 'idle', userId: null, since: now, deadline: null });
+      await this.repo.moveMic(
+        room.id,
+        { phase: room.mic_phase, userId: actor.uid },
+        { phase: 'idle', userId: null, since: now, deadline: null },
+      );
       this.#emit(actor.room, 'mic', { ...idleMic, since: now.getTime(), userId: actor.uid, outcome: 'stopped' });
     }
   }

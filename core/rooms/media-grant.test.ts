@@ -2,8 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { TokenSigner } from '../platform/secrets.ts';
 import { mediaRights, signMediaToken } from './media-grant.ts';
 
-const r = (roomType: 1 | 2 | 3 | 4, role: 'creator' | 'member' | 'tourist' | 'observer', userType: '1' | '2' | '3' = '1', micConnected = false) =>
-  mediaRights({ roomType, role, userType, micConnected });
+const r = (
+  roomType: 1 | 2 | 3 | 4,
+  role: 'creator' | 'member' | 'tourist' | 'observer',
+  userType: '1' | '2' | '3' = '1',
+  micConnected = false,
+) => mediaRights({ roomType, role, userType, micConnected });
 
 describe('who publishes what (DECISIONS.md room types)', () => {
   it('mini class: everyone seated sends camera and microphone; the creator may share a screen', () => {
@@ -33,7 +37,12 @@ describe('who publishes what (DECISIONS.md room types)', () => {
   it('signs a token that names the room, the person and the rights, and expires', () => {
     const signer = new TokenSigner('s'.repeat(40));
     const now = Date.now();
-    const token = signMediaToken(signer, { roomNumber: '123456', roomType: 4, userId: '7', role: 'member', userType: '1', micConnected: true }, 60, now);
+    const token = signMediaToken(
+      signer,
+      { roomNumber: '123456', roomType: 4, userId: '7', role: 'member', userType: '1', micConnected: true },
+      60,
+      now,
+    );
     expect(signer.verify(token, now)).toMatchObject({ scope: 'media', room: '123456', uid: '7', rt: 4, pub: ['mic'] });
     expect(signer.verify(token, now + 61_000)).toBeNull();
   });

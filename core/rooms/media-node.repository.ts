@@ -12,7 +12,9 @@ export class MediaNodeRepository {
     return this.db
       .insertInto('media_nodes')
       .values(row)
-      .onConflict((oc) => oc.column('id').doUpdateSet({ url: row.url, peers: row.peers, rooms: row.rooms, capacity: row.capacity, seen_at: row.seen_at }))
+      .onConflict((oc) =>
+        oc.column('id').doUpdateSet({ url: row.url, peers: row.peers, rooms: row.rooms, capacity: row.capacity, seen_at: row.seen_at }),
+      )
       .execute();
   }
 
@@ -60,7 +62,9 @@ export class MediaNodeRepository {
           .column('room_number')
           .doUpdateSet({ node_id: nodeId, placed_at: at })
           // Only a placement on a node that stopped reporting is moved.
-          .where(sql<boolean>`not exists (select 1 from media_nodes n where n.id = media_placements.node_id and n.seen_at >= ${aliveSince})`),
+          .where(
+            sql<boolean>`not exists (select 1 from media_nodes n where n.id = media_placements.node_id and n.seen_at >= ${aliveSince})`,
+          ),
       )
       .execute();
     return this.placement(roomNumber);

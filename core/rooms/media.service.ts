@@ -46,7 +46,8 @@ export class MediaService {
   /** Media access for a join answer that was just made. */
   async forJoin(answer: Pick<JoinAnswer, 'roomInfo' | 'userIdForNumber' | 'role' | 'userType'>): Promise<MediaAccess> {
     const roomType = answer.roomInfo.roomType;
-    const micConnected = roomType === 4 && answer.role !== 'creator' ? await this.#holdsMic(answer.roomInfo.roomNumber, answer.userIdForNumber) : false;
+    const micConnected =
+      roomType === 4 && answer.role !== 'creator' ? await this.#holdsMic(answer.roomInfo.roomNumber, answer.userIdForNumber) : false;
     return this.#access({
       roomNumber: answer.roomInfo.roomNumber,
       roomType,

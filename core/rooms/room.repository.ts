@@ -71,14 +71,16 @@ export class RoomRepository {
       created_at: Date;
     },
   ) {
-    return trx
-      .insertInto('rooms')
-      .values({ ...values, state: 'open', trial_started_at: null, ends_at: null, closed_at: null })
-      // A literal, not a parameter: PostgreSQL matches the partial index by its predicate, which a
-      // parameter of a generic prepared plan cannot prove.
-      .onConflict((oc) => oc.column('room_number').where('state', '=', sql.lit('open')).doNothing())
-      .returning('id')
-      .executeTakeFirst();
+    return (
+      trx
+        .insertInto('rooms')
+        .values({ ...values, state: 'open', trial_started_at: null, ends_at: null, closed_at: null })
+        // A literal, not a parameter: PostgreSQL matches the partial index by its predicate, which a
+        // parameter of a generic prepared plan cannot prove.
+        .onConflict((oc) => oc.column('room_number').where('state', '=', sql.lit('open')).doNothing())
+        .returning('id')
+        .executeTakeFirst()
+    );
   }
 
   member(trx: Q, roomId: string, userId: string) {

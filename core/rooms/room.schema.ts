@@ -28,7 +28,15 @@ export const updateRoomInfoInput = z.object({
   roomNumber,
   showState: z.string().max(32).optional(),
   pptId: z.string().max(64).optional(),
-  pptCurrentPage: z.union([z.number(), z.string().regex(/^\d{1,6}$/).transform(Number)]).optional(),
+  pptCurrentPage: z
+    .union([
+      z.number(),
+      z
+        .string()
+        .regex(/^\d{1,6}$/)
+        .transform(Number),
+    ])
+    .optional(),
   wbPower: z.enum(['0', '1']).optional(),
   roomExtend: z.string().max(4096).optional(),
 });

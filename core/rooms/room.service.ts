@@ -60,7 +60,15 @@ export class RoomService {
   private readonly config: RoomConfig;
   /** Media access for join answers (set once the media service is built; absent in some unit tests). */
   media: MediaService | null = null;
-  constructor(repo: RoomRepository, account: AccountService, billing: BillingService, signer: TokenSigner, limiter: RateLimiter, clock: Clock, config: RoomConfig) {
+  constructor(
+    repo: RoomRepository,
+    account: AccountService,
+    billing: BillingService,
+    signer: TokenSigner,
+    limiter: RateLimiter,
+    clock: Clock,
+    config: RoomConfig,
+  ) {
     this.repo = repo;
     this.account = account;
     this.billing = billing;
@@ -282,12 +290,21 @@ export class RoomService {
       const existing = await this.repo.member(trx, room.id, who.userId);
       if (existing?.kicked_at) throw notAllowed('kicked out of this room');
       if (!existing || existing.role === 'observer') {
-        await this.repo.upsertMember(trx, { room_id: room.id, user_id: who.userId, role: 'observer', user_type: '3', joined_at: this.clock.now() });
+        await this.repo.upsertMember(trx, {
+          room_id: room.id,
+          user_id: who.userId,
+          role: 'observer',
+          user_type: '3',
+          joined_at: this.clock.now(),
+        });
       }
       return { room, who, token, user };
     });
     const answer = await this.#withMedia(this.#answer(result.room, result.who, 'observer', '3'));
-    return { answer: result.user && result.token ? { ...answer, userInfo: toUserInfo(result.user, result.token) } : answer, newToken: result.token };
+    return {
+      answer: result.user && result.token ? { ...answer, userInfo: toUserInfo(result.user, result.token) } : answer,
+      newToken: result.token,
+    };
   }
 
   async join(viewer: Viewer, input: { roomNumber: string; userType?: '1' | '2' | undefined }): Promise<JoinAnswer> {

@@ -90,7 +90,11 @@ export class SiteService {
   }
 
   /** A client event; past the per-address limit events are dropped (logging never bothers a user). */
-  async addLog(viewer: Viewer | null, input: { socketType?: unknown; roomNumber?: unknown; message?: unknown }, ip: string): Promise<boolean> {
+  async addLog(
+    viewer: Viewer | null,
+    input: { socketType?: unknown; roomNumber?: unknown; message?: unknown },
+    ip: string,
+  ): Promise<boolean> {
     if (!this.#logLimiter.hit(`log:${ip}`, this.config.CLIENT_LOGS_PER_MINUTE, 60_000)) return false;
     const message = typeof input.message === 'string' ? input.message : input.message === undefined ? '' : JSON.stringify(input.message);
     await this.repo.insertLog({

@@ -115,7 +115,10 @@ export function buildHandlers(services: Services, config: Config): Record<ApiNam
     touristJoinRoom: h(roomSchema.touristJoinInput, async (ctx, i) => {
       const answer = await rooms.touristJoin({ roomNumber: i.roomNumber, userName: i.userName, ip: ctx.ip });
       // A signed-in teacher who joins as a visitor keeps their own session cookie.
-      const hasSession = await ctx.viewer().then((v) => v.type === '1', () => false);
+      const hasSession = await ctx.viewer().then(
+        (v) => v.type === '1',
+        () => false,
+      );
       if (!hasSession && answer.userInfo) {
         appendCookie(ctx.res, sessionCookie(config, answer.userInfo.userToken, config.TOURIST_SESSION_HOURS * 3600));
       }
@@ -136,7 +139,9 @@ export function buildHandlers(services: Services, config: Config): Record<ApiNam
     createOrder: h(orderSchema.createOrderInput, async (ctx, i) => ({
       orderInfo: await services.orders.createOrder(await ctx.viewer(), { goodsId: i.goodsId, requestId: ctx.requestId }, ctx.lang),
     })),
-    getOrderInfo: h(orderSchema.orderIdInput, async (ctx, i) => ({ orderInfo: await services.orders.getOrderInfo(await ctx.viewer(), i.orderId) })),
+    getOrderInfo: h(orderSchema.orderIdInput, async (ctx, i) => ({
+      orderInfo: await services.orders.getOrderInfo(await ctx.viewer(), i.orderId),
+    })),
     paymentOrder: h(orderSchema.paymentOrderInput, async (ctx, i) => services.orders.paymentOrder(await ctx.viewer(), i)),
     exchangePromoPoints: h(orderSchema.createOrderInput, async (ctx, i) =>
       services.orders.exchangePoints(await ctx.viewer(), { goodsId: i.goodsId, requestId: ctx.requestId }, ctx.lang),
@@ -156,24 +161,34 @@ export function buildHandlers(services: Services, config: Config): Record<ApiNam
     }),
     createWbToken: h(boardSchema.createWbTokenInput, async (ctx, i) => services.board.createToken(await ctx.viewer(), i)),
     getWbReview: h(boardSchema.wbReviewInput, async (ctx, i) => services.board.review(await ctx.viewer(), i.roomNumber, i.page ?? 'wb:0')),
-    createPhoneUploadLink: h(boardSchema.phoneUploadLinkInput, async (ctx, i) => services.board.phoneUploadLink(await ctx.viewer(), i.roomNumber)),
+    createPhoneUploadLink: h(boardSchema.phoneUploadLinkInput, async (ctx, i) =>
+      services.board.phoneUploadLink(await ctx.viewer(), i.roomNumber),
+    ),
     getTeachingPictureList: h(accountSchema.noInput, () => Promise.resolve({ teachingPictureList: JSON.stringify(teachingPictureList()) })),
     getResourceType: h(coursewareSchema.noInput, async (ctx) => {
       await ctx.viewer();
       return { resourceType: services.courseware.resourceType };
     }),
-    checkFileHash: h(coursewareSchema.checkFileHashInput, async (ctx, i) => services.courseware.checkFileHash(await ctx.viewer(), i.fileHash)),
+    checkFileHash: h(coursewareSchema.checkFileHashInput, async (ctx, i) =>
+      services.courseware.checkFileHash(await ctx.viewer(), i.fileHash),
+    ),
     createUpyunSign: h(coursewareSchema.createUpyunSignInput, async (ctx, i) => services.courseware.signUpload(await ctx.viewer(), i)),
     addRoomDocument: h(coursewareSchema.addRoomDocumentInput, async (ctx, i) => services.courseware.register(await ctx.viewer(), i)),
-    updateDocumentNotice: h(coursewareSchema.updateDocumentNoticeInput, async (ctx, i) => services.courseware.cancelUpload(await ctx.viewer(), i)),
+    updateDocumentNotice: h(coursewareSchema.updateDocumentNoticeInput, async (ctx, i) =>
+      services.courseware.cancelUpload(await ctx.viewer(), i),
+    ),
     closeRoomDocument: h(coursewareSchema.roomInput, async (ctx, i) => services.courseware.closeRoom(await ctx.viewer(), i.roomNumber)),
     getMyDocumentList: h(coursewareSchema.listInput, async (ctx, i) => services.courseware.list(await ctx.viewer(), i)),
     delUserDocument: h(coursewareSchema.delInput, async (ctx, i) => services.courseware.delete(await ctx.viewer(), i)),
     analysisDocumentExisting: h(coursewareSchema.analysisInput, async (ctx, i) =>
       services.courseware.openExisting(await ctx.viewer(), i.documentId, i.roomNumber),
     ),
-    getDocumentDownloadUrl: h(coursewareSchema.downloadInput, async (ctx, i) => services.courseware.downloadUrl(await ctx.viewer(), i.documentId)),
-    getRoomCourseware: h(coursewareSchema.roomInput, async (ctx, i) => services.courseware.getRoomCourseware(await ctx.viewer(), i.roomNumber)),
+    getDocumentDownloadUrl: h(coursewareSchema.downloadInput, async (ctx, i) =>
+      services.courseware.downloadUrl(await ctx.viewer(), i.documentId),
+    ),
+    getRoomCourseware: h(coursewareSchema.roomInput, async (ctx, i) =>
+      services.courseware.getRoomCourseware(await ctx.viewer(), i.roomNumber),
+    ),
   };
 }
 

@@ -8,7 +8,13 @@
 import type { Namespace, Server, Socket } from 'socket.io';
 import { DomainError, isDomainError, messageFor, type ErrorCode, type Lang } from '#core/platform/errors.ts';
 import type { Ack } from '#core/contracts/room-events.ts';
-import { BRUSH_COLOURS, BOARD_NAMESPACE, type BoardClientToServer, type BoardServerToClient, type StrokeProgress } from '#core/contracts/board.ts';
+import {
+  BRUSH_COLOURS,
+  BOARD_NAMESPACE,
+  type BoardClientToServer,
+  type BoardServerToClient,
+  type StrokeProgress,
+} from '#core/contracts/board.ts';
 import type { BoardActor } from '#core/board/board.service.ts';
 import { BOARD_LIMITS, checkProgressPoints, isBoardId, isLayerKey } from '#core/board/model.ts';
 import type { Platform } from '../platform.ts';
@@ -46,7 +52,13 @@ function cleanProgress(p: unknown): StrokeProgress | null {
   if (typeof width !== 'number' || !(width >= BOARD_LIMITS.minWidth && width <= BOARD_LIMITS.maxWidth)) return null;
   const points = checkProgressPoints(o['points']);
   if (!points.ok) return null;
-  const out: StrokeProgress = { strokeId: o['strokeId'], page: o['page'], points: points.value, color: o['color'] as StrokeProgress['color'], width };
+  const out: StrokeProgress = {
+    strokeId: o['strokeId'],
+    page: o['page'],
+    points: points.value,
+    color: o['color'] as StrokeProgress['color'],
+    width,
+  };
   if (o['eraser'] === true) out.eraser = true;
   if (o['start'] === true) out.start = true;
   return out;

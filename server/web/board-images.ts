@@ -22,11 +22,14 @@ export function boardImageRoutes(platform: Platform): Router {
   router.use(STENCIL_PATH, express.static(STENCIL_DIR, { maxAge: '1d', index: false, extensions: false }));
 
   const send = (res: Response, lang: Lang, code: ErrorCode | '0', data: unknown = null, status = 200) =>
-    res.status(status).set('Cache-Control', 'no-store').json({
-      code,
-      msg: code === '0' ? (lang === 'en' ? 'success' : '成功') : messageFor(code, lang),
-      data: code === '0' ? data : null,
-    });
+    res
+      .status(status)
+      .set('Cache-Control', 'no-store')
+      .json({
+        code,
+        msg: code === '0' ? (lang === 'en' ? 'success' : '成功') : messageFor(code, lang),
+        data: code === '0' ? data : null,
+      });
 
   const actorOf = (req: Request) => {
     const auth = req.headers.authorization;

@@ -73,7 +73,13 @@ async function putObject(platform: Platform, req: Request, res: Response): Promi
   }
   const { exp, size, sig } = req.query;
   const contentType = String(req.headers['content-type'] ?? '');
-  if (!disk || typeof exp !== 'string' || typeof size !== 'string' || typeof sig !== 'string' || !disk.verifyPut(key, exp, size, contentType, sig)) {
+  if (
+    !disk ||
+    typeof exp !== 'string' ||
+    typeof size !== 'string' ||
+    typeof sig !== 'string' ||
+    !disk.verifyPut(key, exp, size, contentType, sig)
+  ) {
     return refuse(403, 'link expired or invalid');
   }
   const max = Number(size);
@@ -197,7 +203,12 @@ export async function startWeb(platform: Platform, opts: WebOptions): Promise<We
   });
   // Distributed (REDIS_URL, ADR 053): rooms, fetchSockets and disconnects span every web node.
   const redis = config.REDIS_URL ? await connectRedisAdapter(config.REDIS_URL, logger) : null;
-  const io = new SocketServer(http, { serveClient: false, maxHttpBufferSize: 1_000_000, parser: socketParser, ...(redis ? { adapter: redis.adapter } : {}) });
+  const io = new SocketServer(http, {
+    serveClient: false,
+    maxHttpBufferSize: 1_000_000,
+    parser: socketParser,
+    ...(redis ? { adapter: redis.adapter } : {}),
+  });
   const channel = attachRoomChannel(io, platform);
   const userChannel = attachUserChannel(io, platform);
   const boardChannel = attachBoardChannel(io, platform);

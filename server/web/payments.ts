@@ -34,7 +34,10 @@ export function mountPayments(app: Express, platform: Platform): void {
       const outcome = await services.orders.handleNotice(gateway, raw, req.headers, req.ip ?? 'unknown');
       // 'success' tells the gateway to stop retrying; a forged or wrong notice is refused.
       const accepted = outcome === 'paid' || outcome === 'duplicate' || outcome === 'already-paid';
-      res.status(accepted ? 200 : 400).type('text/plain').send(accepted ? 'success' : 'fail');
+      res
+        .status(accepted ? 200 : 400)
+        .type('text/plain')
+        .send(accepted ? 'success' : 'fail');
     },
   );
 
@@ -45,7 +48,10 @@ export function mountPayments(app: Express, platform: Platform): void {
     const link = sandbox.readPayLink(token);
     res.set('Cache-Control', 'no-store');
     if (!link) {
-      res.status(404).type('html').send(page('Sandbox', `<h1 class="bad">支付链接无效或已过期</h1><p class="sub">This payment link is invalid or has expired.</p>`));
+      res
+        .status(404)
+        .type('html')
+        .send(page('Sandbox', `<h1 class="bad">支付链接无效或已过期</h1><p class="sub">This payment link is invalid or has expired.</p>`));
       return;
     }
     res.type('html').send(
@@ -65,9 +71,24 @@ export function mountPayments(app: Express, platform: Platform): void {
     try {
       const r = await sandbox.pay(token);
       if (r.delivered) {
-        res.type('html').send(page('支付成功 · Paid', `<h1 class="ok" data-testid="sandbox-done">支付成功 · Payment complete</h1><p class="sub">可以关闭此页 · You may close this page.</p>`));
+        res
+          .type('html')
+          .send(
+            page(
+              '支付成功 · Paid',
+              `<h1 class="ok" data-testid="sandbox-done">支付成功 · Payment complete</h1><p class="sub">可以关闭此页 · You may close this page.</p>`,
+            ),
+          );
       } else {
-        res.status(r.status === 0 ? 404 : 502).type('html').send(page('支付失败 · Failed', `<h1 class="bad">支付失败 · Payment failed</h1><p class="sub">商户未确认 · The merchant did not confirm (${r.status}).</p>`));
+        res
+          .status(r.status === 0 ? 404 : 502)
+          .type('html')
+          .send(
+            page(
+              '支付失败 · Failed',
+              `<h1 class="bad">支付失败 · Payment failed</h1><p class="sub">商户未确认 · The merchant did not confirm (${r.status}).</p>`,
+            ),
+          );
       }
     } catch (err) {
       logger.warn({ err }, 'sandbox gateway could not notify');

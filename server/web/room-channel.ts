@@ -5,12 +5,7 @@
  */
 import type { Namespace, Server, Socket } from 'socket.io';
 import { isDomainError, messageFor, type ErrorCode, type Lang } from '#core/platform/errors.ts';
-import {
-  ROOM_NAMESPACE,
-  type Ack,
-  type ClientToServer,
-  type ServerToClient,
-} from '#core/contracts/room-events.ts';
+import { ROOM_NAMESPACE, type Ack, type ClientToServer, type ServerToClient } from '#core/contracts/room-events.ts';
 import type { Actor } from '#core/rooms/live.service.ts';
 import type { Platform } from '../platform.ts';
 import { requestLang } from './request.ts';

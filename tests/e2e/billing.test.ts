@@ -14,7 +14,12 @@ let teacher: Page;
 
 beforeAll(async () => {
   world = await startWorld({
-    env: { ADMIN_MOBILES: ADMIN, SITE_NOTICE_ZH: '本站将于周六凌晨维护一小时', SITE_NOTICE_EN: 'Maintenance on Saturday night', SITE_NOTICE_DATE: '2026-11-20' },
+    env: {
+      ADMIN_MOBILES: ADMIN,
+      SITE_NOTICE_ZH: '本站将于周六凌晨维护一小时',
+      SITE_NOTICE_EN: 'Maintenance on Saturday night',
+      SITE_NOTICE_DATE: '2026-11-20',
+    },
   });
   teacher = (await world.person()).page;
   await signIn(teacher, world.server);
@@ -69,7 +74,10 @@ describe('buying the 5-use pack', () => {
     await expect(teacher.getByTestId('promo-points').innerText()).resolves.toBe('0');
     await teacher.getByRole('button', { name: '什么是推广码？' }).click();
     const dialog = teacher.getByRole('dialog', { name: '什么是推广码？' });
-    await dialog.getByText(/推广积分/).first().waitFor();
+    await dialog
+      .getByText(/推广积分/)
+      .first()
+      .waitFor();
     await teacher.keyboard.press('Escape');
     await dialog.waitFor({ state: 'detached' });
   });

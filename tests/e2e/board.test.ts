@@ -188,7 +188,8 @@ describe('the shared whiteboard', () => {
     const box = (await teacher.getByTestId('board-overlay').boundingBox())!;
     await teacher.mouse.move(box.x + box.width * 0.1, box.y + box.height * 0.2);
     await teacher.mouse.down();
-    for (let i = 1; i <= 10; i++) await teacher.mouse.move(box.x + box.width * (0.1 + i * 0.02), box.y + box.height * (0.2 + (i % 2) * 0.03));
+    for (let i = 1; i <= 10; i++)
+      await teacher.mouse.move(box.x + box.width * (0.1 + i * 0.02), box.y + box.height * (0.2 + (i % 2) * 0.03));
     await student.waitForFunction(
       () => {
         const overlay = document.querySelector<HTMLCanvasElement>('[data-testid="board-overlay"]')!;
@@ -264,14 +265,17 @@ describe('the shared whiteboard', () => {
     expect(String(image['src'])).toMatch(/^board\//);
     // The student's canvas shows the picture's blue once its signed address has loaded.
     await student.waitForFunction(() => (window as HookWindow).__banshuBoard!.renderer()!.imagesSettled());
-    const blue = await student.evaluate((img) => {
-      const hook = (window as HookWindow).__banshuBoard!;
-      const r = hook.renderer() as unknown as { toCss(p: { x: number; y: number }): { x: number; y: number } };
-      const c = document.querySelector<HTMLCanvasElement>('[data-testid="board-ink"]')!;
-      const p = r.toCss({ x: img.x + 5, y: img.y + 5 });
-      const dpr = c.width / c.getBoundingClientRect().width;
-      return [...c.getContext('2d')!.getImageData(Math.round(p.x * dpr), Math.round(p.y * dpr), 1, 1).data];
-    }, image as unknown as { x: number; y: number });
+    const blue = await student.evaluate(
+      (img) => {
+        const hook = (window as HookWindow).__banshuBoard!;
+        const r = hook.renderer() as unknown as { toCss(p: { x: number; y: number }): { x: number; y: number } };
+        const c = document.querySelector<HTMLCanvasElement>('[data-testid="board-ink"]')!;
+        const p = r.toCss({ x: img.x + 5, y: img.y + 5 });
+        const dpr = c.width / c.getBoundingClientRect().width;
+        return [...c.getContext('2d')!.getImageData(Math.round(p.x * dpr), Math.round(p.y * dpr), 1, 1).data];
+      },
+      image as unknown as { x: number; y: number },
+    );
     expect(blue).toEqual([0x1e, 0x88, 0xe5, 255]);
   });
 
@@ -314,7 +318,7 @@ describe('the shared whiteboard', () => {
     expect(snap.items[5]!.uid).toBe(studentUid);
   });
 
-  it('undoes per user: the student undoes their own stroke, not the teacher\'s', async () => {
+  it("undoes per user: the student undoes their own stroke, not the teacher's", async () => {
     await student.getByTestId('tool-undo').click();
     await teacher.waitForFunction(() => {
       const h = (window as HookWindow).__banshuBoard!;
@@ -357,10 +361,15 @@ describe('the shared whiteboard', () => {
     // The rectangle's top-left corner is at 50 %, 20 % of the surface.
     const before = await snapshot(teacher);
     const rect = before.items[1]!;
-    const hook = await teacher.evaluate((d) => {
-      const r = (window as HookWindow).__banshuBoard!.renderer() as unknown as { toCss(p: { x: number; y: number }): { x: number; y: number } };
-      return r.toCss({ x: d.x1, y: d.y1 });
-    }, rect.data as unknown as { x1: number; y1: number });
+    const hook = await teacher.evaluate(
+      (d) => {
+        const r = (window as HookWindow).__banshuBoard!.renderer() as unknown as {
+          toCss(p: { x: number; y: number }): { x: number; y: number };
+        };
+        return r.toCss({ x: d.x1, y: d.y1 });
+      },
+      rect.data as unknown as { x1: number; y1: number },
+    );
     const box = (await teacher.getByTestId('board-overlay').boundingBox())!;
     await teacher.mouse.click(box.x + hook.x, box.y + hook.y);
     await teacher.keyboard.press('Delete');

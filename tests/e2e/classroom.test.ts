@@ -152,7 +152,9 @@ describe('a free mini class with three people', () => {
   it('runs microphone invitations: agreed, one at a time, stopped, declined, timed out', async () => {
     await membersTab(teacher).click();
     await row(teacher, 'Alice').getByRole('button', { name: '邀请上麦' }).click();
-    await row(teacher, 'Alice').getByText(/连接中 \d+ 秒/).waitFor();
+    await row(teacher, 'Alice')
+      .getByText(/连接中 \d+ 秒/)
+      .waitFor();
     const ask = alice.getByRole('dialog', { name: '连麦邀请' });
     await ask.getByText('老师邀请你发言，是否同意？').waitFor();
     await ask.getByRole('button', { name: '同意' }).click();

@@ -39,7 +39,10 @@ type HookWindow = Window & {
 beforeAll(async () => {
   dir = await mkdtemp(path.join(tmpdir(), 'banshu-cw-e2e-'));
   const fodp = await writeFixture(dir, 'deck.fodp', presentationFodp(SLIDES));
-  const [pptx, mp4] = await Promise.all([sofficeConvert(fodp, 'pptx', dir, '中文课件.pptx', path.join(dir, 'profile')), testMp4(path.join(dir, 'clip.mp4'), 12)]);
+  const [pptx, mp4] = await Promise.all([
+    sofficeConvert(fodp, 'pptx', dir, '中文课件.pptx', path.join(dir, 'profile')),
+    testMp4(path.join(dir, 'clip.mp4'), 12),
+  ]);
   files.pptx = pptx;
   files.mp4 = mp4;
   files.pdf = await writeFixture(dir, 'handout.pdf', simplePdf(2));
@@ -64,7 +67,8 @@ async function recordPhases(page: Page): Promise<void> {
         const p = el.getAttribute('data-phase') ?? '';
         if (w.__phases!.at(-1) !== p) w.__phases!.push(p);
       }
-      if (document.querySelector('[data-testid="cw-convert-progress"]') && w.__phases!.at(-1) !== 'convert-bar') w.__phases!.push('convert-bar');
+      if (document.querySelector('[data-testid="cw-convert-progress"]') && w.__phases!.at(-1) !== 'convert-bar')
+        w.__phases!.push('convert-bar');
     };
     new MutationObserver(seen).observe(document.body, { subtree: true, childList: true, attributes: true });
   });
@@ -96,7 +100,9 @@ async function slideShown(page: Page, slide: number): Promise<void> {
 
 /** Items on a board layer as the page's board store holds them (once nothing is pending). */
 async function layerItems(page: Page, layer: string): Promise<number> {
-  await page.waitForFunction(() => (window as HookWindow).__banshuBoard?.store.snapshot((window as HookWindow).__banshuBoard!.page()).pending === 0);
+  await page.waitForFunction(
+    () => (window as HookWindow).__banshuBoard?.store.snapshot((window as HookWindow).__banshuBoard!.page()).pending === 0,
+  );
   return page.evaluate((l) => (window as HookWindow).__banshuBoard!.store.snapshot(l).items.length, layer);
 }
 
@@ -142,7 +148,9 @@ for (const store of ['disk', 's3'] as const) {
     });
 
     it('refuses a file that is not courseware, in the browser', async () => {
-      await teacher.getByTestId('courseware-file').setInputFiles({ name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('hello') });
+      await teacher
+        .getByTestId('courseware-file')
+        .setInputFiles({ name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('hello') });
       await teacher.getByTestId('toast').filter({ hasText: '只能插入PPT、DOC、PDF格式' }).waitFor();
       expect(await teacher.getByTestId('courseware-uploading').count()).toBe(0);
     });
@@ -150,7 +158,9 @@ for (const store of ['disk', 's3'] as const) {
     it('uploads a pptx with progress, and its pages appear for both', async () => {
       await recordPhases(teacher);
       await teacher.getByTestId('courseware-file').setInputFiles(files.pptx);
-      await Promise.all([teacher, student].map((p) => p.locator(`[data-testid="courseware-loaded"][data-total="${SLIDES}"]`).waitFor({ timeout: 90_000 })));
+      await Promise.all(
+        [teacher, student].map((p) => p.locator(`[data-testid="courseware-loaded"][data-total="${SLIDES}"]`).waitFor({ timeout: 90_000 })),
+      );
       await Promise.all([slideShown(teacher, 1), slideShown(student, 1)]);
       await shot(teacher, 'loaded-teacher');
       await shot(student, 'loaded-student');
@@ -205,7 +215,8 @@ for (const store of ['disk', 's3'] as const) {
       const box = (await teacher.getByTestId('board-overlay').boundingBox())!;
       await teacher.mouse.move(box.x + box.width * 0.3, box.y + box.height * 0.4);
       await teacher.mouse.down();
-      for (let i = 1; i <= 8; i++) await teacher.mouse.move(box.x + box.width * (0.3 + i * 0.03), box.y + box.height * (0.4 + (i % 2) * 0.04));
+      for (let i = 1; i <= 8; i++)
+        await teacher.mouse.move(box.x + box.width * (0.3 + i * 0.03), box.y + box.height * (0.4 + (i % 2) * 0.04));
       await teacher.mouse.up();
       const two = `doc:${documentId}:2`;
       await student.waitForFunction((l) => (window as HookWindow).__banshuBoard?.store.snapshot(l).items.length === 1, two);
@@ -238,7 +249,12 @@ for (const store of ['disk', 's3'] as const) {
 
       await teacher.getByTestId('courseware-file').setInputFiles(files.mp4);
       await Promise.all([teacher, student].map((p) => p.getByTestId('courseware-video').waitFor({ timeout: 90_000 })));
-      await teacher.getByTestId('cw-video').evaluate((v: HTMLVideoElement) => new Promise((r) => (v.readyState >= 2 ? r(null) : v.addEventListener('canplay', () => r(null), { once: true }))));
+      await teacher
+        .getByTestId('cw-video')
+        .evaluate(
+          (v: HTMLVideoElement) =>
+            new Promise((r) => (v.readyState >= 2 ? r(null) : v.addEventListener('canplay', () => r(null), { once: true }))),
+        );
       await teacher.getByTestId('cw-video').evaluate(async (v: HTMLVideoElement) => {
         v.muted = true;
         v.currentTime = 2;
@@ -255,13 +271,17 @@ for (const store of ['disk', 's3'] as const) {
         { timeout: 5000 },
       );
       if (await student.getByTestId('cw-click-to-play').isVisible()) await student.getByTestId('cw-click-to-play').click();
-      await student.waitForFunction(() => !document.querySelector<HTMLVideoElement>('[data-testid="cw-video"]')!.paused, undefined, { timeout: 3000 });
+      await student.waitForFunction(() => !document.querySelector<HTMLVideoElement>('[data-testid="cw-video"]')!.paused, undefined, {
+        timeout: 3000,
+      });
       expect(await playing.count()).toBe(1);
       const [t1, s1] = await Promise.all([videoState(teacher), videoState(student)]);
       expect(Math.abs(t1.time - s1.time)).toBeLessThan(1.5);
 
       await teacher.getByTestId('cw-video').evaluate((v: HTMLVideoElement) => v.pause());
-      await student.waitForFunction(() => document.querySelector<HTMLVideoElement>('[data-testid="cw-video"]')!.paused, undefined, { timeout: 2000 });
+      await student.waitForFunction(() => document.querySelector<HTMLVideoElement>('[data-testid="cw-video"]')!.paused, undefined, {
+        timeout: 2000,
+      });
       const [t2, s2] = await Promise.all([videoState(teacher), videoState(student)]);
       expect(t2.paused).toBe(true);
       expect(Math.abs(t2.time - s2.time)).toBeLessThan(1);
@@ -309,7 +329,10 @@ for (const store of ['disk', 's3'] as const) {
       await teacher.mouse.down();
       for (let i = 1; i <= 6; i++) await teacher.mouse.move(box.x + box.width * (0.3 + i * 0.05), box.y + box.height / 2);
       await teacher.mouse.up();
-      await student.waitForFunction(([l, n]) => (window as HookWindow).__banshuBoard?.store.snapshot(l).items.length === n + 1, [layer, before] as const);
+      await student.waitForFunction(([l, n]) => (window as HookWindow).__banshuBoard?.store.snapshot(l).items.length === n + 1, [
+        layer,
+        before,
+      ] as const);
       const ys = await student.evaluate((l) => {
         const items = (window as HookWindow).__banshuBoard!.store.snapshot(l).items;
         const points = (items.at(-1)!.data as { points: number[] }).points;
@@ -333,7 +356,12 @@ for (const store of ['disk', 's3'] as const) {
       // A slow uplink, so the upload is still running when 'cancel' is pressed.
       const cdp = await teacher.context().newCDPSession(teacher);
       await cdp.send('Network.enable');
-      await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: 256 * 1024 });
+      await cdp.send('Network.emulateNetworkConditions', {
+        offline: false,
+        latency: 0,
+        downloadThroughput: -1,
+        uploadThroughput: 256 * 1024,
+      });
       const notice = teacher.waitForRequest((r) => r.url().includes('/api/updateDocumentNotice'));
       const big = Buffer.alloc(3 * 1024 * 1024, 7);
       big.write('%PDF-1.7\n');
@@ -350,7 +378,11 @@ for (const store of ['disk', 's3'] as const) {
     });
 
     it("says 'parse failed' to the uploader when a file cannot be converted, and closes it", async () => {
-      const broken = Buffer.concat([Buffer.from('%PDF-1.7\n1 0 obj\n<< /Type /Catalog /Pages 9 0 R >>\n'), Buffer.alloc(4096, 0x41), Buffer.from('\n%%EOF\n')]);
+      const broken = Buffer.concat([
+        Buffer.from('%PDF-1.7\n1 0 obj\n<< /Type /Catalog /Pages 9 0 R >>\n'),
+        Buffer.alloc(4096, 0x41),
+        Buffer.from('\n%%EOF\n'),
+      ]);
       await teacher.getByTestId('courseware-file').setInputFiles({ name: 'broken.pdf', mimeType: 'application/pdf', buffer: broken });
       await teacher.getByTestId('toast').filter({ hasText: '解析失败' }).waitFor({ timeout: 60_000 });
       await teacher.locator('[data-testid="courseware"][data-view="default"]').waitFor();

@@ -34,9 +34,13 @@ it('asks for the device check on create; passing it creates the class, and it is
   expect(await page.getByTestId('room-type-picker').count()).toBe(0);
   const wizard = dialog.getByTestId('device-check');
   await expect.poll(() => wizard.getAttribute('data-step')).toBe('camera');
-  await expect.poll(() => dialog.getByTestId('camera-preview').evaluate((v: HTMLVideoElement) => v.videoWidth), { timeout: 10_000 }).toBeGreaterThan(0);
+  await expect
+    .poll(() => dialog.getByTestId('camera-preview').evaluate((v: HTMLVideoElement) => v.videoWidth), { timeout: 10_000 })
+    .toBeGreaterThan(0);
   await dialog.getByTestId('answer-yes').click();
-  await expect.poll(async () => Number(await dialog.getByTestId('mic-wave').getAttribute('data-level')), { timeout: 10_000 }).toBeGreaterThan(0);
+  await expect
+    .poll(async () => Number(await dialog.getByTestId('mic-wave').getAttribute('data-level')), { timeout: 10_000 })
+    .toBeGreaterThan(0);
   await dialog.getByTestId('answer-yes').click();
   await dialog.getByTestId('play-tone').click();
   await dialog.getByTestId('answer-yes').click();

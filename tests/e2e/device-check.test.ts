@@ -17,7 +17,9 @@ it('walks camera, microphone, speaker and result, stores the choice, and recheck
   const wizard = page.getByTestId('device-check');
   await expect.poll(() => wizard.getAttribute('data-step')).toBe('camera');
   // The preview plays the camera at the test size.
-  await expect.poll(() => page.getByTestId('camera-preview').evaluate((v: HTMLVideoElement) => v.videoWidth), { timeout: 10_000 }).toBeGreaterThan(0);
+  await expect
+    .poll(() => page.getByTestId('camera-preview').evaluate((v: HTMLVideoElement) => v.videoWidth), { timeout: 10_000 })
+    .toBeGreaterThan(0);
   const cameras = await page.getByTestId('pick-videoinput').locator('option').count();
   expect(cameras).toBeGreaterThan(1);
   const chosen = await page.getByTestId('pick-videoinput').locator('option').nth(1).getAttribute('value');
@@ -27,7 +29,9 @@ it('walks camera, microphone, speaker and result, stores the choice, and recheck
 
   await expect.poll(() => wizard.getAttribute('data-step')).toBe('mic');
   // The fake microphone beeps: the wave moves.
-  await expect.poll(async () => Number(await page.getByTestId('mic-wave').getAttribute('data-level')), { timeout: 10_000 }).toBeGreaterThan(0);
+  await expect
+    .poll(async () => Number(await page.getByTestId('mic-wave').getAttribute('data-level')), { timeout: 10_000 })
+    .toBeGreaterThan(0);
   await page.getByTestId('answer-yes').click();
 
   await expect.poll(() => wizard.getAttribute('data-step')).toBe('speaker');

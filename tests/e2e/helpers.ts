@@ -24,8 +24,7 @@ export const CHROMIUM_ARGS = [
 export const UA = {
   iphone:
     'Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1',
-  oldChrome:
-    'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/60.0.3112.113 Safari/537.36',
+  oldChrome: 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/60.0.3112.113 Safari/537.36',
   firefox: 'Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:125.0) Gecko/20100101 Firefox/125.0',
 };
 
@@ -48,7 +47,12 @@ export async function startWorld(options: { env?: Record<string, string>; jobs?:
     server,
     browser,
     async person(options = {}) {
-      const context = await browser.newContext({ baseURL: server.url, viewport: { width: 1280, height: 720 }, locale: 'zh-CN', ...options });
+      const context = await browser.newContext({
+        baseURL: server.url,
+        viewport: { width: 1280, height: 720 },
+        locale: 'zh-CN',
+        ...options,
+      });
       context.setDefaultTimeout(10_000);
       contexts.push(context);
       const page = await context.newPage();

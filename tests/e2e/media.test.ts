@@ -86,7 +86,8 @@ describe('paid mini class with four people', () => {
       const end = performance.now() + 20_000;
       while (performance.now() < end) {
         const s = window.banshuMedia ? await window.banshuMedia.stats() : [];
-        if (s.some((x) => x.userId === teacherId && x.source === 'camera' && (x.framesDecoded ?? 0) > 0)) return Math.round(performance.now());
+        if (s.some((x) => x.userId === teacherId && x.source === 'camera' && (x.framesDecoded ?? 0) > 0))
+          return Math.round(performance.now());
         await new Promise((r) => setTimeout(r, 20));
       }
       throw new Error('no first frame within 20 s');
@@ -198,7 +199,11 @@ describe('large class', () => {
     const student = await person('Dan');
     await open(student.page, `/live/${room}`);
     // The student sees and hears the teacher, has no microphone button, and sends nothing.
-    await until(student.page, (s) => (of(s, teacher.id, 'camera')?.framesDecoded ?? 0) > 0 && (of(s, teacher.id, 'mic')?.totalSamplesReceived ?? 0) > 0, 'student receives');
+    await until(
+      student.page,
+      (s) => (of(s, teacher.id, 'camera')?.framesDecoded ?? 0) > 0 && (of(s, teacher.id, 'mic')?.totalSamplesReceived ?? 0) > 0,
+      'student receives',
+    );
     expect(await student.page.getByTestId('toggle-mic').count()).toBe(0);
     await teacher.page.waitForTimeout(1000);
     expect(of(await stats(teacher.page), student.id, 'mic')).toBeUndefined();

@@ -19,7 +19,10 @@ afterAll(async () => {
 async function personOn2g(): Promise<{ page: Page; id: string }> {
   const { context, page } = await world.person();
   await context.addInitScript(() => {
-    Object.defineProperty(navigator, 'connection', { configurable: true, value: Object.assign(new EventTarget(), { effectiveType: '2g' }) });
+    Object.defineProperty(navigator, 'connection', {
+      configurable: true,
+      value: Object.assign(new EventTarget(), { effectiveType: '2g' }),
+    });
   });
   await signIn(page, world.server);
   const res = await page.request.post('/api/queryUserInfoByToken', { data: {} });
@@ -31,7 +34,10 @@ async function personOn2g(): Promise<{ page: Page; id: string }> {
 async function tileQuality(page: Page): Promise<Record<string, number>> {
   return page.evaluate(() =>
     Object.fromEntries(
-      [...document.querySelectorAll('[data-testid="media-tile"]')].map((t) => [t.getAttribute('data-user'), Number(t.querySelector('[data-testid="network-icon"]')?.getAttribute('data-quality'))]),
+      [...document.querySelectorAll('[data-testid="media-tile"]')].map((t) => [
+        t.getAttribute('data-user'),
+        Number(t.querySelector('[data-testid="network-icon"]')?.getAttribute('data-quality')),
+      ]),
     ),
   );
 }
@@ -39,7 +45,10 @@ async function tileQuality(page: Page): Promise<Record<string, number>> {
 async function memberQuality(page: Page): Promise<Record<string, number>> {
   return page.evaluate(() =>
     Object.fromEntries(
-      [...document.querySelectorAll('[data-testid="member-row"]')].map((r) => [r.getAttribute('data-user'), Number(r.querySelector('[data-testid="network-icon"]')?.getAttribute('data-quality'))]),
+      [...document.querySelectorAll('[data-testid="member-row"]')].map((r) => [
+        r.getAttribute('data-user'),
+        Number(r.querySelector('[data-testid="network-icon"]')?.getAttribute('data-quality')),
+      ]),
     ),
   );
 }
@@ -49,7 +58,9 @@ it('the members list and the tiles show the same SFU figure, not the browser est
   const created = await teacher.page.request.post('/api/createRoom', { data: { roomType: 2 } });
   const room = ((await created.json()) as { data: { roomInfo: { roomNumber: string } } }).data.roomInfo.roomNumber;
   // The browser's own estimate here is weak (2G).
-  expect(await teacher.page.evaluate(() => (navigator as Navigator & { connection: { effectiveType: string } }).connection.effectiveType)).toBe('2g');
+  expect(
+    await teacher.page.evaluate(() => (navigator as Navigator & { connection: { effectiveType: string } }).connection.effectiveType),
+  ).toBe('2g');
   await open(teacher.page, invitePath(2, room));
   const student = await personOn2g();
   await open(student.page, invitePath(2, room));
@@ -62,7 +73,11 @@ it('the members list and the tiles show the same SFU figure, not the browser est
       .poll(
         async () => {
           const [tiles, rows] = [await tileQuality(page), await memberQuality(page)];
-          return [teacher.id, student.id].map((id) => ({ tile: tiles[id], row: rows[id], sfu: (tiles[id] ?? 0) >= 1 && (tiles[id] ?? 0) <= 4 }));
+          return [teacher.id, student.id].map((id) => ({
+            tile: tiles[id],
+            row: rows[id],
+            sfu: (tiles[id] ?? 0) >= 1 && (tiles[id] ?? 0) <= 4,
+          }));
         },
         { timeout: 20_000 },
       )
@@ -71,10 +86,13 @@ it('the members list and the tiles show the same SFU figure, not the browser est
         { tile: expect.any(Number), row: expect.any(Number), sfu: true },
       ]);
     await expect
-      .poll(async () => {
-        const [tiles, rows] = [await tileQuality(page), await memberQuality(page)];
-        return [rows[teacher.id] === tiles[teacher.id], rows[student.id] === tiles[student.id]];
-      }, { timeout: 10_000 })
+      .poll(
+        async () => {
+          const [tiles, rows] = [await tileQuality(page), await memberQuality(page)];
+          return [rows[teacher.id] === tiles[teacher.id], rows[student.id] === tiles[student.id]];
+        },
+        { timeout: 10_000 },
+      )
       .toEqual([true, true]);
   }
   // A few quality reports later nothing has put the browser's estimate back in the list.

@@ -4,7 +4,19 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { createRoom, expectToast, joinByNumber, open, openPicker, pathOf, signIn, startWorld, UA, waitForPath, type World } from './helpers.ts';
+import {
+  createRoom,
+  expectToast,
+  joinByNumber,
+  open,
+  openPicker,
+  pathOf,
+  signIn,
+  startWorld,
+  UA,
+  waitForPath,
+  type World,
+} from './helpers.ts';
 
 let world: World;
 let teacher: Page;
@@ -184,7 +196,10 @@ describe('profile', () => {
     await dialog.getByLabel('姓名').fill('王 老师');
     await dialog.getByRole('button', { name: '保存' }).click();
     await expectToast(teacher, '修改成功');
-    await teacher.getByTestId('personal-name').filter({ hasText: /^王 老师$/ }).waitFor();
+    await teacher
+      .getByTestId('personal-name')
+      .filter({ hasText: /^王 老师$/ })
+      .waitFor();
     // The header follows the new name too.
     await teacher.getByRole('button', { name: '打开菜单' }).click();
     await teacher.getByText('王 老师', { exact: true }).last().waitFor();

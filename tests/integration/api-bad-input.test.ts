@@ -16,7 +16,10 @@ async function snapshot(server: TestServer): Promise<Record<string, number>> {
   const db = server.banshu.platform.database.db;
   const out: Record<string, number> = {};
   for (const t of TABLES) {
-    const r = await db.selectFrom(t).select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow();
+    const r = await db
+      .selectFrom(t)
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .executeTakeFirstOrThrow();
     out[t] = Number(r.n);
   }
   return out;
@@ -58,9 +61,18 @@ const endpoints: Record<ApiName, { body: Record<string, unknown>; auth: boolean 
   // Courseware: ids that are not the caller's, rooms the caller did not create (filled in below).
   getResourceType: { body: {}, auth: true },
   checkFileHash: { body: { fileHash: 'd41d8cd98f00b204e9800998ecf8427e' }, auth: true },
-  createUpyunSign: { body: { fileName: '课件.pptx', fileSize: 1000, fileHash: 'd41d8cd98f00b204e9800998ecf8427e', roomNumber: '123456' }, auth: true },
+  createUpyunSign: {
+    body: { fileName: '课件.pptx', fileSize: 1000, fileHash: 'd41d8cd98f00b204e9800998ecf8427e', roomNumber: '123456' },
+    auth: true,
+  },
   addRoomDocument: {
-    body: { documentSource: 'documentConvert/2026/01/01/abc/a.pdf', documentName: 'a.pdf', roomNumber: '123456', fileHash: 'd41d8cd98f00b204e9800998ecf8427e', documentType: 1 },
+    body: {
+      documentSource: 'documentConvert/2026/01/01/abc/a.pdf',
+      documentName: 'a.pdf',
+      roomNumber: '123456',
+      fileHash: 'd41d8cd98f00b204e9800998ecf8427e',
+      documentType: 1,
+    },
     auth: true,
   },
   updateDocumentNotice: { body: { roomNumber: '123456', taskId: '00000000-0000-4000-8000-000000000000' }, auth: true },
@@ -117,7 +129,14 @@ eachEngine('hostile input on every endpoint', (server) => {
     endpoints.getWbReview.body['roomNumber'] = foreign.data.roomInfo.roomNumber;
     endpoints.createPhoneUploadLink.body['roomNumber'] = foreign.data.roomInfo.roomNumber;
     // Courseware: someone else's room, and someone else's document (converted, in their library).
-    for (const n of ['createUpyunSign', 'addRoomDocument', 'updateDocumentNotice', 'closeRoomDocument', 'analysisDocumentExisting', 'getRoomCourseware'] as const) {
+    for (const n of [
+      'createUpyunSign',
+      'addRoomDocument',
+      'updateDocumentNotice',
+      'closeRoomDocument',
+      'analysisDocumentExisting',
+      'getRoomCourseware',
+    ] as const) {
       endpoints[n].body['roomNumber'] = foreign.data.roomInfo.roomNumber;
     }
     const theirs = await s.banshu.platform.database.db
@@ -139,7 +158,8 @@ eachEngine('hostile input on every endpoint', (server) => {
       })
       .returning('id')
       .executeTakeFirstOrThrow();
-    for (const n of ['delUserDocument', 'analysisDocumentExisting', 'getDocumentDownloadUrl'] as const) endpoints[n].body['documentId'] = theirs.id;
+    for (const n of ['delUserDocument', 'analysisDocumentExisting', 'getDocumentDownloadUrl'] as const)
+      endpoints[n].body['documentId'] = theirs.id;
     endpoints.delUserDocument.body['taskId'] = '11111111-1111-4111-8111-111111111111';
     const before = await snapshot(s);
     const seen: string[] = [];
@@ -206,7 +226,10 @@ eachEngine('hostile input on every endpoint', (server) => {
         await expectRefused(`${name} invalid utf-8 json`, Promise.resolve(await raw(jsonBad, 'application/json')));
         const formBad = Buffer.concat([Buffer.from(`${fields[0]}=`), Buffer.from([0xff, 0xc0, 0xaf])]);
         await expectRefused(`${name} invalid utf-8 form`, Promise.resolve(await raw(formBad, 'application/x-www-form-urlencoded')));
-        await expectRefused(`${name} bad percent`, Promise.resolve(await raw(Buffer.from(`${fields[0]}=%E0%A4%A`), 'application/x-www-form-urlencoded')));
+        await expectRefused(
+          `${name} bad percent`,
+          Promise.resolve(await raw(Buffer.from(`${fields[0]}=%E0%A4%A`), 'application/x-www-form-urlencoded')),
+        );
       }
       for (const broken of ['{', '[1,2]', '"text"', '42', 'null']) {
         const r = await raw(Buffer.from(broken), 'application/json');

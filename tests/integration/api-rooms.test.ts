@@ -5,7 +5,11 @@ import type { TestServer } from '#tests/support/server.ts';
 
 const HOUR = 3600_000;
 
-async function credits(server: TestServer, userId: string, patch: Parameters<TestServer['banshu']['platform']['services']['billingRepo']['grant']>[1]) {
+async function credits(
+  server: TestServer,
+  userId: string,
+  patch: Parameters<TestServer['banshu']['platform']['services']['billingRepo']['grant']>[1],
+) {
   await server.banshu.platform.services.billingRepo.grant(userId, patch);
 }
 
@@ -21,7 +25,14 @@ eachEngine('creating rooms', (server) => {
   it('creates each room type with the caps of the configuration', async () => {
     const t = await signIn(server());
     const mini = await call(server().url, 'createAgoraRoom', { roomType: 1, consumption: 'off' }, { token: t.token });
-    expect(mini.data.roomInfo).toMatchObject({ roomType: 1, maxMember: 2, maxOrdinary: '1', isVIP: '0', createUser: t.userId, state: 'open' });
+    expect(mini.data.roomInfo).toMatchObject({
+      roomType: 1,
+      maxMember: 2,
+      maxOrdinary: '1',
+      isVIP: '0',
+      createUser: t.userId,
+      state: 'open',
+    });
     expect(mini.data.roomInfo.roomNumber).toMatch(/^[1-9]\d{5}$/);
     const expected: Record<string, number> = { '2': 200, '3': 3, '4': 2 };
     for (const type of ['2', '3', '4']) {
@@ -76,7 +87,10 @@ eachEngine('creating rooms', (server) => {
 
   it('a VIP creates paid mini classes without spending credits', async () => {
     const t = await signIn(server());
-    await credits(server(), t.userId, { vip_room_time: new Date(server().clock.now().getTime() + 30 * 24 * HOUR), vip_room_remaining_number: 2 });
+    await credits(server(), t.userId, {
+      vip_room_time: new Date(server().clock.now().getTime() + 30 * 24 * HOUR),
+      vip_room_remaining_number: 2,
+    });
     const r = await call(server().url, 'createAgoraRoom', { roomType: 1, consumption: 'on' }, { token: t.token });
     expect(r.data.roomInfo).toMatchObject({ isVIP: '1', maxMember: 4 });
     expect((await call(server().url, 'getConsumptionStatus', {}, { token: t.token })).data).toEqual({ status: 1, number: 2 });
@@ -84,7 +98,10 @@ eachEngine('creating rooms', (server) => {
 
   it('a big-class package sets the large class cap', async () => {
     const t = await signIn(server());
-    await credits(server(), t.userId, { vip_big_room_people_number: 20, vip_big_room_time: new Date(server().clock.now().getTime() + HOUR) });
+    await credits(server(), t.userId, {
+      vip_big_room_people_number: 20,
+      vip_big_room_time: new Date(server().clock.now().getTime() + HOUR),
+    });
     const r = await call(server().url, 'createRoom', { roomType: 4 }, { token: t.token });
     expect(r.data.roomInfo).toMatchObject({ roomType: 4, maxMember: 20, isVIP: '1' });
     server().clock.advance(2 * HOUR);

@@ -182,7 +182,9 @@ eachEngine(
       expect(again.data.orderInfo.orderId).toBe(first.data.orderInfo.orderId);
       const pay = await call(server().url, 'paymentOrder', { orderId: first.data.orderInfo.orderId }, { token: t.token });
       await payOnSandbox(pay.data.tn);
-      expect((await call(server().url, 'createOrder', { goodsId: 'GB00000005' }, { token: t.token, requestId: 'req-1' })).code).toBe('25004');
+      expect((await call(server().url, 'createOrder', { goodsId: 'GB00000005' }, { token: t.token, requestId: 'req-1' })).code).toBe(
+        '25004',
+      );
       expect((await call(server().url, 'getOrderList', {}, { token: t.token })).data.orderList).toHaveLength(1);
     });
 
@@ -190,7 +192,9 @@ eachEngine(
       const t = await signIn(server());
       const room = await call(server().url, 'createRoom', { roomType: 2 }, { token: t.token });
       const tourist = await call(server().url, 'touristJoinRoom', { roomNumber: room.data.roomInfo.roomNumber, userName: 'Ann' });
-      expect((await call(server().url, 'createOrder', { goodsId: 'GB00000005' }, { token: tourist.data.userInfo.userToken })).code).toBe('31004');
+      expect((await call(server().url, 'createOrder', { goodsId: 'GB00000005' }, { token: tourist.data.userInfo.userToken })).code).toBe(
+        '31004',
+      );
     });
 
     it('a forged signature, a wrong amount, an unknown order and replays change nothing', async () => {
@@ -203,7 +207,10 @@ eachEngine(
         expect((await userRow(server(), t.userId)).vip_room_remaining_number).toBe(0);
         expect(await ledger(server(), t.userId)).toEqual([]);
       };
-      expect(await sendNotice(server(), notice(), { secret: 'not-the-gateway-secret-at-all-0000000' })).toEqual({ status: 400, text: 'fail' });
+      expect(await sendNotice(server(), notice(), { secret: 'not-the-gateway-secret-at-all-0000000' })).toEqual({
+        status: 400,
+        text: 'fail',
+      });
       expect(await sendNotice(server(), notice(), 'garbage')).toEqual({ status: 400, text: 'fail' });
       expect(await sendNotice(server(), notice(), '')).toEqual({ status: 400, text: 'fail' });
       // Signed, then altered in transit.
@@ -226,13 +233,17 @@ eachEngine(
       expect((await userRow(server(), t.userId)).vip_room_remaining_number).toBe(20);
       expect(await ledger(server(), t.userId)).toEqual([{ delta: 20, reason: 'order' }]);
       expect((await orderState(server(), orderId)).gateway_txn).toBe('TXN0000000001');
-      const outcomes = await server()
-        .banshu.platform.database.db.selectFrom('payment_notices')
-        .select('outcome')
-        .orderBy('id')
-        .execute();
+      const outcomes = await server().banshu.platform.database.db.selectFrom('payment_notices').select('outcome').orderBy('id').execute();
       const seen = outcomes.map((o) => o.outcome);
-      expect(seen.slice(0, 7)).toEqual(['bad-signature', 'bad-signature', 'bad-signature', 'bad-signature', 'wrong-amount', 'unknown-order', 'bad-signature']);
+      expect(seen.slice(0, 7)).toEqual([
+        'bad-signature',
+        'bad-signature',
+        'bad-signature',
+        'bad-signature',
+        'wrong-amount',
+        'unknown-order',
+        'bad-signature',
+      ]);
       // The three at once are recorded in the order they finished: one paid, two duplicates.
       expect(seen.slice(7, 10).sort()).toEqual(['duplicate', 'duplicate', 'paid']);
       expect(seen.slice(10)).toEqual(['duplicate', 'already-paid']);
@@ -298,7 +309,13 @@ eachEngine(
       const order = await call(server().url, 'createOrder', { goodsId: 'GB00000005' }, { token: t.token });
       expect((await call(server().url, 'paymentOrder', { orderId: order.data.orderInfo.orderId }, { token: t.token })).code).toBe('25006');
       expect((await fetch(`${server().url}/sandbox-gateway/pay/${'a'.repeat(40)}.${'b'.repeat(43)}`)).status).toBe(404);
-      const body = JSON.stringify({ orderId: order.data.orderInfo.orderId, txn: 'TXN0000000001', amount: 3990, status: 'SUCCESS', paidAt: Date.now() });
+      const body = JSON.stringify({
+        orderId: order.data.orderInfo.orderId,
+        txn: 'TXN0000000001',
+        amount: 3990,
+        status: 'SUCCESS',
+        paidAt: Date.now(),
+      });
       expect((await sendNotice(server(), body, { secret: TEST_GATEWAY_SECRET })).status).toBe(400);
       expect((await orderState(server(), order.data.orderInfo.orderId)).state).toBe('created');
     });
@@ -315,7 +332,9 @@ eachEngine(
     it('prices each package in points; not enough points is 25013 and changes nothing', async () => {
       const t = await signIn(server());
       const goods = await call(server().url, 'getGoodsList', {}, { token: t.token });
-      const byId = Object.fromEntries(goods.data.goodsList.map((g: { goodsId: string; goodsPoints: number }) => [g.goodsId, g.goodsPoints]));
+      const byId = Object.fromEntries(
+        goods.data.goodsList.map((g: { goodsId: string; goodsPoints: number }) => [g.goodsId, g.goodsPoints]),
+      );
       // 100 cents a point, rounded up: ¥39.90 -> 40 points, ¥99.90 -> 100.
       expect(byId).toMatchObject({ GB00000005: 40, GB00000001: 100, GB00000006: 70 });
       await grantPoints(t.userId, 39);
@@ -332,7 +351,13 @@ eachEngine(
       const done = await call(server().url, 'exchangePromoPoints', { goodsId: 'GB00000005' }, { token: t.token, requestId: 'swap-1' });
       expect(done.code).toBe('0');
       expect(done.data.promoPoints).toBe(60);
-      expect(done.data.orderInfo).toMatchObject({ goodsId: 'GB00000005', orderState: '1', orderTotalMoney: 3990, pointsSpent: 40, orderDetail: '+5' });
+      expect(done.data.orderInfo).toMatchObject({
+        goodsId: 'GB00000005',
+        orderState: '1',
+        orderTotalMoney: 3990,
+        pointsSpent: 40,
+        orderDetail: '+5',
+      });
       expect((await userRow(server(), t.userId)).promo_points).toBe(60);
       expect((await vip(server(), t.token)).data.vipUserInfo).toMatchObject({ vipRoomRemainingNumber: 5 });
       expect(await ledger(server(), t.userId)).toEqual([{ delta: 5, reason: 'order' }]);

@@ -23,8 +23,14 @@ async function board(server: TestServer, token: string): Promise<BoardSocket> {
 async function counts(server: TestServer) {
   const db = server.banshu.platform.database.db;
   const [ops, snaps] = await Promise.all([
-    db.selectFrom('board_ops').select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow(),
-    db.selectFrom('board_snapshots').select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow(),
+    db
+      .selectFrom('board_ops')
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .executeTakeFirstOrThrow(),
+    db
+      .selectFrom('board_snapshots')
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .executeTakeFirstOrThrow(),
   ]);
   return { ops: Number(ops.n), snapshots: Number(snaps.n) };
 }
@@ -61,7 +67,11 @@ eachEngine(
       await waitFor(s, 'sync', (op: any) => op.seq === 8);
       expect(seenByStudent.map((o) => o.seq)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
       expect(seenByTeacher.map((o) => o.seq)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
-      expect(seenByStudent[0]).toMatchObject({ opId: 'op-0', uid: teacher.userId, effects: [{ kind: 'put', items: [{ id: 'item-0', uid: teacher.userId }] }] });
+      expect(seenByStudent[0]).toMatchObject({
+        opId: 'op-0',
+        uid: teacher.userId,
+        effects: [{ kind: 'put', items: [{ id: 'item-0', uid: teacher.userId }] }],
+      });
 
       const live = new LayerMirror('wb:0');
       for (const op of seenByStudent) live.apply(op);
@@ -88,7 +98,9 @@ eachEngine(
       expect(a.data.seq).toBe(1);
       expect(b.data.seq).toBe(1);
       // Even after the cache is gone, the database answers it.
-      server().banshu.platform.services.board.forget((await call(server().url, 'getMyRoomList', {}, { token: teacher.token })).data.roomList[0].roomNumber);
+      server().banshu.platform.services.board.forget(
+        (await call(server().url, 'getMyRoomList', {}, { token: teacher.token })).data.roomList[0].roomNumber,
+      );
       expect((await ask(t, 'sync', op)).data.seq).toBe(1);
       const second = waitFor(t, 'sync', (o: any) => o.seq === 2);
       expect((await ask(t, 'sync', createOp('next', 'b'))).data.seq).toBe(2);
@@ -97,7 +109,7 @@ eachEngine(
       expect((await counts(server())).ops).toBe(2);
     });
 
-    it('members draw only while wbPower is on; never in a large class; observers never; viewport is the creator\'s', async () => {
+    it("members draw only while wbPower is on; never in a large class; observers never; viewport is the creator's", async () => {
       const { teacher, students, roomNumber } = await boardRoom(server(), 2, 1);
       const t = await board(server(), teacher.wbToken);
       const s = await board(server(), students[0]!.wbToken);
@@ -108,8 +120,14 @@ eachEngine(
       expect((await ask(s, 'delItem', { opId: 's3', page: 'wb:0', ids: ['ti'] })).code).toBe('31004');
       await setPower(server(), teacher.imToken, '1');
       expect((await ask(s, 'sync', createOp('s4', 'si'))).code).toBe('0');
-      expect((await ask(s, 'sync', { opId: 's5', type: 'move_by_presenter', page: 'wb:0', data: { x: 0, y: 0, width: 1024, height: 768 } })).code).toBe('31004');
-      expect((await ask(t, 'sync', { opId: 't2', type: 'move_by_presenter', page: 'wb:0', data: { x: 0, y: 768, width: 1024, height: 768 } })).code).toBe('0');
+      expect(
+        (await ask(s, 'sync', { opId: 's5', type: 'move_by_presenter', page: 'wb:0', data: { x: 0, y: 0, width: 1024, height: 768 } }))
+          .code,
+      ).toBe('31004');
+      expect(
+        (await ask(t, 'sync', { opId: 't2', type: 'move_by_presenter', page: 'wb:0', data: { x: 0, y: 768, width: 1024, height: 768 } }))
+          .code,
+      ).toBe('0');
       await setPower(server(), teacher.imToken, '0');
       expect((await ask(s, 'sync', createOp('s6', 'sj'))).code).toBe('31004');
       await sleep(50);
@@ -195,7 +213,10 @@ eachEngine(
       const p = server().banshu.platform;
       const service = p.services.board;
       const actor = { room: roomNumber, uid: teacher.userId, role: 'creator' as const };
-      await service.seed(actor, Array.from({ length: 300 }, (_, i) => createOp(`s${i}`, `s${i}`, 'wb:1', strokeData(i, i))));
+      await service.seed(
+        actor,
+        Array.from({ length: 300 }, (_, i) => createOp(`s${i}`, `s${i}`, 'wb:1', strokeData(i, i))),
+      );
       const t = await board(server(), teacher.wbToken);
       for (let i = 0; i < 3; i++) expect((await ask(t, 'sync', createOp(`l${i}`, `l${i}`, 'wb:1'))).code).toBe('0');
       expect((await ask(t, 'sync', { opId: 'u1', type: 'undo', page: 'wb:1' })).code).toBe('0');
@@ -216,7 +237,15 @@ eachEngine(
       expect((await ask(t, 'getBoard', { page: 'wb:1', since: 302 })).data).toEqual({ ops: cold.ops.slice(2) });
 
       // Another process on the same database (a restarted server).
-      const restarted = new BoardService(new BoardRepository(p.database.db), p.services.live, new TokenSigner(p.secret), p.objects, p.events, p.services.board['clock' as never], p.config);
+      const restarted = new BoardService(
+        new BoardRepository(p.database.db),
+        p.services.live,
+        new TokenSigner(p.secret),
+        p.objects,
+        p.events,
+        p.services.board['clock' as never],
+        p.config,
+      );
       const first = await restarted.load(actor, 'wb:1');
       expect(first.state).toBeInstanceOf(JsonText);
       expect(stateOf('wb:1', first)).toEqual(warm.state);
@@ -236,7 +265,7 @@ eachEngine(
       restarted.close();
     });
 
-    it('seeding (the benchmarks\' hook) writes the same log as live operations', async () => {
+    it("seeding (the benchmarks' hook) writes the same log as live operations", async () => {
       const { teacher, roomNumber } = await boardRoom(server(), 2, 0);
       const { board: service } = server().banshu.platform.services;
       const actor = { room: roomNumber, uid: teacher.userId, role: 'creator' as const };
@@ -259,14 +288,24 @@ eachEngine(
       // One compacted into the snapshot is no longer known by its opId, but is still not applied twice.
       expect((await ask(t, 'sync', createOp('s5', 's5', 'wb:3'))).code).toBe('32101');
       // A refused seed leaves nothing behind.
-      await expect(service.seed(actor, [createOp('x1', 'x1', 'wb:3'), createOp('x2', 's3', 'wb:3')])).rejects.toMatchObject({ code: '32101' });
+      await expect(service.seed(actor, [createOp('x1', 'x1', 'wb:3'), createOp('x2', 's3', 'wb:3')])).rejects.toMatchObject({
+        code: '32101',
+      });
       expect(stateOf('wb:3', (await ask(t, 'getBoard', { page: 'wb:3' })).data).items).toHaveLength(250);
     });
 
     it('two writers on one database never share a number and each catches up with the other', async () => {
       const { teacher, roomNumber } = await boardRoom(server(), 2, 0);
       const p = server().banshu.platform;
-      const other = new BoardService(new BoardRepository(p.database.db), p.services.live, new TokenSigner(p.secret), p.objects, p.events, p.services.board['clock' as never], p.config);
+      const other = new BoardService(
+        new BoardRepository(p.database.db),
+        p.services.live,
+        new TokenSigner(p.secret),
+        p.objects,
+        p.events,
+        p.services.board['clock' as never],
+        p.config,
+      );
       const actor = { room: roomNumber, uid: teacher.userId, role: 'creator' as const };
       const first = p.services.board;
       const results = await Promise.all(
@@ -302,8 +341,12 @@ eachEngine(
       // The room channel's token is not a board token.
       await expect(connectBoard(server().url, teacher.imToken)).rejects.toMatchObject({ code: '21001' });
       const stranger = await signIn(server());
-      expect((await call(server().url, 'createWbToken', { userId: stranger.userId, channelId: roomNumber }, { token: stranger.token })).code).toBe('31004');
-      expect((await call(server().url, 'createWbToken', { userId: teacher.userId, channelId: roomNumber }, { token: stranger.token })).code).toBe('31004');
+      expect(
+        (await call(server().url, 'createWbToken', { userId: stranger.userId, channelId: roomNumber }, { token: stranger.token })).code,
+      ).toBe('31004');
+      expect(
+        (await call(server().url, 'createWbToken', { userId: teacher.userId, channelId: roomNumber }, { token: stranger.token })).code,
+      ).toBe('31004');
       expect((await call(server().url, 'createWbToken', { userId: teacher.userId, channelId: roomNumber })).code).not.toBe('0');
       // A board token of another room reads and writes that room only.
       const elsewhere = await boardRoom(server(), 2, 0);
@@ -353,7 +396,15 @@ eachEngine(
       const toTeacher = record(t, 'stroke');
       const got = waitFor(s1, 'stroke', (p: any) => p.strokeId === 'st1' && p.points.length === 4);
       t.emit('stroke', { strokeId: 'st1', page: 'wb:0', points: [1, 2, 3, 4], color: 'blue', width: 4, start: true });
-      expect(await got).toEqual({ strokeId: 'st1', page: 'wb:0', points: [1, 2, 3, 4], color: 'blue', width: 4, start: true, uid: teacher.userId });
+      expect(await got).toEqual({
+        strokeId: 'st1',
+        page: 'wb:0',
+        points: [1, 2, 3, 4],
+        color: 'blue',
+        width: 4,
+        start: true,
+        uid: teacher.userId,
+      });
       // A student without permission, and junk, are not relayed.
       const heardByS1 = record(s1, 'stroke');
       s2.emit('stroke', { strokeId: 'no', page: 'wb:0', points: [1, 2], color: 'red', width: 4 });
@@ -381,7 +432,10 @@ eachEngine(
       expect((await ask(room, 'kickout', { userId: students[0]!.userId })).code).toBe('0');
       await gone;
       await expect(connectBoard(server().url, students[0]!.wbToken)).rejects.toMatchObject({ code: '31004' });
-      expect((await call(server().url, 'createWbToken', { userId: students[0]!.userId, channelId: roomNumber }, { token: students[0]!.token })).code).toBe('31004');
+      expect(
+        (await call(server().url, 'createWbToken', { userId: students[0]!.userId, channelId: roomNumber }, { token: students[0]!.token }))
+          .code,
+      ).toBe('31004');
     });
 
     it('the creator reviews the board of a closed class, page by page; nobody else can', async () => {
@@ -412,7 +466,9 @@ eachEngine(
         })
         .returning('id')
         .executeTakeFirstOrThrow();
-      expect((await call(server().url, 'analysisDocumentExisting', { documentId: doc.id, roomNumber }, { token: teacher.token })).code).toBe('0');
+      expect(
+        (await call(server().url, 'analysisDocumentExisting', { documentId: doc.id, roomNumber }, { token: teacher.token })).code,
+      ).toBe('0');
       await ask(t, 'sync', createOp('c', 'c', `doc:${doc.id}:2`));
       // An image on page 12: the review has no board token, so its answer carries the signed link.
       const png = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.alloc(50, 2)]);
@@ -422,7 +478,9 @@ eachEngine(
         body: new Uint8Array(png),
       }).then((r) => r.json())) as { code: string; data: { key: string } };
       expect(stored.code).toBe('0');
-      expect((await ask(t, 'sync', createOp('pic', 'pic', 'wb:12', { kind: 'image', src: stored.data.key, x: 0, y: 0, w: 64, h: 48 }))).code).toBe('0');
+      expect(
+        (await ask(t, 'sync', createOp('pic', 'pic', 'wb:12', { kind: 'image', src: stored.data.key, x: 0, y: 0, w: 64, h: 48 }))).code,
+      ).toBe('0');
       const room = await connectRoom(server().url, teacher.imToken);
       sockets.push(room);
       await ask(room, 'joinRoom');
@@ -440,15 +498,22 @@ eachEngine(
       expect(first.data.state.items.map((i: any) => i.id)).toEqual(['a']);
       expect(first.data.images).toEqual({});
       // The page's loader finds the closed room and tells who created it.
-      expect(await server().banshu.platform.services.board.reviewRoom({ userId: teacher.userId }, roomNumber)).toMatchObject({ roomNumber, state: 'closed', allowed: true });
-      expect(await server().banshu.platform.services.board.reviewRoom({ userId: students[0]!.userId }, roomNumber)).toMatchObject({ state: 'closed', allowed: false });
+      expect(await server().banshu.platform.services.board.reviewRoom({ userId: teacher.userId }, roomNumber)).toMatchObject({
+        roomNumber,
+        state: 'closed',
+        allowed: true,
+      });
+      expect(await server().banshu.platform.services.board.reviewRoom({ userId: students[0]!.userId }, roomNumber)).toMatchObject({
+        state: 'closed',
+        allowed: false,
+      });
       expect((await call(server().url, 'getWbReview', { roomNumber }, { token: students[0]!.token })).code).toBe('31004');
       const stranger = await boardRoom(server(), 2, 0);
       expect((await call(server().url, 'getWbReview', { roomNumber }, { token: stranger.teacher.token })).code).toBe('31004');
       expect((await call(server().url, 'getWbReview', { roomNumber, page: 'wb:99' }, { token: teacher.token })).code).toBe('5');
     });
 
-    it('a photo sent from the phone link reaches that user\'s board, and only theirs', async () => {
+    it("a photo sent from the phone link reaches that user's board, and only theirs", async () => {
       const { teacher, students, roomNumber } = await boardRoom(server(), 2, 1);
       const t = await board(server(), teacher.wbToken);
       const s = await board(server(), students[0]!.wbToken);
@@ -460,16 +525,20 @@ eachEngine(
       const token = url.searchParams.get('t')!;
       const jpg = Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), Buffer.alloc(200, 7)]);
       const send = (t2: string, bytes: Buffer, q = '&w=2048&h=1536') =>
-        fetch(`${server().url}/board-images/phone?t=${encodeURIComponent(t2)}${q}`, { method: 'POST', headers: { 'content-type': 'image/jpeg' }, body: new Uint8Array(bytes) }).then(
-          (r) => r.json() as Promise<{ code: string; data: any }>,
-        );
+        fetch(`${server().url}/board-images/phone?t=${encodeURIComponent(t2)}${q}`, {
+          method: 'POST',
+          headers: { 'content-type': 'image/jpeg' },
+          body: new Uint8Array(bytes),
+        }).then((r) => r.json() as Promise<{ code: string; data: any }>);
       const announced = waitFor(t, 'upFile');
       const sent = await send(token, jpg);
       expect(sent.code).toBe('0');
       const file = await announced;
       expect(file).toEqual({ key: sent.data.key, url: sent.data.url, width: 2048, height: 1536, page: 0 });
       expect(file.key).toMatch(/\.jpg$/);
-      expect((await ask(t, 'sync', createOp('photo', 'photo', 'wb:0', { kind: 'image', src: file.key, x: 0, y: 0, w: 512, h: 384 }))).code).toBe('0');
+      expect(
+        (await ask(t, 'sync', createOp('photo', 'photo', 'wb:0', { kind: 'image', src: file.key, x: 0, y: 0, w: 512, h: 384 }))).code,
+      ).toBe('0');
       expect((await send(token, Buffer.from('not an image'))).code).toBe('32102');
       expect((await send(`${token}x`, jpg)).code).toBe('21001');
       expect((await send(teacher.wbToken, jpg)).code).toBe('21001');
@@ -484,7 +553,12 @@ eachEngine(
     it('lists our stencils and serves each SVG', async () => {
       const r = await call(server().url, 'getTeachingPictureList', {});
       expect(r.code).toBe('0');
-      const list = JSON.parse(r.data.teachingPictureList as string) as Array<{ subjectId: number; stname: string; name: string; imageUrl: string }>;
+      const list = JSON.parse(r.data.teachingPictureList as string) as Array<{
+        subjectId: number;
+        stname: string;
+        name: string;
+        imageUrl: string;
+      }>;
       expect(new Set(list.map((s) => s.subjectId))).toEqual(new Set([2, 3, 4]));
       for (const s of list) {
         expect(s.stname && s.name).toBeTruthy();
@@ -500,8 +574,11 @@ eachEngine(
       const { teacher, students } = await boardRoom(server(), 2, 1);
       const png = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.alloc(100, 1)]);
       const upload = (token: string, bytes: Buffer) =>
-        fetch(`${server().url}/board-images`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/octet-stream' }, body: new Uint8Array(bytes) })
-          .then(async (res) => ({ status: res.status, ...((await res.json()) as { code: string; data: any }) }));
+        fetch(`${server().url}/board-images`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/octet-stream' },
+          body: new Uint8Array(bytes),
+        }).then(async (res) => ({ status: res.status, ...((await res.json()) as { code: string; data: any }) }));
       const ok = await upload(teacher.wbToken, png);
       expect(ok.code).toBe('0');
       expect(ok.data.key).toMatch(/^board\/\d+\/[0-9a-f-]+\.png$/);
@@ -572,7 +649,10 @@ it('limits requests per socket per second', async () => {
     // A page holds at most BOARD_MAX_ITEMS_PER_LAYER items.
     const roomNumber = (await call(server.url, 'getMyRoomList', {}, { token: teacher.token })).data.roomList[0].roomNumber;
     const actor = { room: roomNumber, uid: teacher.userId, role: 'creator' as const };
-    await server.banshu.platform.services.board.seed(actor, Array.from({ length: 95 }, (_, i) => createOp(`f${i}`, `f${i}`)));
+    await server.banshu.platform.services.board.seed(
+      actor,
+      Array.from({ length: 95 }, (_, i) => createOp(`f${i}`, `f${i}`)),
+    );
     await new Promise((r) => setTimeout(r, 1100));
     expect((await ask(t, 'sync', createOp('full', 'full'))).code).toBe('32101');
     expect((await ask(t, 'sync', { opId: 'del', type: 'delete', ids: ['f0'], page: 'wb:0' })).code).toBe('0');

@@ -114,9 +114,23 @@ class SimClient {
     const color = this.pick(BRUSH_COLOURS);
     switch (this.pick(['stroke', 'shape', 'text'] as const)) {
       case 'stroke':
-        return { kind: 'stroke', points: Array.from({ length: 2 + 2 * Math.floor(this.rnd() * 20) }, (_, i) => (i % 2 ? y : x) + i), color, width: this.pick([3, 4, 5, 6]) };
+        return {
+          kind: 'stroke',
+          points: Array.from({ length: 2 + 2 * Math.floor(this.rnd() * 20) }, (_, i) => (i % 2 ? y : x) + i),
+          color,
+          width: this.pick([3, 4, 5, 6]),
+        };
       case 'shape':
-        return { kind: 'shape', shape: this.pick(['line', 'arrow', 'circle', 'rectangle', 'ellipse'] as const), x1: x, y1: y, x2: x + 50, y2: y + 40, color, width: 4 };
+        return {
+          kind: 'shape',
+          shape: this.pick(['line', 'arrow', 'circle', 'rectangle', 'ellipse'] as const),
+          x1: x,
+          y1: y,
+          x2: x + 50,
+          y2: y + 40,
+          color,
+          width: 4,
+        };
       case 'text':
         return { kind: 'text', text: `t${this.counter}`, x, y, width: 150, fontSize: 18, color };
     }
@@ -128,18 +142,23 @@ class SimClient {
     const opId = `${this.name}-${this.counter++}`;
     const ids = [...this.layers.get(page)!.items.keys()];
     const r = this.rnd();
-    if (r < 0.45 || ids.length === 0) return { opId, type: 'create', btype: 'brush', id: `${this.name}-i${this.counter}`, page, data: this.randomData() };
+    if (r < 0.45 || ids.length === 0)
+      return { opId, type: 'create', btype: 'brush', id: `${this.name}-i${this.counter}`, page, data: this.randomData() };
     if (r < 0.55) {
       const id = this.pick(ids);
       const current = this.layers.get(page)!.items.get(id)!;
-      const data = current.data.kind === 'text' ? { ...current.data, text: `${current.data.text}!` } : { ...current.data, color: this.pick(BRUSH_COLOURS) };
+      const data =
+        current.data.kind === 'text'
+          ? { ...current.data, text: `${current.data.text}!` }
+          : { ...current.data, color: this.pick(BRUSH_COLOURS) };
       return { opId, type: 'update', id, page, data };
     }
     if (r < 0.65) return { opId, type: 'move', ids: [this.pick(ids), this.pick(ids)], page, data: { dx: 3, dy: -2 } };
     if (r < 0.73) return { opId, type: 'delete', ids: [this.pick(ids)], page };
     if (r < 0.85) return { opId, type: 'undo', page };
     if (r < 0.93) return { opId, type: 'redo', page };
-    if (r < 0.96) return { opId, type: 'move_by_presenter', page, data: { x: 0, y: Math.round(this.rnd() * 768), width: 1024, height: 768 } };
+    if (r < 0.96)
+      return { opId, type: 'move_by_presenter', page, data: { x: 0, y: Math.round(this.rnd() * 768), width: 1024, height: 768 } };
     return { opId, type: 'clear', page };
   }
 }
@@ -161,7 +180,9 @@ eachEngine(
         const { teacher, students, roomNumber } = await boardRoom(server(), 2, 3);
         await allowMembers(server(), teacher);
         const master = mulberry32(seed);
-        const clients = [teacher, ...students].map((p, i) => new SimClient(`c${i}`, p, server(), mulberry32(Math.floor(master() * 2 ** 31))));
+        const clients = [teacher, ...students].map(
+          (p, i) => new SimClient(`c${i}`, p, server(), mulberry32(Math.floor(master() * 2 ** 31))),
+        );
         await Promise.all(clients.map((c) => c.connect()));
 
         await Promise.all(

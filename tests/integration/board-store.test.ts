@@ -24,7 +24,13 @@ function store(server: TestServer, uid: string, token: string, loads: unknown[] 
     uid,
     token: async () => token,
     socket: (t) => {
-      const socket: BoardSocket = io(`${server.url}/board`, { auth: { token: t }, transports: ['websocket'], forceNew: true, reconnectionDelay: 100, reconnectionDelayMax: 200 });
+      const socket: BoardSocket = io(`${server.url}/board`, {
+        auth: { token: t },
+        transports: ['websocket'],
+        forceNew: true,
+        reconnectionDelay: 100,
+        reconnectionDelayMax: 200,
+      });
       const emit = socket.emit.bind(socket) as (...a: unknown[]) => BoardSocket;
       (socket as unknown as { emit: (...a: unknown[]) => BoardSocket }).emit = (...args: unknown[]) => {
         if (args[0] === 'getBoard') loads.push(args[1]);
@@ -48,7 +54,7 @@ async function until(check: () => boolean, ms = 5000): Promise<void> {
 const ids = (s: BoardStore) => s.snapshot('wb:0').items.map((i) => i.id);
 
 eachEngine('board store', (server) => {
-  it('shows own operations at once, applies everyone\'s in order, and resyncs from the last sequence number after a drop', async () => {
+  it("shows own operations at once, applies everyone's in order, and resyncs from the last sequence number after a drop", async () => {
     const { teacher, students } = await boardRoom(server(), 2, 1);
     const student = students[0]!;
     const room = await connectRoom(server().url, teacher.imToken);

@@ -54,7 +54,11 @@ beforeAll(async () => {
   files.tall = await writeFixture(dir, 'tall.pdf', simplePdf(1, '0 0 100 1000000'));
   files.many = await writeFixture(dir, 'many.pdf', simplePdf(201));
   files.bomb = await writeFixture(dir, 'bomb.pdf', imageBombPdf(30_000, 30_000));
-  files.corruptPdf = await writeFixture(dir, 'corrupt.pdf', Buffer.concat([Buffer.from('%PDF-1.7\n1 0 obj\n<< /Type /Catalog'), Buffer.alloc(3000, 0x41)]));
+  files.corruptPdf = await writeFixture(
+    dir,
+    'corrupt.pdf',
+    Buffer.concat([Buffer.from('%PDF-1.7\n1 0 obj\n<< /Type /Catalog'), Buffer.alloc(3000, 0x41)]),
+  );
   files.textAsPptx = await writeFixture(dir, 'notes.pptx', '这不是演示文稿，只是文字。\n');
   files.mp4 = await testMp4(path.join(dir, 'clip.mp4'), 3);
   files.mpeg4 = await testMp4(path.join(dir, 'old.mp4'), 2, 'mpeg4');
@@ -162,8 +166,12 @@ describe('sniff', () => {
     // A text file named .pptx, an empty file, a zip that is not Office, a picture: refused.
     expect(await converter.sniff(files.textAsPptx!)).toBeNull();
     expect(await converter.sniff(await writeFixture(dir, 'empty.pdf', ''))).toBeNull();
-    expect(await converter.sniff(await writeFixture(dir, 'other.pptx', zipOf([{ name: 'readme.txt', data: Buffer.from('hi') }])))).toBeNull();
-    const png = await sharp({ create: { width: 4, height: 4, channels: 3, background: '#fff' } }).png().toBuffer();
+    expect(
+      await converter.sniff(await writeFixture(dir, 'other.pptx', zipOf([{ name: 'readme.txt', data: Buffer.from('hi') }]))),
+    ).toBeNull();
+    const png = await sharp({ create: { width: 4, height: 4, channels: 3, background: '#fff' } })
+      .png()
+      .toBuffer();
     expect(await converter.sniff(await writeFixture(dir, 'pic.pdf', png))).toBeNull();
     // A pptx renamed .docx is still a pptx; a truncated zip (no central directory) is refused.
     const pptxBytes = await readFile(files.pptx!);
@@ -425,7 +433,19 @@ describe('video', () => {
     const v = await converter.convertVideo(files.mpeg4!);
     try {
       const { execFileSync } = await import('node:child_process');
-      const codec = execFileSync('ffprobe', ['-v', 'error', '-select_streams', 'v:0', '-show_entries', 'stream=codec_name', '-of', 'csv=p=0', v.file]).toString().trim();
+      const codec = execFileSync('ffprobe', [
+        '-v',
+        'error',
+        '-select_streams',
+        'v:0',
+        '-show_entries',
+        'stream=codec_name',
+        '-of',
+        'csv=p=0',
+        v.file,
+      ])
+        .toString()
+        .trim();
       expect(codec).toBe('h264');
     } finally {
       await rm(v.file, { force: true });
@@ -464,7 +484,11 @@ describe('scratch space', () => {
     const entry = new URL('../../workers/convert/index.ts', import.meta.url).pathname;
     const worker = spawn(
       process.execPath,
-      ['--input-type=module', '-e', `import { createConverter } from '${entry}'; const c = createConverter({ workDir: '${work}' }); await c.ready; console.log('ready'); setInterval(() => {}, 1000);`],
+      [
+        '--input-type=module',
+        '-e',
+        `import { createConverter } from '${entry}'; const c = createConverter({ workDir: '${work}' }); await c.ready; console.log('ready'); setInterval(() => {}, 1000);`,
+      ],
       { stdio: ['ignore', 'pipe', 'inherit'] },
     );
     // Whatever happens below, the worker is stopped: a child left running keeps vitest from exiting.

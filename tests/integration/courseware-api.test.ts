@@ -43,7 +43,9 @@ afterEach(() => {
 const PDF3 = makePdf(3, { label: 'Deck' });
 
 async function jobsQueued(s: TestServer): Promise<number> {
-  const r = await sql<{ n: string }>`select count(*) as n from pgboss.job where name = 'courseware.convert'`.execute(s.banshu.platform.database.db);
+  const r = await sql<{ n: string }>`select count(*) as n from pgboss.job where name = 'courseware.convert'`.execute(
+    s.banshu.platform.database.db,
+  );
   return Number(r.rows[0]!.n);
 }
 
@@ -68,7 +70,11 @@ async function docRow(s: TestServer, id: string) {
 }
 
 async function converted(s: TestServer, id: string) {
-  return until('conversion', () => docRow(s, id), (r) => !!r && r.status !== 1);
+  return until(
+    'conversion',
+    () => docRow(s, id),
+    (r) => !!r && r.status !== 1,
+  );
 }
 
 async function room(s: TestServer, students = 1) {
@@ -99,7 +105,8 @@ eachEngine(
       expect((await call(s.url, 'getResourceType', {}, { token })).data).toEqual({ resourceType: 1 });
       expect((await call(s.url, 'getResourceType', {})).code).toBe('7');
       const hash = md5(PDF3);
-      const sign = (body: Record<string, unknown>, t = token) => call(s.url, 'createUpyunSign', { fileName: 'a.pdf', fileSize: 100, fileHash: hash, ...body }, { token: t });
+      const sign = (body: Record<string, unknown>, t = token) =>
+        call(s.url, 'createUpyunSign', { fileName: 'a.pdf', fileSize: 100, fileHash: hash, ...body }, { token: t });
       for (const fileName of ['a.txt', 'a.exe', 'pdf', '.pdf', 'a.pdf.js', 'a', '   .pptx', '\u202e\u200b.pdf']) {
         expect((await sign({ fileName })).code, fileName).toBe('34001');
       }
@@ -122,7 +129,11 @@ eachEngine(
       const odd = await sign({ fileName: '\u202eevil\u200b\u0000 课件\ud800.pptx' });
       expect(odd.code).toBe('0');
       expect(odd.data.saveName).toMatch(/\/evil\.pptx$/);
-      const row = await s.banshu.platform.database.db.selectFrom('documents').select(['name', 'status']).where('source_key', '=', odd.data.saveName).executeTakeFirstOrThrow();
+      const row = await s.banshu.platform.database.db
+        .selectFrom('documents')
+        .select(['name', 'status'])
+        .where('source_key', '=', odd.data.saveName)
+        .executeTakeFirstOrThrow();
       expect(row).toEqual({ name: 'evil 课件.pptx', status: 0 });
       // Signed but not registered: not in the library.
       expect((await call(s.url, 'getMyDocumentList', {}, { token })).data).toEqual({ documentList: [], total: 0 });
@@ -135,7 +146,11 @@ eachEngine(
       const register = (saveName: string, hash: string, documentName = 'a.pdf', documentType = 1) =>
         call(s.url, 'addRoomDocument', { documentSource: saveName, documentName, fileHash: hash, documentType }, { token });
       const sign = async (fileName: string, bytes: Uint8Array, hash = md5(bytes)) =>
-        (await call(s.url, 'createUpyunSign', { fileName, fileSize: bytes.byteLength, fileHash: hash }, { token })).data as { saveName: string; uploadUrl: string; headers: Record<string, string> };
+        (await call(s.url, 'createUpyunSign', { fileName, fileSize: bytes.byteLength, fileHash: hash }, { token })).data as {
+          saveName: string;
+          uploadUrl: string;
+          headers: Record<string, string>;
+        };
 
       // Nothing uploaded.
       const missing = await sign('a.pdf', PDF3);
@@ -178,24 +193,43 @@ eachEngine(
       const first = await uploadCourseware(s.url, teacher.token, PDF3, '第一课.pdf', { roomNumber });
       expect(first.put).toBe(200);
       expect(first.add.code).toBe('0');
-      expect(first.add.data).toMatchObject({ documentStatus: 1, courseware: { documentName: '第一课.pdf', documentType: 1, status: 1, pptCurrentPage: 1 } });
+      expect(first.add.data).toMatchObject({
+        documentStatus: 1,
+        courseware: { documentName: '第一课.pdf', documentType: 1, status: 1, pptCurrentPage: 1 },
+      });
       const documentId = first.add.data.documentId as string;
-      expect(events.find((e) => e.event === 'addDocumentConvertEvent')).toMatchObject({ target: { user: teacher.userId }, payload: { document: { documentId, status: 1 } } });
+      expect(events.find((e) => e.event === 'addDocumentConvertEvent')).toMatchObject({
+        target: { user: teacher.userId },
+        payload: { document: { documentId, status: 1 } },
+      });
       expect(await jobsQueued(s)).toBe(1);
       const done = await converted(s, documentId);
       expect(done).toMatchObject({ status: 3, page_count: 3, fail_reason: '' });
 
       // The same user: the hash check finds it, registering it again is the same document.
       const check = await call(s.url, 'checkFileHash', { fileHash: first.hash.toUpperCase() }, { token: teacher.token });
-      expect(check.data).toMatchObject({ fileExist: true, documentInfo: { documentId, status: 3, pageCount: 3, documentName: '第一课.pdf' } });
-      const again = await call(s.url, 'addRoomDocument', { documentSource: '', documentName: 'x.pdf', fileHash: first.hash, documentType: 1 }, { token: teacher.token });
+      expect(check.data).toMatchObject({
+        fileExist: true,
+        documentInfo: { documentId, status: 3, pageCount: 3, documentName: '第一课.pdf' },
+      });
+      const again = await call(
+        s.url,
+        'addRoomDocument',
+        { documentSource: '', documentName: 'x.pdf', fileHash: first.hash, documentType: 1 },
+        { token: teacher.token },
+      );
       expect(again.data).toMatchObject({ documentId, documentStatus: 3, courseware: null });
 
       // Another user: told it exists (nothing of the other's document), registers without upload.
       const other = students[0]!;
       const theirCheck = await call(s.url, 'checkFileHash', { fileHash: first.hash }, { token: other.token });
       expect(theirCheck.data).toEqual({ fileExist: true, documentInfo: null });
-      const reuse = await call(s.url, 'addRoomDocument', { documentSource: '', documentName: '复习.pdf', fileHash: first.hash, documentType: '1' }, { token: other.token });
+      const reuse = await call(
+        s.url,
+        'addRoomDocument',
+        { documentSource: '', documentName: '复习.pdf', fileHash: first.hash, documentType: '1' },
+        { token: other.token },
+      );
       expect(reuse.code).toBe('0');
       expect(reuse.data.documentId).not.toBe(documentId);
       expect(reuse.data.documentStatus).toBe(3);
@@ -206,9 +240,17 @@ eachEngine(
       expect(uploadedAgain.add.data.documentStatus).toBe(3);
       expect(await jobsQueued(s)).toBe(1);
       // An unknown hash with no upload is refused.
-      const unknown = await call(s.url, 'addRoomDocument', { documentSource: '', documentName: 'x.pdf', fileHash: 'f'.repeat(32), documentType: 1 }, { token: other.token });
+      const unknown = await call(
+        s.url,
+        'addRoomDocument',
+        { documentSource: '', documentName: 'x.pdf', fileHash: 'f'.repeat(32), documentType: 1 },
+        { token: other.token },
+      );
       expect(unknown.code).toBe('34004');
-      expect((await call(s.url, 'checkFileHash', { fileHash: 'f'.repeat(32) }, { token: other.token })).data).toEqual({ fileExist: false, documentInfo: null });
+      expect((await call(s.url, 'checkFileHash', { fileHash: 'f'.repeat(32) }, { token: other.token })).data).toEqual({
+        fileExist: false,
+        documentInfo: null,
+      });
     });
 
     it('registers an upload once, even when the browser sends the registration twice at the same time', async () => {
@@ -216,7 +258,9 @@ eachEngine(
       const { token } = await signIn(s);
       const hash = md5(PDF3);
       const signed = await call(s.url, 'createUpyunSign', { fileName: 'twice.pdf', fileSize: PDF3.byteLength, fileHash: hash }, { token });
-      expect((await fetch(signed.data.uploadUrl, { method: 'PUT', headers: signed.data.headers, body: new Uint8Array(PDF3) })).status).toBe(200);
+      expect((await fetch(signed.data.uploadUrl, { method: 'PUT', headers: signed.data.headers, body: new Uint8Array(PDF3) })).status).toBe(
+        200,
+      );
       const body = { documentSource: signed.data.saveName, documentName: 'twice.pdf', fileHash: hash, documentType: 1 };
       const [a, b] = await Promise.all([call(s.url, 'addRoomDocument', body, { token }), call(s.url, 'addRoomDocument', body, { token })]);
       expect([a.code, b.code]).toEqual(['0', '0']);
@@ -229,7 +273,12 @@ eachEngine(
       const s = server();
       const { teacher, students, roomNumber } = await room(s);
       const hash = md5(PDF3);
-      const signed = await call(s.url, 'createUpyunSign', { fileName: 'a.pdf', fileSize: PDF3.byteLength, fileHash: hash, roomNumber }, { token: teacher.token });
+      const signed = await call(
+        s.url,
+        'createUpyunSign',
+        { fileName: 'a.pdf', fileSize: PDF3.byteLength, fileHash: hash, roomNumber },
+        { token: teacher.token },
+      );
       const half = await fetch(signed.data.uploadUrl, { method: 'PUT', headers: signed.data.headers, body: new Uint8Array(PDF3) });
       expect(half.status).toBe(200);
       const body = { roomNumber, documentSource: signed.data.saveName };
@@ -238,13 +287,22 @@ eachEngine(
       expect((await call(s.url, 'updateDocumentNotice', body, { token: teacher.token })).code).toBe('0');
       expect(await s.banshu.platform.objects.head(signed.data.saveName)).toBeNull();
       expect((await call(s.url, 'updateDocumentNotice', body, { token: teacher.token })).code).toBe('34006');
-      const late = await call(s.url, 'addRoomDocument', { documentSource: signed.data.saveName, documentName: 'a.pdf', fileHash: hash, documentType: 1, roomNumber }, { token: teacher.token });
+      const late = await call(
+        s.url,
+        'addRoomDocument',
+        { documentSource: signed.data.saveName, documentName: 'a.pdf', fileHash: hash, documentType: 1, roomNumber },
+        { token: teacher.token },
+      );
       expect(late.code).toBe('34004');
       expect(await jobsQueued(s)).toBe(0);
       // Registered a moment before the cancel: the cancel by task id is a no-op.
       const up = await uploadCourseware(s.url, teacher.token, PDF3, 'b.pdf');
-      expect((await call(s.url, 'updateDocumentNotice', { roomNumber, taskId: up.add.data.taskId }, { token: teacher.token })).code).toBe('0');
-      expect((await call(s.url, 'updateDocumentNotice', { roomNumber, taskId: up.add.data.taskId }, { token: students[0]!.token })).code).toBe('34006');
+      expect((await call(s.url, 'updateDocumentNotice', { roomNumber, taskId: up.add.data.taskId }, { token: teacher.token })).code).toBe(
+        '0',
+      );
+      expect(
+        (await call(s.url, 'updateDocumentNotice', { roomNumber, taskId: up.add.data.taskId }, { token: students[0]!.token })).code,
+      ).toBe('34006');
     });
 
     it('lists the library 10 a page, newest first; deletes finished or failed own documents only, keeping shared files', async () => {
@@ -268,23 +326,66 @@ eachEngine(
 
       // Still converting (status 1): not deletable yet.
       const pending = await uploadCourseware(s.url, a.token, makePdf(2, { label: 'Busy' }), 'busy.pdf');
-      await s.banshu.platform.database.db.updateTable('documents').set({ status: 1 }).where('id', '=', pending.add.data.documentId).execute();
-      expect((await call(s.url, 'delUserDocument', { taskId: pending.add.data.taskId, documentId: pending.add.data.documentId }, { token: a.token })).code).toBe('34007');
+      await s.banshu.platform.database.db
+        .updateTable('documents')
+        .set({ status: 1 })
+        .where('id', '=', pending.add.data.documentId)
+        .execute();
+      expect(
+        (
+          await call(
+            s.url,
+            'delUserDocument',
+            { taskId: pending.add.data.taskId, documentId: pending.add.data.documentId },
+            { token: a.token },
+          )
+        ).code,
+      ).toBe('34007');
 
       // Shared: a converted file reused by b stays until both delete it.
       const shared = await uploadCourseware(s.url, a.token, PDF3, 'shared.pdf');
       const doc = await converted(s, shared.add.data.documentId);
       expect(doc!.status).toBe(3);
-      const bReuse = await call(s.url, 'addRoomDocument', { documentSource: '', documentName: 'mine.pdf', fileHash: shared.hash, documentType: 1 }, { token: b.token });
+      const bReuse = await call(
+        s.url,
+        'addRoomDocument',
+        { documentSource: '', documentName: 'mine.pdf', fileHash: shared.hash, documentType: 1 },
+        { token: b.token },
+      );
       const keys = [doc!.source_key, `${doc!.pages_prefix}/pages/1.jpg`, `${doc!.pages_prefix}/thumbs/3.jpg`];
       for (const k of keys) expect(await objects.head(k), k).not.toBeNull();
       // Someone else's document, or a task id that is not this document's: not found.
-      expect((await call(s.url, 'delUserDocument', { taskId: shared.add.data.taskId, documentId: shared.add.data.documentId }, { token: b.token })).code).toBe('34006');
-      expect((await call(s.url, 'delUserDocument', { taskId: bReuse.data.taskId, documentId: shared.add.data.documentId }, { token: a.token })).code).toBe('34006');
-      expect((await call(s.url, 'delUserDocument', { taskId: shared.add.data.taskId, documentId: '999999999' }, { token: a.token })).code).toBe('34006');
-      expect((await call(s.url, 'delUserDocument', { taskId: shared.add.data.taskId, documentId: shared.add.data.documentId }, { token: a.token }, )).code).toBe('0');
+      expect(
+        (
+          await call(
+            s.url,
+            'delUserDocument',
+            { taskId: shared.add.data.taskId, documentId: shared.add.data.documentId },
+            { token: b.token },
+          )
+        ).code,
+      ).toBe('34006');
+      expect(
+        (await call(s.url, 'delUserDocument', { taskId: bReuse.data.taskId, documentId: shared.add.data.documentId }, { token: a.token }))
+          .code,
+      ).toBe('34006');
+      expect(
+        (await call(s.url, 'delUserDocument', { taskId: shared.add.data.taskId, documentId: '999999999' }, { token: a.token })).code,
+      ).toBe('34006');
+      expect(
+        (
+          await call(
+            s.url,
+            'delUserDocument',
+            { taskId: shared.add.data.taskId, documentId: shared.add.data.documentId },
+            { token: a.token },
+          )
+        ).code,
+      ).toBe('0');
       for (const k of keys) expect(await objects.head(k), k).not.toBeNull();
-      expect((await call(s.url, 'delUserDocument', { taskId: bReuse.data.taskId, documentId: bReuse.data.documentId }, { token: b.token })).code).toBe('0');
+      expect(
+        (await call(s.url, 'delUserDocument', { taskId: bReuse.data.taskId, documentId: bReuse.data.documentId }, { token: b.token })).code,
+      ).toBe('0');
       for (const k of keys) expect(await objects.head(k), k).toBeNull();
       expect((await call(s.url, 'getMyDocumentList', {}, { token: b.token })).data.total).toBe(0);
     });
@@ -295,7 +396,8 @@ eachEngine(
       const student = students[0]!;
       const up = await uploadCourseware(s.url, teacher.token, PDF3, 'deck.pdf');
       const documentId = up.add.data.documentId as string;
-      const open = (token: string, body: Record<string, unknown> = { documentId, roomNumber }) => call(s.url, 'analysisDocumentExisting', body, { token });
+      const open = (token: string, body: Record<string, unknown> = { documentId, roomNumber }) =>
+        call(s.url, 'analysisDocumentExisting', body, { token });
       expect((await converted(s, documentId))!.status).toBe(3);
       // Not converted (yet, or failed): not opened.
       const db = s.banshu.platform.database.db;
@@ -312,7 +414,15 @@ eachEngine(
       expect((await open(teacher.token, { documentId, roomNumber: theirNumber })).code).toBe('31004');
       const opened = await open(teacher.token);
       expect(opened.code).toBe('0');
-      expect(opened.data.courseware).toMatchObject({ documentId, documentType: 1, resourceType: 1, pptCurrentPage: 1, pptTotalPage: 3, status: 3, videoUrl: '' });
+      expect(opened.data.courseware).toMatchObject({
+        documentId,
+        documentType: 1,
+        resourceType: 1,
+        pptCurrentPage: 1,
+        pptTotalPage: 3,
+        status: 3,
+        videoUrl: '',
+      });
       expect(opened.data.courseware.images).toHaveLength(3);
       expect(opened.data.courseware.sizes[0].width).toBe(1280);
       const image = await fetch(opened.data.courseware.images[0]);
@@ -323,7 +433,9 @@ eachEngine(
       expect((await call(s.url, 'getRoomInfoByRoomNumber', { roomNumber }, { token: student.token })).data.roomInfo.showState).toBe('ppt');
 
       // Anyone in the room reads it; someone outside may not.
-      expect((await call(s.url, 'getRoomCourseware', { roomNumber }, { token: student.token })).data.courseware.documentId).toBe(documentId);
+      expect((await call(s.url, 'getRoomCourseware', { roomNumber }, { token: student.token })).data.courseware.documentId).toBe(
+        documentId,
+      );
       const outsider = await signIn(s);
       expect((await call(s.url, 'getRoomCourseware', { roomNumber }, { token: outsider.token })).code).toBe('31004');
       // A late joiner has it in the join answer and in the room snapshot.
@@ -370,7 +482,10 @@ eachEngine(
       expect(turned.data).toMatchObject({ pptCurrentPage: 2, scroll: 0 });
       const info = await call(s.url, 'getRoomInfoByRoomNumber', { roomNumber });
       expect(info.data.roomInfo.pptCurrentPage).toBe(2);
-      expect((await call(s.url, 'getRoomCourseware', { roomNumber }, { token: student.token })).data.courseware).toMatchObject({ pptCurrentPage: 2, scroll: 0 });
+      expect((await call(s.url, 'getRoomCourseware', { roomNumber }, { token: student.token })).data.courseware).toMatchObject({
+        pptCurrentPage: 2,
+        scroll: 0,
+      });
       // Video control needs a video document.
       expect((await ask(teacher.socket, 'videoControl', { type: 'play', currentTime: 0 })).code).toBe('34013');
       // Each slide has its own board layer: ink on slide 2 stays there across page turns.
@@ -419,7 +534,12 @@ eachEngine(
       expect(opened.data.courseware).toMatchObject({ documentType: 3, pptTotalPage: 1 });
       expect(opened.data.courseware.videoUrl).toContain('/video.mp4');
       expect((await ask(student.socket, 'videoControl', { type: 'play', currentTime: 1 })).code).toBe('31004');
-      for (const bad of [{ type: 'rewind', currentTime: 1 }, { type: 'play', currentTime: -1 }, { type: 'play', currentTime: '3' }, { type: 'play' }]) {
+      for (const bad of [
+        { type: 'rewind', currentTime: 1 },
+        { type: 'play', currentTime: -1 },
+        { type: 'play', currentTime: '3' },
+        { type: 'play' },
+      ]) {
         expect((await ask(teacher.socket, 'videoControl', bad)).code, JSON.stringify(bad)).toBe('5');
       }
       const heard = waitFor(student.socket, 'videoControl');
@@ -489,7 +609,15 @@ describe.each(['disk', 's3'] as const)('courseware conversion flow [%s store]', 
     expect((await shown).courseware).toMatchObject({ documentId, status: 1 });
 
     const done = await finished;
-    expect(done).toMatchObject({ status: '200', phase: 'done', documentId, taskId: up.add.data.taskId, userId: teacher.userId, done: 5, total: 5 });
+    expect(done).toMatchObject({
+      status: '200',
+      phase: 'done',
+      documentId,
+      taskId: up.add.data.taskId,
+      userId: teacher.userId,
+      done: 5,
+      total: 5,
+    });
     expect(done.courseware).toMatchObject({ documentId, status: 3, pptTotalPage: 5, resourceType: store === 's3' ? 2 : 1 });
     // Page by page: the first page showed before the deck was done.
     expect(progress.filter((p) => p.phase === 'progress').map((p) => [p.done, p.courseware.images.length])).toEqual([
@@ -499,7 +627,12 @@ describe.each(['disk', 's3'] as const)('courseware conversion flow [%s store]', 
       [4, 4],
       [5, 5],
     ]);
-    expect((await added).document).toMatchObject({ documentId: up.add.data.documentId, status: 1, documentName: '五页.pdf', documentType: 1 });
+    expect((await added).document).toMatchObject({
+      documentId: up.add.data.documentId,
+      status: 1,
+      documentName: '五页.pdf',
+      documentType: 1,
+    });
     expect((await libraryDone).document).toMatchObject({ documentId: up.add.data.documentId, status: 3, pageCount: 5 });
     // The uploader's library heard of it: registered, then each status change.
     const userEvents = events.filter((e) => 'user' in e.target && e.target.user === teacher.userId);
@@ -525,7 +658,10 @@ describe.each(['disk', 's3'] as const)('courseware conversion flow [%s store]', 
 
     // A retried job (after a crash) rewrites the same pages: nothing duplicated.
     await s.banshu.platform.database.db.updateTable('documents').set({ status: 1 }).where('id', '=', documentId).execute();
-    await s.banshu.platform.services.courseware.runConversion({ documentId }, { id: 'retry', retryCount: 1, retryLimit: 3, signal: new AbortController().signal });
+    await s.banshu.platform.services.courseware.runConversion(
+      { documentId },
+      { id: 'retry', retryCount: 1, retryLimit: 3, signal: new AbortController().signal },
+    );
     expect(await docRow(s, documentId)).toMatchObject({ status: 3, page_count: 5, page_sizes: row.page_sizes });
     expect(await s.banshu.platform.objects.head(`${row.pages_prefix}/pages/6.jpg`)).toBeNull();
   });
@@ -542,7 +678,11 @@ describe.each(['disk', 's3'] as const)('courseware conversion flow [%s store]', 
       return 'at-once';
     };
     try {
-      const broken = Buffer.concat([Buffer.from('%PDF-1.7\n1 0 obj\n<< /Type /Catalog /Pages 9 0 R >>\n'), Buffer.alloc(2048, 0x41), Buffer.from('\n%%EOF\n')]);
+      const broken = Buffer.concat([
+        Buffer.from('%PDF-1.7\n1 0 obj\n<< /Type /Catalog /Pages 9 0 R >>\n'),
+        Buffer.alloc(2048, 0x41),
+        Buffer.from('\n%%EOF\n'),
+      ]);
       const up = await uploadCourseware(s.url, teacher.token, broken, 'broken.pdf', { roomNumber });
       expect(up.add.code).toBe('0');
       expect([2, 4]).toContain((await docRow(s, up.add.data.documentId as string))!.status);
@@ -567,12 +707,19 @@ describe.each(['disk', 's3'] as const)('courseware conversion flow [%s store]', 
     // The uploader writes other bytes of the same size to the still valid link: S3 takes a
     // second PUT (the disk store refuses it); either way the stored file stays what was checked.
     const forged = new Uint8Array(pdf.byteLength).fill(0x41);
-    const again = await fetch(up.sign.data.uploadUrl as string, { method: 'PUT', headers: up.sign.data.headers as Record<string, string>, body: forged });
+    const again = await fetch(up.sign.data.uploadUrl as string, {
+      method: 'PUT',
+      headers: up.sign.data.headers as Record<string, string>,
+      body: forged,
+    });
     await again.arrayBuffer();
     expect(again.status).toBe(store === 's3' ? 200 : 410);
     if (store === 's3') {
       // What landed there is deleted by a job due once the link has expired.
-      const r = await sql<{ data: { key: string }; start_after: Date }>`select data, start_after from pgboss.job where name = 'courseware.dropUpload'`.execute(s.banshu.platform.database.db);
+      const r = await sql<{
+        data: { key: string };
+        start_after: Date;
+      }>`select data, start_after from pgboss.job where name = 'courseware.dropUpload'`.execute(s.banshu.platform.database.db);
       const job = r.rows.find((j) => j.data.key === up.sign.data.saveName);
       expect(job).toBeDefined();
       expect(new Date(job!.start_after).getTime()).toBeGreaterThan(Date.now() + 3600_000);
@@ -584,7 +731,12 @@ describe.each(['disk', 's3'] as const)('courseware conversion flow [%s store]', 
       expect(await s.banshu.platform.objects.head(row.source_key)).not.toBeNull();
     }
     // Another teacher reuses the file by its hash and downloads the original: the checked bytes.
-    const reused = await call(s.url, 'addRoomDocument', { documentSource: '', documentName: 'mine.pdf', fileHash: up.hash, documentType: 1 }, { token: other.token });
+    const reused = await call(
+      s.url,
+      'addRoomDocument',
+      { documentSource: '', documentName: 'mine.pdf', fileHash: up.hash, documentType: 1 },
+      { token: other.token },
+    );
     expect(reused.code).toBe('0');
     const link = await call(s.url, 'getDocumentDownloadUrl', { documentId: reused.data.documentId }, { token: other.token });
     expect(link.code).toBe('0');
@@ -664,7 +816,10 @@ describe('courseware conversion retries', () => {
       .executeTakeFirstOrThrow();
     await s.banshu.platform.objects.put('documentConvert/2026/11/23/r1/a.pdf', PDF3, 'application/pdf');
     const run = (retryCount: number) =>
-      s.banshu.platform.services.courseware.runConversion({ documentId: doc.id }, { id: 'j', retryCount, retryLimit: 3, signal: new AbortController().signal });
+      s.banshu.platform.services.courseware.runConversion(
+        { documentId: doc.id },
+        { id: 'j', retryCount, retryLimit: 3, signal: new AbortController().signal },
+      );
     // This process has no converter: a failure that a retry (on another worker) may not have.
     await expect(run(0)).rejects.toThrow(/no courseware converter/);
     await expect(run(2)).rejects.toThrow(/no courseware converter/);

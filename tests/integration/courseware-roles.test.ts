@@ -35,8 +35,14 @@ describe('courseware with ROLE=web and ROLE=worker', () => {
       MEDIA_PUBLIC_URL: 'http://127.0.0.1:9',
       ...s3.env,
     };
-    web = await startBanshu({ ...env, ROLE: 'web' }, { database: await openDatabase({ url: created.url, dataDir: null }), logger: createLogger('silent'), web: { mode: 'none' } });
-    worker = await startBanshu({ ...env, ROLE: 'worker' }, { database: await openDatabase({ url: created.url, dataDir: null }), logger: workerLogger });
+    web = await startBanshu(
+      { ...env, ROLE: 'web' },
+      { database: await openDatabase({ url: created.url, dataDir: null }), logger: createLogger('silent'), web: { mode: 'none' } },
+    );
+    worker = await startBanshu(
+      { ...env, ROLE: 'worker' },
+      { database: await openDatabase({ url: created.url, dataDir: null }), logger: workerLogger },
+    );
   });
   afterAll(async () => {
     await web?.close();

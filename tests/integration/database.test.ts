@@ -18,10 +18,16 @@ describe.each(ENGINES)('database layer [%s]', (engine) => {
     const results = await Promise.allSettled(
       [1, 2, 3, 4, 5].map((i) =>
         db.transaction().execute(async (trx) => {
-          await trx.insertInto('rate_hits').values({ key: `k${i}`, at: new Date() }).execute();
+          await trx
+            .insertInto('rate_hits')
+            .values({ key: `k${i}`, at: new Date() })
+            .execute();
           await new Promise((r) => setTimeout(r, 5));
           if (i % 2 === 0) throw new Error('boom');
-          await trx.insertInto('rate_hits').values({ key: `k${i}b`, at: new Date() }).execute();
+          await trx
+            .insertInto('rate_hits')
+            .values({ key: `k${i}b`, at: new Date() })
+            .execute();
         }),
       ),
     );
@@ -56,7 +62,16 @@ describe.each(ENGINES)('database layer [%s]', (engine) => {
     const { db } = await open();
     const row = await db
       .insertInto('users')
-      .values({ mobile: '13800000000', name: 'x', kind: 'teacher', promo_code: null, vip_room_time: null, vip_big_room_time: null, record_room_time: null, credit_window_until: null })
+      .values({
+        mobile: '13800000000',
+        name: 'x',
+        kind: 'teacher',
+        promo_code: null,
+        vip_room_time: null,
+        vip_big_room_time: null,
+        record_room_time: null,
+        credit_window_until: null,
+      })
       .returning('id')
       .executeTakeFirstOrThrow();
     expect(typeof row.id).toBe('string');

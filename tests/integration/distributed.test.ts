@@ -90,9 +90,18 @@ describe('distributed realtime: two web nodes and a worker over Redis', () => {
       ...s3.env,
     };
     // One database handle per process, as in production.
-    a = await startBanshu({ ...env, ROLE: 'web' }, { database: await openDatabase({ url: created.url, dataDir: null }), logger: loggerA, web: { mode: 'none' } });
-    b = await startBanshu({ ...env, ROLE: 'web' }, { database: await openDatabase({ url: created.url, dataDir: null }), logger: createLogger('silent'), web: { mode: 'none' } });
-    worker = await startBanshu({ ...env, ROLE: 'worker' }, { database: await openDatabase({ url: created.url, dataDir: null }), logger: createLogger('silent') });
+    a = await startBanshu(
+      { ...env, ROLE: 'web' },
+      { database: await openDatabase({ url: created.url, dataDir: null }), logger: loggerA, web: { mode: 'none' } },
+    );
+    b = await startBanshu(
+      { ...env, ROLE: 'web' },
+      { database: await openDatabase({ url: created.url, dataDir: null }), logger: createLogger('silent'), web: { mode: 'none' } },
+    );
+    worker = await startBanshu(
+      { ...env, ROLE: 'worker' },
+      { database: await openDatabase({ url: created.url, dataDir: null }), logger: createLogger('silent') },
+    );
   }, 60_000);
 
   afterAll(async () => {

@@ -52,7 +52,11 @@ beforeAll(async () => {
   node = { child, dir, url: '' };
   const end = Date.now() + 30_000;
   for (;;) {
-    const row = await web.banshu.platform.database.db.selectFrom('media_nodes').select('url').where('id', '=', 'node-remote').executeTakeFirst();
+    const row = await web.banshu.platform.database.db
+      .selectFrom('media_nodes')
+      .select('url')
+      .where('id', '=', 'node-remote')
+      .executeTakeFirst();
     if (row) {
       node.url = row.url;
       break;
@@ -77,7 +81,8 @@ afterAll(async () => {
 
 async function classWith(roomType: 1 | 2 | 4, students: number) {
   const teacher = await signIn(web);
-  if (roomType === 1) await web.banshu.platform.services.billingRepo.grant(teacher.userId, { vip_room_time: new Date(Date.now() + 86400_000) });
+  if (roomType === 1)
+    await web.banshu.platform.services.billingRepo.grant(teacher.userId, { vip_room_time: new Date(Date.now() + 86400_000) });
   const created =
     roomType === 1
       ? await call(web.url, 'createAgoraRoom', { roomType: 1, consumption: 'on' }, { token: teacher.token })
@@ -164,8 +169,13 @@ it('the control endpoint refuses forged, stale, malformed and replayed calls', a
   const { roomNumber, teacher } = await classWith(2, 0);
   await teacher.peer.publish('mic');
   const post = (body: string, sig: string) =>
-    fetch(new URL(MEDIA_CONTROL_PATH, node!.url), { method: 'POST', headers: { 'content-type': 'application/json', [MEDIA_CONTROL_SIGNATURE_HEADER]: sig }, body });
-  const cmd = (over: Record<string, unknown> = {}) => JSON.stringify({ v: 1, id: randomUUID(), at: Date.now(), op: 'closeRoom', room: roomNumber, ...over });
+    fetch(new URL(MEDIA_CONTROL_PATH, node!.url), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', [MEDIA_CONTROL_SIGNATURE_HEADER]: sig },
+      body,
+    });
+  const cmd = (over: Record<string, unknown> = {}) =>
+    JSON.stringify({ v: 1, id: randomUUID(), at: Date.now(), op: 'closeRoom', room: roomNumber, ...over });
 
   const forged = cmd();
   expect((await post(forged, signControl('x'.repeat(48), forged))).status).toBe(401);

@@ -17,7 +17,8 @@ afterEach(() => {
 
 async function room(server: TestServer, roomType: 1 | 2 | 4, students: number) {
   const teacher = await signIn(server);
-  if (roomType === 1) await server.banshu.platform.services.billingRepo.grant(teacher.userId, { vip_room_time: new Date(Date.now() + 86400_000) });
+  if (roomType === 1)
+    await server.banshu.platform.services.billingRepo.grant(teacher.userId, { vip_room_time: new Date(Date.now() + 86400_000) });
   const created =
     roomType === 1
       ? await call(server.url, 'createAgoraRoom', { roomType: 1, consumption: 'on' }, { token: teacher.token })
@@ -78,7 +79,9 @@ eachEngine('media server', (server) => {
     await students[1]!.peer.subscribe(mic.trackId, undefined, 0.2);
     const report = await teacher.peer.waitNote(
       'quality',
-      (n) => n.reports.some((r) => r.userId === students[1]!.userId && r.down >= 5) && n.reports.some((r) => r.userId === students[0]!.userId && r.down > 0),
+      (n) =>
+        n.reports.some((r) => r.userId === students[1]!.userId && r.down >= 5) &&
+        n.reports.some((r) => r.userId === students[0]!.userId && r.down > 0),
       10_000,
     );
     expect(report.reports.find((r) => r.userId === students[0]!.userId)!.down).toBeLessThanOrEqual(2);
@@ -122,11 +125,18 @@ eachEngine('media server', (server) => {
     expect((await p.req('join', { token: 'nope' })).code).toBe('33001');
     expect((await p.req('join', { token: `${teacher.mediaToken.slice(0, -4)}AAAA` })).code).toBe('33001');
     // A token signed by someone else, and a room token (another scope) signed with our key.
-    const stranger = new TokenSigner('x'.repeat(40)).sign({ scope: 'media', room: roomNumber, uid: '1', role: 'creator', rt: 2, pub: ['mic'] }, 60);
+    const stranger = new TokenSigner('x'.repeat(40)).sign(
+      { scope: 'media', room: roomNumber, uid: '1', role: 'creator', rt: 2, pub: ['mic'] },
+      60,
+    );
     expect((await p.req('join', { token: stranger })).code).toBe('33001');
     expect((await p.req('join', { token: teacher.answer.imToken })).code).toBe('33001');
     const signer = new TokenSigner(server().banshu.platform.secret);
-    const expired = signer.sign({ scope: 'media', room: roomNumber, uid: students[0]!.userId, role: 'member', rt: 2, pub: ['mic'] }, 60, Date.now() - 120_000);
+    const expired = signer.sign(
+      { scope: 'media', room: roomNumber, uid: students[0]!.userId, role: 'member', rt: 2, pub: ['mic'] },
+      60,
+      Date.now() - 120_000,
+    );
     expect((await p.req('join', { token: expired })).code).toBe('33001');
     // Wrong protocol version or an unknown request.
     expect((await p.req('join', { token: students[0]!.mediaToken }, 99)).code).toBe('5');

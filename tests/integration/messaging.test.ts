@@ -19,7 +19,10 @@ async function captcha(server: TestServer, token: string): Promise<{ status: num
 }
 
 async function count(server: TestServer, table: 'feedback' | 'client_logs' | 'announcements' | 'trial_applications'): Promise<number> {
-  const r = await server.banshu.platform.database.db.selectFrom(table).select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow();
+  const r = await server.banshu.platform.database.db
+    .selectFrom(table)
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .executeTakeFirstOrThrow();
   return Number(r.n);
 }
 
@@ -82,10 +85,14 @@ eachEngine(
       const t = await signIn(server());
       for (let i = 0; i < 2; i++) {
         const c = await captcha(server(), t.token);
-        expect((await call(server().url, 'createFeedbackCaptcha', { content: `Idea ${i}`, code: c.code }, { token: t.token })).code).toBe('0');
+        expect((await call(server().url, 'createFeedbackCaptcha', { content: `Idea ${i}`, code: c.code }, { token: t.token })).code).toBe(
+          '0',
+        );
       }
       const c = await captcha(server(), t.token);
-      expect((await call(server().url, 'createFeedbackCaptcha', { content: 'One more', code: c.code }, { token: t.token })).code).toBe('35003');
+      expect((await call(server().url, 'createFeedbackCaptcha', { content: 'One more', code: c.code }, { token: t.token })).code).toBe(
+        '35003',
+      );
       expect(await count(server(), 'feedback')).toBe(2);
       server().clock.advance(3_601_000);
       const next = await captcha(server(), t.token);
@@ -94,14 +101,27 @@ eachEngine(
 
     it('stores client events from /api/addLog and /log, with or without a session, and drops floods', async () => {
       const t = await signIn(server());
-      const r = await call(server().url, 'addLog', { socketType: 'connect', roomNumber: '123456', message: JSON.stringify({ a: 1 }) }, { token: t.token });
+      const r = await call(
+        server().url,
+        'addLog',
+        { socketType: 'connect', roomNumber: '123456', message: JSON.stringify({ a: 1 }) },
+        { token: t.token },
+      );
       expect(r.code).toBe('0');
       const form = await call(server().url, 'addLog', { socketType: 'disconnect', roomNumber: '123456', message: 'x' }, { form: true });
       expect(form.code).toBe('0');
-      const beacon = await fetch(`${server().url}/log`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: JSON.stringify({ socketType: 'system_info', message: { os: 'Linux' } }) });
+      const beacon = await fetch(`${server().url}/log`, {
+        method: 'POST',
+        headers: { 'content-type': 'text/plain' },
+        body: JSON.stringify({ socketType: 'system_info', message: { os: 'Linux' } }),
+      });
       expect(beacon.status).toBe(204);
       expect((await fetch(`${server().url}/log`, { method: 'POST', body: '{broken' })).status).toBe(400);
-      const rows = await server().banshu.platform.database.db.selectFrom('client_logs').select(['user_id', 'socket_type', 'room_number', 'message']).orderBy('id').execute();
+      const rows = await server()
+        .banshu.platform.database.db.selectFrom('client_logs')
+        .select(['user_id', 'socket_type', 'room_number', 'message'])
+        .orderBy('id')
+        .execute();
       expect(rows).toEqual([
         { user_id: t.userId, socket_type: 'connect', room_number: '123456', message: '{"a":1}' },
         { user_id: null, socket_type: 'disconnect', room_number: '123456', message: 'x' },
@@ -113,11 +133,23 @@ eachEngine(
 
     it('keeps trial applications for operators, rate limited per address (36001)', async () => {
       const site = server().banshu.platform.services.site;
-      await site.applyTrial({ name: 'Li Lei', mobile: '13800001111', organisation: 'No. 1 School', message: 'Ten teachers', ip: '10.0.0.1' });
-      await expect(site.applyTrial({ name: '', mobile: '13800001111', organisation: '', message: '', ip: '10.0.0.1' })).rejects.toMatchObject({ code: '5' });
-      await expect(site.applyTrial({ name: 'Han', mobile: '123', organisation: '', message: '', ip: '10.0.0.1' })).rejects.toMatchObject({ code: '5' });
+      await site.applyTrial({
+        name: 'Li Lei',
+        mobile: '13800001111',
+        organisation: 'No. 1 School',
+        message: 'Ten teachers',
+        ip: '10.0.0.1',
+      });
+      await expect(
+        site.applyTrial({ name: '', mobile: '13800001111', organisation: '', message: '', ip: '10.0.0.1' }),
+      ).rejects.toMatchObject({ code: '5' });
+      await expect(site.applyTrial({ name: 'Han', mobile: '123', organisation: '', message: '', ip: '10.0.0.1' })).rejects.toMatchObject({
+        code: '5',
+      });
       await site.applyTrial({ name: 'Han Meimei', mobile: '13800002222', organisation: '', message: '', ip: '10.0.0.1' });
-      await expect(site.applyTrial({ name: 'Third', mobile: '13800003333', organisation: '', message: '', ip: '10.0.0.1' })).rejects.toMatchObject({ code: '36001' });
+      await expect(
+        site.applyTrial({ name: 'Third', mobile: '13800003333', organisation: '', message: '', ip: '10.0.0.1' }),
+      ).rejects.toMatchObject({ code: '36001' });
       await site.applyTrial({ name: 'Other place', mobile: '13800003333', organisation: '', message: '', ip: '10.0.0.2' });
       expect((await site.latestTrials()).map((r) => r.name).sort()).toEqual(['Han Meimei', 'Li Lei', 'Other place']);
     });

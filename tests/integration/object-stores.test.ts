@@ -24,14 +24,30 @@ async function awaitUpload(server: TestServer, key: string, size: number): Promi
   const now = new Date();
   const row = await server.banshu.platform.database.db
     .insertInto('documents')
-    .values({ user_id: userId, name: 'a.pdf', source_key: key, pages_prefix: key.slice(0, key.lastIndexOf('/')), file_hash: '0'.repeat(32), task_id: randomUUID(), document_type: 1, status: 0, size, created_at: now, updated_at: now })
+    .values({
+      user_id: userId,
+      name: 'a.pdf',
+      source_key: key,
+      pages_prefix: key.slice(0, key.lastIndexOf('/')),
+      file_hash: '0'.repeat(32),
+      task_id: randomUUID(),
+      document_type: 1,
+      status: 0,
+      size,
+      created_at: now,
+      updated_at: now,
+    })
     .returning('id')
     .executeTakeFirstOrThrow();
   return String(row.id);
 }
 
 /** What every adapter must do, whatever is behind it. */
-async function portContract(objects: ObjectStore, dir: string, beforePut: (key: string, size: number) => Promise<unknown> = async () => undefined): Promise<void> {
+async function portContract(
+  objects: ObjectStore,
+  dir: string,
+  beforePut: (key: string, size: number) => Promise<unknown> = async () => undefined,
+): Promise<void> {
   const key = `documentConvert/2026/11/23/${Date.now()}/a.pdf`;
   const bytes = new TextEncoder().encode('%PDF-1.4 hello');
   await objects.put(key, bytes, 'application/pdf');
@@ -88,14 +104,15 @@ describe('disk object store behind signed links', () => {
     const key = 'documentConvert/2026/11/23/rules/a.pdf';
     const body = Buffer.from('%PDF-1.4 0123456789');
     const put = await objects.signedPutUrl(key, 'application/pdf', body.byteLength, 3600);
-    const send = (url: string, b: BodyInit, headers: Record<string, string> = put.headers) => fetch(url, { method: 'PUT', headers, body: b });
+    const send = (url: string, b: BodyInit, headers: Record<string, string> = put.headers) =>
+      fetch(url, { method: 'PUT', headers, body: b });
     // A good link for a key no document awaits (registered, cancelled, never signed for one): closed.
     expect((await send(put.url, body)).status).toBe(410);
     await awaitUpload(server, key, body.byteLength);
 
     expect((await send(put.url.replace(/sig=[^&]+/, 'sig=AAAA'), body)).status).toBe(403);
     expect((await send(put.url.replace('/a.pdf', '/b.pdf'), body)).status).toBe(403);
-    expect((await send(put.url.replace(/size=\d+/, 'size=50000000'), Buffer.alloc(50)).then((r) => r.status))).toBe(403);
+    expect(await send(put.url.replace(/size=\d+/, 'size=50000000'), Buffer.alloc(50)).then((r) => r.status)).toBe(403);
     expect((await send(put.url, body, { 'Content-Type': 'text/html' })).status).toBe(403);
     // Larger than signed: refused from its declared length, and while streaming without one.
     expect((await send(put.url, Buffer.concat([body, Buffer.from('x')]))).status).toBe(413);
@@ -149,7 +166,13 @@ describe('S3 object store on s3rver', () => {
   });
 
   it('keeps the port contract', async () => {
-    const objects = new S3ObjectStore({ endpoint: s3.endpoint, bucket: s3.bucket, region: 'us-east-1', accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' });
+    const objects = new S3ObjectStore({
+      endpoint: s3.endpoint,
+      bucket: s3.bucket,
+      region: 'us-east-1',
+      accessKeyId: 'S3RVER',
+      secretAccessKey: 'S3RVER',
+    });
     try {
       expect(objects.resourceType).toBe(2);
       await portContract(objects, dir);

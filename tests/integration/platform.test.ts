@@ -26,7 +26,13 @@ describe.each(ENGINES)('jobs on pg-boss [%s]', (engine) => {
     });
     const db = platform.database.db;
     const old = new Date(clock.now().getTime() - 3 * 24 * 3600_000);
-    await db.insertInto('rate_hits').values([{ key: 'old', at: old }, { key: 'new', at: clock.now() }]).execute();
+    await db
+      .insertInto('rate_hits')
+      .values([
+        { key: 'old', at: old },
+        { key: 'new', at: clock.now() },
+      ])
+      .execute();
     expect(await platform.jobs!.send('housekeeping.purge', {})).toBeTruthy();
     const deadline = Date.now() + 20_000;
     let keys: string[] = [];

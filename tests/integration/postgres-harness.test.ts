@@ -46,10 +46,7 @@ describe('throwaway PostgreSQL', () => {
     const db = await freshPostgresDatabase();
     await query(db.url, 'select 1');
     await db.drop();
-    const rows = await query<{ datname: string }>(
-      postgresAdminUrl(),
-      `select datname from pg_database where datname = '${db.name}'`,
-    );
+    const rows = await query<{ datname: string }>(postgresAdminUrl(), `select datname from pg_database where datname = '${db.name}'`);
     expect(rows).toEqual([]);
   });
 });

@@ -7,7 +7,14 @@ import { postgresAdminUrl } from '#tests/support/database.ts';
 import { createTestDatabase } from '#tests/support/postgres.ts';
 import { connectRoom, ask } from '#tests/support/room-client.ts';
 
-const env = { NODE_ENV: 'test', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', SESSION_SECRET: 's'.repeat(64), DATA_DIR: '/tmp/banshu-restart-test' };
+const env = {
+  NODE_ENV: 'test',
+  PORT: '0',
+  HOST: '127.0.0.1',
+  LOG_LEVEL: 'silent',
+  SESSION_SECRET: 's'.repeat(64),
+  DATA_DIR: '/tmp/banshu-restart-test',
+};
 
 async function start(url: string) {
   const database = await openDatabase({ url, dataDir: null });

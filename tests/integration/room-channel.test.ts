@@ -60,7 +60,13 @@ eachEngine(
     it('the creator switches the view: saved, then broadcast; a student may not', async () => {
       const { teacher, students, roomNumber } = await classroom(server());
       const seenByTeacher = record(teacher.socket, 'customRoomEvent');
-      for (const field of [{ showState: 'wb' }, { pptId: 'abc' }, { pptCurrentPage: 3 }, { wbPower: '1' }, { roomExtend: '{"colour":2}' }]) {
+      for (const field of [
+        { showState: 'wb' },
+        { pptId: 'abc' },
+        { pptCurrentPage: 3 },
+        { wbPower: '1' },
+        { roomExtend: '{"colour":2}' },
+      ]) {
         const refused = await ask(students[0]!.socket, 'customRoomEvent', field);
         expect(refused.code, JSON.stringify(field)).toBe('31004');
       }
@@ -79,7 +85,9 @@ eachEngine(
         expect((await ask(teacher.socket, 'customRoomEvent', bad)).code, JSON.stringify(bad)).toBe('5');
       }
       // Anyone reports their own network quality.
-      const q = waitFor(teacher.socket, 'members', (p: any) => p.members.some((m: any) => m.userId === students[0]!.userId && m.networkQuality === 3));
+      const q = waitFor(teacher.socket, 'members', (p: any) =>
+        p.members.some((m: any) => m.userId === students[0]!.userId && m.networkQuality === 3),
+      );
       expect((await ask(students[0]!.socket, 'customRoomEvent', { networkQuality: 3 })).code).toBe('0');
       await q;
     });
@@ -87,13 +95,20 @@ eachEngine(
     it('the /api room-info save goes through the same checks', async () => {
       const { teacher, students, roomNumber } = await classroom(server(), 2, 1);
       const seen = waitFor(students[0]!.socket, 'customRoomEvent', (p: any) => p.showState === 'wb');
-      const ok = await call(server().url, 'updateRoomInfoByRoomNumber', { roomNumber, showState: 'wb' }, { token: teacher.token, form: true });
+      const ok = await call(
+        server().url,
+        'updateRoomInfoByRoomNumber',
+        { roomNumber, showState: 'wb' },
+        { token: teacher.token, form: true },
+      );
       expect(ok.data.roomInfo.showState).toBe('wb');
       await seen;
       const refused = await call(server().url, 'updateRoomInfoByRoomNumber', { roomNumber, showState: '' }, { token: students[0]!.token });
       expect(refused.code).toBe('31004');
       const stranger = await signIn(server());
-      expect((await call(server().url, 'updateRoomInfoByRoomNumber', { roomNumber, showState: '' }, { token: stranger.token })).code).toBe('31004');
+      expect((await call(server().url, 'updateRoomInfoByRoomNumber', { roomNumber, showState: '' }, { token: stranger.token })).code).toBe(
+        '31004',
+      );
     });
 
     it('chat: both ways, history on join, length and rate rules', async () => {

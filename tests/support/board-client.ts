@@ -36,7 +36,11 @@ export interface Person {
 }
 
 /** A room of `roomType` with a teacher and `students` signed-in members, each with a board token. */
-export async function boardRoom(server: TestServer, roomType: 1 | 2 | 3 | 4 = 2, students = 2): Promise<{ roomNumber: string; teacher: Person; students: Person[] }> {
+export async function boardRoom(
+  server: TestServer,
+  roomType: 1 | 2 | 3 | 4 = 2,
+  students = 2,
+): Promise<{ roomNumber: string; teacher: Person; students: Person[] }> {
   const teacher = await signIn(server);
   const created = await call(server.url, roomType === 1 ? 'createAgoraRoom' : 'createRoom', { roomType }, { token: teacher.token });
   if (created.code !== '0') throw new Error(`create room: ${created.code}`);

@@ -18,7 +18,8 @@ export function makePdf(pages: number, opts: { portrait?: boolean; label?: strin
     const pageId = 4 + i * 2;
     const contentId = pageId + 1;
     const text = `BT /F1 48 Tf 72 300 Td (${opts.label ?? 'Page'} ${i + 1}) Tj ET`;
-    objects[pageId] = `<< /Type /Page /Parent 2 0 R /MediaBox [${box}] /Resources << /Font << /F1 ${font} 0 R >> >> /Contents ${contentId} 0 R >>`;
+    objects[pageId] =
+      `<< /Type /Page /Parent 2 0 R /MediaBox [${box}] /Resources << /Font << /F1 ${font} 0 R >> >> /Contents ${contentId} 0 R >>`;
     objects[contentId] = `<< /Length ${text.length} >>\nstream\n${text}\nendstream`;
     kids.push(`${pageId} 0 R`);
   }
@@ -60,14 +61,29 @@ export async function uploadCourseware(
   opts: { roomNumber?: string; documentType?: 1 | 3 } = {},
 ): Promise<Uploaded> {
   const hash = md5(bytes);
-  const sign = await call<any>(baseUrl, 'createUpyunSign', { fileName: name, fileSize: bytes.byteLength, fileHash: hash, ...(opts.roomNumber ? { roomNumber: opts.roomNumber } : {}) }, { token });
+  const sign = await call<any>(
+    baseUrl,
+    'createUpyunSign',
+    { fileName: name, fileSize: bytes.byteLength, fileHash: hash, ...(opts.roomNumber ? { roomNumber: opts.roomNumber } : {}) },
+    { token },
+  );
   if (sign.code !== '0') return { sign, put: 0, add: sign, hash };
-  const res = await fetch(sign.data.uploadUrl as string, { method: 'PUT', headers: sign.data.headers as Record<string, string>, body: new Uint8Array(bytes) });
+  const res = await fetch(sign.data.uploadUrl as string, {
+    method: 'PUT',
+    headers: sign.data.headers as Record<string, string>,
+    body: new Uint8Array(bytes),
+  });
   await res.arrayBuffer();
   const add = await call(
     baseUrl,
     'addRoomDocument',
-    { documentSource: sign.data.saveName, documentName: name, fileHash: hash, documentType: opts.documentType ?? 1, ...(opts.roomNumber ? { roomNumber: opts.roomNumber } : {}) },
+    {
+      documentSource: sign.data.saveName,
+      documentName: name,
+      fileHash: hash,
+      documentType: opts.documentType ?? 1,
+      ...(opts.roomNumber ? { roomNumber: opts.roomNumber } : {}),
+    },
     { token },
   );
   return { sign, put: res.status, add, hash };

@@ -7,7 +7,11 @@ import { startTestServer, type TestServer, type TestServerOptions } from './serv
 export const ENGINES: EngineName[] = ['pglite', 'postgres'];
 
 /** `get()` returns the current test's server; `env` may raise or lower limits for the suite. */
-export function eachEngine(title: string, body: (get: () => TestServer, engine: EngineName) => void, opts: Omit<TestServerOptions, 'engine'> = {}): void {
+export function eachEngine(
+  title: string,
+  body: (get: () => TestServer, engine: EngineName) => void,
+  opts: Omit<TestServerOptions, 'engine'> = {},
+): void {
   describe.each(ENGINES)(`${title} [%s]`, (engine) => {
     let server: TestServer | null = null;
     beforeEach(async () => {

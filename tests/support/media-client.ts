@@ -17,7 +17,14 @@ import {
   useREMB,
   useSdesMid,
 } from 'werift';
-import { MEDIA_NAMESPACE, MEDIA_NOTE_EVENT, MEDIA_PROTOCOL_VERSION, MEDIA_REQUEST_EVENT, type MediaNote, type MediaSource } from '#core/contracts/media-signaling.ts';
+import {
+  MEDIA_NAMESPACE,
+  MEDIA_NOTE_EVENT,
+  MEDIA_PROTOCOL_VERSION,
+  MEDIA_REQUEST_EVENT,
+  type MediaNote,
+  type MediaSource,
+} from '#core/contracts/media-signaling.ts';
 import type { Ack } from '#core/contracts/room-events.ts';
 
 /** `hostAddresses`: gather on the machine's own IPv4 addresses instead of loopback only (for Janus, which skips loopback). */
@@ -27,10 +34,19 @@ export function clientPeerConnection(hostAddresses = false, dropShare = 0): RTCP
     // werift drops an inbound packet when `inboundPacketLoss / 100 < Math.random()`.
     ...(dropShare > 0 ? { debug: { inboundPacketLoss: 100 * (1 - dropShare) } } : {}),
     iceUseIpv6: false,
-    ...(hostAddresses ? {} : { iceUseIpv4: false, iceAdditionalHostAddresses: ['127.0.0.1'], iceInterfaceAddresses: { udp4: '127.0.0.1' } }),
+    ...(hostAddresses
+      ? {}
+      : { iceUseIpv4: false, iceAdditionalHostAddresses: ['127.0.0.1'], iceInterfaceAddresses: { udp4: '127.0.0.1' } }),
     codecs: {
       audio: [new RTCRtpCodecParameters({ mimeType: 'audio/opus', clockRate: 48000, channels: 2, payloadType: 111 })],
-      video: [new RTCRtpCodecParameters({ mimeType: 'video/VP8', clockRate: 90000, payloadType: 96, rtcpFeedback: [useNACK(), usePLI(), useREMB()] })],
+      video: [
+        new RTCRtpCodecParameters({
+          mimeType: 'video/VP8',
+          clockRate: 90000,
+          payloadType: 96,
+          rtcpFeedback: [useNACK(), usePLI(), useREMB()],
+        }),
+      ],
     },
     // The audio level lets a test speak at a known loudness (the active-speaker notes).
     headerExtensions: { audio: [useAudioLevelIndication(), useSdesMid()], video: [useSdesMid()] },
@@ -85,7 +101,11 @@ export class MediaTestPeer {
     return a.data as T;
   }
 
-  waitNote<T extends MediaNote['type']>(type: T, match: (n: Extract<MediaNote, { type: T }>) => boolean = () => true, timeoutMs = 5000): Promise<Extract<MediaNote, { type: T }>> {
+  waitNote<T extends MediaNote['type']>(
+    type: T,
+    match: (n: Extract<MediaNote, { type: T }>) => boolean = () => true,
+    timeoutMs = 5000,
+  ): Promise<Extract<MediaNote, { type: T }>> {
     return new Promise((resolve, reject) => {
       const seen = this.notes.find((n) => n.type === type && match(n as never));
       if (seen) return resolve(seen as never);
@@ -132,7 +152,14 @@ export class MediaTestPeer {
     const offer = await this.ok<{ subscriptionId: string; sdp: string }>('subscribe', { trackId, ...(layer ? { layer } : {}) });
     const pc = clientPeerConnection(false, dropShare);
     this.#pcs.push(pc);
-    const got: ReceivedTrack = { subscriptionId: offer.subscriptionId, pc, packets: 0, keyframes: 0, firstWasKeyframe: null, close: () => void pc.close() };
+    const got: ReceivedTrack = {
+      subscriptionId: offer.subscriptionId,
+      pc,
+      packets: 0,
+      keyframes: 0,
+      firstWasKeyframe: null,
+      close: () => void pc.close(),
+    };
     pc.onTrack.subscribe((track) => {
       track.onReceiveRtp.subscribe((rtp) => {
         got.packets++;
@@ -169,7 +196,13 @@ export function sendSynthetic(
   let frame = 0;
   const ssrc = 1000 + Math.floor(Math.random() * 1e6);
   const send = (payload: Buffer, marker: boolean) => {
-    const header = new RtpHeader({ payloadType: kind === 'audio' ? 111 : 96, sequenceNumber: seq++ & 0xffff, timestamp: ts >>> 0, ssrc, marker });
+    const header = new RtpHeader({
+      payloadType: kind === 'audio' ? 111 : 96,
+      sequenceNumber: seq++ & 0xffff,
+      timestamp: ts >>> 0,
+      ssrc,
+      marker,
+    });
     // ssrc-audio-level: V bit and the level in -dBov.
     if (level && kind === 'audio') header.extensions = [{ id: level.audioLevelId, payload: Buffer.from([0x80 | level.dbov]) }];
     track.writeRtp(new RtpPacket(header, payload));

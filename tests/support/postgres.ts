@@ -45,9 +45,7 @@ export async function findPostgresBinDir(): Promise<string> {
     .sort((a, b) => Number.parseFloat(b) - Number.parseFloat(a));
   const best = versions[0];
   if (best === undefined) {
-    throw new Error(
-      `no PostgreSQL server binaries under ${base}/*/bin; install the Debian package 'postgresql' (bash infra/setup does)`,
-    );
+    throw new Error(`no PostgreSQL server binaries under ${base}/*/bin; install the Debian package 'postgresql' (bash infra/setup does)`);
   }
   return join(base, best, 'bin');
 }
@@ -127,8 +125,18 @@ async function startOnce(): Promise<RunningPostgres> {
 
   try {
     const [initdb, initdbArgs] = asServerUser(user, join(bin, 'initdb'), [
-      '--pgdata', dataDir, '--username', 'postgres', '--auth', 'trust',
-      '--encoding', 'UTF8', '--locale', 'C', '--no-sync', '--no-instructions',
+      '--pgdata',
+      dataDir,
+      '--username',
+      'postgres',
+      '--auth',
+      'trust',
+      '--encoding',
+      'UTF8',
+      '--locale',
+      'C',
+      '--no-sync',
+      '--no-instructions',
     ]);
     await run(initdb, initdbArgs, { env: { ...process.env, LC_ALL: 'C' } });
   } catch (error) {

@@ -61,11 +61,15 @@ export async function startRedis(): Promise<TestRedis> {
 
   const start = async () => {
     output = '';
-    const c = spawn(BINARY, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const c = spawn(BINARY, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     child = c;
     c.stdout?.on('data', (d: Buffer) => (output += d.toString()));
     c.stderr?.on('data', (d: Buffer) => (output += d.toString()));
-    const exited = new Promise<never>((_, reject) => c.once('exit', (code) => reject(new Error(`redis-server exited (${code}): ${output.slice(-500)}`))));
+    const exited = new Promise<never>((_, reject) =>
+      c.once('exit', (code) => reject(new Error(`redis-server exited (${code}): ${output.slice(-500)}`))),
+    );
     exited.catch(() => undefined);
     await Promise.race([pong(url, Date.now() + 10_000), exited]);
   };

@@ -115,7 +115,12 @@ export class LocalConverter implements Converter {
 
   convertVideo(file: string, options: ConvertOptions = {}): Promise<ConvertedVideo> {
     return this.#withDeadline(options, (deadline, signal) =>
-      convertVideoFile({ ffmpeg: this.options.ffmpeg, ffprobe: this.options.ffprobe, workDir: this.options.workDir }, file, deadline, signal),
+      convertVideoFile(
+        { ffmpeg: this.options.ffmpeg, ffprobe: this.options.ffprobe, workDir: this.options.workDir },
+        file,
+        deadline,
+        signal,
+      ),
     );
   }
 
@@ -133,14 +138,16 @@ export class LocalConverter implements Converter {
     try {
       const entries = await readZipDirectory(fh, (await fh.stat()).size);
       if (!entries) throw new ConvertError('corrupt', 'not a readable zip container');
-      if (entries.length > this.options.zipMaxEntries) throw new ConvertError('corrupt', `the file holds ${String(entries.length)} entries`);
+      if (entries.length > this.options.zipMaxEntries)
+        throw new ConvertError('corrupt', `the file holds ${String(entries.length)} entries`);
       const total = entries.reduce((sum, e) => sum + e.uncompressed, 0);
       if (total > this.options.zipMaxUncompressedBytes) {
         throw new ConvertError('corrupt', `the file would expand to ${String(Math.round(total / 1024 ** 2))} MiB`);
       }
       if (kind === 'pptx') {
         const slides = entries.filter((e) => /^ppt\/slides\/slide\d+\.xml$/.test(e.name)).length;
-        if (slides > maxPages) throw new ConvertError('too-many-pages', `the presentation has ${String(slides)} slides (at most ${String(maxPages)})`);
+        if (slides > maxPages)
+          throw new ConvertError('too-many-pages', `the presentation has ${String(slides)} slides (at most ${String(maxPages)})`);
       }
     } finally {
       await fh.close();

@@ -186,10 +186,15 @@ export class LibreOffice {
       if (result.killed === 'timeout') throw new ConvertError('timeout', 'LibreOffice ran past the time limit');
       if (result.killed === 'aborted') throw abortReason(signal);
       if (result.signal || result.code !== 0) {
-        throw new ConvertError('failed', `LibreOffice ended with ${result.signal ?? `exit ${String(result.code)}`}: ${lastLine(result.stderr)}`, true);
+        throw new ConvertError(
+          'failed',
+          `LibreOffice ended with ${result.signal ?? `exit ${String(result.code)}`}: ${lastLine(result.stderr)}`,
+          true,
+        );
       }
       const made = await stat(pdf).catch(() => null);
-      if (!made || made.size === 0) throw new ConvertError('corrupt', `LibreOffice could not read the ${kind}${standby ? '' : `: ${lastLine(result.stderr)}`}`);
+      if (!made || made.size === 0)
+        throw new ConvertError('corrupt', `LibreOffice could not read the ${kind}${standby ? '' : `: ${lastLine(result.stderr)}`}`);
       return pdf;
     });
   }

@@ -100,11 +100,7 @@ export class PdfRenderer {
   }
 
   /** Renders every page of a PDF in order, awaiting onPage for each; resolves with the page count. */
-  async render(
-    file: string,
-    onPage: (page: ConvertedPage, total: number) => Promise<void>,
-    options: PdfRenderOptions,
-  ): Promise<number> {
+  async render(file: string, onPage: (page: ConvertedPage, total: number) => Promise<void>, options: PdfRenderOptions): Promise<number> {
     const { signal } = options;
     let clean = false;
     let stopped = false;

@@ -54,15 +54,64 @@ function ole(entries: Array<{ name: string; type: number }>, dirSectors: number,
 describe('OLE2', () => {
   it('finds the PowerPoint and Word streams', async () => {
     const fat = [0xfffffffd, END];
-    expect(await sniff(ole([{ name: 'Root Entry', type: 5 }, { name: 'PowerPoint Document', type: 2 }], 1, fat))).toBe('ppt');
-    expect(await sniff(ole([{ name: 'Root Entry', type: 5 }, { name: 'WordDocument', type: 2 }, { name: '1Table', type: 2 }], 1, fat))).toBe('doc');
+    expect(
+      await sniff(
+        ole(
+          [
+            { name: 'Root Entry', type: 5 },
+            { name: 'PowerPoint Document', type: 2 },
+          ],
+          1,
+          fat,
+        ),
+      ),
+    ).toBe('ppt');
+    expect(
+      await sniff(
+        ole(
+          [
+            { name: 'Root Entry', type: 5 },
+            { name: 'WordDocument', type: 2 },
+            { name: '1Table', type: 2 },
+          ],
+          1,
+          fat,
+        ),
+      ),
+    ).toBe('doc');
     // An Excel workbook, or the name only as a storage (type 1), is neither.
-    expect(await sniff(ole([{ name: 'Root Entry', type: 5 }, { name: 'Workbook', type: 2 }], 1, fat))).toBeNull();
-    expect(await sniff(ole([{ name: 'Root Entry', type: 5 }, { name: 'WordDocument', type: 1 }], 1, fat))).toBeNull();
+    expect(
+      await sniff(
+        ole(
+          [
+            { name: 'Root Entry', type: 5 },
+            { name: 'Workbook', type: 2 },
+          ],
+          1,
+          fat,
+        ),
+      ),
+    ).toBeNull();
+    expect(
+      await sniff(
+        ole(
+          [
+            { name: 'Root Entry', type: 5 },
+            { name: 'WordDocument', type: 1 },
+          ],
+          1,
+          fat,
+        ),
+      ),
+    ).toBeNull();
   });
 
   it('follows the directory chain through the FAT, and stops on a loop', async () => {
-    const entries = [{ name: 'Root Entry', type: 5 }, ...Array.from({ length: 4 }, (_, i) => ({ name: `S${String(i)}`, type: 2 })), { name: 'PowerPoint Document', type: 2 }];
+    const entries = [
+      { name: 'Root Entry', type: 5 },
+      ...Array.from({ length: 4 }, (_, i) => ({ name: `S${String(i)}`, type: 2 })),
+      { name: 'PowerPoint Document', type: 2 },
+    ];
     // Directory in sectors 1 -> 2: the stream is in the fifth entry, the second sector.
     expect(await sniff(ole(entries, 2, [0xfffffffd, 2, END]))).toBe('ppt');
     // The chain ends after sector 1: the second sector is never read.

@@ -42,7 +42,22 @@ function isPdf(head: Buffer): boolean {
   return head.indexOf('%PDF-', 0, 'latin1') >= 0;
 }
 
-const MP4_BRANDS = new Set(['isom', 'iso2', 'iso3', 'iso4', 'iso5', 'iso6', 'mp41', 'mp42', 'avc1', 'M4V ', 'M4VP', 'mmp4', 'MSNV', 'dash']);
+const MP4_BRANDS = new Set([
+  'isom',
+  'iso2',
+  'iso3',
+  'iso4',
+  'iso5',
+  'iso6',
+  'mp41',
+  'mp42',
+  'avc1',
+  'M4V ',
+  'M4VP',
+  'mmp4',
+  'MSNV',
+  'dash',
+]);
 
 /** An ISO base media file whose brands say mp4 (not a HEIF/AVIF picture, not QuickTime). */
 function isMp4(head: Buffer): boolean {
@@ -108,7 +123,7 @@ export async function readZipDirectory(fh: FileHandle, size: number): Promise<Zi
     const name = cd.toString('utf8', at + 46, nameEnd);
     if (uncompressed === 0xffffffff || compressed === 0xffffffff) {
       // zip64 extended information: the 64-bit sizes in the order of the fields that overflowed.
-      for (let x = nameEnd; x + 4 <= nameEnd + extraLength; ) {
+      for (let x = nameEnd; x + 4 <= nameEnd + extraLength;) {
         const id = cd.readUInt16LE(x);
         const len = cd.readUInt16LE(x + 2);
         if (id === 0x0001) {

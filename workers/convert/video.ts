@@ -63,9 +63,13 @@ export async function probeVideo(tools: VideoTools, file: string, deadline: numb
   if (r.code !== 0 || !video?.codec_name || !video.width || !video.height || !(duration > 0)) {
     throw new ConvertError('corrupt', `not a playable video${r.stderr ? `: ${r.stderr.trim().split('\n')[0] ?? ''}` : ''}`);
   }
-  if (!/\bmp4\b|\bmov\b/.test(info.format?.format_name ?? '')) throw new ConvertError('unsupported', `not an mp4 (${info.format?.format_name ?? '?'})`);
+  if (!/\bmp4\b|\bmov\b/.test(info.format?.format_name ?? ''))
+    throw new ConvertError('unsupported', `not an mp4 (${info.format?.format_name ?? '?'})`);
   if (video.width > MAX_VIDEO_SIDE || video.height > MAX_VIDEO_SIDE) {
-    throw new ConvertError('unsupported', `video of ${String(video.width)} x ${String(video.height)} is larger than ${String(MAX_VIDEO_SIDE)} px`);
+    throw new ConvertError(
+      'unsupported',
+      `video of ${String(video.width)} x ${String(video.height)} is larger than ${String(MAX_VIDEO_SIDE)} px`,
+    );
   }
   // A phone video stored sideways plays (and its poster is taken) turned by the display matrix.
   const rotation = Number(video.side_data_list?.find((d) => d.rotation !== undefined)?.rotation ?? video.tags?.rotate ?? 0);
@@ -93,9 +97,12 @@ export async function convertVideoFile(tools: VideoTools, file: string, deadline
     const r = await run(tools.ffmpeg, args, { timeoutMs: deadline - Date.now(), signal });
     checkKilled(r.killed, signal);
     const made = await stat(out).catch(() => null);
-    if (r.code !== 0 || !made || made.size === 0) throw new ConvertError('corrupt', `the video could not be remuxed: ${r.stderr.trim().split('\n')[0] ?? ''}`);
+    if (r.code !== 0 || !made || made.size === 0)
+      throw new ConvertError('corrupt', `the video could not be remuxed: ${r.stderr.trim().split('\n')[0] ?? ''}`);
     const poster = await posterFrame(tools, out, probe, deadline, signal);
-    const meta = await sharp(poster).metadata().catch(() => null);
+    const meta = await sharp(poster)
+      .metadata()
+      .catch(() => null);
     if (!meta?.width) throw new ConvertError('corrupt', 'the poster frame is not a readable image');
     return { file: out, poster, width: probe.width, height: probe.height, durationMs: probe.durationMs };
   } catch (e) {
@@ -110,7 +117,26 @@ async function posterFrame(tools: VideoTools, file: string, probe: VideoProbe, d
   for (const seek of [at, 0]) {
     const r = await run(
       tools.ffmpeg,
-      ['-v', 'error', '-nostdin', '-ss', seek.toFixed(3), '-i', file, '-frames:v', '1', '-vf', `scale='min(${String(PAGE_IMAGE_WIDTH)},iw)':-2`, '-q:v', '3', '-f', 'image2', '-c:v', 'mjpeg', 'pipe:1'],
+      [
+        '-v',
+        'error',
+        '-nostdin',
+        '-ss',
+        seek.toFixed(3),
+        '-i',
+        file,
+        '-frames:v',
+        '1',
+        '-vf',
+        `scale='min(${String(PAGE_IMAGE_WIDTH)},iw)':-2`,
+        '-q:v',
+        '3',
+        '-f',
+        'image2',
+        '-c:v',
+        'mjpeg',
+        'pipe:1',
+      ],
       { timeoutMs: deadline - Date.now(), signal, maxStdout: 16 * 1024 * 1024 },
     );
     checkKilled(r.killed, signal);

@@ -43,7 +43,14 @@ export interface ClassroomMedia {
 }
 
 export function useClassroomMedia(i: ClassroomMediaInput): ClassroomMedia {
-  const media = useMedia({ answer: i.answer, roomNumber: i.roomNumber, active: i.active, onMic: i.onMic, showState: i.showState, onView: i.onView });
+  const media = useMedia({
+    answer: i.answer,
+    roomNumber: i.roomNumber,
+    active: i.active,
+    onMic: i.onMic,
+    showState: i.showState,
+    onView: i.onView,
+  });
   const [speaker, setSpeaker] = useState('');
   const [helpClosed, setHelpClosed] = useState(false);
   // Who sends video now: a camera subscribed after the microphone gets its layer too.

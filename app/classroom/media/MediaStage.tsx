@@ -13,7 +13,17 @@ import { DevicePicker } from '#app/device/DeviceCheck.tsx';
 import { readDeviceConfig } from './devices.ts';
 import { canShareScreen, type MediaPerson, type MediaState } from './useMedia.ts';
 
-function Video({ stream, mirror, flip, label }: { stream: MediaStream | null; mirror: boolean; flip: { h: boolean; v: boolean }; label: string }) {
+function Video({
+  stream,
+  mirror,
+  flip,
+  label,
+}: {
+  stream: MediaStream | null;
+  mirror: boolean;
+  flip: { h: boolean; v: boolean };
+  label: string;
+}) {
   const ref = useRef<HTMLVideoElement>(null);
   useEffect(() => {
     const el = ref.current;
@@ -23,7 +33,9 @@ function Video({ stream, mirror, flip, label }: { stream: MediaStream | null; mi
   }, [stream]);
   const sx = (mirror ? -1 : 1) * (flip.h ? -1 : 1);
   const sy = flip.v ? -1 : 1;
-  return <video ref={ref} className="mtile__video" autoPlay playsInline muted aria-label={label} style={{ transform: `scale(${sx}, ${sy})` }} />;
+  return (
+    <video ref={ref} className="mtile__video" autoPlay playsInline muted aria-label={label} style={{ transform: `scale(${sx}, ${sy})` }} />
+  );
 }
 
 export interface MediaTileProps {
@@ -74,7 +86,13 @@ export function MediaTile(p: MediaTileProps) {
           {p.member.name}
           {p.me ? t('classroom.members.you') : null}
         </span>
-        <span className={`mtile__mic${micMuted ? ' mtile__mic--off' : ''}`} role="img" aria-label={micMuted ? t('media.micOff') : t('media.micOn')} data-testid="tile-mic" data-muted={micMuted ? 'true' : 'false'}>
+        <span
+          className={`mtile__mic${micMuted ? ' mtile__mic--off' : ''}`}
+          role="img"
+          aria-label={micMuted ? t('media.micOff') : t('media.micOn')}
+          data-testid="tile-mic"
+          data-muted={micMuted ? 'true' : 'false'}
+        >
           <svg viewBox="0 0 16 16" width="14" height="14" aria-hidden="true">
             <rect x="5.5" y="1.5" width="5" height="8" rx="2.5" />
             <path d="M3 8a5 5 0 0 0 10 0M8 13v2" fill="none" />
@@ -83,10 +101,24 @@ export function MediaTile(p: MediaTileProps) {
         </span>
         <NetworkIcon quality={p.quality} />
         <span className="mtile__tools">
-          <button type="button" className="mtile__tool" onClick={() => setFlip((f) => ({ ...f, h: !f.h }))} aria-pressed={flip.h} title={t('media.flipH')} aria-label={t('media.flipH')}>
+          <button
+            type="button"
+            className="mtile__tool"
+            onClick={() => setFlip((f) => ({ ...f, h: !f.h }))}
+            aria-pressed={flip.h}
+            title={t('media.flipH')}
+            aria-label={t('media.flipH')}
+          >
             ⇆
           </button>
-          <button type="button" className="mtile__tool" onClick={() => setFlip((f) => ({ ...f, v: !f.v }))} aria-pressed={flip.v} title={t('media.flipV')} aria-label={t('media.flipV')}>
+          <button
+            type="button"
+            className="mtile__tool"
+            onClick={() => setFlip((f) => ({ ...f, v: !f.v }))}
+            aria-pressed={flip.v}
+            title={t('media.flipV')}
+            aria-label={t('media.flipV')}
+          >
             ⇅
           </button>
           <button type="button" className="mtile__tool" onClick={enlarge} title={t('media.enlarge')} aria-label={t('media.enlarge')}>
@@ -130,12 +162,27 @@ function DeviceSettings({ media, onClose }: { media: MediaState; onClose: () => 
     <Dialog title={t('media.devices')} onClose={onClose}>
       <div className="stack" data-testid="device-settings">
         {media.rights.includes('camera') ? (
-          <DevicePicker kind="videoinput" value={config.videoDeviceId ?? ''} label={t('device.camera')} onChange={(id) => media.actions.switchDevice('videoDeviceId', id)} />
+          <DevicePicker
+            kind="videoinput"
+            value={config.videoDeviceId ?? ''}
+            label={t('device.camera')}
+            onChange={(id) => media.actions.switchDevice('videoDeviceId', id)}
+          />
         ) : null}
         {media.rights.includes('mic') ? (
-          <DevicePicker kind="audioinput" value={config.audioDeviceId ?? ''} label={t('device.mic')} onChange={(id) => media.actions.switchDevice('audioDeviceId', id)} />
+          <DevicePicker
+            kind="audioinput"
+            value={config.audioDeviceId ?? ''}
+            label={t('device.mic')}
+            onChange={(id) => media.actions.switchDevice('audioDeviceId', id)}
+          />
         ) : null}
-        <DevicePicker kind="audiooutput" value={media.speakerId} label={t('device.speaker')} onChange={(id) => media.actions.switchDevice('speakerId', id)} />
+        <DevicePicker
+          kind="audiooutput"
+          value={media.speakerId}
+          label={t('device.speaker')}
+          onChange={(id) => media.actions.switchDevice('speakerId', id)}
+        />
       </div>
     </Dialog>
   );
@@ -149,7 +196,10 @@ export function ScreenView({ media, isCreator, creatorId }: { media: MediaState;
   return (
     <div className="screen-view" data-testid="screen-view">
       {stream ? (
-        <div className="screen-view__video" onDoubleClick={(e) => void (e.currentTarget as HTMLElement).requestFullscreen?.().catch(() => undefined)}>
+        <div
+          className="screen-view__video"
+          onDoubleClick={(e) => void (e.currentTarget as HTMLElement).requestFullscreen?.().catch(() => undefined)}
+        >
           <Video stream={stream} mirror={false} flip={{ h: false, v: false }} label={t('media.screen')} />
         </div>
       ) : isCreator ? (
@@ -180,12 +230,22 @@ export function MediaControls({ media, roomType, isCreator }: { media: MediaStat
   return (
     <div className="media-controls" role="group" aria-label={t('media.controls')} data-testid="media-controls" data-status={media.status}>
       {showMic ? (
-        <Button variant={media.local.micOn ? 'secondary' : 'danger'} onClick={media.actions.toggleMic} aria-pressed={!media.local.micOn} data-testid="toggle-mic">
+        <Button
+          variant={media.local.micOn ? 'secondary' : 'danger'}
+          onClick={media.actions.toggleMic}
+          aria-pressed={!media.local.micOn}
+          data-testid="toggle-mic"
+        >
           {media.local.micOn ? t('media.muteMic') : t('media.unmuteMic')}
         </Button>
       ) : null}
       {showCam ? (
-        <Button variant={media.local.camOn ? 'secondary' : 'danger'} onClick={media.actions.toggleCam} aria-pressed={!media.local.camOn} data-testid="toggle-cam">
+        <Button
+          variant={media.local.camOn ? 'secondary' : 'danger'}
+          onClick={media.actions.toggleCam}
+          aria-pressed={!media.local.camOn}
+          data-testid="toggle-cam"
+        >
           {media.local.camOn ? t('media.camOff') : t('media.camOn')}
         </Button>
       ) : null}
@@ -197,7 +257,11 @@ export function MediaControls({ media, roomType, isCreator }: { media: MediaStat
       <Button variant="ghost" onClick={() => setSettings(true)} aria-haspopup="dialog" data-testid="device-settings-open">
         {t('media.devices')}
       </Button>
-      {media.status === 'offline' ? <span className="badge" data-testid="media-offline">{t('media.offline')}</span> : null}
+      {media.status === 'offline' ? (
+        <span className="badge" data-testid="media-offline">
+          {t('media.offline')}
+        </span>
+      ) : null}
       {settings ? <DeviceSettings media={media} onClose={() => setSettings(false)} /> : null}
     </div>
   );

@@ -36,13 +36,16 @@ export function saveDeviceConfig(patch: DeviceConfig): void {
 }
 
 /** The spec's device exceptions (§4, §8). */
-export type DeviceProblem = 'noDevices' | 'noWebcam' | 'noMicrophone' | 'occupied' | 'denied' | 'unplugged' | 'deviceUpdate' | 'deviceError';
+export type DeviceProblem =
+  'noDevices' | 'noWebcam' | 'noMicrophone' | 'occupied' | 'denied' | 'unplugged' | 'deviceUpdate' | 'deviceError';
 
 export function problemOf(err: unknown, kind: 'audio' | 'video' | 'both'): DeviceProblem {
-  const name = err instanceof Error || (typeof err === 'object' && err !== null && 'name' in err) ? String((err as { name: string }).name) : '';
+  const name =
+    err instanceof Error || (typeof err === 'object' && err !== null && 'name' in err) ? String((err as { name: string }).name) : '';
   if (name === 'NotAllowedError' || name === 'SecurityError' || name === 'PermissionDeniedError') return 'denied';
   if (name === 'NotReadableError' || name === 'TrackStartError') return 'occupied';
-  if (name === 'NotFoundError' || name === 'DevicesNotFoundError') return kind === 'audio' ? 'noMicrophone' : kind === 'video' ? 'noWebcam' : 'noDevices';
+  if (name === 'NotFoundError' || name === 'DevicesNotFoundError')
+    return kind === 'audio' ? 'noMicrophone' : kind === 'video' ? 'noWebcam' : 'noDevices';
   return 'deviceError';
 }
 
@@ -60,7 +63,11 @@ export async function captureTrack(kind: 'audio' | 'video', config = readDeviceC
   if (!navigator.mediaDevices?.getUserMedia) throw Object.assign(new Error('no media devices'), { name: 'NotFoundError' });
   if (kind === 'audio') {
     const stream = await navigator.mediaDevices.getUserMedia({
-      audio: { echoCancellation: true, noiseSuppression: true, ...(config.audioDeviceId ? { deviceId: { ideal: config.audioDeviceId } } : {}) },
+      audio: {
+        echoCancellation: true,
+        noiseSuppression: true,
+        ...(config.audioDeviceId ? { deviceId: { ideal: config.audioDeviceId } } : {}),
+      },
     });
     return stream.getAudioTracks()[0]!;
   }

@@ -87,7 +87,9 @@ export class MediaSession {
   async #req<K extends MediaRequestType>(type: K, body: MediaCalls[K][0]): Promise<MediaCalls[K][1]> {
     const socket = this.#socket;
     if (!socket?.connected) throw new MediaError('33005', 'media offline');
-    const ack = (await socket.timeout(ACK_TIMEOUT_MS).emitWithAck(MEDIA_REQUEST_EVENT, { v: MEDIA_PROTOCOL_VERSION, type, ...body })) as Ack<MediaCalls[K][1]>;
+    const ack = (await socket
+      .timeout(ACK_TIMEOUT_MS)
+      .emitWithAck(MEDIA_REQUEST_EVENT, { v: MEDIA_PROTOCOL_VERSION, type, ...body })) as Ack<MediaCalls[K][1]>;
     if (ack.code !== '0') throw new MediaError(ack.code, ack.msg);
     return ack.data as MediaCalls[K][1];
   }
@@ -273,7 +275,18 @@ export class MediaSession {
     const out = [];
     for (const r of this.#remote.values()) {
       const report = await r.pc.getStats();
-      let row = { framesDecoded: 0, totalSamplesReceived: 0, packetsReceived: 0, frameWidth: 0, framesReceived: 0, framesDropped: 0, keyFramesDecoded: 0, pliCount: 0, firCount: 0, nackCount: 0 };
+      let row = {
+        framesDecoded: 0,
+        totalSamplesReceived: 0,
+        packetsReceived: 0,
+        frameWidth: 0,
+        framesReceived: 0,
+        framesDropped: 0,
+        keyFramesDecoded: 0,
+        pliCount: 0,
+        firCount: 0,
+        nackCount: 0,
+      };
       report.forEach((s: Record<string, unknown>) => {
         if (s['type'] !== 'inbound-rtp') return;
         row = {

@@ -81,7 +81,14 @@ export function canShareScreen(ua: string, hasApi: boolean): boolean {
 function peopleFrom(remote: RemoteTrack[]): Record<string, MediaPerson> {
   const out: Record<string, MediaPerson> = {};
   for (const r of remote) {
-    const p = (out[r.info.userId] ??= { userId: r.info.userId, video: null, videoPaused: false, audio: null, audioPaused: false, screen: null });
+    const p = (out[r.info.userId] ??= {
+      userId: r.info.userId,
+      video: null,
+      videoPaused: false,
+      audio: null,
+      audioPaused: false,
+      screen: null,
+    });
     const stream = new MediaStream([r.track]);
     if (r.info.source === 'camera') {
       p.video = stream;
@@ -338,7 +345,10 @@ export function useMedia(o: UseMediaOptions): MediaState {
     setTimeout(() => setScreenBlocked(false), SCREEN_BUTTON_BLOCK_MS);
     void (async () => {
       try {
-        const stream = await navigator.mediaDevices.getDisplayMedia({ video: { width: { max: 1920 }, height: { max: 1080 }, frameRate: { max: 30 } }, audio: false });
+        const stream = await navigator.mediaDevices.getDisplayMedia({
+          video: { width: { max: 1920 }, height: { max: 1080 }, frameRate: { max: 30 } },
+          audio: false,
+        });
         const track = stream.getVideoTracks()[0]!;
         tracks.current.screen = track;
         track.addEventListener('ended', () => {
