@@ -1,5 +1,5 @@
 /**
- * Builds whiteboards of N operations straight into a room's log (BoardService.seed: the same
+ * Builds whiteboards of N operations straight into a room's log (seedBoard in tests/support: the same
  * checks, effects and snapshot rule as live operations, written in batches). The hook for the
  * browser side's paint benchmark as well as bench/board:
  *
@@ -9,6 +9,7 @@
  * (a long day of drawing and wiping, ending with a small board).
  */
 import type { BoardActor, BoardService } from '../../core/board/board.service.ts';
+import { seedBoard } from '../../tests/support/board-seed.ts';
 import type { BoardOp, StrokeData } from '../../core/contracts/board.ts';
 import { BRUSH_COLOURS } from '../../core/contracts/board.ts';
 
@@ -41,10 +42,10 @@ export async function buildBoard(
 ): Promise<number> {
   const chunk = 10_000;
   let seq = 0;
-  for (let from = 0; from < n; from += chunk) seq = await board.seed(actor, strokeOps(page, from, Math.min(chunk, n - from)));
+  for (let from = 0; from < n; from += chunk) seq = await seedBoard(board, actor, strokeOps(page, from, Math.min(chunk, n - from)));
   if (opts.shape === 'cleared') {
-    await board.seed(actor, [{ opId: `clear-${page}`, type: 'clear', page }]);
-    seq = await board.seed(actor, strokeOps(page, n, opts.after ?? 1000, 'a'));
+    await seedBoard(board, actor, [{ opId: `clear-${page}`, type: 'clear', page }]);
+    seq = await seedBoard(board, actor, strokeOps(page, n, opts.after ?? 1000, 'a'));
   }
   return seq;
 }

@@ -4,6 +4,7 @@ import { BoardService } from '#core/board/board.service.ts';
 import { JsonText } from '#core/board/json-text.ts';
 import { TokenSigner } from '#core/platform/secrets.ts';
 import { call, signIn } from '#tests/support/api.ts';
+import { seedBoard } from '#tests/support/board-seed.ts';
 import { LayerMirror, boardRoom, connectBoard, createOp, stateOf, strokeData, type BoardSocket } from '#tests/support/board-client.ts';
 import { eachEngine } from '#tests/support/engines-matrix.ts';
 import { ask, connectRoom, record, sleep, waitFor } from '#tests/support/room-client.ts';
@@ -213,7 +214,8 @@ eachEngine(
       const p = server().banshu.platform;
       const service = p.services.board;
       const actor = { room: roomNumber, uid: teacher.userId, role: 'creator' as const };
-      await service.seed(
+      await seedBoard(
+        service,
         actor,
         Array.from({ length: 300 }, (_, i) => createOp(`s${i}`, `s${i}`, 'wb:1', strokeData(i, i))),
       );
@@ -275,7 +277,7 @@ eachEngine(
         { opId: 'un', type: 'undo' as const, page: 'wb:3' },
         { opId: 'del', type: 'delete' as const, ids: ['s0'], page: 'wb:3' },
       ];
-      expect(await service.seed(actor, ops, 100)).toBe(253);
+      expect(await seedBoard(service, actor, ops, 100)).toBe(253);
       const t = await board(server(), teacher.wbToken);
       const warm = (await ask(t, 'getBoard', { page: 'wb:3' })).data;
       expect(warm.state.items).toHaveLength(249);
@@ -288,7 +290,7 @@ eachEngine(
       // One compacted into the snapshot is no longer known by its opId, but is still not applied twice.
       expect((await ask(t, 'sync', createOp('s5', 's5', 'wb:3'))).code).toBe('32101');
       // A refused seed leaves nothing behind.
-      await expect(service.seed(actor, [createOp('x1', 'x1', 'wb:3'), createOp('x2', 's3', 'wb:3')])).rejects.toMatchObject({
+      await expect(seedBoard(service, actor, [createOp('x1', 'x1', 'wb:3'), createOp('x2', 's3', 'wb:3')])).rejects.toMatchObject({
         code: '32101',
       });
       expect(stateOf('wb:3', (await ask(t, 'getBoard', { page: 'wb:3' })).data).items).toHaveLength(250);
@@ -649,7 +651,8 @@ it('limits requests per socket per second', async () => {
     // A page holds at most BOARD_MAX_ITEMS_PER_LAYER items.
     const roomNumber = (await call(server.url, 'getMyRoomList', {}, { token: teacher.token })).data.roomList[0].roomNumber;
     const actor = { room: roomNumber, uid: teacher.userId, role: 'creator' as const };
-    await server.banshu.platform.services.board.seed(
+    await seedBoard(
+      server.banshu.platform.services.board,
       actor,
       Array.from({ length: 95 }, (_, i) => createOp(`f${i}`, `f${i}`)),
     );
