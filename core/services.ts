@@ -33,6 +33,8 @@ import { MediaService, type MediaNodes } from './rooms/media.service.ts';
 import type { Converter } from './courseware/converter.ts';
 import { DocumentRepository } from './courseware/document.repository.ts';
 import { CoursewareService } from './courseware/courseware.service.ts';
+import { LocalRoomChangeRelay, RoomState, type RoomChangeRelay } from './rooms/room-state.ts';
+import { RoomStateRepository } from './rooms/room-state.repository.ts';
 
 export interface Ports {
   config: Config;
@@ -52,11 +54,15 @@ export interface Ports {
   mediaNodes?: MediaNodes;
   /** Courseware conversion and content checks of uploads (workers/convert); null where none is built. */
   converter?: Converter | null;
+  /** Carries room changes to the other processes (Redis with REDIS_URL); this process only without it. */
+  roomChanges?: RoomChangeRelay;
 }
 
 export interface Services {
   account: AccountService;
   rooms: RoomService;
+  /** The one writer of the rooms row and the source of its change events (ADR 062). */
+  roomState: RoomState;
   live: RoomLiveService;
   media: MediaService | null;
   billing: BillingService;
@@ -79,12 +85,23 @@ export function buildServices(p: Ports): Services {
   const billing = new BillingService(billingRepo, p.clock, p.config);
   const limiter = new RateLimiter(p.db, p.clock);
   const signer = new TokenSigner(p.secret);
-  const rooms = new RoomService(new RoomRepository(p.db), account, billing, signer, limiter, p.clock, p.config);
-  const live = new RoomLiveService(new LiveRepository(p.db), accountRepo, rooms, p.events, p.presence, p.scheduler, p.clock, p.config);
+  const roomState = new RoomState(new RoomStateRepository(p.db), p.roomChanges ?? new LocalRoomChangeRelay());
+  const rooms = new RoomService(new RoomRepository(p.db), roomState, account, billing, signer, limiter, p.clock, p.config);
+  const live = new RoomLiveService(
+    new LiveRepository(p.db),
+    roomState,
+    accountRepo,
+    rooms,
+    p.events,
+    p.presence,
+    p.scheduler,
+    p.clock,
+    p.config,
+  );
   const orders = new OrderService(new OrderRepository(p.db), p.payments, p.events, p.clock, p.config, p.logger);
   const messaging = new MessagingService(new MessagingRepository(p.db), p.clock, p.config, p.secret);
   const site = new SiteService(new SiteRepository(p.db), limiter, p.clock, p.config);
-  const board = new BoardService(new BoardRepository(p.db), live, signer, p.objects, p.events, p.clock, p.config, p.logger);
+  const board = new BoardService(new BoardRepository(p.db), live, signer, p.objects, roomState, p.clock, p.config, p.logger);
   const media = p.mediaNodes ? new MediaService(new LiveRepository(p.db), signer, p.mediaNodes, p.clock, p.config) : null;
   rooms.media = media;
   const courseware = new CoursewareService(
@@ -94,11 +111,27 @@ export function buildServices(p: Ports): Services {
     p.jobs,
     p.events,
     limiter,
-    { actorFor: (viewer, roomNumber) => live.actorFor(viewer, roomNumber), invalidate: (roomNumber) => rooms.invalidate(roomNumber) },
+    { actorFor: (viewer, roomNumber) => live.actorFor(viewer, roomNumber) },
+    roomState,
     p.clock,
     p.config,
     p.logger,
   );
   live.courseware = courseware;
-  return { account, rooms, live, media, billing, limiter, devOutbox: p.outbox, billingRepo, orders, messaging, site, board, courseware };
+  return {
+    account,
+    rooms,
+    roomState,
+    live,
+    media,
+    billing,
+    limiter,
+    devOutbox: p.outbox,
+    billingRepo,
+    orders,
+    messaging,
+    site,
+    board,
+    courseware,
+  };
 }

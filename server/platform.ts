@@ -26,6 +26,8 @@ import type { MediaNodes } from '#core/rooms/media.service.ts';
 import { singleMediaNode } from './media.ts';
 import { MediaNodeRepository } from '#core/rooms/media-node.repository.ts';
 import { MediaRegistry } from '#core/rooms/media-registry.ts';
+import { LocalRoomChangeRelay, type RoomChangeRelay } from '#core/rooms/room-state.ts';
+import { connectRoomChangeRelay } from './redis.ts';
 
 /**
  * Presence is answered by the web role's room channel once it exists; until then (and in a
@@ -56,6 +58,8 @@ export interface Platform {
   database: DatabaseHandle;
   services: Services;
   events: EventBus;
+  /** Room changes (ADR 062): this process only, or every process through Redis with REDIS_URL. */
+  roomChanges: RoomChangeRelay;
   /** The object store: S3-compatible when S3_ENDPOINT is set, else the disk store. */
   objects: ObjectStore;
   /** The disk store when it is the object store: the web role serves its signed GET and PUT links. */
@@ -88,6 +92,8 @@ export interface PlatformOverrides {
   mediaNodes?: MediaNodes;
   /** The courseware converter (default: the one of workers/convert when it is present). */
   converter?: Converter | null;
+  /** The room-change relay (tests: one shared by two platforms on one database). */
+  roomChanges?: RoomChangeRelay;
 }
 
 /** The object store the settings name: S3-compatible with S3_ENDPOINT, else DATA_DIR/objects. */
@@ -184,6 +190,8 @@ export async function buildPlatform(config: Config, o: PlatformOverrides = {}): 
     (config.MEDIA_PLACEMENT === 'registry'
       ? new MediaRegistry(new MediaNodeRepository(database.db), clock, config.MEDIA_REPORT_SECONDS)
       : singleMediaNode(config));
+  const redisChanges = !o.roomChanges && config.REDIS_URL ? await connectRoomChangeRelay(config.REDIS_URL, logger) : null;
+  const roomChanges = o.roomChanges ?? redisChanges ?? new LocalRoomChangeRelay();
   const services = buildServices({
     config,
     secret,
@@ -200,6 +208,7 @@ export async function buildPlatform(config: Config, o: PlatformOverrides = {}): 
     scheduler: timerScheduler(logger),
     payments,
     mediaNodes,
+    roomChanges,
   });
 
   if (jobs && runsWorkers) {
@@ -218,6 +227,7 @@ export async function buildPlatform(config: Config, o: PlatformOverrides = {}): 
     database,
     services,
     events,
+    roomChanges,
     objects,
     diskObjects,
     converter,
@@ -232,6 +242,7 @@ export async function buildPlatform(config: Config, o: PlatformOverrides = {}): 
       services.courseware.close();
       await converter?.close().catch((err: unknown) => logger.warn({ err }, 'converter close failed'));
       if (objects instanceof S3ObjectStore) objects.close();
+      await redisChanges?.close();
       await database.close();
     },
   };

@@ -3,13 +3,18 @@
  * server uses the Redis adapter (a broadcast, fetchSockets or disconnectSockets on one node reaches
  * the sockets of all nodes), and processes without a socket.io server (worker, media) emit their
  * bus messages through the Redis emitter, routed exactly as the web channels route them
- * (server/web/bus-routes.ts). A Redis outage is logged; it never takes a process down.
+ * (server/web/bus-routes.ts). Room changes (ADR 062) travel on their own channel between every
+ * process. A Redis outage is logged; it never takes a process down.
  */
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
 import { Redis, type RedisOptions } from 'ioredis';
 import { createAdapter } from '@socket.io/redis-adapter';
 import { Emitter } from '@socket.io/redis-emitter';
 import type { EventBus } from '#core/platform/events.ts';
 import type { Logger } from '#core/platform/logger.ts';
+import type { RoomChange, RoomChangeRelay, RoomField } from '#core/rooms/room-state.ts';
+import { ROOM_NUMBER_RULE } from '#core/rooms/room.schema.ts';
 import { socketRouteOf } from './web/bus-routes.ts';
 
 /** The channel prefix the adapter and the emitter share. */
@@ -29,7 +34,11 @@ const FIRE_AND_FORGET = [
   'sunsubscribe',
 ] as const;
 
-function openClient(url: string, logger: Logger, name: string, opts: RedisOptions): Redis {
+/**
+ * `outage` is the level an outage is logged at: the realtime clients report it as an error; the
+ * room-change relay, which only makes caches fresher, as a warning.
+ */
+function openClient(url: string, logger: Logger, name: string, opts: RedisOptions, outage: 'error' | 'warn' = 'error'): Redis {
   const client = new Redis(url, { connectionName: `banshu-${name}`, retryStrategy: (n) => Math.min(n * 100, 2000), ...opts });
   // ioredis reports every failed reconnect attempt: one error line per outage is enough.
   let down = false;
@@ -37,7 +46,7 @@ function openClient(url: string, logger: Logger, name: string, opts: RedisOption
   const lost = () => {
     if (down) return;
     down = true;
-    logger.error({ err: lastError, client: name }, 'redis unreachable: realtime stays on this node until it is back');
+    logger[outage]({ err: lastError, client: name }, 'redis unreachable: realtime stays on this node until it is back');
   };
   client.on('error', (err: unknown) => {
     lastError = err;
@@ -128,6 +137,68 @@ export async function attachRedisEmitter(bus: EventBus, url: string, logger: Log
     async close() {
       unsubscribe();
       await quit(client);
+    },
+  };
+}
+
+/** The channel room changes travel on (ADR 062). */
+const ROOM_CHANGES_CHANNEL = `${KEY}:room-changes`;
+
+/** A room change as published by another process: parsed before any cache hears it. */
+const relayedChange = z.object({
+  origin: z.string().min(1).max(64),
+  roomNumber: z.string().regex(ROOM_NUMBER_RULE),
+  fields: z.array(z.string().regex(/^[a-z_]{1,40}$/)).max(64),
+});
+
+/**
+ * Room changes across processes: each change is told to this process's listeners at once and
+ * published on Redis; the changes other processes publish are told here when they arrive. While
+ * Redis is down the other processes miss changes: their caches then keep an entry for its time
+ * to live (a second by default), as before this relay.
+ */
+export async function connectRoomChangeRelay(url: string, logger: Logger): Promise<RoomChangeRelay & { close(): Promise<void> }> {
+  const origin = randomUUID();
+  const listeners = new Set<(change: RoomChange) => void>();
+  const tell = (change: RoomChange) => {
+    for (const l of listeners) {
+      try {
+        l(change);
+      } catch (err) {
+        logger.error({ err, room: change.roomNumber }, 'room change listener failed');
+      }
+    }
+  };
+  const pub = openClient(url, logger, 'room-changes-pub', { enableOfflineQueue: false }, 'warn');
+  const sub = openClient(url, logger, 'room-changes-sub', { maxRetriesPerRequest: null }, 'warn');
+  sub.on('message', (channel: string, text: string) => {
+    if (channel !== ROOM_CHANGES_CHANNEL) return;
+    let parsed: z.infer<typeof relayedChange>;
+    try {
+      parsed = relayedChange.parse(JSON.parse(text));
+    } catch (err) {
+      logger.warn({ err }, 'room change from redis refused');
+      return;
+    }
+    if (parsed.origin === origin) return;
+    tell({ roomNumber: parsed.roomNumber, fields: parsed.fields as RoomField[] });
+  });
+  await Promise.all([ready(pub, logger, 'room-changes-pub'), ready(sub, logger, 'room-changes-sub')]);
+  // Sent once connected, and renewed by ioredis on every reconnect (autoResubscribe).
+  void sub.subscribe(ROOM_CHANGES_CHANNEL);
+  return {
+    publish(change) {
+      tell(change);
+      if (pub.status !== 'ready') return;
+      void pub.publish(ROOM_CHANGES_CHANNEL, JSON.stringify({ origin, roomNumber: change.roomNumber, fields: change.fields }));
+    },
+    subscribe(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    async close() {
+      listeners.clear();
+      await Promise.all([quit(pub), quit(sub)]);
     },
   };
 }

@@ -10,11 +10,11 @@ import type { Role } from '../contracts/room-events.ts';
 import type { Clock } from '../platform/clock.ts';
 import type { Config } from '../platform/config.ts';
 import { DomainError, illegalParams, notAllowed, roomNotFound } from '../platform/errors.ts';
-import type { EventBus } from '../platform/events.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { ObjectStore } from '../platform/objects.ts';
 import type { TokenSigner } from '../platform/secrets.ts';
 import { ROOM_NUMBER_RULE } from '../rooms/room.schema.ts';
+import { RoomCache, type RoomChanges } from '../rooms/room-state.ts';
 import { BoardLog, type LayerAnswer } from './board-log.ts';
 import { checkOp, isLayerKey, layerToState, parseLayerKey } from './model.ts';
 import { type BoardRoomFacts, mayDraw, mayOperate } from './permissions.ts';
@@ -87,7 +87,7 @@ export function checkSlideLayer(row: BoardRoomRow, page: string): void {
 }
 
 export class BoardService {
-  readonly #rows = new Map<string, { at: number; row: BoardRoomRow }>();
+  readonly #rows: RoomCache<BoardRoomRow>;
   readonly #uploadListeners = new Set<(room: string, uid: string, file: BoardUpload) => void>();
   private readonly repo: BoardRepository;
   private readonly roomsPort: BoardRoomsPort;
@@ -105,7 +105,7 @@ export class BoardService {
     roomsPort: BoardRoomsPort,
     signer: TokenSigner,
     objects: ObjectStore,
-    bus: EventBus,
+    changes: RoomChanges,
     clock: Clock,
     config: BoardConfig,
     logger: Logger | null = null,
@@ -118,18 +118,17 @@ export class BoardService {
     this.config = config;
     this.logger = logger;
     this.log = new BoardLog(repo, clock, config, logger);
-    // A permission change or a closed room must count from the next operation, not a second later.
-    this.#unsubscribe = bus.subscribe((m) => {
-      if (!('room' in m.target)) return;
-      const p = m.payload as Record<string, unknown> | null;
-      if (m.event === 'roomClosed' || m.event === 'courseware' || (m.event === 'customRoomEvent' && p && 'wbPower' in p))
-        this.#rows.delete(m.target.room);
-      if (m.event === 'roomClosed') this.log.forget(m.target.room);
+    // A permission change or a closed room must count from the next operation, not a second later,
+    // on every node (RoomState tells each change of the room, ADR 062).
+    this.#rows = new RoomCache(changes, ROOM_ROW_TTL_MS, ROOMS_CACHED, () => clock.now().getTime());
+    this.#unsubscribe = changes.onChange((c) => {
+      if (c.fields.includes('state')) this.log.forget(c.roomNumber);
     });
   }
 
   close(): void {
     this.#unsubscribe();
+    this.#rows.close();
   }
   /** The channel hears every accepted operation here, in sequence order per room. */
   onOperation(listener: (room: string, op: SequencedOp) => void): () => void {
@@ -250,14 +249,11 @@ export class BoardService {
 
   async #row(roomNumber: string): Promise<BoardRoomRow> {
     if (typeof roomNumber !== 'string' || !ROOM_NUMBER_RULE.test(roomNumber)) throw roomNotFound();
-    const now = this.clock.now().getTime();
-    const hit = this.#rows.get(roomNumber);
-    if (hit && now - hit.at < ROOM_ROW_TTL_MS && now >= hit.at) return hit.row;
-    const row = await this.repo.room(roomNumber);
-    if (!row) throw roomNotFound();
-    this.#rows.set(roomNumber, { at: now, row });
-    if (this.#rows.size > ROOMS_CACHED) this.#rows.delete(this.#rows.keys().next().value!);
-    return row;
+    return this.#rows.get(roomNumber, async () => {
+      const row = await this.repo.room(roomNumber);
+      if (!row) throw roomNotFound();
+      return row;
+    });
   }
 
   /** The room's row as the rules see it (cached for a moment), for code that writes to the log directly. */

@@ -15,15 +15,8 @@ import { SIGNED_URL_TTL_SECONDS, type CoursewareRoomEvents, type CoursewareUserE
 import { ConvertError, type Converter, type ConvertedPage } from './converter.ts';
 import type { DocumentRepository, DocumentRow } from './document.repository.ts';
 import { extensionOf } from './names.ts';
-import {
-  type CoursewareConfig,
-  type CoursewareRoom,
-  type CoursewareRooms,
-  noCourseware,
-  pageKey,
-  thumbKey,
-  videoKey,
-} from './courseware-room.ts';
+import { type CoursewareConfig, type CoursewareRoom, noCourseware, pageKey, thumbKey, videoKey } from './courseware-room.ts';
+import type { RoomState } from '../rooms/room-state.ts';
 import { md5File, toDocumentInfo } from './courseware-library.ts';
 
 /** A signed but unregistered upload is forgotten this long after its link expired. */
@@ -35,7 +28,7 @@ export class CoursewareConversion {
   private readonly converter: Converter | null;
   private readonly bus: EventBus;
   private readonly room: CoursewareRoom;
-  private readonly rooms: CoursewareRooms;
+  private readonly state: RoomState;
   private readonly clock: Clock;
   private readonly config: CoursewareConfig;
   private readonly logger: Logger;
@@ -46,7 +39,7 @@ export class CoursewareConversion {
     converter: Converter | null,
     bus: EventBus,
     room: CoursewareRoom,
-    rooms: CoursewareRooms,
+    state: RoomState,
     clock: Clock,
     config: CoursewareConfig,
     logger: Logger,
@@ -56,7 +49,7 @@ export class CoursewareConversion {
     this.converter = converter;
     this.bus = bus;
     this.room = room;
-    this.rooms = rooms;
+    this.state = state;
     this.clock = clock;
     this.config = config;
     this.logger = logger;
@@ -105,8 +98,7 @@ export class CoursewareConversion {
       if (!room || room.document_id !== doc.id) continue;
       if (phase === 'failed') {
         // 'parse failed' for the uploader; the courseware closes (spec 03 §4).
-        await this.repo.setRoomCourseware(room.id, { document_id: null, ppt_current_page: 1, doc_scroll: 0, doc_video: '' });
-        this.rooms.invalidate(room.room_number);
+        await this.state.setCourseware(room.id, { document_id: null, ppt_current_page: 1, doc_scroll: 0, doc_video: '' });
       }
       const courseware = phase === 'failed' ? noCourseware(this.resourceType) : await this.room.block(room, doc);
       this.#toRoom(shown.room_number, 'documentConvert', {

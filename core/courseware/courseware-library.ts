@@ -27,15 +27,8 @@ import {
 import type { Converter } from './converter.ts';
 import type { DocumentRepository, DocumentRow } from './document.repository.ts';
 import { CONTENT_TYPES, displayName, documentTypeOf, extensionOf, keyFileName, kindFitsExtension } from './names.ts';
-import {
-  type CoursewareConfig,
-  type CoursewareRoom,
-  type CoursewareRooms,
-  noCourseware,
-  pageKey,
-  thumbKey,
-  videoKey,
-} from './courseware-room.ts';
+import { type CoursewareConfig, type CoursewareRoom, noCourseware, pageKey, thumbKey, videoKey } from './courseware-room.ts';
+import type { RoomState } from '../rooms/room-state.ts';
 
 /**
  * Where a registered upload's checked bytes live: `{prefix}/{name}` -> `{prefix}/source/{tag}/{name}`
@@ -76,7 +69,7 @@ export class CoursewareLibrary {
   private readonly bus: EventBus;
   private readonly limiter: RateLimiter;
   private readonly room: CoursewareRoom;
-  private readonly rooms: CoursewareRooms;
+  private readonly state: RoomState;
   private readonly clock: Clock;
   private readonly config: CoursewareConfig;
   private readonly logger: Logger;
@@ -89,7 +82,7 @@ export class CoursewareLibrary {
     bus: EventBus,
     limiter: RateLimiter,
     room: CoursewareRoom,
-    rooms: CoursewareRooms,
+    state: RoomState,
     clock: Clock,
     config: CoursewareConfig,
     logger: Logger,
@@ -101,7 +94,7 @@ export class CoursewareLibrary {
     this.bus = bus;
     this.limiter = limiter;
     this.room = room;
-    this.rooms = rooms;
+    this.state = state;
     this.clock = clock;
     this.config = config;
     this.logger = logger;
@@ -411,9 +404,10 @@ export class CoursewareLibrary {
     if (doc.task_id !== input.taskId) throw new DomainError('34006');
     if (doc.status !== 3 && doc.status !== 4) throw new DomainError('34007');
     const showing = await this.repo.roomsShowing([doc.id]);
+    // What the foreign key would do on delete, through RoomState so every cache hears of it.
+    for (const r of showing) await this.state.setCourseware(r.id, { document_id: null });
     await this.repo.delete(doc.id);
     for (const r of showing) {
-      this.rooms.invalidate(r.room_number);
       this.#toRoom(r.room_number, 'courseware', { courseware: noCourseware(this.resourceType), by: viewer.userId });
     }
     if ((await this.repo.countSharing('pages_prefix', doc.pages_prefix, doc.id)) === 0) await this.#deleteObjects(doc);

@@ -18,6 +18,7 @@ import {
 } from '../contracts/courseware.ts';
 import type { CoursewareRoomRow, DocumentRepository, DocumentRow } from './document.repository.ts';
 import { ROOM_NUMBER_RULE } from '../rooms/room.schema.ts';
+import type { RoomState } from '../rooms/room-state.ts';
 
 export type CoursewareConfig = Pick<
   Config,
@@ -31,10 +32,9 @@ export interface CoursewareActor {
   role: string;
 }
 
-/** The room port: membership checks and the room-info cache (RoomLiveService and RoomService). */
+/** The room port: membership checks (RoomLiveService). */
 export interface CoursewareRooms {
   actorFor(viewer: { userId: string }, roomNumber: string): Promise<{ room: string; uid: string; role: string }>;
-  invalidate(roomNumber: string): void;
 }
 
 export const pageKey = (prefix: string, page: number) => `${prefix}/pages/${page}.jpg`;
@@ -73,13 +73,15 @@ export class CoursewareRoom {
   private readonly objects: ObjectStore;
   private readonly bus: EventBus;
   private readonly rooms: CoursewareRooms;
+  private readonly state: RoomState;
   private readonly clock: Clock;
 
-  constructor(repo: DocumentRepository, objects: ObjectStore, bus: EventBus, rooms: CoursewareRooms, clock: Clock) {
+  constructor(repo: DocumentRepository, objects: ObjectStore, bus: EventBus, rooms: CoursewareRooms, state: RoomState, clock: Clock) {
     this.repo = repo;
     this.objects = objects;
     this.bus = bus;
     this.rooms = rooms;
+    this.state = state;
     this.clock = clock;
   }
 
@@ -161,14 +163,13 @@ export class CoursewareRoom {
 
   /** Shows a document in the room and turns everyone to the document view (showState 'ppt'), wherever it was opened from. */
   async show(room: CoursewareRoomRow, doc: DocumentRow, by: string): Promise<RoomCourseware> {
-    await this.repo.setRoomCourseware(room.id, {
+    await this.state.setCourseware(room.id, {
       document_id: doc.id,
       ppt_current_page: 1,
       doc_scroll: 0,
       doc_video: '',
       show_state: 'ppt',
     });
-    this.rooms.invalidate(room.room_number);
     const courseware = await this.block({ ...room, document_id: doc.id, ppt_current_page: 1, doc_scroll: 0, doc_video: '' }, doc);
     this.#toRoom(room.room_number, 'courseware', { courseware, by });
     this.bus.publish({ target: { room: room.room_number }, event: 'customRoomEvent', payload: { showState: 'ppt', by } });
@@ -176,8 +177,7 @@ export class CoursewareRoom {
   }
 
   async hide(room: { id: string; room_number: string }, by: string): Promise<void> {
-    await this.repo.setRoomCourseware(room.id, { document_id: null, ppt_current_page: 1, doc_scroll: 0, doc_video: '' });
-    this.rooms.invalidate(room.room_number);
+    await this.state.setCourseware(room.id, { document_id: null, ppt_current_page: 1, doc_scroll: 0, doc_video: '' });
     this.#toRoom(room.room_number, 'courseware', { courseware: noCourseware(this.resourceType), by });
   }
 
@@ -206,8 +206,7 @@ export class CoursewareRoom {
     if (page < 1 || page > Math.max(doc.page_count, 1)) throw new DomainError('34010', `page ${page} of ${doc.page_count}`);
     // A slide change starts at the top of the page (spec 03 §4 Paging) unless a scroll comes with it.
     const docScroll = tenths ?? (page === room.ppt_current_page ? room.doc_scroll : 0);
-    await this.repo.setRoomCourseware(room.id, { ppt_current_page: page, doc_scroll: docScroll });
-    this.rooms.invalidate(room.room_number);
+    await this.state.setCourseware(room.id, { ppt_current_page: page, doc_scroll: docScroll });
     const courseware = await this.block({ ...room, ppt_current_page: page, doc_scroll: docScroll }, doc);
     this.#toRoom(room.room_number, 'courseware', { courseware, by: actor.uid });
     return courseware;
@@ -230,7 +229,7 @@ export class CoursewareRoom {
     const kept: VideoControl['type'] =
       type === 'heartbeat' || type === 'seek' ? (previous?.type === 'play' ? 'play' : 'pause') : (type as 'play' | 'pause');
     const control: VideoControl = { type: type as VideoControl['type'], currentTime, at: this.clock.now().getTime() };
-    await this.repo.setRoomCourseware(room.id, { doc_video: JSON.stringify({ ...control, type: kept }) });
+    await this.state.setCourseware(room.id, { doc_video: JSON.stringify({ ...control, type: kept }) });
     this.#toRoom(room.room_number, 'videoControl', { ...control, by: actor.uid });
     return control;
   }

@@ -13,6 +13,7 @@ import type { RateLimiter } from '../platform/rate-limit.ts';
 import type { DocumentInfo, DocumentStatus, DocumentType, RoomCourseware, VideoControl } from '../contracts/courseware.ts';
 import type { Converter } from './converter.ts';
 import type { DocumentRepository } from './document.repository.ts';
+import type { RoomState } from '../rooms/room-state.ts';
 import { CoursewareConversion } from './courseware-conversion.ts';
 import { CoursewareLibrary } from './courseware-library.ts';
 import { type CoursewareActor, type CoursewareConfig, type CoursewareRooms, CoursewareRoom } from './courseware-room.ts';
@@ -38,13 +39,14 @@ export class CoursewareService {
     bus: EventBus,
     limiter: RateLimiter,
     rooms: CoursewareRooms,
+    state: RoomState,
     clock: Clock,
     config: CoursewareConfig,
     logger: Logger,
   ) {
-    this.room = new CoursewareRoom(repo, objects, bus, rooms, clock);
-    this.library = new CoursewareLibrary(repo, objects, converter, jobs, bus, limiter, this.room, rooms, clock, config, logger);
-    this.conversion = new CoursewareConversion(repo, objects, converter, bus, this.room, rooms, clock, config, logger);
+    this.room = new CoursewareRoom(repo, objects, bus, rooms, state, clock);
+    this.library = new CoursewareLibrary(repo, objects, converter, jobs, bus, limiter, this.room, state, clock, config, logger);
+    this.conversion = new CoursewareConversion(repo, objects, converter, bus, this.room, state, clock, config, logger);
   }
 
   close(): void {

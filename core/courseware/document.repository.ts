@@ -229,13 +229,6 @@ export class DocumentRepository {
       .executeTakeFirst();
   }
 
-  async setRoomCourseware(
-    roomId: string,
-    patch: Partial<{ document_id: string | null; ppt_current_page: number; doc_scroll: number; doc_video: string; show_state: string }>,
-  ): Promise<void> {
-    await this.db.updateTable('rooms').set(patch).where('id', '=', roomId).execute();
-  }
-
   /** Open rooms that show one of these documents. */
   async roomsShowing(documentIds: string[]): Promise<Array<{ id: string; room_number: string; document_id: string }>> {
     if (documentIds.length === 0) return [];

@@ -1,9 +1,7 @@
 import { sql } from 'kysely';
 import type { Database } from '../platform/db/database.ts';
 
-type MicPhase = 'idle' | 'inviting' | 'connected';
-type RoomStatePatch = Partial<{ show_state: string; ppt_id: string; ppt_current_page: number; wb_power: '0' | '1'; room_extend: string }>;
-
+/** Reads of the live room and writes of its members and chat; the rooms row itself is written by RoomState. */
 export class LiveRepository {
   private readonly db: Database;
   constructor(db: Database) {
@@ -58,19 +56,6 @@ export class LiveRepository {
       .execute();
   }
 
-  async patchRoom(roomId: string, patch: RoomStatePatch, now: Date): Promise<void> {
-    await this.db
-      .updateTable('rooms')
-      .set({ ...patch, last_active_at: now })
-      .where('id', '=', roomId)
-      .where('state', '=', 'open')
-      .execute();
-  }
-
-  touch(roomId: string, now: Date) {
-    return this.db.updateTable('rooms').set({ last_active_at: now }).where('id', '=', roomId).execute();
-  }
-
   leave(roomId: string, userId: string, now: Date) {
     return this.db
       .updateTable('room_members')
@@ -105,42 +90,6 @@ export class LiveRepository {
       .limit(limit)
       .execute();
     return rows.reverse();
-  }
-
-  /** Moves the microphone from one phase to another only if it is still where the caller saw it. */
-  async moveMic(
-    roomId: string,
-    from: { phase: MicPhase; userId: string | null },
-    to: { phase: MicPhase; userId: string | null; since: Date; deadline: Date | null },
-  ): Promise<boolean> {
-    let q = this.db
-      .updateTable('rooms')
-      .set({ mic_phase: to.phase, mic_user_id: to.userId, mic_since: to.since, mic_deadline: to.deadline, last_active_at: to.since })
-      .where('id', '=', roomId)
-      .where('mic_phase', '=', from.phase);
-    q = from.userId === null ? q.where('mic_user_id', 'is', null) : q.where('mic_user_id', '=', from.userId);
-    const r = await q.executeTakeFirst();
-    return Number(r.numUpdatedRows) === 1;
-  }
-
-  startTrial(roomId: string, now: Date) {
-    return this.db
-      .updateTable('rooms')
-      .set({ trial_started_at: now })
-      .where('id', '=', roomId)
-      .where('trial_started_at', 'is', null)
-      .executeTakeFirst()
-      .then((r) => Number(r.numUpdatedRows) === 1);
-  }
-
-  close(roomId: string, now: Date) {
-    return this.db
-      .updateTable('rooms')
-      .set({ state: 'closed', closed_at: now, mic_phase: 'idle', mic_user_id: null })
-      .where('id', '=', roomId)
-      .where('state', '=', 'open')
-      .executeTakeFirst()
-      .then((r) => Number(r.numUpdatedRows) === 1);
   }
 
   /** Open rooms whose timed session ended or that nobody used for `idleSince`. */

@@ -25,8 +25,10 @@ import {
 import type { AccountRepository } from '../account/account.repository.ts';
 import { toViewer } from '../account/account.service.ts';
 import type { LiveRepository, LiveRoomRow } from './live.repository.ts';
+import type { RoomStatePatch } from './room-state.repository.ts';
 import type { RoomService } from './room.service.ts';
 import { ROOM_NUMBER_RULE } from './room.schema.ts';
+import { RoomCache, type RoomState } from './room-state.ts';
 
 export interface Actor {
   room: string;
@@ -49,7 +51,7 @@ export const VIEWS = ['', 'wb', 'ppt', 'image', 'screen', 'video'] as const;
 const CREATOR_FIELDS = ['showState', 'pptId', 'pptCurrentPage', 'wbPower', 'roomExtend'] as const;
 const PPT_ID_RULE = /^[A-Za-z0-9_-]{0,64}$/;
 
-/** How long a room row read on a hot path (chat, patches) is reused; local changes drop it. */
+/** How long a room row read on a hot path (chat, patches) is reused; any change of the room drops it (RoomState). */
 const ROOM_ROW_TTL_MS = 1000;
 /** Activity is recorded at most this often per room (it only feeds idle-room housekeeping). */
 const TOUCH_EVERY_MS = 60_000;
@@ -59,10 +61,11 @@ const idleMic: MicState = { phase: 'idle', userId: '', name: '', since: 0, deadl
 export class RoomLiveService {
   /** The courseware a joining member sees in the snapshot (set by the composition). */
   courseware: { roomCourseware(roomNumber: string): Promise<RoomCourseware> } | null = null;
-  readonly #rowCache = new Map<string, { at: number; row: LiveRoomRow }>();
+  readonly #rowCache: RoomCache<LiveRoomRow>;
   readonly #touchedAt = new Map<string, number>();
   readonly #chatLimiter: MemoryRateLimiter;
   private readonly repo: LiveRepository;
+  private readonly state: RoomState;
   private readonly accounts: AccountRepository;
   private readonly rooms: RoomService;
   private readonly bus: EventBus;
@@ -72,6 +75,7 @@ export class RoomLiveService {
   private readonly config: LiveConfig;
   constructor(
     repo: LiveRepository,
+    state: RoomState,
     accounts: AccountRepository,
     rooms: RoomService,
     bus: EventBus,
@@ -81,6 +85,7 @@ export class RoomLiveService {
     config: LiveConfig,
   ) {
     this.repo = repo;
+    this.state = state;
     this.accounts = accounts;
     this.rooms = rooms;
     this.bus = bus;
@@ -89,6 +94,11 @@ export class RoomLiveService {
     this.clock = clock;
     this.config = config;
     this.#chatLimiter = new MemoryRateLimiter(() => clock.now().getTime());
+    this.#rowCache = new RoomCache(state, ROOM_ROW_TTL_MS, 10_000, () => clock.now().getTime());
+  }
+
+  close(): void {
+    this.#rowCache.close();
   }
 
   #emit<E extends keyof ServerToClient>(room: string, event: E, payload: Parameters<ServerToClient[E]>[0]): void {
@@ -105,18 +115,7 @@ export class RoomLiveService {
 
   /** The open room for hot paths that only need its id and creator: shared for a second. */
   async #openRoomShared(roomNumber: string): Promise<Pick<LiveRoomRow, 'id' | 'room_number' | 'create_user'>> {
-    const now = this.clock.now().getTime();
-    const hit = this.#rowCache.get(roomNumber);
-    if (hit && now - hit.at < ROOM_ROW_TTL_MS && now >= hit.at) return hit.row;
-    const row = await this.#openRoom(roomNumber);
-    this.#rowCache.set(roomNumber, { at: now, row });
-    if (this.#rowCache.size > 10_000) this.#rowCache.delete(this.#rowCache.keys().next().value!);
-    return row;
-  }
-
-  #forget(roomNumber: string): void {
-    this.#rowCache.delete(roomNumber);
-    this.rooms.invalidate(roomNumber);
+    return this.#rowCache.get(roomNumber, () => this.#openRoom(roomNumber));
   }
 
   async #touch(roomId: string): Promise<void> {
@@ -125,7 +124,7 @@ export class RoomLiveService {
     if (now.getTime() - last < TOUCH_EVERY_MS) return;
     this.#touchedAt.set(roomId, now.getTime());
     if (this.#touchedAt.size > 10_000) this.#touchedAt.delete(this.#touchedAt.keys().next().value!);
-    await this.repo.touch(roomId, now);
+    await this.state.touch(roomId, now);
   }
 
   #requireCreator(actor: Actor, room: Pick<LiveRoomRow, 'create_user'>): void {
@@ -183,8 +182,7 @@ export class RoomLiveService {
   }
 
   async #freshInfo(roomNumber: string): Promise<RoomInfo> {
-    this.rooms.invalidate(roomNumber);
-    return this.rooms.getRoomInfo(roomNumber);
+    return this.rooms.roomInfoNow(roomNumber);
   }
 
   async #members(room: LiveRoomRow): Promise<{ members: Member[]; teacherOnline: boolean }> {
@@ -245,7 +243,7 @@ export class RoomLiveService {
     if (wantsCreatorField) this.#requireCreator(actor, room);
 
     const applied: Partial<RoomInfo> = {};
-    const db: Parameters<LiveRepository['patchRoom']>[1] = {};
+    const db: RoomStatePatch = {};
     if ('showState' in raw) {
       if (typeof raw.showState !== 'string' || !(VIEWS as readonly string[]).includes(raw.showState)) throw illegalParams('showState');
       db.show_state = applied.showState = raw.showState;
@@ -281,8 +279,7 @@ export class RoomLiveService {
       qualityChanged = true; // kept with the connection (presence), not in the room row
     }
     if (Object.keys(db).length) {
-      await this.repo.patchRoom(room.id, db, this.clock.now());
-      this.#forget(actor.room);
+      await this.state.patchRoom(room.id, db, this.clock.now());
       this.#emit(actor.room, 'customRoomEvent', { ...applied, by: actor.uid });
     }
     if (qualityChanged) await this.publishMembers(actor.room);
@@ -327,7 +324,7 @@ export class RoomLiveService {
     if (!target || target.kicked_at || target.left_at || target.role === 'observer' || !online) throw illegalParams('not in the room');
     const now = this.clock.now();
     const deadline = new Date(now.getTime() + this.config.MIC_TIMEOUT_SECONDS * 1000);
-    const moved = await this.repo.moveMic(
+    const moved = await this.state.moveMic(
       room.id,
       { phase: 'idle', userId: null },
       { phase: 'inviting', userId: targetId, since: now, deadline },
@@ -336,7 +333,7 @@ export class RoomLiveService {
       // Idle with a stale user id, or someone else got there first.
       const fresh = await this.repo.room(actor.room);
       if (fresh?.mic_phase !== 'idle') throw new DomainError('31007');
-      const retried = await this.repo.moveMic(
+      const retried = await this.state.moveMic(
         room.id,
         { phase: 'idle', userId: fresh.mic_user_id },
         { phase: 'inviting', userId: targetId, since: now, deadline },
@@ -354,7 +351,7 @@ export class RoomLiveService {
     if (!room || room.mic_phase !== 'inviting' || room.mic_user_id !== userId) return;
     if (since && room.mic_since && room.mic_since.getTime() !== since.getTime()) return;
     const now = this.clock.now();
-    if (await this.repo.moveMic(room.id, { phase: 'inviting', userId }, { phase: 'idle', userId: null, since: now, deadline: null })) {
+    if (await this.state.moveMic(room.id, { phase: 'inviting', userId }, { phase: 'idle', userId: null, since: now, deadline: null })) {
       this.#emit(roomNumber, 'mic', { ...idleMic, since: now.getTime(), userId, outcome: 'failed' });
     }
   }
@@ -368,7 +365,7 @@ export class RoomLiveService {
     const to = agree
       ? { phase: 'connected' as const, userId: actor.uid, since: now, deadline: null }
       : { phase: 'idle' as const, userId: null, since: now, deadline: null };
-    if (!(await this.repo.moveMic(room.id, { phase: 'inviting', userId: actor.uid }, to))) throw notAllowed('the invitation ended');
+    if (!(await this.state.moveMic(room.id, { phase: 'inviting', userId: actor.uid }, to))) throw notAllowed('the invitation ended');
     const state: MicState = agree
       ? { phase: 'connected', userId: actor.uid, name: current.name, since: now.getTime(), deadline: 0 }
       : { ...idleMic, since: now.getTime() };
@@ -388,7 +385,7 @@ export class RoomLiveService {
     if (!isCreator && current.userId !== actor.uid) throw notAllowed('not your microphone');
     const now = this.clock.now();
     if (
-      await this.repo.moveMic(
+      await this.state.moveMic(
         room.id,
         { phase: current.phase, userId: current.userId },
         { phase: 'idle', userId: null, since: now, deadline: null },
@@ -410,14 +407,14 @@ export class RoomLiveService {
     const now = this.clock.now();
     if (!(await this.repo.kick(room.id, targetId, now))) throw new DomainError('31005');
     if (room.mic_user_id === targetId && room.mic_phase !== 'idle') {
-      await this.repo.moveMic(
+      await this.state.moveMic(
         room.id,
         { phase: room.mic_phase, userId: targetId },
         { phase: 'idle', userId: null, since: now, deadline: null },
       );
       this.#emit(actor.room, 'mic', { ...idleMic, since: now.getTime(), userId: targetId, outcome: 'stopped' });
     }
-    this.#forget(actor.room);
+    this.state.seatsChanged(actor.room);
     this.#emit(actor.room, 'kickout', { userId: targetId });
   }
 
@@ -428,13 +425,13 @@ export class RoomLiveService {
     if (!room) return;
     const now = this.clock.now();
     await this.repo.leave(room.id, actor.uid, now);
-    this.rooms.invalidate(actor.room);
+    this.state.seatsChanged(actor.room);
     if (room.state === 'open' && actor.role === 'creator' && room.create_user === actor.uid) {
-      await this.repo.patchRoom(room.id, { show_state: '' }, now);
+      await this.state.patchRoom(room.id, { show_state: '' }, now);
       this.#emit(actor.room, 'customRoomEvent', { showState: '', by: actor.uid });
     }
     if (room.state === 'open' && room.mic_user_id === actor.uid && room.mic_phase !== 'idle') {
-      await this.repo.moveMic(
+      await this.state.moveMic(
         room.id,
         { phase: room.mic_phase, userId: actor.uid },
         { phase: 'idle', userId: null, since: now, deadline: null },
@@ -448,7 +445,7 @@ export class RoomLiveService {
     const room = await this.repo.room(actor.room);
     if (!room || actor.role === 'creator' || actor.role === 'observer') return;
     await this.repo.leave(room.id, actor.uid, this.clock.now());
-    this.rooms.invalidate(actor.room);
+    this.state.seatsChanged(actor.room);
   }
 
   async end(actor: Actor): Promise<void> {
@@ -458,8 +455,7 @@ export class RoomLiveService {
   }
 
   async #close(roomId: string, roomNumber: string, reason: 'ended' | 'expired' | 'idle'): Promise<void> {
-    if (await this.repo.close(roomId, this.clock.now())) {
-      this.#forget(roomNumber);
+    if (await this.state.close(roomId, this.clock.now())) {
       this.#emit(roomNumber, 'roomClosed', { reason });
     }
   }
@@ -470,7 +466,7 @@ export class RoomLiveService {
     this.#requireCreator(actor, room);
     if (room.room_type !== 1 || room.is_vip === '1') throw notAllowed('the trial is for free mini classes');
     const now = this.clock.now();
-    if (!(await this.repo.startTrial(room.id, now))) throw notAllowed('the trial was used');
+    if (!(await this.state.startTrial(room.id, now))) throw notAllowed('the trial was used');
     const info = await this.#freshInfo(actor.room);
     const trialEndsAt = now.getTime() + this.config.TRIAL_MINUTES * 60_000;
     this.#emit(actor.room, 'customRoomEvent', { maxMember: info.maxMember, maxOrdinary: info.maxOrdinary, by: actor.uid });

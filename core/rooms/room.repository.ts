@@ -58,31 +58,6 @@ export class RoomRepository {
     return (lock ? query.forUpdate('rooms') : query).executeTakeFirst();
   }
 
-  /** Inserts a room unless the number is taken by an open room; undefined then. */
-  insertRoom(
-    trx: Trx,
-    values: {
-      room_number: string;
-      room_type: number;
-      create_user: string;
-      consumption: 'on' | 'off';
-      is_vip: '0' | '1';
-      max_member: number;
-      created_at: Date;
-    },
-  ) {
-    return (
-      trx
-        .insertInto('rooms')
-        .values({ ...values, state: 'open', trial_started_at: null, ends_at: null, closed_at: null })
-        // A literal, not a parameter: PostgreSQL matches the partial index by its predicate, which a
-        // parameter of a generic prepared plan cannot prove.
-        .onConflict((oc) => oc.column('room_number').where('state', '=', sql.lit('open')).doNothing())
-        .returning('id')
-        .executeTakeFirst()
-    );
-  }
-
   member(trx: Q, roomId: string, userId: string) {
     return trx.selectFrom('room_members').selectAll().where('room_id', '=', roomId).where('user_id', '=', userId).executeTakeFirst();
   }
@@ -112,10 +87,6 @@ export class RoomRepository {
         oc.columns(['room_id', 'user_id']).doUpdateSet({ left_at: null, user_type: row.user_type, joined_at: row.joined_at }),
       )
       .execute();
-  }
-
-  setEndsAt(trx: Trx, roomId: string, endsAt: Date) {
-    return trx.updateTable('rooms').set({ ends_at: endsAt }).where('id', '=', roomId).where('ends_at', 'is', null).execute();
   }
 
   idempotentResponse(trx: Trx, userId: string, scope: string, key: string) {

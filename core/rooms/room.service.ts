@@ -16,6 +16,8 @@ import type { BillingService } from '../billing/billing.service.ts';
 import type { OpenRoomRow, RoomRepository, Trx } from './room.repository.ts';
 import { ROOM_NUMBER_RULE } from './room.schema.ts';
 import type { MediaService } from './media.service.ts';
+import { RoomCache, type RoomState } from './room-state.ts';
+import type { NewRoom } from './room-state.repository.ts';
 
 type RoomConfig = Pick<
   Config,
@@ -50,8 +52,9 @@ export interface RoomTokenPayload extends Record<string, unknown> {
 }
 
 export class RoomService {
-  readonly #infoCache = new Map<string, { at: number; value: Promise<RoomInfo> }>();
+  readonly #infoCache: RoomCache<RoomInfo>;
   private readonly repo: RoomRepository;
+  private readonly state: RoomState;
   private readonly account: AccountService;
   private readonly billing: BillingService;
   private readonly signer: TokenSigner;
@@ -62,6 +65,7 @@ export class RoomService {
   media: MediaService | null = null;
   constructor(
     repo: RoomRepository,
+    state: RoomState,
     account: AccountService,
     billing: BillingService,
     signer: TokenSigner,
@@ -70,12 +74,18 @@ export class RoomService {
     config: RoomConfig,
   ) {
     this.repo = repo;
+    this.state = state;
     this.account = account;
     this.billing = billing;
     this.signer = signer;
     this.limiter = limiter;
     this.clock = clock;
     this.config = config;
+    this.#infoCache = new RoomCache(state, config.ROOM_INFO_CACHE_MS, INFO_CACHE_MAX, () => clock.now().getTime());
+  }
+
+  close(): void {
+    this.#infoCache.close();
   }
 
   #requireTeacher(viewer: Viewer) {
@@ -126,7 +136,7 @@ export class RoomService {
     const { roomType } = input;
     const now = this.clock.now();
     const requestId = input.requestId && /^[A-Za-z0-9_-]{8,64}$/.test(input.requestId) ? input.requestId : undefined;
-    const roomNumber = await this.repo.transaction(async (trx) => {
+    const roomNumber = await this.state.transaction(async (trx) => {
       if (requestId) {
         const fresh = await this.repo.claimIdempotencyKey(trx, viewer.userId, 'createRoom', requestId, now);
         if (!fresh) {
@@ -148,7 +158,6 @@ export class RoomService {
       if (requestId) await this.repo.storeIdempotentResponse(trx, viewer.userId, 'createRoom', requestId, { roomNumber: number });
       return number;
     });
-    this.invalidate(roomNumber);
     const room = await this.repo.findOpenRoom(roomNumber);
     if (!room) throw new DomainError('31001', 'room vanished after create');
     return this.toRoomInfo(room);
@@ -172,10 +181,10 @@ export class RoomService {
     }
   }
 
-  async #insertWithFreshNumber(trx: Trx, values: Omit<Parameters<RoomRepository['insertRoom']>[1], 'room_number'>): Promise<string> {
+  async #insertWithFreshNumber(trx: Trx, values: Omit<NewRoom, 'room_number'>): Promise<string> {
     for (let attempt = 0; attempt < 30; attempt++) {
       const number = String(randomInt(100_000, 1_000_000));
-      const row = await this.repo.insertRoom(trx, { ...values, room_number: number });
+      const row = await this.state.insertRoom(trx, { ...values, room_number: number });
       if (row) return number;
     }
     throw new DomainError('31001', 'no free room number');
@@ -183,30 +192,17 @@ export class RoomService {
 
   /**
    * Room info for look-ups (the join box, polling while a socket is down). Many people ask for
-   * the same room at once, so answers are shared for ROOM_INFO_CACHE_MS; this process's own
-   * changes drop the entry at once, other nodes' show within that time.
+   * the same room at once, so answers are shared for ROOM_INFO_CACHE_MS; any change of the room,
+   * on this node or another, drops the entry at once (RoomState, ADR 062).
    */
   getRoomInfo(roomNumber: string): Promise<RoomInfo> {
     if (typeof roomNumber !== 'string' || !ROOM_NUMBER_RULE.test(roomNumber)) return Promise.reject(roomNotFound());
-    const ttl = this.config.ROOM_INFO_CACHE_MS;
-    const load = () => this.#openRoom(roomNumber).then((r) => this.toRoomInfo(r));
-    if (ttl <= 0) return load();
-    const now = this.clock.now().getTime();
-    const hit = this.#infoCache.get(roomNumber);
-    if (hit && now - hit.at < ttl && now >= hit.at) return hit.value;
-    const value = load();
-    this.#infoCache.set(roomNumber, { at: now, value });
-    value.catch(() => this.#infoCache.delete(roomNumber));
-    if (this.#infoCache.size > INFO_CACHE_MAX) {
-      const oldest = this.#infoCache.keys().next().value;
-      if (oldest !== undefined) this.#infoCache.delete(oldest);
-    }
-    return value;
+    return this.#infoCache.get(roomNumber, () => this.roomInfoNow(roomNumber));
   }
 
-  /** Forgets cached info after this process changed the room. */
-  invalidate(roomNumber: string): void {
-    this.#infoCache.delete(roomNumber);
+  /** Room info read now, past the cache (a cap that a trial's end changed without a write). */
+  async roomInfoNow(roomNumber: string): Promise<RoomInfo> {
+    return this.toRoomInfo(await this.#openRoom(roomNumber));
   }
 
   async #openRoom(roomNumber: string, trx?: Trx, lock = false): Promise<OpenRoomRow> {
@@ -231,8 +227,9 @@ export class RoomService {
     }
     const now = this.clock.now();
     await this.repo.upsertMember(trx, { room_id: room.id, user_id: viewer.userId, role, user_type: isCreator ? '1' : '2', joined_at: now });
+    this.state.seatsChanged(room.room_number, trx);
     if (isCreator && room.room_type === 3) {
-      await this.repo.setEndsAt(trx, room.id, new Date(now.getTime() + this.config.AUDIO_SESSION_MINUTES * 60_000));
+      await this.state.setEndsAt(trx, room.id, new Date(now.getTime() + this.config.AUDIO_SESSION_MINUTES * 60_000));
     }
     return role;
   }
@@ -309,12 +306,11 @@ export class RoomService {
 
   async join(viewer: Viewer, input: { roomNumber: string; userType?: '1' | '2' | undefined }): Promise<JoinAnswer> {
     const userType = input.userType ?? '1';
-    const { room, role } = await this.repo.transaction(async (trx) => {
+    const { room, role } = await this.state.transaction(async (trx) => {
       const found = await this.#openRoom(input.roomNumber, trx, true);
       const seatedRole = await this.#seat(trx, found, viewer, userType);
       return { room: found, role: seatedRole };
     });
-    this.invalidate(room.room_number);
     const fresh = (await this.repo.findOpenRoom(room.room_number)) ?? room;
     return this.#withMedia(this.#answer(fresh, viewer, role, userType));
   }
@@ -325,14 +321,13 @@ export class RoomService {
     if (!name) throw illegalParams('name');
     const allowed = await this.limiter.hit(`tourist-join:${input.ip}`, this.config.TOURIST_JOINS_PER_MINUTE, 60_000);
     if (!allowed) throw new DomainError('31006');
-    const { room, viewer, token, user } = await this.repo.transaction(async (trx) => {
+    const { room, viewer, token, user } = await this.state.transaction(async (trx) => {
       const found = await this.#openRoom(input.roomNumber, trx, true);
       const created = await this.account.createTourist(trx, name, input.ip);
       const v = toViewer(created.user);
       await this.#seat(trx, found, v, '1');
       return { room: found, viewer: v, token: created.token, user: created.user };
     });
-    this.invalidate(room.room_number);
     const fresh = (await this.repo.findOpenRoom(room.room_number)) ?? room;
     return { ...(await this.#withMedia(this.#answer(fresh, viewer, 'tourist', '1'))), userInfo: toUserInfo(user, token) };
   }

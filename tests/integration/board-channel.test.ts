@@ -244,7 +244,7 @@ eachEngine(
         p.services.live,
         new TokenSigner(p.secret),
         p.objects,
-        p.events,
+        p.services.roomState,
         p.services.board['clock' as never],
         p.config,
       );
@@ -304,7 +304,7 @@ eachEngine(
         p.services.live,
         new TokenSigner(p.secret),
         p.objects,
-        p.events,
+        p.services.roomState,
         p.services.board['clock' as never],
         p.config,
       );

@@ -2,12 +2,14 @@
  * The distributed realtime layer (ADR 053): two ROLE=web nodes and one ROLE=worker process, each
  * with its own event bus and socket.io server, share one PostgreSQL database, one S3 store and one
  * Redis (REDIS_URL). Broadcasts, members and presence span the nodes; the worker's conversion
- * events reach browsers on any node; nothing arrives twice; a Redis outage is survived.
+ * events reach browsers on any node; nothing arrives twice; a change of a room on one node drops
+ * the other nodes' caches of it at once (ADR 062); a Redis outage is survived.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { io, type Socket } from 'socket.io-client';
 import { openDatabase } from '#core/platform/db/database.ts';
 import { createLogger } from '#core/platform/logger.ts';
+import type { RoomChange } from '#core/rooms/room-state.ts';
 import { startBanshu, type Banshu } from '#server/app.ts';
 import { call, nextMobile } from '#tests/support/api.ts';
 import { makePdf, uploadCourseware } from '#tests/support/courseware.ts';
@@ -87,6 +89,8 @@ describe('distributed realtime: two web nodes and a worker over Redis', () => {
       DATABASE_URL: created.url,
       MEDIA_PUBLIC_URL: 'http://127.0.0.1:9',
       REDIS_URL: redis.url,
+      // Room info is shared for a minute here: only the room-change relay can make a change show sooner.
+      ROOM_INFO_CACHE_MS: '60000',
       ...s3.env,
     };
     // One database handle per process, as in production.
@@ -190,6 +194,35 @@ describe('distributed realtime: two web nodes and a worker over Redis', () => {
       expect(seen.filter((p: any) => p.phase === 'progress').map((p: any) => p.done)).toEqual([1, 2, 3]);
       expect(seen.filter((p: any) => p.phase === 'done')).toHaveLength(1);
     }
+  });
+
+  it("a change of the room through node A drops node B's caches of it at once: room info and the board's rules", async () => {
+    const teacher = await signIn(a);
+    const roomNumber = (await call(a.url, 'createRoom', { roomType: 2 }, { token: teacher.token })).data.roomInfo.roomNumber as string;
+    const t = await join(a, teacher, roomNumber);
+    const studentB = await signIn(b);
+    await join(b, studentB, roomNumber);
+    const student = { room: roomNumber, uid: studentB.userId, role: 'member' as const };
+    const onB = b.platform.services;
+    // Node B's caches hold the room as it is.
+    expect(await onB.rooms.getRoomInfo(roomNumber)).toMatchObject({ showState: '', wbPower: '0' });
+    expect(await onB.board.mayDraw(student)).toBe(false);
+    const heard = new Promise<RoomChange>((resolve) => {
+      const stop = onB.roomState.onChange((c) => {
+        if (c.roomNumber !== roomNumber || !c.fields.includes('wb_power')) return;
+        stop();
+        resolve(c);
+      });
+    });
+    expect((await ask(t.socket, 'customRoomEvent', { showState: 'ppt', wbPower: '1' })).code).toBe('0');
+    expect((await heard).fields).toEqual(expect.arrayContaining(['show_state', 'wb_power']));
+    // Read on node B right after it heard: the new values, well within the caches' time to live.
+    expect(await onB.rooms.getRoomInfo(roomNumber)).toMatchObject({ showState: 'ppt', wbPower: '1' });
+    expect(await onB.board.mayDraw(student)).toBe(true);
+    expect((await call(b.url, 'getRoomInfoByRoomNumber', { roomNumber }, { token: studentB.token })).data.roomInfo).toMatchObject({
+      showState: 'ppt',
+      wbPower: '1',
+    });
   });
 
   it('a Redis outage: each node keeps serving its own sockets and logs; cross-node delivery resumes when Redis is back', async () => {
