@@ -140,8 +140,12 @@ describe('a free mini class with three people', () => {
 
     await aliceInput.fill('   ');
     await aliceInput.press('Enter');
-    await alice.waitForTimeout(300);
-    expect(await alice.getByTestId('chat-line').count()).toBe(2);
+    // A real line sent after it is the fence: the room socket delivers in order, so a blank line
+    // that went out would be listed before it.
+    await aliceInput.fill('fence');
+    await aliceInput.press('Enter');
+    await alice.getByTestId('chat-line').filter({ hasText: 'fence' }).waitFor();
+    expect(await alice.getByTestId('chat-line').count()).toBe(2 + 1); // the two lines above, then the fence
     // At most 30 characters can be typed.
     await aliceInput.fill('');
     await aliceInput.pressSequentially('x'.repeat(35));
@@ -208,8 +212,16 @@ describe('a free mini class with three people', () => {
     await observer.getByTestId('observer-header').getByTestId('network-icon').waitFor();
     expect(await observer.getByTestId('top-bar').count()).toBe(0);
     await observer.getByTestId('view-title').filter({ hasText: '白板' }).waitFor();
-    // Observers take no seat and are not listed.
-    await observer.waitForTimeout(500);
+    // Observers take no seat and are not listed: the members broadcast made now, after the
+    // observer's join, counts three people (the last one published when the call returns is it).
+    const platform = world.server.banshu.platform;
+    const published: unknown[] = [];
+    const off = platform.events.subscribe((m) => {
+      if (m.event === 'members' && 'room' in m.target && m.target.room === room) published.push(m.payload);
+    });
+    await platform.services.live.publishMembers(room);
+    off();
+    expect(published.at(-1)).toMatchObject({ participants: 3 });
     expect(await membersTab(teacher).innerText()).toBe('成员（3）');
     expect(await observer.getByTestId('toast').count()).toBe(0);
     await shot(observer, 'observer-1280');
@@ -227,7 +239,8 @@ describe('a free mini class with three people', () => {
     await chatTab(teacher).click();
     await teacher.getByTestId('chat-input').fill('离线时的消息');
     await teacher.getByTestId('chat-input').press('Enter');
-    await alice.waitForTimeout(300);
+    // The teacher's own line comes back through the room: the broadcast went out, Alice missed it.
+    await teacher.getByTestId('chat-line').filter({ hasText: '离线时的消息' }).waitFor();
     expect(await alice.getByTestId('view-title').innerText()).toBe('白板');
 
     await aliceContext.setOffline(false);

@@ -1,5 +1,5 @@
 /**
- * 'Create classroom' enters through the device check (spec 01 §2): the four-step wizard in a
+ * 'Create classroom' enters through the device check (docs/product/01-account-and-lobby.md §2): the four-step wizard in a
  * dialog on Chromium's fake camera and microphone. Passing it leads to the picker and the class
  * is created; a passed check is not asked again in the same session; skipping always works; a
  * computer without any camera or microphone goes straight to the picker.

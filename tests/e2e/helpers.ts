@@ -67,7 +67,7 @@ export async function startWorld(options: { env?: Record<string, string>; jobs?:
 }
 
 let mobileSeq = 0;
-/** A fresh valid mobile number per call (DECISIONS.md: ^1[3-9]\d{9}$). */
+/** A fresh valid mobile number per call (docs/product/decisions.md: ^1[3-9]\d{9}$). */
 export function newMobile(): string {
   mobileSeq += 1;
   const tail = String(Date.now() % 1_000_000).padStart(6, '0') + String(mobileSeq).padStart(3, '0');
@@ -114,7 +114,7 @@ export async function signIn(page: Page, server: TestServer, mobile = newMobile(
 }
 
 /**
- * From the lobby: 'create classroom', skipping the device check it enters through (spec 01 §2),
+ * From the lobby: 'create classroom', skipping the device check it enters through (docs/product/01-account-and-lobby.md §2),
  * then the room-type picker.
  */
 export async function openPicker(page: Page): Promise<void> {

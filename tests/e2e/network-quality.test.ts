@@ -95,7 +95,9 @@ it('the members list and the tiles show the same SFU figure, not the browser est
       )
       .toEqual([true, true]);
   }
-  // A few quality reports later nothing has put the browser's estimate back in the list.
+  // A few quality reports later nothing has put the browser's estimate back in the list. No event
+  // marks an estimate that was not sent, so the subject is this stretch of time (two statistics
+  // periods of 2 s and a half): fixed on purpose.
   await teacher.page.waitForTimeout(4500);
   const rows = await memberQuality(teacher.page);
   expect([rows[teacher.id], rows[student.id]].every((q) => q !== undefined && q >= 1 && q <= 4)).toBe(true);

@@ -1,6 +1,6 @@
 /**
  * Packages, orders and payments over HTTP on both engines: the shop, every order and payment code
- * of spec 03 §8 (and 21006), the sandbox gateway's real notify flow with what each package grants,
+ * of docs/product/03-board-courseware-billing.md §8 (and 21006), the sandbox gateway's real notify flow with what each package grants,
  * promo points, paymentSuccess on the buyer's user channel, and forged, wrong-amount and replayed
  * notifications that must change nothing.
  */
@@ -45,7 +45,7 @@ function userSocket(server: TestServer, token: string): Promise<Socket> {
 eachEngine(
   'the shop and orders',
   (server) => {
-    it('lists the packages of §9 with prices in cents, 10 a page, paged by pageTime', async () => {
+    it('lists the packages of docs/product/03-board-courseware-billing.md §9 with prices in cents, 10 a page, paged by pageTime', async () => {
       const t = await signIn(server());
       const all = await call(server().url, 'getGoodsList', { pageTime: 0, pageSize: 10 }, { token: t.token, lang: 'en' });
       expect(all.code).toBe('0');

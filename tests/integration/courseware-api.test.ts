@@ -1,5 +1,5 @@
 /**
- * Courseware on the server (spec 03 §2.1, §3, §4, §7; ADRs 040-044), on both database engines:
+ * Courseware on the server (docs/product/03-board-courseware-billing.md §2.1, §3, §4, §7; ADRs 040-044), on both database engines:
  * every /api call and its rules and codes, uploads checked by content and hash, the hash reuse
  * (no second upload, no second conversion), cancel, delete, other people's documents and rooms,
  * the room channel's paging and video control, and the whole flow upload -> registration -> job

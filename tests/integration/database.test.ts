@@ -15,6 +15,11 @@ describe.each(ENGINES)('database layer [%s]', (engine) => {
 
   it('keeps concurrent transactions apart: a failed one rolls back, the others commit', async () => {
     const { db } = await open();
+    // On PostgreSQL all five are open at once: each waits until every one has made its first insert.
+    // PGlite runs one transaction at a time (one connection behind a mutex), so there they take turns.
+    let opened = 0;
+    let allOpen!: () => void;
+    const everyoneIn = new Promise<void>((r) => (allOpen = r));
     const results = await Promise.allSettled(
       [1, 2, 3, 4, 5].map((i) =>
         db.transaction().execute(async (trx) => {
@@ -22,7 +27,10 @@ describe.each(ENGINES)('database layer [%s]', (engine) => {
             .insertInto('rate_hits')
             .values({ key: `k${i}`, at: new Date() })
             .execute();
-          await new Promise((r) => setTimeout(r, 5));
+          if (engine === 'postgres') {
+            if (++opened === 5) allOpen();
+            await everyoneIn;
+          }
           if (i % 2 === 0) throw new Error('boom');
           await trx
             .insertInto('rate_hits')
@@ -50,7 +58,14 @@ describe.each(ENGINES)('database layer [%s]', (engine) => {
     });
     await inside;
     const outside = db.insertInto('rate_hits').values({ key: 'outside', at: new Date() }).execute();
-    await new Promise((r) => setTimeout(r, 20));
+    if (engine === 'postgres') {
+      // Its own connection: it commits while the transaction is still held open.
+      await outside;
+    } else {
+      // PGlite queues it behind the transaction's mutex, so there is no event to wait for; this
+      // only lets the query reach the queue before the transaction ends (the order is the subject).
+      await new Promise((r) => setTimeout(r, 20));
+    }
     release();
     await expect(tx).rejects.toThrow('roll back');
     await outside;

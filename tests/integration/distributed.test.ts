@@ -44,6 +44,23 @@ async function join(node: Banshu, who: { token: string }, roomNumber: string): P
   return { socket, snapshot: snap.data };
 }
 
+/**
+ * Before checking that nothing arrived twice: one message sent from each node and awaited on
+ * every listed socket. Each path (a node's own sockets, Redis from the other node) delivers in
+ * order, so a second copy of anything either node emitted earlier would be in before its fence.
+ * A creator's patch is node A's fence (`showState` 'wb', which the checks ignore); a network
+ * quality report, answered by a members broadcast, is node B's.
+ */
+async function fenceBothNodes(creatorOnA: RoomSocket, onB: RoomSocket, userOnB: string, listeners: RoomSocket[]): Promise<void> {
+  const fromA = listeners.map((s) => waitFor(s, 'customRoomEvent', (p: any) => p.showState === 'wb'));
+  expect((await ask(creatorOnA, 'customRoomEvent', { showState: 'wb' })).code).toBe('0');
+  await Promise.all(fromA);
+  const reported = (p: any) => p.members.some((m: any) => m.userId === userOnB && m.networkQuality === 4);
+  const fromB = listeners.map((s) => waitFor(s, 'members', reported));
+  expect((await ask(onB, 'customRoomEvent', { networkQuality: 4 })).code).toBe('0');
+  await Promise.all(fromB);
+}
+
 async function userSocket(node: Banshu, token: string): Promise<Socket> {
   const s = io(`${node.url}/user`, { auth: { token }, transports: ['websocket'], forceNew: true, reconnection: false });
   sockets.push(s);
@@ -147,14 +164,13 @@ describe('distributed realtime: two web nodes and a worker over Redis', () => {
     const fence = waitFor(t.socket, 'messageevent', (p: any) => p.text === 'fence');
     expect((await ask(sb.socket, 'chat', { text: 'fence' })).code).toBe('0');
     await fence;
-    await sleep(100);
+    await fenceBothNodes(t.socket, sb.socket, studentB.userId, [sa.socket, sb.socket]);
     expect(patchesB.filter((p: any) => p.showState === 'ppt')).toHaveLength(1);
     expect(patchesA.filter((p: any) => p.showState === 'ppt')).toHaveLength(1);
     expect(chatsB.map((c: any) => c.text)).toEqual(['跨节点', 'fence']);
     expect(chatsA.map((c: any) => c.text)).toEqual(['跨节点', 'fence']);
 
-    // Presence with a network quality set on node B is read on node A (kick needs "online").
-    expect((await ask(sb.socket, 'customRoomEvent', { networkQuality: 4 })).code).toBe('0');
+    // Presence with a network quality set on node B (by the fence) is read on node A (kick needs "online").
     const online = await a.platform.presence.online(roomNumber);
     expect(online).toEqual(expect.arrayContaining([{ userId: studentB.userId, networkQuality: 4 }]));
     expect(online).toHaveLength(3);
@@ -189,7 +205,7 @@ describe('distributed realtime: two web nodes and a worker over Redis', () => {
     expect(await finishedB).toMatchObject({ status: '200', phase: 'done', documentId, userId: teacher.userId, done: 3, total: 3 });
     await finishedA;
     expect((await libraryDone).document).toMatchObject({ documentId, status: 3, pageCount: 3 });
-    await sleep(100);
+    await fenceBothNodes(t.socket, s.socket, student.userId, [t.socket, s.socket]);
     for (const seen of [onB, onA]) {
       expect(seen.filter((p: any) => p.phase === 'progress').map((p: any) => p.done)).toEqual([1, 2, 3]);
       expect(seen.filter((p: any) => p.phase === 'done')).toHaveLength(1);
