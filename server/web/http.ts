@@ -23,7 +23,24 @@ import { boardImageRoutes } from './board-images.ts';
 import { socketParser } from './socket-parser.ts';
 import { MEDIA_CONTROL_PATH } from '#core/contracts/media-control.ts';
 import { ObjectTooLarge } from '#core/platform/objects.ts';
+import { messageFor } from '#core/platform/errors.ts';
 import { connectRedisAdapter } from '../redis.ts';
+import { CROSS_SITE_REFUSED, isCrossSiteWrite, originVerdict } from './same-origin.ts';
+
+/** 403 before anything is read: the /api envelope (code '8', illegal request) or plain text. */
+function refuseCrossSite(req: IncomingMessage, res: ServerResponse, api: boolean): void {
+  req.resume();
+  const lang = requestLang(req);
+  const body = api ? JSON.stringify({ code: '8', msg: messageFor('8', lang), data: null }) : CROSS_SITE_REFUSED;
+  res.writeHead(403, {
+    'Content-Type': api ? 'application/json; charset=utf-8' : 'text/plain; charset=utf-8',
+    'Content-Length': Buffer.byteLength(body),
+    'Cache-Control': 'no-store',
+    'X-Content-Type-Options': 'nosniff',
+    Connection: 'close',
+  });
+  res.end(body);
+}
 
 export interface WebServer {
   http: HttpServer;
@@ -189,6 +206,8 @@ export async function startWeb(platform: Platform, opts: WebOptions): Promise<We
   const http = createServer((req, res) => {
     const url = req.url ?? '/';
     if (mediaControl && url.split('?')[0] === MEDIA_CONTROL_PATH) return mediaControl(req, res);
+    // Before any body is read or any cookie is believed (ADR 060).
+    if (isCrossSiteWrite(req, config.publicUrl)) return refuseCrossSite(req, res, url.startsWith('/api/'));
     if (url.startsWith('/api/')) {
       const q = url.indexOf('?');
       const name = url.slice(5, q < 0 ? undefined : q);
@@ -207,6 +226,8 @@ export async function startWeb(platform: Platform, opts: WebOptions): Promise<We
     serveClient: false,
     maxHttpBufferSize: 1_000_000,
     parser: socketParser,
+    // Every namespace's handshake (polling and WebSocket): a page of another origin cannot open the user's sockets (ADR 060).
+    allowRequest: (req, callback) => callback(null, originVerdict(req, config.publicUrl) !== 'cross-origin'),
     ...(redis ? { adapter: redis.adapter } : {}),
   });
   const channel = attachRoomChannel(io, platform);
