@@ -12,7 +12,7 @@ import path from 'node:path';
 import type { Clock } from '../platform/clock.ts';
 import type { Config } from '../platform/config.ts';
 import { DomainError, illegalParams, notAllowed, roomNotFound } from '../platform/errors.ts';
-import type { EventBus } from '../platform/events.ts';
+import { roomMessage, userMessage, type EventBus, type RoomPayload, type UserPayload } from '../platform/events.ts';
 import type { JobMeta, JobQueue } from '../platform/jobs.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { ObjectStore } from '../platform/objects.ts';
@@ -160,12 +160,12 @@ export class CoursewareService {
 
   // ---- events ---------------------------------------------------------------------------------
 
-  #toRoom<E extends keyof CoursewareRoomEvents>(room: string, event: E, payload: Parameters<CoursewareRoomEvents[E]>[0]): void {
-    this.bus.publish({ target: { room }, event, payload });
+  #toRoom<E extends keyof CoursewareRoomEvents>(room: string, event: E, payload: RoomPayload<E>): void {
+    this.bus.publish(roomMessage(room, event, payload));
   }
 
-  #toUser<E extends keyof CoursewareUserEvents>(user: string, event: E, payload: Parameters<CoursewareUserEvents[E]>[0]): void {
-    this.bus.publish({ target: { user }, event, payload });
+  #toUser<E extends keyof CoursewareUserEvents>(user: string, event: E, payload: UserPayload<E>): void {
+    this.bus.publish(userMessage(user, event, payload));
   }
 
   // ---- rooms ----------------------------------------------------------------------------------

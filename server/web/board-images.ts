@@ -107,7 +107,12 @@ export function boardImageRoutes(platform: Platform): Router {
     receive(req, res, (bytes) => board.phoneUpload(q['t'], bytes, { width: n(q['w']), height: n(q['h']) }));
   });
 
-  router.post('/board-images/urls', express.json({ limit: '64kb' }), (req, res) => {
+  // The board token is checked before the JSON body is read.
+  const signedIn = (req: Request, res: Response, next: express.NextFunction) => {
+    if (!actorOf(req)) return refuse(req, res, requestLang(req), '21001', 401);
+    next();
+  };
+  router.post('/board-images/urls', signedIn, express.json({ limit: '64kb' }), (req, res) => {
     const lang = requestLang(req);
     const actor = actorOf(req);
     if (!actor) return send(res, lang, '21001', null, 401);
