@@ -124,6 +124,20 @@ async function putObject(platform: Platform, req: Request, res: Response): Promi
   res.status(200).type('text/plain').send('ok');
 }
 
+/** The 4xx status a body parser (or Express) gave an error it raised for the client's request, else null. */
+function clientErrorStatus(err: unknown): number | null {
+  if (typeof err !== 'object' || err === null) return null;
+  const { status, expose } = err as { status?: unknown; expose?: unknown };
+  // http-errors marks client errors `expose`; the router's undecodable parameter only sets its status.
+  return typeof status === 'number' && status >= 400 && status < 500 && expose !== false ? status : null;
+}
+
+function clientErrorText(status: number): string {
+  if (status === 413) return 'Request body too large';
+  if (status === 415) return 'Unsupported content type or charset';
+  return 'Malformed request (bad key or body)';
+}
+
 export async function startWeb(platform: Platform, opts: WebOptions): Promise<WebServer> {
   const { config, logger } = platform;
   const app = express();
@@ -142,7 +156,13 @@ export async function startWeb(platform: Platform, opts: WebOptions): Promise<We
 
   app.get(/^\/objects\/(.+)$/, async (req: Request, res: Response) => {
     const disk = platform.diskObjects;
-    const key = decodeURIComponent((req.params as Record<string, string>)[0] ?? '');
+    let key: string;
+    try {
+      key = decodeURIComponent((req.params as Record<string, string>)[0] ?? '');
+    } catch {
+      res.status(400).type('text/plain').send('bad key');
+      return;
+    }
     const { exp, sig } = req.query;
     if (!disk || typeof exp !== 'string' || typeof sig !== 'string' || !disk.verify(key, exp, sig)) {
       res.status(403).type('text/plain').send('link expired or invalid');
@@ -194,8 +214,14 @@ export async function startWeb(platform: Platform, opts: WebOptions): Promise<We
     app.all(/.*/, createRequestHandler({ build, getLoadContext, mode: config.production ? 'production' : 'development' }));
   }
 
-  // Last resort: never a stack trace to the client.
+  // Last resort: never a stack trace to the client. A body parser's refusal (too large, not
+  // decodable, unsupported charset) is the client's mistake: its 4xx with a plain sentence.
   app.use((err: unknown, _req: Request, res: Response, _next: express.NextFunction) => {
+    const status = clientErrorStatus(err);
+    if (status) {
+      if (!res.headersSent) res.status(status).set('Connection', 'close').type('text/plain').send(clientErrorText(status));
+      return;
+    }
     logger.error({ err }, 'request failed');
     if (!res.headersSent) res.status(500).type('text/plain').send('Internal error');
   });
