@@ -39,7 +39,7 @@ interface Row {
   method: 'GET' | 'POST' | 'PUT';
   path: () => string;
   headers?: () => Record<string, string>;
-  body?: string | Uint8Array;
+  body?: string | Uint8Array<ArrayBuffer>;
   status: number;
   /** A word the answer must contain, so the client learns what was wrong. */
   says: RegExp;
