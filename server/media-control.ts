@@ -17,7 +17,6 @@ import {
   verifyControl,
   type MediaControlCommand,
 } from '#core/contracts/media-control.ts';
-import type { MicState } from '#core/contracts/room-events.ts';
 import type { BusMessage, EventBus } from '#core/platform/events.ts';
 import type { Logger } from '#core/platform/logger.ts';
 import type { MediaNodes } from '#core/rooms/media.service.ts';
@@ -27,11 +26,9 @@ import type { MediaServer } from '../media-server/server.ts';
 export function commandFromBus(m: BusMessage): MediaControlCommand | null {
   if (!('room' in m.target)) return null;
   const room = m.target.room;
-  if (m.event === 'mic') {
-    const p = m.payload as MicState;
-    return p.phase === 'idle' && p.userId ? { op: 'micBack', room, userId: p.userId } : null;
-  }
-  if (m.event === 'kickout') return { op: 'removeUser', room, userId: (m.payload as { userId: string }).userId };
+  // The bus is typed by the channel contracts: the event name tells the payload.
+  if (m.event === 'mic') return m.payload.phase === 'idle' && m.payload.userId ? { op: 'micBack', room, userId: m.payload.userId } : null;
+  if (m.event === 'kickout') return { op: 'removeUser', room, userId: m.payload.userId };
   if (m.event === 'roomClosed') return { op: 'closeRoom', room };
   return null;
 }

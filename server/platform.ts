@@ -11,7 +11,7 @@ import type { Config } from '#core/platform/config.ts';
 import { openDatabase, type DatabaseHandle } from '#core/platform/db/database.ts';
 import { migrateToLatest } from '#core/platform/db/migrate.ts';
 import { InMemoryEventBus, type EventBus } from '#core/platform/events.ts';
-import { startPgBoss, type JobMeta, type JobQueue } from '#core/platform/jobs.ts';
+import { startPgBoss, type JobQueue } from '#core/platform/jobs.ts';
 import { createLogger, type Logger } from '#core/platform/logger.ts';
 import { DiskObjectStore, type ObjectStore } from '#core/platform/objects.ts';
 import { S3ObjectStore } from '#core/platform/s3-objects.ts';
@@ -20,7 +20,7 @@ import { NoGateway, SandboxGateway, type PaymentGateway } from '#core/platform/p
 import { hmac } from '#core/platform/secrets.ts';
 import { ConsoleSmsSender, DevOutbox, HttpSmsSender, type SmsSender } from '#core/platform/sms.ts';
 import { buildServices, type Services } from '#core/services.ts';
-import { jobHandlers, jobOptions, notifyQueues, schedules, type JobName } from '#core/jobs.ts';
+import { jobHandlers, jobOptions, notifyQueues, schedules, type JobHandlers, type JobName } from '#core/jobs.ts';
 import type { Presence, Scheduler } from '#core/rooms/live.service.ts';
 import type { MediaNodes } from '#core/rooms/media.service.ts';
 import { singleMediaNode } from './media.ts';
@@ -134,6 +134,13 @@ function loadSecret(config: Config, persist: boolean): string {
   return s;
 }
 
+/** Registers job N's handler; start-up fails when a declared job has none. */
+async function workOne<N extends JobName>(jobs: JobQueue, handlers: JobHandlers, name: N): Promise<void> {
+  const handler = handlers[name];
+  if (typeof handler !== 'function') throw new Error(`job ${name} has no handler`);
+  await jobs.work(name, handler, jobOptions[name]);
+}
+
 export async function buildPlatform(config: Config, o: PlatformOverrides = {}): Promise<Platform> {
   const logger = o.logger ?? createLogger(config.LOG_LEVEL, { role: config.ROLE });
   const inMemory = o.database === 'inMemory';
@@ -213,11 +220,7 @@ export async function buildPlatform(config: Config, o: PlatformOverrides = {}): 
 
   if (jobs && runsWorkers) {
     const handlers = jobHandlers(services);
-    for (const name of Object.keys(handlers) as JobName[]) {
-      const handler = handlers[name];
-      if (typeof handler !== 'function') throw new Error(`job ${name} has no handler`);
-      await jobs.work(name, handler as (p: object, meta: JobMeta) => Promise<void>, jobOptions[name]);
-    }
+    for (const name of Object.keys(handlers) as JobName[]) await workOne(jobs, handlers, name);
     for (const s of schedules) await jobs.schedule(s.name, s.cron);
   }
 

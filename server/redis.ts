@@ -15,7 +15,7 @@ import type { EventBus } from '#core/platform/events.ts';
 import type { Logger } from '#core/platform/logger.ts';
 import type { RoomChange, RoomChangeRelay, RoomField } from '#core/rooms/room-state.ts';
 import { ROOM_NUMBER_RULE } from '#core/rooms/room.schema.ts';
-import { socketRouteOf } from './web/bus-routes.ts';
+import { parseBusMessage, socketRouteOf } from './web/bus-routes.ts';
 
 /** The channel prefix the adapter and the emitter share. */
 const KEY = 'banshu';
@@ -125,7 +125,11 @@ export async function attachRedisEmitter(bus: EventBus, url: string, logger: Log
   const client = openClient(url, logger, 'emitter', { enableOfflineQueue: false });
   await ready(client, logger, 'emitter');
   const emitter = new Emitter(client, { key: KEY });
-  const unsubscribe = bus.subscribe((m) => {
+  const unsubscribe = bus.subscribe((message) => {
+    // Whatever leaves for the other nodes is checked first: a message they could not route is dropped here, logged.
+    const m = parseBusMessage(message);
+    if (!m)
+      return logger.warn({ event: (message as { event?: unknown }).event }, 'bus message refused: not one the channel contracts allow');
     const r = socketRouteOf(m);
     try {
       (emitter.of(r.nsp).to(r.room).emit as (event: string, payload: unknown) => boolean)(r.event, r.payload);

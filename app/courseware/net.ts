@@ -2,23 +2,15 @@
  * The courseware calls of core/contracts/courseware.ts through the app's /api client, and the
  * direct upload of a file to the store (a presigned PUT, with progress and cancel).
  */
-import type { Envelope } from '#core/contracts/api.ts';
-import type { CoursewareApiCalls } from '#core/contracts/courseware.ts';
+import type { ApiData, ApiRequest, Envelope } from '#core/contracts/api.ts';
+import type { CoursewareApiAnswers } from '#core/contracts/courseware.ts';
 import { api, type ApiOptions } from '#app/lib/api.ts';
 
-export type CwName = keyof CoursewareApiCalls;
+export type CwName = keyof CoursewareApiAnswers;
 
-/**
- * `api()` typed by the courseware contract. The contract is merged into ApiCalls on the server
- * side; this view of the same function keeps the browser typed by the courseware file alone.
- */
-export function cwApi<N extends CwName>(
-  name: N,
-  body: CoursewareApiCalls[N][0],
-  options: ApiOptions = {},
-): Promise<Envelope<CoursewareApiCalls[N][1]>> {
-  const call = api as unknown as (name: string, body: unknown, options: ApiOptions) => Promise<Envelope<CoursewareApiCalls[N][1]>>;
-  return call(name, body, options);
+/** `api()` narrowed to the courseware calls: the same client, typed by name. */
+export function cwApi<N extends CwName>(name: N, body: ApiRequest<N>, options: ApiOptions = {}): Promise<Envelope<ApiData<N>>> {
+  return api(name, body, options);
 }
 
 export interface PutHandle {

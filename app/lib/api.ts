@@ -57,10 +57,20 @@ async function once<N extends ApiName>(
     signal,
   });
   if (res.status > 404) throw new Error(`HTTP ${res.status}`);
-  const envelope = (await res.json()) as Envelope<ApiData<N>>;
-  if (typeof envelope !== 'object' || envelope === null || !('code' in envelope)) throw new Error('not an envelope');
+  const answer: unknown = await res.json();
+  if (!isEnvelopeOf(name, answer)) throw new Error('not an envelope');
   // Some of the spec's clients saw numeric 0; the contract is the string.
-  return { ...envelope, code: String(envelope.code) };
+  return { ...answer, code: String(answer.code) };
+}
+
+/**
+ * The answer of call N: an envelope whose data is ApiData<N>. Only the envelope's shape is checked
+ * here; its data is what the server's handler for N is compile-checked to answer (server/web/api.ts
+ * types each handler by name), so the name is what types it.
+ */
+function isEnvelopeOf<N extends ApiName>(_name: N, v: unknown): v is Envelope<ApiData<N>> {
+  if (typeof v !== 'object' || v === null || !('code' in v) || !('data' in v)) return false;
+  return (typeof v.code === 'string' || typeof v.code === 'number') && (!('msg' in v) || typeof v.msg === 'string');
 }
 
 export async function api<N extends ApiName>(name: N, body: ApiRequest<N>, options: ApiOptions = {}): Promise<Envelope<ApiData<N>>> {

@@ -230,13 +230,18 @@ export class BoardService {
     return { url: `${this.config.publicUrl}/upload/${actor.uid}/${actor.room}?t=${token}`, expiresAt: now + ttl * 1000 };
   }
 
+  /** The phone link's token (from phoneUploadLink) or null: checked before an upload's body is read. */
+  phoneActor(token: unknown): BoardActor | null {
+    const p = typeof token === 'string' ? this.signer.verify<PhoneUploadPayload>(token, this.clock.now().getTime()) : null;
+    if (!p || p.scope !== 'board-upload' || typeof p.room !== 'string' || typeof p.uid !== 'string' || typeof p.role !== 'string')
+      return null;
+    return { room: p.room, uid: p.uid, role: p.role };
+  }
+
   /** A photo from the phone link: stored like a board image, then announced to the user's board. */
   async phoneUpload(token: unknown, bytes: Uint8Array, size: { width: number; height: number }): Promise<BoardUpload> {
-    const p = typeof token === 'string' ? this.signer.verify<PhoneUploadPayload>(token, this.clock.now().getTime()) : null;
-    if (!p || p.scope !== 'board-upload' || typeof p.room !== 'string' || typeof p.uid !== 'string' || typeof p.role !== 'string') {
-      throw new DomainError('21001');
-    }
-    const actor: BoardActor = { room: p.room, uid: p.uid, role: p.role };
+    const actor = this.phoneActor(token);
+    if (!actor) throw new DomainError('21001');
     await this.roomsPort.admit(actor);
     const stored = await this.storeImage(actor, bytes);
     const fine = (n: number) => (Number.isInteger(n) && n > 0 && n <= 100_000 ? n : 0);

@@ -3,8 +3,10 @@
  * JSON or form-encoded body; every answer is an envelope with HTTP 200 for business errors.
  * Ids and flags travel as strings, as the spec's clients expect.
  */
+import type { z } from 'zod';
+import type { apiInputs } from './api-inputs.ts';
 import type { LayerState } from './board.ts';
-import type { CoursewareApiCalls, RoomCourseware } from './courseware.ts';
+import type { CoursewareApiAnswers, RoomCourseware } from './courseware.ts';
 
 export interface Envelope<T> {
   code: string; // '0' success, else a code of core/platform/errors.ts
@@ -115,58 +117,55 @@ export interface Announcement {
   createTime: number; // ms epoch
 }
 
-/** name -> [request body, answer data] */
-export interface ApiCalls extends CoursewareApiCalls {
-  sendPhoneCode: [{ mobile: string; area?: string; purpose?: 'login' }, { resendAfter: number }];
-  loginUser: [{ mobile: string; code: string; userType?: '1' }, { userInfo: UserInfo }];
-  logout: [Record<string, never>, null];
-  queryUserInfoByToken: [{ token?: string }, { userInfo: UserInfo }];
-  getUserInfoById: [{ id: string }, { userInfo: { userId: string; name: string } }];
-  getUserInfo: [{ userId?: string }, { userInfo: UserInfo | { userId: string; name: string } }];
-  updateUserName: [{ userName: string }, { userInfo: UserInfo }];
-  createAgoraRoom: [{ roomType?: 1 | '1'; consumption?: 'on' | 'off' }, { roomInfo: RoomInfo }];
-  createRoom: [{ roomType: 2 | 3 | 4 | '2' | '3' | '4'; consumption?: 'on' | 'off' }, { roomInfo: RoomInfo }];
-  getRoomInfoByRoomNumber: [{ roomNumber: string }, { roomInfo: RoomInfo }];
+/**
+ * name -> answer data of each /api call. The request of each call is its zod input schema (the one
+ * source of truth, core/contracts/api-inputs.ts); see ApiRequest and ApiInput below.
+ */
+export interface ApiAnswers extends CoursewareApiAnswers {
+  sendPhoneCode: { resendAfter: number };
+  loginUser: { userInfo: UserInfo };
+  logout: null;
+  queryUserInfoByToken: { userInfo: UserInfo };
+  getUserInfoById: { userInfo: { userId: string; name: string } };
+  getUserInfo: { userInfo: UserInfo | { userId: string; name: string } };
+  updateUserName: { userInfo: UserInfo };
+  createAgoraRoom: { roomInfo: RoomInfo };
+  createRoom: { roomInfo: RoomInfo };
+  getRoomInfoByRoomNumber: { roomInfo: RoomInfo };
   /** userType '3' (observer) needs `ot`, the token of the creator's observer link. */
-  userJoinAgoraRoom: [{ roomNumber: string; userType?: '1' | '2' | '3'; ot?: string }, JoinAnswer];
-  touristJoinRoom: [{ roomNumber: string; userName: string }, JoinAnswer];
-  getConsumptionStatus: [Record<string, never>, { status: 0 | 1; number: number }];
-  getUserVipInfo: [Record<string, never>, { vipUserInfo: VipUserInfo }];
-  updateRoomInfoByRoomNumber: [
-    { roomNumber: string; showState?: string; pptId?: string; pptCurrentPage?: number | string; wbPower?: '0' | '1'; roomExtend?: string },
-    { roomInfo: RoomInfo },
-  ];
+  userJoinAgoraRoom: JoinAnswer;
+  touristJoinRoom: JoinAnswer;
+  getConsumptionStatus: { status: 0 | 1; number: number };
+  getUserVipInfo: { vipUserInfo: VipUserInfo };
+  updateRoomInfoByRoomNumber: { roomInfo: RoomInfo };
   /** The creator's observer link: `${publicUrl}${invitePath}?userType=3&ot=<signed token>`. */
-  createObserverLink: [{ roomNumber: string }, { url: string; expiresAt: number }];
+  createObserverLink: { url: string; expiresAt: number };
   /** A fresh media token for someone in the room (after a microphone invitation, on reconnect); userType '2' for the creator's screen share. */
-  createAgoraToken: [{ roomNumber: string; userType?: '1' | '2' }, { mediaToken: string; mediaUrl: string }];
-  getMyRoomList: [{ pageTime?: number; pageSize?: number }, { roomList: RoomListItem[]; hasMore: boolean; nextPageTime: number }];
+  createAgoraToken: { mediaToken: string; mediaUrl: string };
+  getMyRoomList: { roomList: RoomListItem[]; hasMore: boolean; nextPageTime: number };
   /** pageTime: the number of goods already shown (0 first). */
-  getGoodsList: [{ pageTime?: number; pageSize?: number }, { goodsList: GoodsInfo[]; hasMore: boolean; nextPageTime: number }];
+  getGoodsList: { goodsList: GoodsInfo[]; hasMore: boolean; nextPageTime: number };
   /** pageTime: createTime of the last order shown (0 first); newest first. */
-  getOrderList: [{ pageTime?: number; pageSize?: number }, { orderList: OrderInfo[]; hasMore: boolean; nextPageTime: number }];
-  createOrder: [{ goodsId: string }, { orderInfo: OrderInfo }];
-  getOrderInfo: [{ orderId: string }, { orderInfo: OrderInfo }];
+  getOrderList: { orderList: OrderInfo[]; hasMore: boolean; nextPageTime: number };
+  createOrder: { orderInfo: OrderInfo };
+  getOrderInfo: { orderInfo: OrderInfo };
   /** tn: what the payment QR code encodes (the gateway's pay page). */
-  paymentOrder: [{ orderId: string; promoCode?: string }, { tn: string; orderInfo: OrderInfo }];
+  paymentOrder: { tn: string; orderInfo: OrderInfo };
   /** Takes a package for promo points (ADR 057): paid at once, granted in the same transaction. */
-  exchangePromoPoints: [{ goodsId: string }, { orderInfo: OrderInfo; promoPoints: number }];
+  exchangePromoPoints: { orderInfo: OrderInfo; promoPoints: number };
   /** pageTime: createTime of the last announcement shown (0 first); newest first. */
-  getAdminMessageList: [
-    { pageTime?: number; pageSize?: number },
-    { messageList: Announcement[]; messageTotal: number; hasMore: boolean; nextPageTime: number },
-  ];
+  getAdminMessageList: { messageList: Announcement[]; messageTotal: number; hasMore: boolean; nextPageTime: number };
   /** Submits feedback with the captcha drawn by GET /feedback/captcha. */
-  createFeedbackCaptcha: [{ content: string; code: string }, null];
-  addLog: [{ socketType?: string; roomNumber?: string; message?: string }, null];
+  createFeedbackCaptcha: null;
+  addLog: null;
   /** A short-lived board token for the `/board` channel; `channelId` is the room number, `bucketId` the board's id. */
-  createWbToken: [{ userId: string; channelId: string }, { token: string; bucketId: string }];
+  createWbToken: { token: string; bucketId: string };
   /** The creator's read-only review of a room's board, open or closed: one page, and the pages that hold something. */
-  getWbReview: [{ roomNumber: string; page?: string }, { pages: string[]; state: LayerState; images: Record<string, string> }];
+  getWbReview: { pages: string[]; state: LayerState; images: Record<string, string> };
   /** The QR code's address for sending a photo from a phone to the caller's board (`/upload/{userId}/{roomNumber}?t=...`). */
-  createPhoneUploadLink: [{ roomNumber: string }, { url: string; expiresAt: number }];
+  createPhoneUploadLink: { url: string; expiresAt: number };
   /** JSON text of `TeachingPicture[]`. */
-  getTeachingPictureList: [Record<string, never>, { teachingPictureList: string }];
+  getTeachingPictureList: { teachingPictureList: string };
 }
 
 /** A stencil of the shape panel (spec 03 §3): subjectId 2 math, 3 physics, 4 chemistry. */
@@ -179,9 +178,17 @@ export interface TeachingPicture {
   imageUrl: string;
 }
 
-export type ApiName = keyof ApiCalls;
-export type ApiRequest<N extends ApiName> = ApiCalls[N][0];
-export type ApiData<N extends ApiName> = ApiCalls[N][1];
+export type ApiName = keyof ApiAnswers;
+/** The zod schema the server parses call N's body with. */
+export type ApiSchema<N extends ApiName> = (typeof apiInputs)[N];
+/** What a client sends (form fields may still be strings where the schema turns them into numbers). */
+export type ApiRequest<N extends ApiName> = z.input<ApiSchema<N>>;
+/** What the server's handler receives, after the schema parsed (and transformed) the body. */
+export type ApiInput<N extends ApiName> = z.output<ApiSchema<N>>;
+/** What call N answers in the envelope's `data`. */
+export type ApiData<N extends ApiName> = ApiAnswers[N];
+/** name -> [request body, answer data], for readers who want both sides in one place. */
+export type ApiCalls = { [N in ApiName]: [ApiRequest<N>, ApiData<N>] };
 
 /** Header carrying the user token; pages use the httpOnly cookie below instead. */
 export const TOKEN_HEADER = 'token';

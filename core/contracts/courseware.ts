@@ -1,7 +1,7 @@
 /**
  * Courseware (spec 03 §2.1, §2.3, §3 document and conversion result, §4, §7): the wire contract
- * shared by the server, the conversion worker and the browser. The /api calls are declared here and
- * merged into `ApiCalls` (core/contracts/api.ts); the room-channel and user-channel events are
+ * shared by the server, the conversion worker and the browser. The /api answers are declared here and
+ * merged into `ApiAnswers` (core/contracts/api.ts); the room-channel and user-channel events are
  * declared here and merged into those contracts.
  *
  * Flow of an upload (spec 03 §4 "Upload to library"):
@@ -93,42 +93,43 @@ export interface VideoControl {
   at: number;
 }
 
-/** name -> [request body, answer data]; merged into ApiCalls. */
-export interface CoursewareApiCalls {
+/** name -> answer data; merged into ApiAnswers (requests: the schemas of core/courseware/courseware.schema.ts). */
+export interface CoursewareApiAnswers {
   /** 1 disk store, 2 S3-compatible store (chosen by S3_ENDPOINT). */
-  getResourceType: [Record<string, never>, { resourceType: 1 | 2 }];
+  getResourceType: { resourceType: 1 | 2 };
   /** The file hash check of spec 03 §7: is a file with this MD5 already in the caller's library (or converted for anyone)? */
-  checkFileHash: [{ fileHash: string }, { fileExist: boolean; documentInfo: DocumentInfo | null }];
+  checkFileHash: { fileExist: boolean; documentInfo: DocumentInfo | null };
   /**
    * The signed-upload call: a presigned PUT for the browser to send the file straight to the store.
    * `saveName` is the object key to pass back as documentSource (documentConvert/{y}/{m}/{d}/{unique}/{file}, videos under documentConvert/videos/).
    */
-  createUpyunSign: [
-    { fileName: string; fileSize: number; fileHash: string; roomNumber?: string },
-    { uploadUrl: string; method: 'PUT'; headers: Record<string, string>; saveName: string; expiresAt: number; resourceType: 1 | 2 },
-  ];
+  createUpyunSign: {
+    uploadUrl: string;
+    method: 'PUT';
+    headers: Record<string, string>;
+    saveName: string;
+    expiresAt: number;
+    resourceType: 1 | 2;
+  };
   /**
    * Register an uploaded (or hash-matched) file and, if new, queue its conversion; when roomNumber
    * is given (the creator's room), the room shows it. documentStatus: the document's status now.
    */
-  addRoomDocument: [
-    { documentSource: string; documentName: string; roomNumber?: string; fileHash: string; documentType: DocumentType | '1' | '3' },
-    { taskId: string; documentId: string; documentStatus: DocumentStatus; courseware: RoomCourseware | null },
-  ];
+  addRoomDocument: { taskId: string; documentId: string; documentStatus: DocumentStatus; courseware: RoomCourseware | null };
   /** The uploader cancelled: forget the pending upload (documentSource or taskId). */
-  updateDocumentNotice: [{ roomNumber: string; documentSource?: string; taskId?: string }, null];
+  updateDocumentNotice: null;
   /** The creator closes the room's courseware: images cleared, documentType 0, page 1 of 1, scroll 0. */
-  closeRoomDocument: [{ roomNumber: string }, null];
+  closeRoomDocument: null;
   /** The caller's library, newest first; pageNo from 1. */
-  getMyDocumentList: [{ pageNo?: number; pageSize?: number }, { documentList: DocumentInfo[]; total: number }];
+  getMyDocumentList: { documentList: DocumentInfo[]; total: number };
   /** Delete from the caller's library (status 3 or 4 only). */
-  delUserDocument: [{ taskId: string; documentId: string }, null];
+  delUserDocument: null;
   /** Open a document of the caller's library in the caller's room (recent-documents picker, library 'open in a room'). */
-  analysisDocumentExisting: [{ documentId: string; roomNumber: string }, { courseware: RoomCourseware }];
+  analysisDocumentExisting: { courseware: RoomCourseware };
   /** A signed download link to the original file of the caller's document. */
-  getDocumentDownloadUrl: [{ documentId: string }, { url: string; expiresAt: number }];
+  getDocumentDownloadUrl: { url: string; expiresAt: number };
   /** The room's courseware now, with freshly signed links (for anyone in the room; also in the join snapshot). */
-  getRoomCourseware: [{ roomNumber: string }, { courseware: RoomCourseware }];
+  getRoomCourseware: { courseware: RoomCourseware };
 }
 
 /** Room channel, server -> browser (merged into ServerToClient of room-events.ts). */

@@ -7,7 +7,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Clock } from '../platform/clock.ts';
-import type { EventBus } from '../platform/events.ts';
+import { roomMessage, userMessage, type EventBus, type RoomPayload, type UserPayload } from '../platform/events.ts';
 import type { JobMeta } from '../platform/jobs.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { ObjectStore } from '../platform/objects.ts';
@@ -61,12 +61,12 @@ export class CoursewareConversion {
 
   // ---- events ---------------------------------------------------------------------------------
 
-  #toRoom<E extends keyof CoursewareRoomEvents>(room: string, event: E, payload: Parameters<CoursewareRoomEvents[E]>[0]): void {
-    this.bus.publish({ target: { room }, event, payload });
+  #toRoom<E extends keyof CoursewareRoomEvents>(room: string, event: E, payload: RoomPayload<E>): void {
+    this.bus.publish(roomMessage(room, event, payload));
   }
 
-  #toUser<E extends keyof CoursewareUserEvents>(user: string, event: E, payload: Parameters<CoursewareUserEvents[E]>[0]): void {
-    this.bus.publish({ target: { user }, event, payload });
+  #toUser<E extends keyof CoursewareUserEvents>(user: string, event: E, payload: UserPayload<E>): void {
+    this.bus.publish(userMessage(user, event, payload));
   }
 
   /** The 'courseware.dropUpload' job: an upload key no document uses any more is deleted. */

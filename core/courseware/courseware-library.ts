@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Clock } from '../platform/clock.ts';
 import { DomainError } from '../platform/errors.ts';
-import type { EventBus } from '../platform/events.ts';
+import { roomMessage, userMessage, type EventBus, type RoomPayload, type UserPayload } from '../platform/events.ts';
 import type { JobQueue } from '../platform/jobs.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { ObjectStore } from '../platform/objects.ts';
@@ -106,12 +106,12 @@ export class CoursewareLibrary {
 
   // ---- events ---------------------------------------------------------------------------------
 
-  #toRoom<E extends keyof CoursewareRoomEvents>(room: string, event: E, payload: Parameters<CoursewareRoomEvents[E]>[0]): void {
-    this.bus.publish({ target: { room }, event, payload });
+  #toRoom<E extends keyof CoursewareRoomEvents>(room: string, event: E, payload: RoomPayload<E>): void {
+    this.bus.publish(roomMessage(room, event, payload));
   }
 
-  #toUser<E extends keyof CoursewareUserEvents>(user: string, event: E, payload: Parameters<CoursewareUserEvents[E]>[0]): void {
-    this.bus.publish({ target: { user }, event, payload });
+  #toUser<E extends keyof CoursewareUserEvents>(user: string, event: E, payload: UserPayload<E>): void {
+    this.bus.publish(userMessage(user, event, payload));
   }
 
   /** `/api/analysisDocumentExisting`: open a converted document of the caller's library in the caller's room. */

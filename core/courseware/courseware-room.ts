@@ -5,7 +5,7 @@
 import { DomainError, illegalParams, notAllowed, roomNotFound } from '../platform/errors.ts';
 import type { Clock } from '../platform/clock.ts';
 import type { Config } from '../platform/config.ts';
-import type { EventBus } from '../platform/events.ts';
+import { roomMessage, type EventBus, type RoomPayload } from '../platform/events.ts';
 import type { ObjectStore } from '../platform/objects.ts';
 import {
   SIGNED_URL_TTL_SECONDS,
@@ -91,8 +91,8 @@ export class CoursewareRoom {
 
   // ---- events ---------------------------------------------------------------------------------
 
-  #toRoom<E extends keyof CoursewareRoomEvents>(room: string, event: E, payload: Parameters<CoursewareRoomEvents[E]>[0]): void {
-    this.bus.publish({ target: { room }, event, payload });
+  #toRoom<E extends keyof CoursewareRoomEvents>(room: string, event: E, payload: RoomPayload<E>): void {
+    this.bus.publish(roomMessage(room, event, payload));
   }
 
   // ---- rooms ----------------------------------------------------------------------------------

@@ -91,6 +91,8 @@ export const configSchema = z
     BOARD_STROKES_PER_SECOND: int(40, 1),
     BOARD_IMAGE_MAX_BYTES: int(20_480_000, 1),
     BOARD_PHONE_LINK_MINUTES: int(30, 1, 24 * 60),
+    /** Phone-link uploads (no session behind them) being received at once; more are answered 503 (ADR 061). */
+    BOARD_PHONE_UPLOADS_AT_ONCE: int(4, 1, 1000),
     MEDIA_PUBLIC_URL: z.url().optional(),
     MEDIA_PORT: int(3100, 0, 65535),
     MEDIA_LISTEN_IP: z.ipv4().default('127.0.0.1'),

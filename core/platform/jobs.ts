@@ -4,6 +4,8 @@
  */
 import { PgBoss, fromPglite } from 'pg-boss';
 import type { PGlite } from '@electric-sql/pglite';
+import { z } from 'zod';
+import { jobPayloadSchemas, type JobName, type JobPayloads } from '../jobs.ts';
 import type { Logger } from './logger.ts';
 
 /** Which attempt a handler is running: the last one is `retryCount === retryLimit`. */
@@ -22,10 +24,28 @@ export interface WorkOptions {
 export const JOB_RETRY_LIMIT = 3;
 
 export interface JobQueue {
-  send<P extends object>(name: string, payload: P, opts?: { singletonKey?: string; startAfterSeconds?: number }): Promise<string | null>;
-  work<P extends object>(name: string, handler: (payload: P, meta: JobMeta) => Promise<void>, opts?: WorkOptions): Promise<void>;
-  schedule(name: string, cron: string, payload?: object): Promise<void>;
+  send<N extends JobName>(
+    name: N,
+    payload: JobPayloads[N],
+    opts?: { singletonKey?: string; startAfterSeconds?: number },
+  ): Promise<string | null>;
+  /** The handler runs with the payload its job's schema parsed; a malformed job fails (reason logged) without running it. */
+  work<N extends JobName>(name: N, handler: (payload: JobPayloads[N], meta: JobMeta) => Promise<void>, opts?: WorkOptions): Promise<void>;
+  schedule(name: JobName, cron: string): Promise<void>;
   stop(): Promise<void>;
+}
+
+/** A job whose payload its schema refused: it fails (pg-boss records the message) and the worker goes on. */
+export class MalformedJob extends Error {
+  override name = 'MalformedJob';
+}
+
+/** Job N's payload, parsed by its schema; throws MalformedJob with the schema's reasons. */
+export function parseJobPayload<N extends JobName>(name: N, data: unknown): JobPayloads[N] {
+  const parsed = jobPayloadSchemas[name].safeParse(data);
+  if (!parsed.success) throw new MalformedJob(`malformed ${name} payload: ${z.prettifyError(parsed.error)}`);
+  // The schema looked up by N parsed it: its output is job N's payload (TypeScript cannot follow N through the lookup).
+  return parsed.data as JobPayloads[N];
 }
 
 export async function startPgBoss(
@@ -68,13 +88,20 @@ export async function startPgBoss(
       const polling = every ? { pollingIntervalSeconds: every, notifyPollingIntervalSeconds: every } : {};
       await boss.work<object>(name, polling, async (jobs) => {
         for (const job of jobs) {
-          await handler(job.data as never, { id: job.id, retryCount: job.retryCount, retryLimit: JOB_RETRY_LIMIT, signal: job.signal });
+          let payload: JobPayloads[typeof name];
+          try {
+            payload = parseJobPayload(name, job.data);
+          } catch (err) {
+            logger.error({ err, job: name, id: job.id }, 'job payload malformed: the job fails without running');
+            throw err;
+          }
+          await handler(payload, { id: job.id, retryCount: job.retryCount, retryLimit: JOB_RETRY_LIMIT, signal: job.signal });
         }
       });
     },
-    async schedule(name, cron, payload) {
+    async schedule(name, cron) {
       await ensureQueue(name);
-      await boss.schedule(name, cron, payload ?? {});
+      await boss.schedule(name, cron, {});
     },
     stop: () => boss.stop({ graceful: true, timeout: 5000 }),
   };

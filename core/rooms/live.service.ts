@@ -7,7 +7,7 @@
 import type { Clock } from '../platform/clock.ts';
 import type { Config } from '../platform/config.ts';
 import { DomainError, illegalParams, notAllowed, roomNotFound } from '../platform/errors.ts';
-import type { EventBus } from '../platform/events.ts';
+import { roomMessage, type EventBus } from '../platform/events.ts';
 import { MemoryRateLimiter } from '../platform/memory-rate-limit.ts';
 import type { RoomInfo } from '../contracts/api.ts';
 import type { RoomCourseware } from '../contracts/courseware.ts';
@@ -102,7 +102,7 @@ export class RoomLiveService {
   }
 
   #emit<E extends keyof ServerToClient>(room: string, event: E, payload: Parameters<ServerToClient[E]>[0]): void {
-    this.bus.publish({ target: { room }, event, payload });
+    this.bus.publish(roomMessage(room, event, payload));
   }
 
   async #openRoom(roomNumber: string): Promise<LiveRoomRow> {

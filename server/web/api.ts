@@ -4,21 +4,15 @@
  * Domain errors are mapped here and only here; anything unexpected is logged and answered '9'.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { z } from 'zod';
-import type { ApiName, Envelope } from '#core/contracts/api.ts';
+import type { ApiData, ApiInput, ApiName, Envelope } from '#core/contracts/api.ts';
+import { apiInputs } from '#core/contracts/api-inputs.ts';
 import { REQUEST_ID_PARAM, SESSION_COOKIE } from '#core/contracts/api.ts';
 import { DomainError, isDomainError, messageFor, type ErrorCode, type Lang } from '#core/platform/errors.ts';
 import type { Config } from '#core/platform/config.ts';
 import type { Logger } from '#core/platform/logger.ts';
 import type { Services } from '#core/services.ts';
 import { toUserInfo, type Viewer } from '#core/account/account.service.ts';
-import * as accountSchema from '#core/account/account.schema.ts';
-import * as roomSchema from '#core/rooms/room.schema.ts';
-import * as orderSchema from '#core/billing/order.schema.ts';
-import * as messagingSchema from '#core/messaging/messaging.schema.ts';
-import * as boardSchema from '#core/board/board.schema.ts';
 import { teachingPictureList } from '#core/board/stencils.ts';
-import * as coursewareSchema from '#core/courseware/courseware.schema.ts';
 import { requestIp, requestLang, requestToken } from './request.ts';
 
 interface CallContext {
@@ -31,12 +25,36 @@ interface CallContext {
   viewer(): Promise<Viewer>;
 }
 
-interface Handler<S extends z.ZodType> {
-  schema: S;
-  run(ctx: CallContext, input: z.infer<S>): Promise<unknown>;
-}
+/**
+ * Call N's handler: gets the body as its schema parsed it, answers exactly call N's data (a wrong
+ * answer shape is a compile error). The schema is looked up by name (core/contracts/api-inputs.ts).
+ */
+type Handler<N extends ApiName> = (ctx: CallContext, input: ApiInput<N>) => Promise<ApiData<N>>;
+export type ApiHandlers = { [N in ApiName]: Handler<N> };
 
-const h = <S extends z.ZodType>(schema: S, run: Handler<S>['run']): Handler<S> => ({ schema, run });
+type IsUnion<T, U = T> = T extends unknown ? ([U] extends [T] ? false : true) : never;
+/** Field names A has and B has not, at any depth (a structural type would let them through silently). */
+type Extra<A, B> = [A] extends [readonly (infer E)[]]
+  ? [B] extends [readonly (infer F)[]]
+    ? Extra<E, F>
+    : never
+  : [A] extends [object]
+    ? true extends IsUnion<B>
+      ? never
+      : [B] extends [object]
+        ? { [K in keyof A]-?: K extends keyof B ? Extra<A[K], B[K]> : K }[keyof A]
+        : never
+    : never;
+/** Each handler's answer, checked for fields its call does not declare. */
+type ExactAnswers<H extends ApiHandlers> = {
+  [N in ApiName]: [Extra<Awaited<ReturnType<H[N]>>, ApiData<N>>] extends [never]
+    ? H[N]
+    : { error: 'answers a field the contract does not declare'; field: Extra<Awaited<ReturnType<H[N]>>, ApiData<N>> };
+};
+/** Handlers typed by name whose answers are exactly their calls' data: missing, wrong and extra fields do not compile. */
+export function exactHandlers<H extends ApiHandlers>(handlers: H & ExactAnswers<H>): ApiHandlers {
+  return handlers;
+}
 
 function sessionCookie(config: Config, token: string, maxAgeSeconds: number): string {
   const parts = [`${SESSION_COOKIE}=${token}`, 'Path=/', 'HttpOnly', 'SameSite=Lax', `Max-Age=${maxAgeSeconds}`];
@@ -53,48 +71,48 @@ function clearedCookie(config: Config): string {
   return sessionCookie(config, '', 0);
 }
 
-export function buildHandlers(services: Services, config: Config): Record<ApiName, Handler<z.ZodType>> {
+export function buildHandlers(services: Services, config: Config): ApiHandlers {
   const { account, rooms, billing } = services;
-  return {
-    sendPhoneCode: h(accountSchema.sendPhoneCodeInput, (ctx, i) => account.sendPhoneCode({ mobile: i.mobile, area: i.area, ip: ctx.ip })),
-    loginUser: h(accountSchema.loginInput, async (ctx, i) => {
+  return exactHandlers({
+    sendPhoneCode: (ctx, i) => account.sendPhoneCode({ mobile: i.mobile, area: i.area, ip: ctx.ip }),
+    loginUser: async (ctx, i) => {
       const { user, token } = await account.login({ mobile: i.mobile, code: i.code, ip: ctx.ip });
       appendCookie(ctx.res, sessionCookie(config, token, config.SESSION_DAYS * 86400));
       return { userInfo: toUserInfo(user, token) };
-    }),
-    logout: h(accountSchema.noInput, async (ctx) => {
+    },
+    logout: async (ctx) => {
       await account.logout(ctx.token);
       appendCookie(ctx.res, clearedCookie(config));
       return null;
-    }),
-    queryUserInfoByToken: h(accountSchema.tokenInput, async (ctx, i) => {
+    },
+    queryUserInfoByToken: async (ctx, i) => {
       const viewer = await account.authenticate(i.token || ctx.token);
       return { userInfo: await account.getUserInfo(viewer, viewer.userId) };
-    }),
-    getUserInfoById: h(accountSchema.userIdInput, async (ctx, i) => {
+    },
+    getUserInfoById: async (ctx, i) => {
       await ctx.viewer();
       return { userInfo: await account.getPublicUser(i.id) };
-    }),
-    getUserInfo: h(accountSchema.getUserInfoInput, async (ctx, i) => {
+    },
+    getUserInfo: async (ctx, i) => {
       const viewer = await ctx.viewer();
       const userId = i.userId ?? viewer.userId;
       return { userInfo: userId === viewer.userId ? await account.getUserInfo(viewer, userId) : await account.getPublicUser(userId) };
-    }),
-    updateUserName: h(accountSchema.updateUserNameInput, async (ctx, i) => ({
+    },
+    updateUserName: async (ctx, i) => ({
       userInfo: await account.updateUserName(await ctx.viewer(), i.userName),
-    })),
-    createAgoraRoom: h(roomSchema.createAgoraRoomInput, async (ctx, i) => ({
+    }),
+    createAgoraRoom: async (ctx, i) => ({
       roomInfo: await rooms.createRoom(await ctx.viewer(), { roomType: 1, consumption: i.consumption ?? 'off', requestId: ctx.requestId }),
-    })),
-    createRoom: h(roomSchema.createRoomInput, async (ctx, i) => ({
+    }),
+    createRoom: async (ctx, i) => ({
       roomInfo: await rooms.createRoom(await ctx.viewer(), {
         roomType: Number(i.roomType) as 2 | 3 | 4,
         consumption: i.consumption ?? 'off',
         requestId: ctx.requestId,
       }),
-    })),
-    getRoomInfoByRoomNumber: h(roomSchema.roomNumberInput, async (_ctx, i) => ({ roomInfo: await rooms.getRoomInfo(i.roomNumber) })),
-    userJoinAgoraRoom: h(roomSchema.joinInput, async (ctx, i) => {
+    }),
+    getRoomInfoByRoomNumber: async (_ctx, i) => ({ roomInfo: await rooms.getRoomInfo(i.roomNumber) }),
+    userJoinAgoraRoom: async (ctx, i) => {
       const userType = i.userType === undefined ? undefined : (String(i.userType) as '1' | '2' | '3');
       if (userType === '3') {
         const viewer = await ctx.viewer().catch(() => null);
@@ -104,15 +122,15 @@ export function buildHandlers(services: Services, config: Config): Record<ApiNam
       }
       const answer = await rooms.join(await ctx.viewer(), { roomNumber: i.roomNumber, userType });
       return { ...answer, courseware: await services.courseware.roomCourseware(i.roomNumber) };
-    }),
-    updateRoomInfoByRoomNumber: h(roomSchema.updateRoomInfoInput, async (ctx, i) => {
+    },
+    updateRoomInfoByRoomNumber: async (ctx, i) => {
       const { roomNumber, ...patch } = i;
       const viewer = await ctx.viewer();
       await services.live.patch(await services.live.actorFor(viewer, roomNumber), patch);
       return { roomInfo: await rooms.getRoomInfo(roomNumber) };
-    }),
-    createObserverLink: h(roomSchema.roomNumberInput, async (ctx, i) => rooms.createObserverLink(await ctx.viewer(), i.roomNumber)),
-    touristJoinRoom: h(roomSchema.touristJoinInput, async (ctx, i) => {
+    },
+    createObserverLink: async (ctx, i) => rooms.createObserverLink(await ctx.viewer(), i.roomNumber),
+    touristJoinRoom: async (ctx, i) => {
       const answer = await rooms.touristJoin({ roomNumber: i.roomNumber, userName: i.userName, ip: ctx.ip });
       // A signed-in teacher who joins as a visitor keeps their own session cookie.
       const hasSession = await ctx.viewer().then(
@@ -123,73 +141,60 @@ export function buildHandlers(services: Services, config: Config): Record<ApiNam
         appendCookie(ctx.res, sessionCookie(config, answer.userInfo.userToken, config.TOURIST_SESSION_HOURS * 3600));
       }
       return { ...answer, courseware: await services.courseware.roomCourseware(i.roomNumber) };
-    }),
-    getConsumptionStatus: h(accountSchema.noInput, async (ctx) => billing.getConsumptionStatus(await ctx.viewer())),
-    getUserVipInfo: h(accountSchema.noInput, async (ctx) => ({ vipUserInfo: await billing.getUserVipInfo(await ctx.viewer()) })),
-    createAgoraToken: h(roomSchema.mediaTokenInput, async (ctx, i) => {
+    },
+    getConsumptionStatus: async (ctx) => billing.getConsumptionStatus(await ctx.viewer()),
+    getUserVipInfo: async (ctx) => ({ vipUserInfo: await billing.getUserVipInfo(await ctx.viewer()) }),
+    createAgoraToken: async (ctx, i) => {
       if (!services.media) throw new DomainError('33005');
       return services.media.renew(await ctx.viewer(), i.roomNumber, String(i.userType) === '2');
-    }),
-    getMyRoomList: h(roomSchema.myRoomsInput, async (ctx, i) => rooms.listMyRooms(await ctx.viewer(), i)),
-    getGoodsList: h(orderSchema.pageInput, async (ctx, i) => {
+    },
+    getMyRoomList: async (ctx, i) => rooms.listMyRooms(await ctx.viewer(), i),
+    getGoodsList: async (ctx, i) => {
       await ctx.viewer();
       return services.orders.getGoodsList(i, ctx.lang);
-    }),
-    getOrderList: h(orderSchema.pageInput, async (ctx, i) => services.orders.getOrderList(await ctx.viewer(), i)),
-    createOrder: h(orderSchema.createOrderInput, async (ctx, i) => ({
+    },
+    getOrderList: async (ctx, i) => services.orders.getOrderList(await ctx.viewer(), i),
+    createOrder: async (ctx, i) => ({
       orderInfo: await services.orders.createOrder(await ctx.viewer(), { goodsId: i.goodsId, requestId: ctx.requestId }, ctx.lang),
-    })),
-    getOrderInfo: h(orderSchema.orderIdInput, async (ctx, i) => ({
+    }),
+    getOrderInfo: async (ctx, i) => ({
       orderInfo: await services.orders.getOrderInfo(await ctx.viewer(), i.orderId),
-    })),
-    paymentOrder: h(orderSchema.paymentOrderInput, async (ctx, i) => services.orders.paymentOrder(await ctx.viewer(), i)),
-    exchangePromoPoints: h(orderSchema.createOrderInput, async (ctx, i) =>
+    }),
+    paymentOrder: async (ctx, i) => services.orders.paymentOrder(await ctx.viewer(), i),
+    exchangePromoPoints: async (ctx, i) =>
       services.orders.exchangePoints(await ctx.viewer(), { goodsId: i.goodsId, requestId: ctx.requestId }, ctx.lang),
-    ),
-    getAdminMessageList: h(orderSchema.pageInput, async (ctx, i) => {
+    getAdminMessageList: async (ctx, i) => {
       await ctx.viewer();
       return services.messaging.list(i);
-    }),
-    createFeedbackCaptcha: h(messagingSchema.feedbackInput, async (ctx, i) => {
+    },
+    createFeedbackCaptcha: async (ctx, i) => {
       await services.messaging.submitFeedback(await ctx.viewer(), i);
       return null;
-    }),
-    addLog: h(messagingSchema.addLogInput, async (ctx, i) => {
+    },
+    addLog: async (ctx, i) => {
       const viewer = await ctx.viewer().catch(() => null);
       await services.site.addLog(viewer, { ...i, roomNumber: i.roomNumber === undefined ? undefined : String(i.roomNumber) }, ctx.ip);
       return null;
-    }),
-    createWbToken: h(boardSchema.createWbTokenInput, async (ctx, i) => services.board.createToken(await ctx.viewer(), i)),
-    getWbReview: h(boardSchema.wbReviewInput, async (ctx, i) => services.board.review(await ctx.viewer(), i.roomNumber, i.page ?? 'wb:0')),
-    createPhoneUploadLink: h(boardSchema.phoneUploadLinkInput, async (ctx, i) =>
-      services.board.phoneUploadLink(await ctx.viewer(), i.roomNumber),
-    ),
-    getTeachingPictureList: h(accountSchema.noInput, () => Promise.resolve({ teachingPictureList: JSON.stringify(teachingPictureList()) })),
-    getResourceType: h(coursewareSchema.noInput, async (ctx) => {
+    },
+    createWbToken: async (ctx, i) => services.board.createToken(await ctx.viewer(), i),
+    getWbReview: async (ctx, i) => services.board.review(await ctx.viewer(), i.roomNumber, i.page ?? 'wb:0'),
+    createPhoneUploadLink: async (ctx, i) => services.board.phoneUploadLink(await ctx.viewer(), i.roomNumber),
+    getTeachingPictureList: () => Promise.resolve({ teachingPictureList: JSON.stringify(teachingPictureList()) }),
+    getResourceType: async (ctx) => {
       await ctx.viewer();
       return { resourceType: services.courseware.resourceType };
-    }),
-    checkFileHash: h(coursewareSchema.checkFileHashInput, async (ctx, i) =>
-      services.courseware.checkFileHash(await ctx.viewer(), i.fileHash),
-    ),
-    createUpyunSign: h(coursewareSchema.createUpyunSignInput, async (ctx, i) => services.courseware.signUpload(await ctx.viewer(), i)),
-    addRoomDocument: h(coursewareSchema.addRoomDocumentInput, async (ctx, i) => services.courseware.register(await ctx.viewer(), i)),
-    updateDocumentNotice: h(coursewareSchema.updateDocumentNoticeInput, async (ctx, i) =>
-      services.courseware.cancelUpload(await ctx.viewer(), i),
-    ),
-    closeRoomDocument: h(coursewareSchema.roomInput, async (ctx, i) => services.courseware.closeRoom(await ctx.viewer(), i.roomNumber)),
-    getMyDocumentList: h(coursewareSchema.listInput, async (ctx, i) => services.courseware.list(await ctx.viewer(), i)),
-    delUserDocument: h(coursewareSchema.delInput, async (ctx, i) => services.courseware.delete(await ctx.viewer(), i)),
-    analysisDocumentExisting: h(coursewareSchema.analysisInput, async (ctx, i) =>
-      services.courseware.openExisting(await ctx.viewer(), i.documentId, i.roomNumber),
-    ),
-    getDocumentDownloadUrl: h(coursewareSchema.downloadInput, async (ctx, i) =>
-      services.courseware.downloadUrl(await ctx.viewer(), i.documentId),
-    ),
-    getRoomCourseware: h(coursewareSchema.roomInput, async (ctx, i) =>
-      services.courseware.getRoomCourseware(await ctx.viewer(), i.roomNumber),
-    ),
-  };
+    },
+    checkFileHash: async (ctx, i) => services.courseware.checkFileHash(await ctx.viewer(), i.fileHash),
+    createUpyunSign: async (ctx, i) => services.courseware.signUpload(await ctx.viewer(), i),
+    addRoomDocument: async (ctx, i) => services.courseware.register(await ctx.viewer(), i),
+    updateDocumentNotice: async (ctx, i) => services.courseware.cancelUpload(await ctx.viewer(), i),
+    closeRoomDocument: async (ctx, i) => services.courseware.closeRoom(await ctx.viewer(), i.roomNumber),
+    getMyDocumentList: async (ctx, i) => services.courseware.list(await ctx.viewer(), i),
+    delUserDocument: async (ctx, i) => services.courseware.delete(await ctx.viewer(), i),
+    analysisDocumentExisting: async (ctx, i) => services.courseware.openExisting(await ctx.viewer(), i.documentId, i.roomNumber),
+    getDocumentDownloadUrl: async (ctx, i) => services.courseware.downloadUrl(await ctx.viewer(), i.documentId),
+    getRoomCourseware: async (ctx, i) => services.courseware.getRoomCourseware(await ctx.viewer(), i.roomNumber),
+  });
 }
 
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\b/i;
@@ -268,6 +273,15 @@ function send(res: ServerResponse, lang: Lang, code: ErrorCode | '0', data: unkn
 }
 
 /**
+ * Runs call N with the body its own schema parsed. `apiInputs[call].safeParse` yields the union of
+ * every call's input; the name ties that input to its handler, which TypeScript cannot follow
+ * through a union, hence the one widening here (the parse just above is what makes it true).
+ */
+function dispatch<N extends ApiName>(handlers: ApiHandlers, name: N, ctx: CallContext, input: unknown): Promise<ApiData<N>> {
+  return (handlers[name] as (ctx: CallContext, input: unknown) => Promise<ApiData<N>>)(ctx, input);
+}
+
+/**
  * The /api handler on bare node:http (no framework on this hot path: it is most of the traffic).
  * `path` is the request path after `/api/`.
  */
@@ -285,7 +299,6 @@ export function createApiHandler(services: Services, config: Config, logger: Log
       req.resume();
       return send(res, lang, '8', null, 405);
     }
-    const handler = handlers[name as ApiName];
     let body: unknown;
     try {
       body = parseBody(await readBody(req, limit), String(req.headers['content-type'] ?? ''));
@@ -298,7 +311,8 @@ export function createApiHandler(services: Services, config: Config, logger: Log
       return send(res, lang, '5', null, status);
     }
     if (typeof body !== 'object' || body === null || Array.isArray(body)) return send(res, lang, '5', null, 400);
-    const parsed = handler.schema.safeParse(body);
+    const call = name as ApiName;
+    const parsed = apiInputs[call].safeParse(body);
     if (!parsed.success) return send(res, lang, '5', null);
     const token = requestToken(req);
     const rawRequestId = query.get(REQUEST_ID_PARAM) ?? (body as Record<string, unknown>)[REQUEST_ID_PARAM];
@@ -312,7 +326,7 @@ export function createApiHandler(services: Services, config: Config, logger: Log
       viewer: () => (viewerPromise ??= services.account.authenticate(token)),
     };
     try {
-      const data = await handler.run(ctx, parsed.data);
+      const data = await dispatch(handlers, call, ctx, parsed.data);
       send(res, lang, '0', data);
     } catch (err) {
       if (isDomainError(err)) {

@@ -14,6 +14,15 @@ import { requestLang } from './request.ts';
 
 const STENCIL_DIR = path.resolve(import.meta.dirname, '../static/stencils');
 
+/** Phone-link uploads being received now, per platform (read by tests through phoneUploadsInFlight). */
+const slotsByPlatform = new WeakMap<Platform, { busy: number }>();
+function phoneSlots(platform: Platform): { busy: number } {
+  let slots = slotsByPlatform.get(platform);
+  if (!slots) slotsByPlatform.set(platform, (slots = { busy: 0 }));
+  return slots;
+}
+export const phoneUploadsInFlight = (platform: Platform): number => phoneSlots(platform).busy;
+
 export function boardImageRoutes(platform: Platform): Router {
   const { board } = platform.services;
   const { config, logger } = platform;
@@ -41,24 +50,27 @@ export function boardImageRoutes(platform: Platform): Router {
     send(res, lang, isDomainError(err) ? err.code : '9');
   };
 
-  /** Reads a raw upload of at most BOARD_IMAGE_MAX_BYTES, then hands it to `store`. */
+  /**
+   * Reads a raw upload of at most BOARD_IMAGE_MAX_BYTES, then hands it to `store`. Called only once
+   * the sender is known (ADR 061): an over-long body is answered 413 as soon as it passes the limit.
+   */
   const receive = (req: Request, res: Response, store: (bytes: Buffer) => Promise<unknown>) => {
     const lang = requestLang(req);
     const limit = config.BOARD_IMAGE_MAX_BYTES;
-    if (Number(req.headers['content-length'] ?? 0) > limit) {
-      req.resume();
-      return send(res, lang, '32103', null, 413);
-    }
+    if (Number(req.headers['content-length'] ?? 0) > limit) return refuse(req, res, lang, '32103', 413);
     const chunks: Buffer[] = [];
     let size = 0;
     let over = false;
     req.on('data', (c: Buffer) => {
+      if (over) return;
       size += c.length;
-      if (size > limit) over = true;
-      else chunks.push(c);
+      if (size <= limit) return void chunks.push(c);
+      over = true;
+      chunks.length = 0;
+      refuse(req, res, lang, '32103', 413);
     });
     req.on('end', () => {
-      if (over) return send(res, lang, '32103', null, 413);
+      if (over) return;
       store(Buffer.concat(chunks)).then(
         (data) => send(res, lang, '0', data),
         (err: unknown) => fail(res, lang, err),
@@ -67,23 +79,40 @@ export function boardImageRoutes(platform: Platform): Router {
     req.on('error', () => res.destroy());
   };
 
+  /** Answers at once and closes the connection; what the client still sends is discarded unread. */
+  const refuse = (req: Request, res: Response, lang: Lang, code: ErrorCode, status: number, headers: Record<string, string> = {}) => {
+    req.resume();
+    res.set({ Connection: 'close', ...headers });
+    send(res, lang, code, null, status);
+  };
+
   router.post('/board-images', (req, res) => {
     const actor = actorOf(req);
-    if (!actor) {
-      req.resume();
-      return send(res, requestLang(req), '21001', null, 401);
-    }
+    if (!actor) return refuse(req, res, requestLang(req), '21001', 401);
     receive(req, res, (bytes) => board.storeImage(actor, bytes));
   });
 
   // The phone page of the QR link: the link's token in `t`, the photo's pixel size in `w` and `h`.
+  // No session stands behind it: the link is checked before the body is read, and only
+  // BOARD_PHONE_UPLOADS_AT_ONCE are received at a time (each may hold BOARD_IMAGE_MAX_BYTES).
   router.post('/board-images/phone', (req, res) => {
     const q = req.query;
+    const lang = requestLang(req);
+    if (!board.phoneActor(q['t'])) return refuse(req, res, lang, '21001', 401);
+    const slots = phoneSlots(platform);
+    if (slots.busy >= config.BOARD_PHONE_UPLOADS_AT_ONCE) return refuse(req, res, lang, '34011', 503, { 'Retry-After': '5' });
+    slots.busy += 1;
+    res.once('close', () => (slots.busy -= 1));
     const n = (v: unknown) => (typeof v === 'string' && /^\d{1,6}$/.test(v) ? Number(v) : 0);
     receive(req, res, (bytes) => board.phoneUpload(q['t'], bytes, { width: n(q['w']), height: n(q['h']) }));
   });
 
-  router.post('/board-images/urls', express.json({ limit: '64kb' }), (req, res) => {
+  // The board token is checked before the JSON body is read.
+  const signedIn = (req: Request, res: Response, next: express.NextFunction) => {
+    if (!actorOf(req)) return refuse(req, res, requestLang(req), '21001', 401);
+    next();
+  };
+  router.post('/board-images/urls', signedIn, express.json({ limit: '64kb' }), (req, res) => {
     const lang = requestLang(req);
     const actor = actorOf(req);
     if (!actor) return send(res, lang, '21001', null, 401);

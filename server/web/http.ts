@@ -23,7 +23,24 @@ import { boardImageRoutes } from './board-images.ts';
 import { socketParser } from './socket-parser.ts';
 import { MEDIA_CONTROL_PATH } from '#core/contracts/media-control.ts';
 import { ObjectTooLarge } from '#core/platform/objects.ts';
+import { messageFor } from '#core/platform/errors.ts';
 import { connectRedisAdapter } from '../redis.ts';
+import { CROSS_SITE_REFUSED, isCrossSiteWrite, originVerdict } from './same-origin.ts';
+
+/** 403 before anything is read: the /api envelope (code '8', illegal request) or plain text. */
+function refuseCrossSite(req: IncomingMessage, res: ServerResponse, api: boolean): void {
+  req.resume();
+  const lang = requestLang(req);
+  const body = api ? JSON.stringify({ code: '8', msg: messageFor('8', lang), data: null }) : CROSS_SITE_REFUSED;
+  res.writeHead(403, {
+    'Content-Type': api ? 'application/json; charset=utf-8' : 'text/plain; charset=utf-8',
+    'Content-Length': Buffer.byteLength(body),
+    'Cache-Control': 'no-store',
+    'X-Content-Type-Options': 'nosniff',
+    Connection: 'close',
+  });
+  res.end(body);
+}
 
 export interface WebServer {
   http: HttpServer;
@@ -107,6 +124,20 @@ async function putObject(platform: Platform, req: Request, res: Response): Promi
   res.status(200).type('text/plain').send('ok');
 }
 
+/** The 4xx status a body parser (or Express) gave an error it raised for the client's request, else null. */
+function clientErrorStatus(err: unknown): number | null {
+  if (typeof err !== 'object' || err === null) return null;
+  const { status, expose } = err as { status?: unknown; expose?: unknown };
+  // http-errors marks client errors `expose`; the router's undecodable parameter only sets its status.
+  return typeof status === 'number' && status >= 400 && status < 500 && expose !== false ? status : null;
+}
+
+function clientErrorText(status: number): string {
+  if (status === 413) return 'Request body too large';
+  if (status === 415) return 'Unsupported content type or charset';
+  return 'Malformed request (bad key or body)';
+}
+
 export async function startWeb(platform: Platform, opts: WebOptions): Promise<WebServer> {
   const { config, logger } = platform;
   const app = express();
@@ -125,7 +156,13 @@ export async function startWeb(platform: Platform, opts: WebOptions): Promise<We
 
   app.get(/^\/objects\/(.+)$/, async (req: Request, res: Response) => {
     const disk = platform.diskObjects;
-    const key = decodeURIComponent((req.params as Record<string, string>)[0] ?? '');
+    let key: string;
+    try {
+      key = decodeURIComponent((req.params as Record<string, string>)[0] ?? '');
+    } catch {
+      res.status(400).type('text/plain').send('bad key');
+      return;
+    }
     const { exp, sig } = req.query;
     if (!disk || typeof exp !== 'string' || typeof sig !== 'string' || !disk.verify(key, exp, sig)) {
       res.status(403).type('text/plain').send('link expired or invalid');
@@ -177,8 +214,14 @@ export async function startWeb(platform: Platform, opts: WebOptions): Promise<We
     app.all(/.*/, createRequestHandler({ build, getLoadContext, mode: config.production ? 'production' : 'development' }));
   }
 
-  // Last resort: never a stack trace to the client.
+  // Last resort: never a stack trace to the client. A body parser's refusal (too large, not
+  // decodable, unsupported charset) is the client's mistake: its 4xx with a plain sentence.
   app.use((err: unknown, _req: Request, res: Response, _next: express.NextFunction) => {
+    const status = clientErrorStatus(err);
+    if (status) {
+      if (!res.headersSent) res.status(status).set('Connection', 'close').type('text/plain').send(clientErrorText(status));
+      return;
+    }
     logger.error({ err }, 'request failed');
     if (!res.headersSent) res.status(500).type('text/plain').send('Internal error');
   });
@@ -189,6 +232,8 @@ export async function startWeb(platform: Platform, opts: WebOptions): Promise<We
   const http = createServer((req, res) => {
     const url = req.url ?? '/';
     if (mediaControl && url.split('?')[0] === MEDIA_CONTROL_PATH) return mediaControl(req, res);
+    // Before any body is read or any cookie is believed (ADR 060).
+    if (isCrossSiteWrite(req, config.publicUrl)) return refuseCrossSite(req, res, url.startsWith('/api/'));
     if (url.startsWith('/api/')) {
       const q = url.indexOf('?');
       const name = url.slice(5, q < 0 ? undefined : q);
@@ -207,6 +252,8 @@ export async function startWeb(platform: Platform, opts: WebOptions): Promise<We
     serveClient: false,
     maxHttpBufferSize: 1_000_000,
     parser: socketParser,
+    // Every namespace's handshake (polling and WebSocket): a page of another origin cannot open the user's sockets (ADR 060).
+    allowRequest: (req, callback) => callback(null, originVerdict(req, config.publicUrl) !== 'cross-origin'),
     ...(redis ? { adapter: redis.adapter } : {}),
   });
   const channel = attachRoomChannel(io, platform);

@@ -1,0 +1,23 @@
+import { expect, it } from 'vitest';
+import { parseBusMessage, socketRouteOf } from './bus-routes.ts';
+
+it('parses a bus message before it is routed across processes', () => {
+  const ok = { target: { room: '123456' }, event: 'kickout', payload: { userId: '7' } };
+  expect(parseBusMessage(ok)).toEqual(ok);
+  expect(socketRouteOf(parseBusMessage(ok)!)).toEqual({ nsp: '/room', room: 'room:123456', event: 'kickout', payload: { userId: '7' } });
+  expect(parseBusMessage({ target: { user: '7' }, event: 'paymentSuccess', payload: { orderId: 'BS1' } })).not.toBeNull();
+  for (const bad of [
+    null,
+    'kickout',
+    { target: { room: '123456' }, event: 'kickedout', payload: {} },
+    { target: { room: '123456' }, event: 'paymentSuccess', payload: {} },
+    { target: { user: '7' }, event: 'kickout', payload: {} },
+    { target: { room: '../x' }, event: 'kickout', payload: {} },
+    { target: { room: '123456', user: '7' }, event: 'kickout', payload: {} },
+    { target: { room: '123456' }, event: 'kickout', payload: 'x' },
+    { target: { room: '123456' }, event: 'kickout', payload: [] },
+    { target: { room: '123456' }, event: 'kickout' },
+  ]) {
+    expect(parseBusMessage(bad), JSON.stringify(bad)).toBeNull();
+  }
+});
