@@ -28,6 +28,7 @@ import {
   type Layer,
   applySequencedOp,
   checkOp,
+  parseOp,
   effectsOf,
   emptyLayer,
   isLayerKey,
@@ -466,10 +467,7 @@ export class BoardService {
    * A layer for a client: with `since` (the last sequence number it applied to this layer) the
    * operations after it while this node still has them in order; otherwise the layer's state.
    */
-  async load(actor: BoardActor, page: unknown, since?: unknown): Promise<LayerAnswer> {
-    if (!isLayerKey(page)) throw illegalParams('page');
-    if (since !== undefined && since !== null && (typeof since !== 'number' || !Number.isSafeInteger(since) || since < 0))
-      throw illegalParams('since');
+  async load(actor: BoardActor, page: LayerKey, since?: number): Promise<LayerAnswer> {
     const row = await this.#row(actor.room);
     const board = await this.#board(row);
     return this.#serial(board, async () => {
@@ -492,7 +490,7 @@ export class BoardService {
    * operations after it, without parsing and re-serialising the snapshot (ADR 015); the layer is
    * kept as read and built when first needed. Null for a layer without a snapshot (built at once).
    */
-  async #loadCold(board: RoomBoard, page: LayerKey, since: unknown): Promise<LayerAnswer | null> {
+  async #loadCold(board: RoomBoard, page: LayerKey, since: number | undefined): Promise<LayerAnswer | null> {
     const read = board.pending.get(page) ?? (await this.#read(board, page));
     board.pending.delete(page);
     board.pending.set(page, read);
@@ -559,8 +557,8 @@ export class BoardService {
   // ---- writing -------------------------------------------------------------------------------
 
   /** Checks, authorises, stores and publishes one operation. A known opId answers its first seq. */
-  async submit(actor: BoardActor, raw: unknown): Promise<{ seq: number }> {
-    const checked = checkOp(raw);
+  async submit(actor: BoardActor, input: BoardOp): Promise<{ seq: number }> {
+    const checked = checkOp(input);
     if (!checked.ok) throw illegalParams(checked.error);
     const op = checked.value;
     const row = await this.#row(actor.room);
@@ -700,7 +698,7 @@ export class BoardService {
         touched.clear();
       };
       for (const raw of ops) {
-        const checked = checkOp(raw);
+        const checked = parseOp(raw);
         if (!checked.ok) throw illegalParams(checked.error);
         const op = checked.value;
         if (!mayOperate(actor, facts(row), op.type)) throw notAllowed(`board ${op.type}`);

@@ -63,9 +63,6 @@ export function verifiedSourceKey(uploadKey: string, tag: string): string {
   return `${uploadKey.slice(0, cut)}/source/${tag}${uploadKey.slice(cut)}`;
 }
 
-const VIDEO_TYPES = ['play', 'pause', 'seek', 'heartbeat'] as const;
-/** Longest video position accepted (seconds): a day. */
-const MAX_VIDEO_SECONDS = 86_400;
 /** A signed but unregistered upload is forgotten this long after its link expired. */
 const STALE_UPLOAD_GRACE_MS = 600_000;
 
@@ -272,11 +269,9 @@ export class CoursewareService {
   }
 
   /** Room channel: the creator turns the page (1..pages converted so far) and scrolls a portrait page (0..1.8, step 0.1). */
-  async setPage(actor: CoursewareActor, page: unknown, scroll: unknown): Promise<RoomCourseware> {
-    if (typeof page !== 'number' || !Number.isInteger(page)) throw illegalParams('page');
+  async setPage(actor: CoursewareActor, page: number, scroll?: number | null): Promise<RoomCourseware> {
     let tenths: number | null = null;
     if (scroll !== undefined && scroll !== null) {
-      if (typeof scroll !== 'number' || !Number.isFinite(scroll)) throw illegalParams('scroll');
       tenths = Math.round(scroll * 10);
       if (Math.abs(tenths - scroll * 10) > 1e-6 || tenths < 0 || tenths > Math.round(SLIDE_SCROLL_MAX * 10))
         throw new DomainError('34010', 'scroll');
@@ -297,11 +292,7 @@ export class CoursewareService {
   }
 
   /** Room channel: the creator's play, pause, seek or heartbeat, stamped with the server's time and kept for late joiners. */
-  async videoControl(actor: CoursewareActor, type: unknown, currentTime: unknown): Promise<VideoControl> {
-    if (typeof type !== 'string' || !(VIDEO_TYPES as readonly string[]).includes(type)) throw illegalParams('type');
-    if (typeof currentTime !== 'number' || !Number.isFinite(currentTime) || currentTime < 0 || currentTime > MAX_VIDEO_SECONDS) {
-      throw illegalParams('currentTime');
-    }
+  async videoControl(actor: CoursewareActor, type: VideoControl['type'], currentTime: number): Promise<VideoControl> {
     const room = await this.#openRoom(actor.room);
     if (actor.role !== 'creator' || room.create_user !== actor.uid) throw notAllowed('only the creator controls the video');
     if (!room.document_id) throw new DomainError('34009');
@@ -310,9 +301,8 @@ export class CoursewareService {
     if (doc.document_type !== 3) throw new DomainError('34013');
     const previous = this.#video(room.doc_video);
     // A heartbeat reports the position; whether it plays stays as the last play or pause said.
-    const kept: VideoControl['type'] =
-      type === 'heartbeat' || type === 'seek' ? (previous?.type === 'play' ? 'play' : 'pause') : (type as 'play' | 'pause');
-    const control: VideoControl = { type: type as VideoControl['type'], currentTime, at: this.clock.now().getTime() };
+    const kept: VideoControl['type'] = type === 'heartbeat' || type === 'seek' ? (previous?.type === 'play' ? 'play' : 'pause') : type;
+    const control: VideoControl = { type, currentTime, at: this.clock.now().getTime() };
     await this.repo.setRoomCourseware(room.id, { doc_video: JSON.stringify({ ...control, type: kept }) });
     this.#toRoom(room.room_number, 'videoControl', { ...control, by: actor.uid });
     return control;
