@@ -298,8 +298,12 @@ export const layerStateSchema = z.strictObject({
 });
 export type LayerState = z.infer<typeof layerStateSchema>;
 
-/** A stroke being drawn, streamed every 30-50 ms; not stored. `points` are the new points only. */
-export const strokeProgressSchema = z.strictObject({
+/**
+ * A stroke being drawn, streamed every 30-50 ms; not stored. `points` are the new points only.
+ * Volatile and unanswered, so there is nobody to tell about an extra key: extra keys (a forged
+ * `uid`) are dropped, never relayed; a bad field drops the whole batch.
+ */
+export const strokeProgressSchema = z.object({
   strokeId: boardIdSchema,
   page: layerKeySchema,
   points: pointsSchema(BOARD_LIMITS.progressNumbers, 0),
