@@ -8,7 +8,7 @@
  */
 import { z } from 'zod';
 import type { RoomInfo } from './api.ts';
-import { bounded, call, declared, noAnswer, noPayload, whole, type Events, type Requests } from './channel.ts';
+import { call, declared, noAnswer, noPayload, whole, type Events, type Requests } from './channel.ts';
 import { coursewareRoomEvents, coursewareRoomRequests, roomCoursewareSchema } from './courseware.ts';
 
 export type { Ack } from './channel.ts';

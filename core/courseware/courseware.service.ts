@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Clock } from '../platform/clock.ts';
 import type { Config } from '../platform/config.ts';
-import { DomainError, illegalParams, notAllowed, roomNotFound } from '../platform/errors.ts';
+import { DomainError, notAllowed, roomNotFound } from '../platform/errors.ts';
 import type { EventBus } from '../platform/events.ts';
 import type { JobMeta, JobQueue } from '../platform/jobs.ts';
 import type { Logger } from '../platform/logger.ts';

@@ -78,7 +78,7 @@ export function attachBoardChannel(io: Server, platform: Platform): { close(): v
         context: () => ({ room: actor.room }),
       },
     );
-    dispatcher.bind(socket as unknown as Socket);
+    dispatcher.bind(socket);
 
     const mayDraw = (): Promise<boolean> => {
       const d = socket.data.draw;

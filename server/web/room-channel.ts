@@ -153,7 +153,7 @@ export function attachRoomChannel(io: Server, platform: Platform): { close(): vo
         context: () => ({ room: actor.room }),
       },
     );
-    dispatcher.bind(socket as unknown as Socket);
+    dispatcher.bind(socket);
 
     socket.on('disconnect', () => {
       if (!socket.data.joined) return;
