@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { io, type Socket } from 'socket.io-client';
 import type { boardRequests } from '#core/contracts/board.ts';
-import type { mediaRequests} from '#core/contracts/media-signaling.ts';
+import type { mediaRequests } from '#core/contracts/media-signaling.ts';
 import { MEDIA_REQUEST_EVENT } from '#core/contracts/media-signaling.ts';
 import type { roomRequests } from '#core/contracts/room-events.ts';
 import { USER_NAMESPACE } from '#core/contracts/user-events.ts';
