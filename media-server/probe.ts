@@ -12,7 +12,7 @@
 import type { RTCDataChannel } from 'werift';
 import { PROBE_PACKET_MAX_BYTES, PROBE_RTC_LIFETIME_MS } from '#core/contracts/media-signaling.ts';
 import { DomainError, illegalParams } from '#core/platform/errors.ts';
-import { newPeerConnection, plausibleSdp, type RtcSettings } from './rtc.ts';
+import { newPeerConnection, type RtcSettings } from './rtc.ts';
 
 const PPID_STRING = 51;
 const PPID_BINARY = 53;
@@ -58,8 +58,7 @@ export class ProbeEchoes {
   }
 
   /** Answers the browser's offer; the connection echoes until closed or its lifetime ends. */
-  async open(offer: unknown): Promise<OpenProbe> {
-    if (!plausibleSdp(offer)) throw illegalParams('sdp');
+  async open(offer: string): Promise<OpenProbe> {
     if (!/^m=application /m.test(offer)) throw illegalParams('sdp: no data channel offered');
     if (this.#open.size >= this.#options.maxOpen) throw new DomainError('8', 'too many network checks at once');
     const pc = newPeerConnection(this.#rtc);

@@ -66,7 +66,7 @@ export class MediaServer {
   }
 
   /** A peer for a signaling connection; `send` carries notes back to it. */
-  join(token: unknown, send: (note: MediaNote) => void): { peer: Peer; room: Room } {
+  join(token: string, send: (note: MediaNote) => void): { peer: Peer; room: Room } {
     if (this.#closed) throw new DomainError('33005');
     const claim = this.verify(token);
     const now = (this.#opts.now ?? Date.now)();
@@ -87,7 +87,7 @@ export class MediaServer {
   }
 
   /** A new token for a joined peer: same room and person only. */
-  refresh(peer: Peer, room: Room, token: unknown): MediaSource[] {
+  refresh(peer: Peer, room: Room, token: string): MediaSource[] {
     const claim = this.verify(token);
     if (claim.room !== room.number || claim.uid !== peer.userId) throw new DomainError('33001', 'token for another room or person');
     room.setRights(peer, claim.pub);

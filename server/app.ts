@@ -46,7 +46,14 @@ export async function startBanshu(
     // Embedded by default: the SFU shares the web role's port and hears its room events.
     if (runsMedia)
       media = await startMedia(
-        { config, secret: platform.secret, logger: platform.logger, events: platform.events, db: platform.database.db },
+        {
+          config,
+          secret: platform.secret,
+          logger: platform.logger,
+          events: platform.events,
+          db: platform.database.db,
+          clock: platform.clock,
+        },
         web?.io ?? null,
       );
     if (media && web) web.setMediaControl((req, res) => media!.control(req, res));

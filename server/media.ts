@@ -10,6 +10,7 @@ import { Server as SocketServer } from 'socket.io';
 import { MEDIA_NAMESPACE, type IceServer } from '#core/contracts/media-signaling.ts';
 import type { Config } from '#core/platform/config.ts';
 import type { EventBus } from '#core/platform/events.ts';
+import type { Clock } from '#core/platform/clock.ts';
 import type { Logger } from '#core/platform/logger.ts';
 import { TokenSigner } from '#core/platform/secrets.ts';
 import type { MediaNodes } from '#core/rooms/media.service.ts';
@@ -63,6 +64,8 @@ export interface MediaDeps {
   events: EventBus | null;
   /** With MEDIA_PLACEMENT=registry the node reports its load here. */
   db: Database | null;
+  /** The signaling's rate windows (tests pass a ManualClock). */
+  clock?: Clock;
 }
 
 export async function startMedia(deps: MediaDeps, shared: SocketServer | null): Promise<MediaRole> {
@@ -94,7 +97,7 @@ export async function startMedia(deps: MediaDeps, shared: SocketServer | null): 
     url = config.MEDIA_PUBLIC_URL ?? `http://${host}:${port}`;
   }
   const probes = new ProbeEchoes(rtc);
-  const signaling = attachSignaling(io.of(MEDIA_NAMESPACE), server, logger, iceServersFrom(config), probes);
+  const signaling = attachSignaling(io.of(MEDIA_NAMESPACE), server, logger, iceServersFrom(config), probes, deps.clock);
 
   const unsubscribe = deps.events?.subscribe((m) => {
     const cmd = commandFromBus(m);

@@ -55,6 +55,8 @@ function timerScheduler(logger: Logger): Scheduler {
 export interface Platform {
   config: Config;
   logger: Logger;
+  /** Time for the adapters too (socket rate windows); tests pass a ManualClock. */
+  clock: Clock;
   database: DatabaseHandle;
   services: Services;
   events: EventBus;
@@ -226,6 +228,7 @@ export async function buildPlatform(config: Config, o: PlatformOverrides = {}): 
 
   return {
     config,
+    clock,
     logger,
     database,
     services,

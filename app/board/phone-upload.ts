@@ -4,7 +4,13 @@
  * through the same `/board` channel and checks as any other operation.
  */
 import { io, type Socket } from 'socket.io-client';
-import { BOARD_NAMESPACE, type BoardClientToServer, type BoardOp, type BoardServerToClient } from '#core/contracts/board.ts';
+import {
+  BOARD_NAMESPACE,
+  BOARD_PROTOCOL_VERSION,
+  type BoardClientToServer,
+  type BoardOp,
+  type BoardServerToClient,
+} from '#core/contracts/board.ts';
 import type { Ack } from '#core/contracts/room-events.ts';
 import { currentLang } from '#app/lib/lang.ts';
 import { codeMessage } from '#app/lib/messages.ts';
@@ -29,7 +35,7 @@ function failed(code: string, msg: string): PhotoStage {
 function placeOnBoard(token: string, op: BoardOp): Promise<Ack<{ seq: number }>> {
   return new Promise((resolve) => {
     const socket: Socket<BoardServerToClient, BoardClientToServer> = io(BOARD_NAMESPACE, {
-      auth: { token },
+      auth: { token, version: BOARD_PROTOCOL_VERSION },
       transports: ['websocket'],
       forceNew: true,
       reconnection: false,

@@ -12,6 +12,7 @@ import { io, type Socket } from 'socket.io-client';
 import { checkItemData } from '#core/board/model.ts';
 import {
   BOARD_NAMESPACE,
+  BOARD_PROTOCOL_VERSION,
   type BType,
   type BoardClientToServer,
   type BoardItem,
@@ -123,7 +124,12 @@ export class BoardStore {
       ? this.#options.socket(token)
       : // Its own connection: the room channel's manager runs its own reconnect rules (no auto
         // reconnection, no auto connect), and the board must come back by itself.
-        io(BOARD_NAMESPACE, { auth: { token }, transports: ['websocket'], reconnectionDelayMax: 5000, forceNew: true });
+        io(BOARD_NAMESPACE, {
+          auth: { token, version: BOARD_PROTOCOL_VERSION },
+          transports: ['websocket'],
+          reconnectionDelayMax: 5000,
+          forceNew: true,
+        });
     this.#socket = socket;
     socket.on('connect', () => {
       this.#refusals = 0;
@@ -151,7 +157,7 @@ export class BoardStore {
         if (this.#closed || this.#socket !== socket) return;
         void this.#options.token().then((fresh) => {
           if (this.#closed || this.#socket !== socket) return;
-          if (fresh) socket.auth = { token: fresh };
+          if (fresh) socket.auth = { token: fresh, version: BOARD_PROTOCOL_VERSION };
           socket.connect();
         });
       }, RETRY_REFUSED_MS);

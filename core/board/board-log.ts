@@ -109,7 +109,7 @@ export class BoardLog {
   }
 
   /** A layer for a client (see BoardService.load), once the rules let it read. */
-  async load(room: string, row: BoardRoomRow, page: LayerKey, since?: unknown): Promise<LayerAnswer> {
+  async load(room: string, row: BoardRoomRow, page: LayerKey, since?: number): Promise<LayerAnswer> {
     const board = await this.board(row);
     return this.serial(board, async () => {
       // Another node may have written to this room (ADR 014): one small read keeps a load exact.
@@ -265,7 +265,7 @@ export class BoardLog {
    * operations after it, without parsing and re-serialising the snapshot (ADR 015); the layer is
    * kept as read and built when first needed. Null for a layer without a snapshot (built at once).
    */
-  async #loadCold(board: RoomBoard, page: LayerKey, since: unknown): Promise<LayerAnswer | null> {
+  async #loadCold(board: RoomBoard, page: LayerKey, since: number | undefined): Promise<LayerAnswer | null> {
     const read = board.pending.get(page) ?? (await this.#read(board, page));
     board.pending.delete(page);
     board.pending.set(page, read);

@@ -5,7 +5,7 @@
  * images and the phone-photo link live here too.
  */
 import { randomUUID } from 'node:crypto';
-import { BOARD_LAST_PAGE, type BoardOp, type BoardUpload, type LayerState, type SequencedOp } from '../contracts/board.ts';
+import { BOARD_LAST_PAGE, type BoardOp, type BoardUpload, type LayerKey, type LayerState, type SequencedOp } from '../contracts/board.ts';
 import type { Role } from '../contracts/room-events.ts';
 import type { Clock } from '../platform/clock.ts';
 import type { Config } from '../platform/config.ts';
@@ -272,10 +272,7 @@ export class BoardService {
    * A layer for a client: with `since` (the last sequence number it applied to this layer) the
    * operations after it while this node still has them in order; otherwise the layer's state.
    */
-  async load(actor: BoardActor, page: unknown, since?: unknown): Promise<LayerAnswer> {
-    if (!isLayerKey(page)) throw illegalParams('page');
-    if (since !== undefined && since !== null && (typeof since !== 'number' || !Number.isSafeInteger(since) || since < 0))
-      throw illegalParams('since');
+  async load(actor: BoardActor, page: LayerKey, since?: number): Promise<LayerAnswer> {
     const row = await this.#row(actor.room);
     return this.log.load(actor.room, row, page, since);
   }
@@ -334,8 +331,8 @@ export class BoardService {
   // ---- writing -------------------------------------------------------------------------------
 
   /** Checks, authorises, stores and publishes one operation. A known opId answers its first seq. */
-  async submit(actor: BoardActor, raw: unknown): Promise<{ seq: number }> {
-    const checked = checkOp(raw);
+  async submit(actor: BoardActor, input: BoardOp): Promise<{ seq: number }> {
+    const checked = checkOp(input);
     if (!checked.ok) throw illegalParams(checked.error);
     const op = checked.value;
     const row = await this.#row(actor.room);

@@ -5,7 +5,7 @@ import {
   BOARD_LIMITS,
   applyEffects,
   applySequencedOp,
-  checkOp,
+  parseOp,
   effectsOf,
   emptyLayer,
   layerFromState,
@@ -17,7 +17,7 @@ import {
 const stroke = (x0 = 10, y0 = 20): StrokeData => ({ kind: 'stroke', points: [x0, y0, x0 + 5, y0 + 5], color: 'red', width: 4 });
 
 function ok(raw: unknown): BoardOp {
-  const c = checkOp(raw);
+  const c = parseOp(raw);
   if (!c.ok) throw new Error(c.error);
   return c.value;
 }
@@ -57,7 +57,7 @@ describe('layer keys', () => {
   });
 });
 
-describe('checkOp', () => {
+describe('parseOp', () => {
   it('keeps only the fields a type uses and copies the data', () => {
     const points = [1, 2, 3, 4];
     const op = ok({
@@ -131,7 +131,7 @@ describe('checkOp', () => {
       { opId: 'm', type: 'move', page: 'wb:0', ids: ['a'], data: { dx: 'x', dy: 1 } },
       { opId: 'v', type: 'move_by_presenter', page: 'wb:0', data: { x: 0, y: 0, width: 0, height: 10 } },
     ];
-    for (const b of bad) expect(checkOp(b).ok, JSON.stringify(b)?.slice(0, 120)).toBe(false);
+    for (const b of bad) expect(parseOp(b).ok, JSON.stringify(b)?.slice(0, 120)).toBe(false);
   });
 
   it('accepts every item kind', () => {
@@ -144,7 +144,7 @@ describe('checkOp', () => {
       { kind: 'text', text: '勾股定理 a²+b²=c²', x: 10, y: 10, width: 150, fontSize: 18, color: 'deepgrey' },
       { kind: 'image', src: 'board/123456/abc.png', x: 0, y: 0, w: 640, h: 480 },
     ]) {
-      expect(checkOp({ ...base, data }).ok, JSON.stringify(data)).toBe(true);
+      expect(parseOp({ ...base, data }).ok, JSON.stringify(data)).toBe(true);
     }
   });
 });

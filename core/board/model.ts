@@ -11,280 +11,96 @@
  * before, which is what undo needs (see history.ts).
  */
 import {
-  BOARD_HEIGHT,
-  BOARD_LAST_PAGE,
-  BOARD_WIDTH,
-  BRUSH_COLOURS,
-  type BType,
+  BOARD_LIMITS,
+  BTYPES,
+  OP_TYPES,
+  SHAPE_KINDS,
+  boardOpSchema,
+  isBoardId,
+  itemDataSchema,
+  parseLayerKey,
+  roundCoord,
   type BoardItem,
   type BoardOp,
   type Effect,
   type ItemData,
   type LayerKey,
   type LayerState,
-  type OpType,
   type SequencedOp,
-  type ShapeKind,
   type Viewport,
 } from '../contracts/board.ts';
 
-/** Bounds of what one operation may carry. */
-export const BOARD_LIMITS = {
-  /** Longest id, opId, stencil id. */
-  idLength: 64,
-  /** Longest image object key. */
-  srcLength: 256,
-  /** Numbers in a stroke's flat point list (x and y each count): 10,000 points. */
-  strokeNumbers: 20_000,
-  /** Numbers in one live stroke batch. */
-  progressNumbers: 2_000,
-  textLength: 2_000,
-  /** Ids one delete or move may name. */
-  idsPerOp: 2_000,
-  /** Coordinates may leave the canvas a little (drawing past the edge) and go far down
-   * (a board scrolls down 20 pages); anything further is a bad payload. */
-  minX: -BOARD_WIDTH,
-  maxX: BOARD_WIDTH * 2,
-  minY: -BOARD_HEIGHT,
-  maxY: BOARD_HEIGHT * 22,
-  minWidth: 1,
-  maxWidth: 64,
-  minFont: 8,
-  maxFont: 96,
-  /** Largest id number in a `doc:` layer key (document id and slide). */
-  maxDocNumber: 1_000_000_000,
-} as const;
-
-export const OP_TYPES: readonly OpType[] = ['create', 'update', 'delete', 'move', 'undo', 'redo', 'move_by_presenter', 'clear'];
-export const BTYPES: readonly BType[] = ['brush', 'choose', 'uploadImg', 'kbText', 'graph', 'line', 'dottedline', 'eraser'];
-export const SHAPE_KINDS: readonly ShapeKind[] = [
-  'line',
-  'arrow',
-  'dottedline',
-  'triangle',
-  'circle',
-  'rightTriangle',
-  'rectangle',
-  'ellipse',
-];
-
-const ID_RE = /^[A-Za-z0-9_.:-]+$/;
-/** Object keys of board images: letters, digits and `/_.-`, no `..`. */
-const SRC_RE = /^[A-Za-z0-9_/.-]+$/;
-const WB_RE = /^wb:(\d{1,2})$/;
-const DOC_RE = /^doc:([A-Za-z0-9_-]{1,64}):(\d{1,10})$/;
-
-export type ParsedLayer = { kind: 'wb'; page: number } | { kind: 'doc'; documentId: string; slide: number };
-
-/** `wb:0`..`wb:20` or `doc:{documentId}:{slide}` (slide from 1); anything else is null. */
-export function parseLayerKey(key: unknown): ParsedLayer | null {
-  if (typeof key !== 'string' || key.length > 80) return null;
-  const wb = WB_RE.exec(key);
-  if (wb) {
-    const page = Number(wb[1]);
-    if (String(page) !== wb[1] || page > BOARD_LAST_PAGE) return null;
-    return { kind: 'wb', page };
-  }
-  const doc = DOC_RE.exec(key);
-  if (doc) {
-    const slide = Number(doc[2]);
-    if (String(slide) !== doc[2] || slide < 1 || slide > BOARD_LIMITS.maxDocNumber) return null;
-    return { kind: 'doc', documentId: doc[1]!, slide };
-  }
-  return null;
-}
+export { BOARD_LIMITS, BTYPES, OP_TYPES, SHAPE_KINDS, isBoardId, parseLayerKey, roundCoord };
+export type { ParsedLayer } from '../contracts/board.ts';
 
 export const isLayerKey = (key: unknown): key is LayerKey => parseLayerKey(key) !== null;
 
-export function isBoardId(v: unknown): v is string {
-  return typeof v === 'string' && v.length > 0 && v.length <= BOARD_LIMITS.idLength && ID_RE.test(v);
-}
-
 // ---------------------------------------------------------------------------------------------
-// Validation of untrusted payloads
+// Operation rules (the fields themselves are the contract's schemas)
 
 export type Checked<T> = { ok: true; value: T } | { ok: false; error: string };
 
-class Bad extends Error {}
-const fail = (why: string): never => {
-  throw new Bad(why);
+const firstIssue = (e: { issues: ReadonlyArray<{ path: PropertyKey[]; message: string }> }) => {
+  const i = e.issues[0];
+  return i ? `${i.path.map(String).join('.') || 'operation'}: ${i.message}` : 'operation';
 };
 
-function isObj(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-function num(v: unknown, min: number, max: number, what: string): number {
-  if (typeof v !== 'number' || !Number.isFinite(v) || v < min || v > max) fail(`${what} out of range`);
-  return v as number;
-}
-/**
- * Positions are kept to 1/100 of a board unit (a pointer at any zoom gives 15-digit fractions):
- * far below what a screen shows, and it keeps stored and sent boards about a third the size.
- */
-export const roundCoord = (v: number): number => Math.round(v * 100) / 100;
-const coord = (v: unknown, min: number, max: number, what: string) => roundCoord(num(v, min, max, what));
-const x = (v: unknown, what: string) => coord(v, BOARD_LIMITS.minX, BOARD_LIMITS.maxX, what);
-const y = (v: unknown, what: string) => coord(v, BOARD_LIMITS.minY, BOARD_LIMITS.maxY, what);
-const w = (v: unknown, what: string) => coord(v, 0, BOARD_LIMITS.maxX - BOARD_LIMITS.minX, what);
-const h = (v: unknown, what: string) => coord(v, 0, BOARD_LIMITS.maxY - BOARD_LIMITS.minY, what);
-const lineWidth = (v: unknown) => num(v, BOARD_LIMITS.minWidth, BOARD_LIMITS.maxWidth, 'width');
-function colour(v: unknown) {
-  if (!(BRUSH_COLOURS as readonly unknown[]).includes(v)) fail('colour');
-  return v as (typeof BRUSH_COLOURS)[number];
-}
-function id(v: unknown, what: string): string {
-  if (!isBoardId(v)) fail(what);
-  return v as string;
-}
-function onlyKeys(o: Record<string, unknown>, keys: readonly string[], what: string) {
-  for (const k in o) if (!keys.includes(k)) fail(`${what}: unknown field ${k}`);
-}
-
-/** Flat `[x0, y0, x1, y1, ...]`, even length, each pair on the board. Copied (never aliased). */
-export function checkPoints(v: unknown, max: number, min = 2): number[] {
-  if (!Array.isArray(v) || v.length < min || v.length > max || v.length % 2 !== 0) fail('points');
-  const src = v as unknown[];
-  const out = new Array<number>(src.length);
-  for (let i = 0; i < src.length; i += 2) {
-    out[i] = x(src[i], 'point');
-    out[i + 1] = y(src[i + 1], 'point');
-  }
-  return out;
-}
-
-/** An item's data, rebuilt field by field so no extra field reaches the log. */
+/** An item's data, rebuilt by its schema so no extra field reaches the log; throws on a bad one. */
 export function checkItemData(v: unknown): ItemData {
-  if (!isObj(v)) return fail('data');
-  switch (v.kind) {
-    case 'stroke': {
-      onlyKeys(v, ['kind', 'points', 'color', 'width', 'eraser'], 'stroke');
-      const d: ItemData = {
-        kind: 'stroke',
-        points: checkPoints(v.points, BOARD_LIMITS.strokeNumbers),
-        color: colour(v.color),
-        width: lineWidth(v.width),
-      };
-      if (v.eraser !== undefined) {
-        if (typeof v.eraser !== 'boolean') fail('eraser');
-        if (v.eraser) d.eraser = true;
-      }
-      return d;
-    }
-    case 'shape': {
-      onlyKeys(v, ['kind', 'shape', 'x1', 'y1', 'x2', 'y2', 'color', 'width'], 'shape');
-      if (!(SHAPE_KINDS as readonly unknown[]).includes(v.shape)) fail('shape');
-      return {
-        kind: 'shape',
-        shape: v.shape as ShapeKind,
-        x1: x(v.x1, 'x1'),
-        y1: y(v.y1, 'y1'),
-        x2: x(v.x2, 'x2'),
-        y2: y(v.y2, 'y2'),
-        color: colour(v.color),
-        width: lineWidth(v.width),
-      };
-    }
-    case 'stencil':
-      onlyKeys(v, ['kind', 'stencilId', 'x', 'y', 'w', 'h'], 'stencil');
-      return { kind: 'stencil', stencilId: id(v.stencilId, 'stencilId'), x: x(v.x, 'x'), y: y(v.y, 'y'), w: w(v.w, 'w'), h: h(v.h, 'h') };
-    case 'text': {
-      onlyKeys(v, ['kind', 'text', 'x', 'y', 'width', 'fontSize', 'color'], 'text');
-      if (typeof v.text !== 'string' || v.text.length > BOARD_LIMITS.textLength || v.text.trim() === '') fail('text');
-      return {
-        kind: 'text',
-        text: v.text as string,
-        x: x(v.x, 'x'),
-        y: y(v.y, 'y'),
-        width: num(v.width, 10, BOARD_LIMITS.maxX - BOARD_LIMITS.minX, 'width'),
-        fontSize: num(v.fontSize, BOARD_LIMITS.minFont, BOARD_LIMITS.maxFont, 'fontSize'),
-        color: colour(v.color),
-      };
-    }
-    case 'image': {
-      onlyKeys(v, ['kind', 'src', 'x', 'y', 'w', 'h'], 'image');
-      const src = v.src;
-      if (typeof src !== 'string' || src.length === 0 || src.length > BOARD_LIMITS.srcLength || !SRC_RE.test(src) || src.includes('..'))
-        fail('src');
-      return { kind: 'image', src: src as string, x: x(v.x, 'x'), y: y(v.y, 'y'), w: w(v.w, 'w'), h: h(v.h, 'h') };
-    }
-    default:
-      return fail('data kind');
-  }
+  const r = itemDataSchema.safeParse(v);
+  if (!r.success) throw new Error(firstIssue(r.error));
+  return withoutFalseEraser(r.data);
 }
 
-function checkViewport(v: unknown): Viewport {
-  if (!isObj(v)) return fail('viewport');
-  onlyKeys(v, ['x', 'y', 'width', 'height'], 'viewport');
-  return { x: x(v.x, 'x'), y: y(v.y, 'y'), width: num(v.width, 1, 100_000, 'width'), height: num(v.height, 1, 100_000, 'height') };
-}
-
-function checkIds(v: unknown): string[] {
-  if (!Array.isArray(v) || v.length === 0 || v.length > BOARD_LIMITS.idsPerOp) fail('ids');
-  const ids = (v as unknown[]).map((i) => id(i, 'ids'));
-  return [...new Set(ids)];
-}
+const withoutFalseEraser = (d: ItemData): ItemData => {
+  if (d.kind !== 'stroke' || d.eraser !== false) return d;
+  const { eraser: _e, ...rest } = d;
+  return rest;
+};
 
 /**
- * Validates a submitted operation (any JSON) and returns a clean copy holding only the fields
- * its type uses. Never throws.
+ * The rules of an operation whose fields are parsed already (boardOpSchema): what its type needs,
+ * and a clean copy holding only the fields its type uses (ids once each). Never throws.
  */
-export function checkOp(raw: unknown): Checked<BoardOp> {
-  try {
-    if (!isObj(raw)) return fail('operation');
-    onlyKeys(raw, ['opId', 'type', 'btype', 'id', 'ids', 'data', 'page'], 'operation');
-    const opId = id(raw.opId, 'opId');
-    if (!(OP_TYPES as readonly unknown[]).includes(raw.type)) fail('type');
-    const type = raw.type as OpType;
-    if (!isLayerKey(raw.page)) fail('page');
-    const op: BoardOp = { opId, type, page: raw.page as string };
-    if (raw.btype !== undefined) {
-      if (!(BTYPES as readonly unknown[]).includes(raw.btype)) fail('btype');
-      op.btype = raw.btype as BType;
-    }
-    switch (type) {
-      case 'create':
-        op.id = id(raw.id, 'id');
-        op.data = checkItemData(raw.data);
-        break;
-      case 'update':
-        op.id = id(raw.id, 'id');
-        op.data = checkItemData(raw.data);
-        break;
-      case 'delete':
-        op.ids = checkIds(raw.ids);
-        break;
-      case 'move': {
-        op.ids = checkIds(raw.ids);
-        const d = raw.data;
-        if (!isObj(d)) return fail('move data');
-        onlyKeys(d, ['dx', 'dy'], 'move');
-        const span = BOARD_LIMITS.maxY - BOARD_LIMITS.minY;
-        op.data = { dx: coord(d.dx, -span, span, 'dx'), dy: coord(d.dy, -span, span, 'dy') };
-        break;
-      }
-      case 'move_by_presenter':
-        op.data = checkViewport(raw.data);
-        break;
-      case 'undo':
-      case 'redo':
-      case 'clear':
-        break;
-    }
-    return { ok: true, value: op };
-  } catch (e) {
-    if (e instanceof Bad) return { ok: false, error: e.message };
-    throw e;
+export function checkOp(op: BoardOp): Checked<BoardOp> {
+  const out: BoardOp = { opId: op.opId, type: op.type, page: op.page };
+  if (op.btype !== undefined) out.btype = op.btype;
+  const d = op.data;
+  switch (op.type) {
+    case 'create':
+    case 'update':
+      if (op.id === undefined) return { ok: false, error: 'id' };
+      if (!d || !('kind' in d)) return { ok: false, error: 'data' };
+      out.id = op.id;
+      out.data = withoutFalseEraser(d);
+      break;
+    case 'delete':
+      if (!op.ids) return { ok: false, error: 'ids' };
+      out.ids = [...new Set(op.ids)];
+      break;
+    case 'move':
+      if (!op.ids) return { ok: false, error: 'ids' };
+      if (!d || !('dx' in d)) return { ok: false, error: 'move data' };
+      out.ids = [...new Set(op.ids)];
+      out.data = { dx: d.dx, dy: d.dy };
+      break;
+    case 'move_by_presenter':
+      if (!d || 'kind' in d || !('width' in d)) return { ok: false, error: 'viewport' };
+      out.data = d;
+      break;
+    case 'undo':
+    case 'redo':
+    case 'clear':
+      break;
   }
+  return { ok: true, value: out };
 }
 
-/** Validates a live stroke batch's drawing fields (not its relay rights). */
-export function checkProgressPoints(v: unknown): Checked<number[]> {
-  try {
-    return { ok: true, value: checkPoints(v, BOARD_LIMITS.progressNumbers, 0) };
-  } catch (e) {
-    if (e instanceof Bad) return { ok: false, error: e.message };
-    throw e;
-  }
+/** Parses an untrusted operation (any JSON) with the contract's schema, then its rules. Never throws. */
+export function parseOp(raw: unknown): Checked<BoardOp> {
+  const r = boardOpSchema.safeParse(raw);
+  if (!r.success) return { ok: false, error: firstIssue(r.error) };
+  return checkOp(r.data);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -13,9 +13,11 @@
  * Coordinates are board units on the base canvas of 1024 x 768 (spec 03 §9); slides use the
  * same units scaled from their 800 x 600 canvas, so a drawing keeps its place at any zoom.
  */
-import type { Ack } from './room-events.ts';
+import { z } from 'zod';
+import { bounded, call, declared, whole, type Events, type Requests } from './channel.ts';
 
 export const BOARD_NAMESPACE = '/board';
+/** A connection whose handshake `auth.version` is older is refused with '10' (reload the page). */
 export const BOARD_PROTOCOL_VERSION = 1;
 export const BOARD_WIDTH = 1024;
 export const BOARD_HEIGHT = 768;
@@ -39,91 +41,218 @@ export const TEXT_FONT_SIZE = 18;
 export const BACKGROUND_COLOURS = ['#F2F2F2', '#CCE8D1', '#DCE2F1', '#487CFF', '#FDE6E0'] as const;
 export const ZOOM_STEPS = [10, 15, 20, 33, 50, 75, 100, 125, 150] as const;
 
-export type OpType = 'create' | 'update' | 'delete' | 'move' | 'undo' | 'redo' | 'move_by_presenter' | 'clear';
-export type BType = 'brush' | 'choose' | 'uploadImg' | 'kbText' | 'graph' | 'line' | 'dottedline' | 'eraser';
+export const OP_TYPES = ['create', 'update', 'delete', 'move', 'undo', 'redo', 'move_by_presenter', 'clear'] as const;
+export type OpType = (typeof OP_TYPES)[number];
+export const BTYPES = ['brush', 'choose', 'uploadImg', 'kbText', 'graph', 'line', 'dottedline', 'eraser'] as const;
+export type BType = (typeof BTYPES)[number];
 
-export type ShapeKind =
-  | 'line'
-  | 'arrow'
-  | 'dottedline'
-  | 'triangle' // equilateral, inside the dragged box
-  | 'circle' // inside the dragged box, diameter = the shorter side
-  | 'rightTriangle'
-  | 'rectangle'
-  | 'ellipse';
+export const SHAPE_KINDS = [
+  'line',
+  'arrow',
+  'dottedline',
+  'triangle', // equilateral, inside the dragged box
+  'circle', // inside the dragged box, diameter = the shorter side
+  'rightTriangle',
+  'rectangle',
+  'ellipse',
+] as const;
+export type ShapeKind = (typeof SHAPE_KINDS)[number];
 
-/** A freehand line; `points` is flat `[x0, y0, x1, y1, ...]`. An eraser stroke clears what it covers. */
-export interface StrokeData {
-  kind: 'stroke';
-  points: number[];
-  color: BrushColour;
-  width: number;
-  eraser?: boolean;
+/** Bounds of what one operation may carry. */
+export const BOARD_LIMITS = {
+  /** Longest id, opId, stencil id. */
+  idLength: 64,
+  /** Longest image object key. */
+  srcLength: 256,
+  /** Numbers in a stroke's flat point list (x and y each count): 10,000 points. */
+  strokeNumbers: 20_000,
+  /** Numbers in one live stroke batch. */
+  progressNumbers: 2_000,
+  textLength: 2_000,
+  /** Ids one delete or move may name. */
+  idsPerOp: 2_000,
+  /** Coordinates may leave the canvas a little (drawing past the edge) and go far down
+   * (a board scrolls down 20 pages); anything further is a bad payload. */
+  minX: -BOARD_WIDTH,
+  maxX: BOARD_WIDTH * 2,
+  minY: -BOARD_HEIGHT,
+  maxY: BOARD_HEIGHT * 22,
+  minWidth: 1,
+  maxWidth: 64,
+  minFont: 8,
+  maxFont: 96,
+  /** Largest id number in a `doc:` layer key (document id and slide). */
+  maxDocNumber: 1_000_000_000,
+} as const;
+
+const ID_RE = /^[A-Za-z0-9_.:-]+$/;
+/** Object keys of board images: letters, digits and `/_.-`, no `..`. */
+const SRC_RE = /^[A-Za-z0-9_/.-]+$/;
+const WB_RE = /^wb:(\d{1,2})$/;
+const DOC_RE = /^doc:([A-Za-z0-9_-]{1,64}):(\d{1,10})$/;
+
+export type ParsedLayer = { kind: 'wb'; page: number } | { kind: 'doc'; documentId: string; slide: number };
+
+/** `wb:0`..`wb:20` or `doc:{documentId}:{slide}` (slide from 1); anything else is null. */
+export function parseLayerKey(key: unknown): ParsedLayer | null {
+  if (typeof key !== 'string' || key.length > 80) return null;
+  const wb = WB_RE.exec(key);
+  if (wb) {
+    const page = Number(wb[1]);
+    if (String(page) !== wb[1] || page > BOARD_LAST_PAGE) return null;
+    return { kind: 'wb', page };
+  }
+  const doc = DOC_RE.exec(key);
+  if (doc) {
+    const slide = Number(doc[2]);
+    if (String(slide) !== doc[2] || slide < 1 || slide > BOARD_LIMITS.maxDocNumber) return null;
+    return { kind: 'doc', documentId: doc[1]!, slide };
+  }
+  return null;
 }
 
-/** A shape between two corners (for lines and arrows: from (x1,y1) to (x2,y2)). */
-export interface ShapeData {
-  kind: 'shape';
-  shape: ShapeKind;
-  x1: number;
-  y1: number;
-  x2: number;
-  y2: number;
-  color: BrushColour;
-  width: number;
-}
-
-/** A stencil from `/api/getTeachingPictureList`, drawn from its SVG in the box. */
-export interface StencilData {
-  kind: 'stencil';
-  stencilId: string;
-  x: number;
-  y: number;
-  w: number;
-  h: number;
-}
-
-/** Text at (x, y) top-left, wrapped in a box `width` wide. Never empty. */
-export interface TextData {
-  kind: 'text';
-  text: string;
-  x: number;
-  y: number;
-  width: number;
-  fontSize: number;
-  color: BrushColour;
-}
-
-/** An image held in the object store; `src` is the object key (the client asks for a signed URL). */
-export interface ImageData {
-  kind: 'image';
-  src: string;
-  x: number;
-  y: number;
-  w: number;
-  h: number;
-}
-
-export type ItemData = StrokeData | ShapeData | StencilData | TextData | ImageData;
-
-/** An item as it stands on a layer. `uid` is its author. */
-export interface BoardItem {
-  id: string;
-  uid: string;
-  data: ItemData;
-}
-
-/** The presenter's viewport, for `move_by_presenter`. */
-export interface Viewport {
-  x: number;
-  y: number;
-  width: number;
-  height: number;
+export function isBoardId(v: unknown): v is string {
+  return typeof v === 'string' && v.length > 0 && v.length <= BOARD_LIMITS.idLength && ID_RE.test(v);
 }
 
 /**
+ * Positions are kept to 1/100 of a board unit (a pointer at any zoom gives 15-digit fractions):
+ * far below what a screen shows, and it keeps stored and sent boards about a third the size.
+ */
+export const roundCoord = (v: number): number => Math.round(v * 100) / 100;
+
+/**
+ * A board layer. Whiteboard pages are `wb:0` .. `wb:20`; a courseware slide has its own layer
+ * `doc:{documentId}:{slide}` (slide from 1). Operations, sequence numbers and clears are per room;
+ * an operation touches exactly one layer.
+ */
+export const layerKeySchema = z
+  .string()
+  .max(80)
+  .refine((k) => parseLayerKey(k) !== null, 'page');
+
+export const boardIdSchema = z.string().min(1).max(BOARD_LIMITS.idLength).regex(ID_RE);
+export const brushColourSchema = z.enum(BRUSH_COLOURS);
+
+const coord = (min: number, max: number) => bounded(min, max).transform(roundCoord);
+const xCoord = coord(BOARD_LIMITS.minX, BOARD_LIMITS.maxX);
+const yCoord = coord(BOARD_LIMITS.minY, BOARD_LIMITS.maxY);
+const wSize = coord(0, BOARD_LIMITS.maxX - BOARD_LIMITS.minX);
+const hSize = coord(0, BOARD_LIMITS.maxY - BOARD_LIMITS.minY);
+const lineWidth = bounded(BOARD_LIMITS.minWidth, BOARD_LIMITS.maxWidth);
+
+/** Flat `[x0, y0, x1, y1, ...]`, even length, each pair on the board; rounded to 1/100. */
+export const pointsSchema = (max: number, min = 2) =>
+  z
+    .array(z.number())
+    .min(min)
+    .max(max)
+    .superRefine((v, ctx) => {
+      if (v.length % 2 !== 0) ctx.addIssue({ code: 'custom', message: 'points' });
+      for (let i = 0; i < v.length; i += 2) {
+        const x = v[i]!;
+        const y = v[i + 1]!;
+        if (!(x >= BOARD_LIMITS.minX && x <= BOARD_LIMITS.maxX && y >= BOARD_LIMITS.minY && y <= BOARD_LIMITS.maxY)) {
+          ctx.addIssue({ code: 'custom', message: 'point out of range' });
+          return;
+        }
+      }
+    })
+    .transform((v) => v.map(roundCoord));
+
+/** A freehand line; `points` is flat `[x0, y0, x1, y1, ...]`. An eraser stroke clears what it covers. */
+export const strokeDataSchema = z.strictObject({
+  kind: z.literal('stroke'),
+  points: pointsSchema(BOARD_LIMITS.strokeNumbers),
+  color: brushColourSchema,
+  width: lineWidth,
+  eraser: z.boolean().optional(),
+});
+export type StrokeData = z.infer<typeof strokeDataSchema>;
+
+/** A shape between two corners (for lines and arrows: from (x1,y1) to (x2,y2)). */
+export const shapeDataSchema = z.strictObject({
+  kind: z.literal('shape'),
+  shape: z.enum(SHAPE_KINDS),
+  x1: xCoord,
+  y1: yCoord,
+  x2: xCoord,
+  y2: yCoord,
+  color: brushColourSchema,
+  width: lineWidth,
+});
+export type ShapeData = z.infer<typeof shapeDataSchema>;
+
+/** A stencil from `/api/getTeachingPictureList`, drawn from its SVG in the box. */
+export const stencilDataSchema = z.strictObject({
+  kind: z.literal('stencil'),
+  stencilId: boardIdSchema,
+  x: xCoord,
+  y: yCoord,
+  w: wSize,
+  h: hSize,
+});
+export type StencilData = z.infer<typeof stencilDataSchema>;
+
+/** Text at (x, y) top-left, wrapped in a box `width` wide. Never empty. */
+export const textDataSchema = z.strictObject({
+  kind: z.literal('text'),
+  text: z
+    .string()
+    .max(BOARD_LIMITS.textLength)
+    .refine((t) => t.trim() !== '', 'text'),
+  x: xCoord,
+  y: yCoord,
+  width: bounded(10, BOARD_LIMITS.maxX - BOARD_LIMITS.minX),
+  fontSize: bounded(BOARD_LIMITS.minFont, BOARD_LIMITS.maxFont),
+  color: brushColourSchema,
+});
+export type TextData = z.infer<typeof textDataSchema>;
+
+/** An image held in the object store; `src` is the object key (the client asks for a signed URL). */
+export const imageDataSchema = z.strictObject({
+  kind: z.literal('image'),
+  src: z
+    .string()
+    .min(1)
+    .max(BOARD_LIMITS.srcLength)
+    .regex(SRC_RE)
+    .refine((s) => !s.includes('..'), 'src'),
+  x: xCoord,
+  y: yCoord,
+  w: wSize,
+  h: hSize,
+});
+export type ImageData = z.infer<typeof imageDataSchema>;
+
+export const itemDataSchema = z.discriminatedUnion('kind', [
+  strokeDataSchema,
+  shapeDataSchema,
+  stencilDataSchema,
+  textDataSchema,
+  imageDataSchema,
+]);
+export type ItemData = z.infer<typeof itemDataSchema>;
+
+/** An item as it stands on a layer. `uid` is its author. */
+export const boardItemSchema = z.strictObject({ id: z.string(), uid: z.string(), data: itemDataSchema });
+export type BoardItem = z.infer<typeof boardItemSchema>;
+
+/** The presenter's viewport, for `move_by_presenter`. */
+export const viewportSchema = z.strictObject({
+  x: xCoord,
+  y: yCoord,
+  width: bounded(1, 100_000),
+  height: bounded(1, 100_000),
+});
+export type Viewport = z.infer<typeof viewportSchema>;
+
+const moveSpan = BOARD_LIMITS.maxY - BOARD_LIMITS.minY;
+export const moveSchema = z.strictObject({ dx: coord(-moveSpan, moveSpan), dy: coord(-moveSpan, moveSpan) });
+
+/**
  * What a client submits. `opId` is made by the client (unique, at most 64 characters) and makes
- * the submission idempotent. Shapes per type:
+ * the submission idempotent. Shapes per type (the model's `checkOp` holds these rules):
  * - create: `id` (new item id, made by the client), `btype`, `data: ItemData`
  * - update: `id`, `data: ItemData` (the whole new data of the item)
  * - delete: `ids`
@@ -133,87 +262,109 @@ export interface Viewport {
  * - move_by_presenter: `data: Viewport` (creator only; followed by everyone)
  * - clear: nothing else (empties the layer)
  */
-export interface BoardOp {
-  opId: string;
-  type: OpType;
-  btype?: BType;
-  id?: string;
-  ids?: string[];
-  data?: ItemData | { dx: number; dy: number } | Viewport;
-  page: LayerKey;
-}
+export const boardOpSchema = z.strictObject({
+  opId: boardIdSchema,
+  type: z.enum(OP_TYPES),
+  btype: z.enum(BTYPES).optional(),
+  id: boardIdSchema.optional(),
+  ids: z.array(boardIdSchema).min(1).max(BOARD_LIMITS.idsPerOp).optional(),
+  data: z.union([itemDataSchema, moveSchema, viewportSchema]).optional(),
+  page: layerKeySchema,
+});
+export type BoardOp = z.infer<typeof boardOpSchema>;
 
 /**
  * The concrete change an operation made, which every client applies the same way:
  * `put` adds or replaces items (keeping an existing item's place in the drawing order, new ones on
  * top), `remove` takes items away, `clear` empties the layer.
  */
-export type Effect = { kind: 'put'; items: BoardItem[] } | { kind: 'remove'; ids: string[] } | { kind: 'clear' };
+export const effectSchema = z.discriminatedUnion('kind', [
+  z.strictObject({ kind: z.literal('put'), items: z.array(boardItemSchema) }),
+  z.strictObject({ kind: z.literal('remove'), ids: z.array(z.string()) }),
+  z.strictObject({ kind: z.literal('clear') }),
+]);
+export type Effect = z.infer<typeof effectSchema>;
 
 /** An operation as the server accepted it. */
-export interface SequencedOp extends BoardOp {
-  seq: number;
-  uid: string;
-  at: number;
-  effects: Effect[];
-}
+export const sequencedOpSchema = boardOpSchema.extend({ seq: z.number(), uid: z.string(), at: z.number(), effects: z.array(effectSchema) });
+export type SequencedOp = z.infer<typeof sequencedOpSchema>;
 
 /** A layer as it stands after operation `seq`: items in drawing order. */
-export interface LayerState {
-  page: LayerKey;
-  seq: number;
-  items: BoardItem[];
-  viewport?: Viewport;
-}
+export const layerStateSchema = z.strictObject({
+  page: z.string(),
+  seq: z.number(),
+  items: z.array(boardItemSchema),
+  viewport: viewportSchema.optional(),
+});
+export type LayerState = z.infer<typeof layerStateSchema>;
 
-/** A stroke being drawn, streamed every 30-50 ms; not stored. `points` are the new points only. */
-export interface StrokeProgress {
-  strokeId: string;
-  page: LayerKey;
-  points: number[];
-  color: BrushColour;
-  width: number;
-  eraser?: boolean;
+/**
+ * A stroke being drawn, streamed every 30-50 ms; not stored. `points` are the new points only.
+ * Volatile and unanswered, so there is nobody to tell about an extra key: extra keys (a forged
+ * `uid`) are dropped, never relayed; a bad field drops the whole batch.
+ */
+export const strokeProgressSchema = z.object({
+  strokeId: boardIdSchema,
+  page: layerKeySchema,
+  points: pointsSchema(BOARD_LIMITS.progressNumbers, 0),
+  color: brushColourSchema,
+  width: lineWidth,
+  eraser: z.boolean().optional(),
   /** First batch of the stroke (drop what you had for this strokeId). */
-  start?: boolean;
-}
+  start: z.boolean().optional(),
+});
+export type StrokeProgress = z.infer<typeof strokeProgressSchema>;
 
-type Req<P, R = null> = (payload: P, ack: (answer: Ack<R>) => void) => void;
+export const boardUploadSchema = z.strictObject({
+  key: z.string(),
+  url: z.string(),
+  /** Pixel size if the phone told it (for the item's box); 0 when unknown. */
+  width: z.number(),
+  height: z.number(),
+  /** The whiteboard page the room was on as it arrived (roomExtend pageIndex; ADR 034). */
+  page: z.number(),
+});
+export type BoardUpload = z.infer<typeof boardUploadSchema>;
 
-/** Browser -> server. */
-export interface BoardClientToServer {
+const seqAnswer = z.strictObject({ seq: z.number() });
+
+/** Browser -> server: payload and answer of each acknowledged request. */
+export const boardRequests = {
   /**
    * Load a layer. With `since` (the last sequence number this client applied to the layer) the
    * answer is the operations after it when the server still has them; otherwise, or without
    * `since`, it is the layer's state plus any operations after that state.
    */
-  getBoard: Req<{ page: LayerKey; since?: number }, { state?: LayerState; ops: SequencedOp[] }>;
-  sync: Req<BoardOp, { seq: number }>;
+  getBoard: call(
+    z.strictObject({ page: layerKeySchema, since: whole(0, Number.MAX_SAFE_INTEGER).nullable().optional() }),
+    z.strictObject({ state: declared<LayerState>().optional(), ops: z.array(sequencedOpSchema) }),
+  ),
+  sync: call(boardOpSchema, seqAnswer),
   /** Same as `sync` with type 'clear'. */
-  clear: Req<{ opId: string; page: LayerKey }, { seq: number }>;
+  clear: call(z.strictObject({ opId: boardIdSchema, page: layerKeySchema }), seqAnswer),
   /** Same as `sync` with type 'delete'. */
-  delItem: Req<{ opId: string; page: LayerKey; ids: string[] }, { seq: number }>;
-  stroke: (progress: StrokeProgress) => void;
-}
+  delItem: call(
+    boardOpSchema.pick({ opId: true, page: true }).extend({ ids: z.array(boardIdSchema).min(1).max(BOARD_LIMITS.idsPerOp) }),
+    seqAnswer,
+  ),
+};
 
 /** Server -> browser. */
-export interface BoardServerToClient {
-  sync: (op: SequencedOp) => void;
-  stroke: (progress: StrokeProgress & { uid: string }) => void;
+export const boardEvents = {
+  sync: sequencedOpSchema,
+  stroke: strokeProgressSchema.extend({ uid: z.string() }),
   /**
    * A photo this user sent from their phone (the QR link of `/api/createPhoneUploadLink`) is
    * stored: `key` is its object key for an `image` item (the browser places it with `sync`), `url`
    * a signed link to show it. Sent only to that user's own board connections.
    */
-  upFile: (file: BoardUpload) => void;
-}
+  upFile: boardUploadSchema,
+};
 
-export interface BoardUpload {
-  key: string;
-  url: string;
-  /** Pixel size if the phone told it (for the item's box); 0 when unknown. */
-  width: number;
-  height: number;
-  /** The whiteboard page the room was on as it arrived (roomExtend pageIndex; ADR 034). */
-  page: number;
-}
+/** Browser -> server; `stroke` is a volatile message with no answer (parsed all the same). */
+export type BoardClientToServer = Requests<typeof boardRequests> & { stroke: (progress: z.input<typeof strokeProgressSchema>) => void };
+/** Server -> browser. */
+export type BoardServerToClient = Events<typeof boardEvents>;
+
+/** Handshake `auth` of a board connection. */
+export const boardAuthSchema = z.strictObject({ token: z.string().max(4096), version: whole(0, 1_000_000).optional() });

@@ -14,6 +14,8 @@
  *           `documentStatus` to the uploader's user channel) page by page until done or failed.
  *   cancel during upload: `updateDocumentNotice` (the server forgets the pending upload).
  */
+import { z } from 'zod';
+import { bounded, call, declared, whole, type Events, type Requests } from './channel.ts';
 
 /** spec 03 §3 Document.status: 0 uploading, 1 parsing, 2 parse timeout or fail, 3 parse done, 4 parse failed. */
 export type DocumentStatus = 0 | 1 | 2 | 3 | 4;
@@ -63,35 +65,41 @@ export interface DocumentInfo {
   failReason: string;
 }
 
-/** The courseware a room shows (the room info fields of spec 03 §3, as a typed block). */
-export interface RoomCourseware {
-  documentId: string; // '' when none
-  documentName: string;
-  documentType: 0 | DocumentType; // 0 none
-  resourceType: 1 | 2; // 1 disk store (our own signed URLs), 2 S3-compatible object store
-  /** Signed page image URLs in page order (for a video: the poster), valid SIGNED_URL_TTL_SECONDS from when this was sent. */
-  images: string[];
-  /** Signed URL of the fast-start mp4 for a video document; '' otherwise. */
-  videoUrl: string;
-  /** Page sizes in pixels of the page images, same order as images (portrait pages scroll). */
-  sizes: Array<{ width: number; height: number }>;
-  pptCurrentPage: number; // 1..pptTotalPage, 0 when none
-  pptTotalPage: number; // pages converted so far while converting
-  /** 3 done, 1 still converting (pages keep arriving), 2/4 failed. */
-  status: DocumentStatus;
-  /** Portrait page scroll, 0..SLIDE_SCROLL_MAX in steps of SLIDE_SCROLL_STEP (0 when absent). */
-  scroll?: number;
-  /** The creator's last video control (play or pause and where), for a late joiner of a video document. */
-  video?: VideoControl;
-}
-
 /** Video courseware control (spec 03 §7 customRoomEvent videoControl), sent by the creator only. */
-export interface VideoControl {
-  type: 'play' | 'pause' | 'seek' | 'heartbeat';
-  currentTime: number; // seconds in the video
+export const VIDEO_CONTROL_TYPES = ['play', 'pause', 'seek', 'heartbeat'] as const;
+/** The longest video position a control may name (a day). */
+export const VIDEO_MAX_SECONDS = 86_400;
+
+export const videoControlSchema = z.strictObject({
+  type: z.enum(VIDEO_CONTROL_TYPES),
+  currentTime: bounded(0, VIDEO_MAX_SECONDS), // seconds in the video
   /** Server time in ms when the server accepted it (filled in by the server). */
-  at: number;
-}
+  at: z.number(),
+});
+export type VideoControl = z.infer<typeof videoControlSchema>;
+
+/** The courseware a room shows (the room info fields of spec 03 §3, as a typed block). */
+export const roomCoursewareSchema = z.strictObject({
+  documentId: z.string(), // '' when none
+  documentName: z.string(),
+  documentType: z.union([z.literal(0), z.literal(1), z.literal(3)]), // 0 none
+  resourceType: z.union([z.literal(1), z.literal(2)]), // 1 disk store (our own signed URLs), 2 S3-compatible object store
+  /** Signed page image URLs in page order (for a video: the poster), valid SIGNED_URL_TTL_SECONDS from when this was sent. */
+  images: z.array(z.string()),
+  /** Signed URL of the fast-start mp4 for a video document; '' otherwise. */
+  videoUrl: z.string(),
+  /** Page sizes in pixels of the page images, same order as images (portrait pages scroll). */
+  sizes: z.array(z.strictObject({ width: z.number(), height: z.number() })),
+  pptCurrentPage: z.number(), // 1..pptTotalPage, 0 when none
+  pptTotalPage: z.number(), // pages converted so far while converting
+  /** 3 done, 1 still converting (pages keep arriving), 2/4 failed. */
+  status: z.union([z.literal(0), z.literal(1), z.literal(2), z.literal(3), z.literal(4)]),
+  /** Portrait page scroll, 0..SLIDE_SCROLL_MAX in steps of SLIDE_SCROLL_STEP (0 when absent). */
+  scroll: z.number().optional(),
+  /** The creator's last video control (play or pause and where), for a late joiner of a video document. */
+  video: videoControlSchema.optional(),
+});
+export type RoomCourseware = z.infer<typeof roomCoursewareSchema>;
 
 /** name -> answer data; merged into ApiAnswers (requests: the schemas of core/courseware/courseware.schema.ts). */
 export interface CoursewareApiAnswers {
@@ -132,50 +140,54 @@ export interface CoursewareApiAnswers {
   getRoomCourseware: { courseware: RoomCourseware };
 }
 
-/** Room channel, server -> browser (merged into ServerToClient of room-events.ts). */
-export interface CoursewareRoomEvents {
+/** Room channel, server -> browser (merged into roomEvents of room-events.ts). */
+export const coursewareRoomEvents = {
   /**
    * spec 03 §3 conversion result. status '200' with phase 'progress' as each page is written (the
    * first page shows before the deck is done), '200' with phase 'done' at the end; any other status
    * ('500') means it failed: the uploader sees 'parse failed' and the courseware is closed.
    */
-  documentConvert: (payload: {
-    status: '200' | '500';
-    phase: 'progress' | 'done' | 'failed';
-    taskId: string;
-    documentId: string;
-    userId: string;
-    done: number; // pages written so far
-    total: number; // pages in the document (0 while not yet known)
-    courseware: RoomCourseware;
-  }) => void;
+  documentConvert: z.strictObject({
+    status: z.enum(['200', '500']),
+    phase: z.enum(['progress', 'done', 'failed']),
+    taskId: z.string(),
+    documentId: z.string(),
+    userId: z.string(),
+    done: z.number(), // pages written so far
+    total: z.number(), // pages in the document (0 while not yet known)
+    courseware: roomCoursewareSchema,
+  }),
   /** The room's courseware changed (opened, closed, page, scroll): the whole block, freshly signed. */
-  courseware: (payload: { courseware: RoomCourseware; by: string }) => void;
+  courseware: z.strictObject({ courseware: roomCoursewareSchema, by: z.string() }),
   /** The creator's video control (play, pause, seek, heartbeat). */
-  videoControl: (payload: VideoControl & { by: string }) => void;
-}
+  videoControl: videoControlSchema.extend({ by: z.string() }),
+};
 
-/** Room channel, browser -> server (creator only; acked like the other requests). */
-export interface CoursewareRoomRequests {
+export type CoursewareRoomEvents = Events<typeof coursewareRoomEvents>;
+
+/**
+ * Room channel, browser -> server (creator only; acked like the other requests; merged into
+ * roomRequests). The page's range and the scroll's steps are the service's rules ('34010').
+ */
+export const coursewareRoomRequests = {
   /** Creator: slide page 1..total (saved; debounce in the browser, 500 ms) and scroll (0..1.8 step 0.1); answers the block as saved. */
-  setCoursewarePage: (
-    payload: { page: number; scroll?: number },
-    ack: (answer: { code: string; msg: string; data?: RoomCourseware }) => void,
-  ) => void;
+  setCoursewarePage: call(
+    z.strictObject({ page: whole(-1_000_000, 1_000_000), scroll: bounded(-1_000, 1_000).nullable().optional() }),
+    roomCoursewareSchema,
+  ),
   /** Creator: answers the control as the server stamped it. */
-  videoControl: (
-    payload: { type: VideoControl['type']; currentTime: number },
-    ack: (answer: { code: string; msg: string; data?: VideoControl }) => void,
-  ) => void;
-}
+  videoControl: call(videoControlSchema.omit({ at: true }), videoControlSchema),
+};
+export type CoursewareRoomRequests = Requests<typeof coursewareRoomRequests>;
 
-/** User channel, server -> browser (merged into UserServerToClient): the library list follows conversions. */
-export interface CoursewareUserEvents {
+/** User channel, server -> browser (merged into userEvents): the library list follows conversions. */
+export const coursewareUserEvents = {
   /** A new document was registered (insert at the top with status 1). */
-  addDocumentConvertEvent: (payload: { document: DocumentInfo }) => void;
+  addDocumentConvertEvent: z.strictObject({ document: declared<DocumentInfo>() }),
   /** A document's status or page count changed. */
-  documentStatus: (payload: { document: DocumentInfo }) => void;
-}
+  documentStatus: z.strictObject({ document: declared<DocumentInfo>() }),
+};
+export type CoursewareUserEvents = Events<typeof coursewareUserEvents>;
 
 /** Board layer of a slide (core/contracts/board.ts: `doc:{id}:{slide}`). */
 export const slideLayer = (documentId: string, page: number) => `doc:${documentId}:${page}`;

@@ -5,6 +5,7 @@
  * SESSION_SECRET. Commands are idempotent; a fresh `id` and `at` keep a captured call from being
  * replayed later.
  */
+import { z } from 'zod';
 import { hmac, safeEqual } from '../platform/secrets.ts';
 
 export const MEDIA_CONTROL_PATH = '/media/control';
@@ -14,19 +15,28 @@ export const MEDIA_CONTROL_SIGNATURE_HEADER = 'x-banshu-signature';
 export const MEDIA_CONTROL_WINDOW_MS = 60_000;
 export const MEDIA_CONTROL_MAX_BYTES = 4096;
 
-export type MediaControlCommand =
+const room = z.string().regex(/^[A-Za-z0-9]{6,10}$/);
+const userId = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/);
+
+export const mediaControlCommandSchema = z.discriminatedUnion('op', [
   /** A large-class student's microphone went back: they stop publishing (teacher unaffected). */
-  | { op: 'micBack'; room: string; userId: string }
+  z.strictObject({ op: z.literal('micBack'), room, userId }),
   /** Kick-out: every peer of that person leaves the room. */
-  | { op: 'removeUser'; room: string; userId: string }
+  z.strictObject({ op: z.literal('removeUser'), room, userId }),
   /** The class ended: the room closes. */
-  | { op: 'closeRoom'; room: string };
+  z.strictObject({ op: z.literal('closeRoom'), room }),
+]);
+export type MediaControlCommand = z.infer<typeof mediaControlCommandSchema>;
 
-export type MediaControlMessage = MediaControlCommand & { v: typeof MEDIA_CONTROL_VERSION; id: string; at: number };
+const envelope = { v: z.literal(MEDIA_CONTROL_VERSION), id: z.string().regex(/^[A-Za-z0-9-]{8,64}$/), at: z.number() };
 
-const ROOM = /^[A-Za-z0-9]{6,10}$/;
-const USER = /^[A-Za-z0-9_-]{1,64}$/;
-const ID = /^[A-Za-z0-9-]{8,64}$/;
+/** A whole call: the command with its version, id and time. */
+export const mediaControlMessageSchema = z.discriminatedUnion('op', [
+  mediaControlCommandSchema.options[0].extend(envelope),
+  mediaControlCommandSchema.options[1].extend(envelope),
+  mediaControlCommandSchema.options[2].extend(envelope),
+]);
+export type MediaControlMessage = z.infer<typeof mediaControlMessageSchema>;
 
 export const controlKey = (secret: string): string => hmac(secret, 'media-control');
 export const signControl = (secret: string, body: string): string => hmac(controlKey(secret), body);
@@ -35,19 +45,13 @@ export const signControl = (secret: string, body: string): string => hmac(contro
 export function verifyControl(secret: string, body: string, signature: unknown, nowMs: number): MediaControlMessage | null {
   if (typeof signature !== 'string' || body.length > MEDIA_CONTROL_MAX_BYTES) return null;
   if (!safeEqual(signControl(secret, body), signature)) return null;
-  let m: Record<string, unknown>;
+  let raw: unknown;
   try {
-    m = JSON.parse(body) as Record<string, unknown>;
+    raw = JSON.parse(body);
   } catch {
     return null;
   }
-  if (!m || typeof m !== 'object' || m['v'] !== MEDIA_CONTROL_VERSION) return null;
-  if (typeof m['id'] !== 'string' || !ID.test(m['id'])) return null;
-  if (typeof m['at'] !== 'number' || Math.abs(nowMs - m['at']) > MEDIA_CONTROL_WINDOW_MS) return null;
-  if (typeof m['room'] !== 'string' || !ROOM.test(m['room'])) return null;
-  if (m['op'] === 'closeRoom') return { v: 1, id: m['id'], at: m['at'], op: 'closeRoom', room: m['room'] };
-  if ((m['op'] === 'micBack' || m['op'] === 'removeUser') && typeof m['userId'] === 'string' && USER.test(m['userId'])) {
-    return { v: 1, id: m['id'], at: m['at'], op: m['op'], room: m['room'], userId: m['userId'] };
-  }
-  return null;
+  const m = mediaControlMessageSchema.safeParse(raw);
+  if (!m.success || Math.abs(nowMs - m.data.at) > MEDIA_CONTROL_WINDOW_MS) return null;
+  return m.data;
 }

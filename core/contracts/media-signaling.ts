@@ -8,19 +8,23 @@
  * (ADR 027): the browser offers to publish, the node offers to subscribe, so no negotiation ever
  * needs both sides to offer at once.
  */
-import type { Ack } from './room-events.ts';
+import { z } from 'zod';
+import { call, noAnswer, noPayload, whole, type Ack } from './channel.ts';
 
 export const MEDIA_NAMESPACE = '/media';
+/** Every request carries it as `v`; an older one is answered '10' (reload the page). */
 export const MEDIA_PROTOCOL_VERSION = 1;
 
 /** What a person may send: the microphone, the camera, the shared screen. */
-export type MediaSource = 'mic' | 'camera' | 'screen';
-export const MEDIA_SOURCES: readonly MediaSource[] = ['mic', 'camera', 'screen'];
+export const MEDIA_SOURCES = ['mic', 'camera', 'screen'] as const;
+export type MediaSource = (typeof MEDIA_SOURCES)[number];
+export const mediaSourceSchema = z.enum(MEDIA_SOURCES);
 export const kindOf = (s: MediaSource): 'audio' | 'video' => (s === 'mic' ? 'audio' : 'video');
 
 /** Simulcast layers, low to high (the browser sends rids l, m, h). */
-export type Layer = 'l' | 'm' | 'h';
-export const LAYERS: readonly Layer[] = ['l', 'm', 'h'];
+export const LAYERS = ['l', 'm', 'h'] as const;
+export type Layer = (typeof LAYERS)[number];
+export const layerSchema = z.enum(LAYERS);
 
 /** The signed claim a web node puts in the join answer (`mediaToken`). */
 export interface MediaTokenPayload extends Record<string, unknown> {
@@ -34,46 +38,77 @@ export interface MediaTokenPayload extends Record<string, unknown> {
   pub: MediaSource[];
 }
 
-export interface PublishedTrack {
-  trackId: string;
-  userId: string;
-  source: MediaSource;
-  kind: 'audio' | 'video';
-  paused: boolean;
+export const publishedTrackSchema = z.strictObject({
+  trackId: z.string(),
+  userId: z.string(),
+  source: mediaSourceSchema,
+  kind: z.enum(['audio', 'video']),
+  paused: z.boolean(),
   /** Simulcast layers the publisher sends (empty: one plain stream). */
-  layers: Layer[];
-}
+  layers: z.array(layerSchema),
+});
+export type PublishedTrack = z.infer<typeof publishedTrackSchema>;
 
-export interface IceServer {
-  urls: string[];
-  username?: string;
-  credential?: string;
-}
+export const iceServerSchema = z.strictObject({
+  urls: z.array(z.string()),
+  username: z.string().optional(),
+  credential: z.string().optional(),
+});
+export type IceServer = z.infer<typeof iceServerSchema>;
 
-/** type -> [request fields, answer data]. */
-export interface MediaCalls {
-  join: [
-    { token: string },
-    { peerId: string; room: string; userId: string; rights: MediaSource[]; tracks: PublishedTrack[]; iceServers: IceServer[] },
-  ];
+/** A session description as a peer sends it (the node's own checks of its m-lines follow). */
+const sdpSchema = z
+  .string()
+  .min(21)
+  .max(64 * 1024 - 1)
+  .startsWith('v=0');
+const tokenSchema = z.string().min(1).max(4096);
+const idSchema = z.string().min(1).max(64);
+
+export const PROBE_KINDS = ['ping', 'download', 'upload', 'config', 'rtc', 'rtcClose'] as const;
+
+/** type -> payload and answer schemas (each request also carries `v` and `type`). */
+export const mediaRequests = {
+  join: call(
+    z.strictObject({ token: tokenSchema }),
+    z.strictObject({
+      peerId: z.string(),
+      room: z.string(),
+      userId: z.string(),
+      rights: z.array(mediaSourceSchema),
+      tracks: z.array(publishedTrackSchema),
+      iceServers: z.array(iceServerSchema),
+    }),
+  ),
   /** A new token (e.g. after a microphone invitation): same room and person, new rights. */
-  refresh: [{ token: string }, { rights: MediaSource[] }];
+  refresh: call(z.strictObject({ token: tokenSchema }), z.strictObject({ rights: z.array(mediaSourceSchema) })),
   /** `sdp` is the browser's offer with one send-only m-line; the answer comes back. */
-  publish: [{ source: MediaSource; sdp: string }, { trackId: string; sdp: string }];
-  unpublish: [{ trackId: string }, null];
+  publish: call(z.strictObject({ source: mediaSourceSchema, sdp: sdpSchema }), z.strictObject({ trackId: z.string(), sdp: z.string() })),
+  unpublish: call(z.strictObject({ trackId: idSchema }), noAnswer),
   /** Mute or unmute a published track: the node stops or resumes forwarding it. */
-  pause: [{ trackId: string; paused: boolean }, null];
+  pause: call(z.strictObject({ trackId: idSchema, paused: z.boolean() }), noAnswer),
   /** The node offers a receive-only connection carrying that track; the peer replies with `answer`. */
-  subscribe: [{ trackId: string; layer?: Layer }, { subscriptionId: string; sdp: string }];
-  answer: [{ subscriptionId: string; sdp: string }, null];
-  unsubscribe: [{ subscriptionId: string }, null];
-  setLayer: [{ subscriptionId: string; layer: Layer }, { layer: Layer }];
+  subscribe: call(
+    z.strictObject({ trackId: idSchema, layer: layerSchema.optional() }),
+    z.strictObject({ subscriptionId: z.string(), sdp: z.string() }),
+  ),
+  answer: call(z.strictObject({ subscriptionId: idSchema, sdp: sdpSchema }), noAnswer),
+  unsubscribe: call(z.strictObject({ subscriptionId: idSchema }), noAnswer),
+  setLayer: call(z.strictObject({ subscriptionId: idSchema, layer: layerSchema }), z.strictObject({ layer: layerSchema })),
   /**
    * ICE restart. For a publication the peer sends its restart offer (`sdp`) and gets the answer;
    * for a subscription the node answers with a restart offer and the peer replies with `answer`.
    */
-  restartIce: [{ trackId?: string; subscriptionId?: string; sdp?: string }, { sdp: string }];
-  leave: [Record<string, never>, null];
+  restartIce: call(
+    z
+      .strictObject({ trackId: idSchema.optional(), subscriptionId: idSchema.optional(), sdp: sdpSchema.optional() })
+      .refine(
+        (r) => (r.trackId !== undefined ? r.sdp !== undefined : r.subscriptionId !== undefined),
+        'trackId and sdp, or subscriptionId',
+      ),
+    z.strictObject({ sdp: z.string() }),
+  ),
+  leave: call(noPayload, noAnswer),
   /**
    * The network check (spec 01 §2), allowed before `join`: 'ping' answers at once (round trip),
    * 'download' answers with `bytes` of filler, 'upload' carries `data` and answers its size,
@@ -81,14 +116,47 @@ export interface MediaCalls {
    * the node then echoes every packet sent on that channel (the UDP loss and round trip), until
    * 'rtcClose', another 'rtc' or the socket closes, or PROBE_RTC_LIFETIME_MS.
    */
-  probe: [
-    { kind: 'ping' | 'download' | 'upload' | 'config' | 'rtc' | 'rtcClose'; bytes?: number; data?: string; sdp?: string },
-    { bytes: number; data?: string; sdp?: string; iceServers?: IceServer[] },
-  ];
-}
+  probe: call(
+    z
+      .strictObject({
+        kind: z.enum(PROBE_KINDS),
+        bytes: whole(1, 256 * 1024).optional(),
+        data: z
+          .string()
+          .max(256 * 1024)
+          .optional(),
+        sdp: sdpSchema.optional(),
+      })
+      .refine(
+        (p) =>
+          p.kind === 'download'
+            ? p.bytes !== undefined
+            : p.kind === 'upload'
+              ? p.data !== undefined
+              : p.kind === 'rtc'
+                ? p.sdp !== undefined
+                : true,
+        'the fields of this kind',
+      ),
+    z.strictObject({
+      bytes: z.number(),
+      data: z.string().optional(),
+      sdp: z.string().optional(),
+      iceServers: z.array(iceServerSchema).optional(),
+    }),
+  ),
+};
+
+/** type -> [request fields, answer data]. */
+export type MediaCalls = {
+  [K in keyof typeof mediaRequests]: [z.input<(typeof mediaRequests)[K]['payload']>, z.output<(typeof mediaRequests)[K]['answer']>];
+};
+
+/** The envelope every request shares; the rest of it is the type's payload. */
+export const mediaEnvelopeSchema = z.object({ v: z.number(), type: z.string().max(32) });
 
 /** The largest probe payload, and what one connection may move in probes altogether. */
-export const PROBE_MAX_BYTES = 256 * 1024;
+export const PROBE_MAX_BYTES = 256 * 1024; // the probe schema's bound
 export const PROBE_BUDGET_BYTES = 4 * 1024 * 1024;
 /** The largest data-channel packet the node echoes in a network check. */
 export const PROBE_PACKET_MAX_BYTES = 1200;

@@ -2,100 +2,158 @@
  * The room channel (socket.io namespace `/room`), shared by the server and the browser.
  * A connection proves who it is with the join answer's `imToken` (handshake `auth.token`).
  * Every client request is acknowledged with `{code, msg, data?}`: code '0' or a code of
- * core/platform/errors.ts. The server checks, persists, then broadcasts; nothing a client says is
- * rebroadcast unchecked.
+ * core/platform/errors.ts. Each request and event is a zod schema below (core/contracts/channel.ts);
+ * the server parses, checks, persists, then broadcasts; nothing a client says is rebroadcast
+ * unchecked.
  */
+import { z } from 'zod';
 import type { RoomInfo } from './api.ts';
-import type { CoursewareRoomEvents, CoursewareRoomRequests, RoomCourseware } from './courseware.ts';
+import { call, declared, noAnswer, noPayload, whole, type Events, type Requests } from './channel.ts';
+import { coursewareRoomEvents, coursewareRoomRequests, roomCoursewareSchema } from './courseware.ts';
+
+export type { Ack } from './channel.ts';
 
 export const ROOM_NAMESPACE = '/room';
+/** A client joining with an older `version` is told to reload the page (error '10'). */
 export const ROOM_PROTOCOL_VERSION = 1;
-
-export type Role = 'creator' | 'member' | 'tourist' | 'observer' | 'recorder';
-
-export interface Ack<T = null> {
-  code: string;
-  msg: string;
-  data?: T;
-}
-
-export interface Member {
-  userId: string;
-  name: string;
-  role: Role;
-  /** 0 unknown, 1-6 (DECISIONS.md bands: 1-2 strong, 3-4 moderate, 5-6 weak). */
-  networkQuality: number;
-  online: boolean;
-}
-
-export interface ChatMessage {
-  id: string;
-  uid: string;
-  name: string;
-  text: string;
-  at: number;
-}
-
-export type MicPhase = 'idle' | 'inviting' | 'connected';
-
-export interface MicState {
-  phase: MicPhase;
-  userId: string; // '' when idle
-  name: string;
-  since: number; // ms epoch of the last change
-  /** When an unanswered invitation fails ('mic failed'), ms epoch; 0 otherwise. */
-  deadline: number;
-}
-
-/** Fields of the room a patch may carry; who may change which is decided on the server. */
-export interface RoomPatch {
-  showState?: string;
-  pptId?: string;
-  pptCurrentPage?: number;
-  wbPower?: '0' | '1';
-  roomExtend?: string;
-  networkQuality?: number;
-}
-
-export interface RoomSnapshot {
-  roomInfo: RoomInfo;
-  you: { userId: string; name: string; role: Role };
-  members: Member[];
-  messages: ChatMessage[];
-  mic: MicState;
-  teacherOnline: boolean;
-  serverTime: number;
-  /** The courseware the room shows now, freshly signed (core/contracts/courseware.ts). */
-  courseware?: RoomCourseware;
-}
-
-type Req<P, R = null> = (payload: P, ack: (answer: Ack<R>) => void) => void;
-
-/** Browser -> server. */
-export interface ClientToServer extends CoursewareRoomRequests {
-  joinRoom: Req<{ version?: number }, RoomSnapshot>;
-  leaveRoom: Req<Record<string, never>>;
-  customRoomEvent: Req<RoomPatch>;
-  chat: Req<{ text: string }, ChatMessage>;
-  inviteMic: Req<{ userId: string }>;
-  answerMic: Req<{ agree: boolean }>;
-  stopMic: Req<Record<string, never>>;
-  kickout: Req<{ userId: string }>;
-  endRoom: Req<Record<string, never>>;
-  startTrial: Req<Record<string, never>, { trialEndsAt: number }>;
-}
-
-/** Server -> browser. */
-export interface ServerToClient extends CoursewareRoomEvents {
-  /** A patch of the room info, after the server applied it; `by` is who changed it. */
-  customRoomEvent: (patch: Partial<RoomInfo> & { by: string }) => void;
-  members: (payload: { members: Member[]; teacherOnline: boolean; participants: number }) => void;
-  messageevent: (message: ChatMessage) => void;
-  mic: (state: MicState & { outcome?: 'agreed' | 'rejected' | 'stopped' | 'failed' }) => void;
-  kickout: (payload: { userId: string }) => void;
-  roomClosed: (payload: { reason: 'ended' | 'expired' | 'idle' }) => void;
-}
 
 export const CHAT_MAX_CHARS = 30;
 export const CHAT_HISTORY = 100;
 export const MIC_TIMEOUT_MS = 40_000;
+
+/** The shared views of a room (`showState`); '' is the videos. */
+export const VIEWS = ['', 'wb', 'ppt', 'image', 'screen', 'video'] as const;
+
+export const roleSchema = z.enum(['creator', 'member', 'tourist', 'observer', 'recorder']);
+export type Role = z.infer<typeof roleSchema>;
+
+/** A user id of this product: digits. */
+export const userIdSchema = z.string().regex(/^\d{1,18}$/);
+
+/** 0 unknown, 1-6 (DECISIONS.md bands: 1-2 strong, 3-4 moderate, 5-6 weak). */
+export const networkQualitySchema = whole(0, 6);
+
+export const memberSchema = z.strictObject({
+  userId: z.string(),
+  name: z.string(),
+  role: roleSchema,
+  networkQuality: networkQualitySchema,
+  online: z.boolean(),
+});
+export type Member = z.infer<typeof memberSchema>;
+
+export const chatMessageSchema = z.strictObject({
+  id: z.string(),
+  uid: z.string(),
+  name: z.string(),
+  text: z.string(),
+  at: z.number(),
+});
+export type ChatMessage = z.infer<typeof chatMessageSchema>;
+
+export const micPhaseSchema = z.enum(['idle', 'inviting', 'connected']);
+export type MicPhase = z.infer<typeof micPhaseSchema>;
+
+export const micStateSchema = z.strictObject({
+  phase: micPhaseSchema,
+  userId: z.string(), // '' when idle
+  name: z.string(),
+  since: z.number(), // ms epoch of the last change
+  /** When an unanswered invitation fails ('mic failed'), ms epoch; 0 otherwise. */
+  deadline: z.number(),
+});
+export type MicState = z.infer<typeof micStateSchema>;
+
+/** A JSON object as text, at most 4 KiB (the room's free-form extension). */
+const roomExtendSchema = z
+  .string()
+  .max(4096)
+  .refine((t) => {
+    try {
+      const v: unknown = JSON.parse(t);
+      return typeof v === 'object' && v !== null && !Array.isArray(v);
+    } catch {
+      return false;
+    }
+  }, 'a JSON object');
+
+/**
+ * Fields of the room a patch may carry (at least one); who may change which is decided by the
+ * live service (the creator's fields, anyone's own networkQuality).
+ */
+export const roomPatchSchema = z
+  .strictObject({
+    // A string (not the enum type), as RoomInfo.showState is; the value is one of VIEWS.
+    showState: z
+      .string()
+      .refine((v) => (VIEWS as readonly string[]).includes(v), 'view')
+      .optional(),
+    pptId: z
+      .string()
+      .regex(/^[A-Za-z0-9_-]{0,64}$/)
+      .optional(),
+    pptCurrentPage: whole(0, 10_000).optional(),
+    wbPower: z.enum(['0', '1']).optional(),
+    roomExtend: roomExtendSchema.optional(),
+    networkQuality: networkQualitySchema.optional(),
+  })
+  .refine((p) => Object.keys(p).length > 0, 'empty patch');
+export type RoomPatch = z.infer<typeof roomPatchSchema>;
+
+/** A chat line as typed: NFC, trimmed, 1..CHAT_MAX_CHARS characters (code points). */
+export const chatTextSchema = z
+  .string()
+  .max(CHAT_MAX_CHARS * 8)
+  .transform((t) => t.normalize('NFC').trim())
+  .refine((t) => {
+    const n = [...t].length;
+    return n > 0 && n <= CHAT_MAX_CHARS;
+  }, 'text length');
+
+export const roomSnapshotSchema = z.strictObject({
+  roomInfo: declared<RoomInfo>(),
+  you: z.strictObject({ userId: z.string(), name: z.string(), role: roleSchema }),
+  members: z.array(memberSchema),
+  messages: z.array(chatMessageSchema),
+  mic: micStateSchema,
+  teacherOnline: z.boolean(),
+  serverTime: z.number(),
+  /** The courseware the room shows now, freshly signed (core/contracts/courseware.ts). */
+  courseware: roomCoursewareSchema.optional(),
+});
+export type RoomSnapshot = z.infer<typeof roomSnapshotSchema>;
+
+/** Browser -> server: payload and answer of each request. */
+export const roomRequests = {
+  /** `version`: the client's ROOM_PROTOCOL_VERSION; an older one is answered '10' (reload). */
+  joinRoom: call(z.strictObject({ version: whole(0, 1_000_000).optional() }), roomSnapshotSchema),
+  leaveRoom: call(noPayload, noAnswer),
+  customRoomEvent: call(roomPatchSchema, declared<Partial<RoomInfo>>()),
+  chat: call(z.strictObject({ text: chatTextSchema }), chatMessageSchema),
+  inviteMic: call(z.strictObject({ userId: userIdSchema }), micStateSchema),
+  answerMic: call(z.strictObject({ agree: z.boolean() }), micStateSchema),
+  stopMic: call(noPayload, micStateSchema),
+  kickout: call(z.strictObject({ userId: userIdSchema }), noAnswer),
+  endRoom: call(noPayload, noAnswer),
+  startTrial: call(noPayload, z.strictObject({ trialEndsAt: z.number() })),
+  ...coursewareRoomRequests,
+};
+
+export const micEventSchema = micStateSchema.extend({ outcome: z.enum(['agreed', 'rejected', 'stopped', 'failed']).optional() });
+
+/** Server -> browser. */
+export const roomEvents = {
+  /** A patch of the room info, after the server applied it; `by` is who changed it. */
+  customRoomEvent: declared<Partial<RoomInfo> & { by: string }>(),
+  members: z.strictObject({ members: z.array(memberSchema), teacherOnline: z.boolean(), participants: z.number() }),
+  messageevent: chatMessageSchema,
+  mic: micEventSchema,
+  kickout: z.strictObject({ userId: z.string() }),
+  roomClosed: z.strictObject({ reason: z.enum(['ended', 'expired', 'idle']) }),
+  ...coursewareRoomEvents,
+};
+
+/** Browser -> server. */
+export type ClientToServer = Requests<typeof roomRequests>;
+/** Server -> browser. */
+export type ServerToClient = Events<typeof roomEvents>;

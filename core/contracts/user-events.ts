@@ -1,18 +1,26 @@
 /**
  * The user channel (socket.io namespace `/user`): events for one person on every page they have
  * open, whatever room they are in. A connection proves who it is with the session cookie (pages)
- * or the user token (`auth.token`). The server only sends; clients ask nothing here.
+ * or the user token (`auth.token`). The server only sends; clients ask nothing here (a request
+ * is answered '5', see server/realtime/dispatch.ts).
  */
-import type { CoursewareUserEvents } from './courseware.ts';
+import { z } from 'zod';
+import type { Events, Requests } from './channel.ts';
+import { coursewareUserEvents } from './courseware.ts';
 
 export const USER_NAMESPACE = '/user';
 
 /** Server -> browser. */
-export interface UserServerToClient extends CoursewareUserEvents {
+export const userEvents = {
   /** An order of this user was paid (spec 03 §7: paymentSuccess carries the order id). */
-  paymentSuccess: (payload: { orderId: string }) => void;
-}
+  paymentSuccess: z.strictObject({ orderId: z.string() }),
+  ...coursewareUserEvents,
+};
 
-export type UserClientToServer = Record<string, never>;
+/** Browser -> server: none. */
+export const userRequests = {};
+
+export type UserServerToClient = Events<typeof userEvents>;
+export type UserClientToServer = Requests<typeof userRequests>;
 
 export const userKey = (userId: string) => `user:${userId}`;

@@ -2,7 +2,7 @@
  * What a room shows of its courseware (spec 03 §4; ADRs 040-044): the document open in the room,
  * its page and portrait scroll, and the video state, with freshly signed links for the deck.
  */
-import { DomainError, illegalParams, notAllowed, roomNotFound } from '../platform/errors.ts';
+import { DomainError, notAllowed, roomNotFound } from '../platform/errors.ts';
 import type { Clock } from '../platform/clock.ts';
 import type { Config } from '../platform/config.ts';
 import { roomMessage, type EventBus, type RoomPayload } from '../platform/events.ts';
@@ -40,10 +40,6 @@ export interface CoursewareRooms {
 export const pageKey = (prefix: string, page: number) => `${prefix}/pages/${page}.jpg`;
 export const thumbKey = (prefix: string, page: number) => `${prefix}/thumbs/${page}.jpg`;
 export const videoKey = (prefix: string) => `${prefix}/video.mp4`;
-
-const VIDEO_TYPES = ['play', 'pause', 'seek', 'heartbeat'] as const;
-/** Longest video position accepted (seconds): a day. */
-const MAX_VIDEO_SECONDS = 86_400;
 
 export const noCourseware = (resourceType: 1 | 2): RoomCourseware => ({
   documentId: '',
@@ -189,11 +185,9 @@ export class CoursewareRoom {
   }
 
   /** Room channel: the creator turns the page (1..pages converted so far) and scrolls a portrait page (0..1.8, step 0.1). */
-  async setPage(actor: CoursewareActor, page: unknown, scroll: unknown): Promise<RoomCourseware> {
-    if (typeof page !== 'number' || !Number.isInteger(page)) throw illegalParams('page');
+  async setPage(actor: CoursewareActor, page: number, scroll?: number | null): Promise<RoomCourseware> {
     let tenths: number | null = null;
     if (scroll !== undefined && scroll !== null) {
-      if (typeof scroll !== 'number' || !Number.isFinite(scroll)) throw illegalParams('scroll');
       tenths = Math.round(scroll * 10);
       if (Math.abs(tenths - scroll * 10) > 1e-6 || tenths < 0 || tenths > Math.round(SLIDE_SCROLL_MAX * 10))
         throw new DomainError('34010', 'scroll');
@@ -213,11 +207,7 @@ export class CoursewareRoom {
   }
 
   /** Room channel: the creator's play, pause, seek or heartbeat, stamped with the server's time and kept for late joiners. */
-  async videoControl(actor: CoursewareActor, type: unknown, currentTime: unknown): Promise<VideoControl> {
-    if (typeof type !== 'string' || !(VIDEO_TYPES as readonly string[]).includes(type)) throw illegalParams('type');
-    if (typeof currentTime !== 'number' || !Number.isFinite(currentTime) || currentTime < 0 || currentTime > MAX_VIDEO_SECONDS) {
-      throw illegalParams('currentTime');
-    }
+  async videoControl(actor: CoursewareActor, type: VideoControl['type'], currentTime: number): Promise<VideoControl> {
     const room = await this.openRoom(actor.room);
     if (actor.role !== 'creator' || room.create_user !== actor.uid) throw notAllowed('only the creator controls the video');
     if (!room.document_id) throw new DomainError('34009');
@@ -226,9 +216,8 @@ export class CoursewareRoom {
     if (doc.document_type !== 3) throw new DomainError('34013');
     const previous = this.#video(room.doc_video);
     // A heartbeat reports the position; whether it plays stays as the last play or pause said.
-    const kept: VideoControl['type'] =
-      type === 'heartbeat' || type === 'seek' ? (previous?.type === 'play' ? 'play' : 'pause') : (type as 'play' | 'pause');
-    const control: VideoControl = { type: type as VideoControl['type'], currentTime, at: this.clock.now().getTime() };
+    const kept: VideoControl['type'] = type === 'heartbeat' || type === 'seek' ? (previous?.type === 'play' ? 'play' : 'pause') : type;
+    const control: VideoControl = { type, currentTime, at: this.clock.now().getTime() };
     await this.state.setCourseware(room.id, { doc_video: JSON.stringify({ ...control, type: kept }) });
     this.#toRoom(room.room_number, 'videoControl', { ...control, by: actor.uid });
     return control;

@@ -71,11 +71,11 @@ export class CoursewareService {
     return this.room.closeRoom(viewer, roomNumber);
   }
 
-  setPage(actor: CoursewareActor, page: unknown, scroll: unknown): Promise<RoomCourseware> {
+  setPage(actor: CoursewareActor, page: number, scroll?: number | null): Promise<RoomCourseware> {
     return this.room.setPage(actor, page, scroll);
   }
 
-  videoControl(actor: CoursewareActor, type: unknown, currentTime: unknown): Promise<VideoControl> {
+  videoControl(actor: CoursewareActor, type: VideoControl['type'], currentTime: number): Promise<VideoControl> {
     return this.room.videoControl(actor, type, currentTime);
   }
 

@@ -12,6 +12,8 @@ export const errorCatalogue = {
   '7': { zh: '未登录', en: 'Not logged in' },
   '8': { zh: '非法请求', en: 'Illegal request' },
   '9': { zh: '服务异常', en: 'Service exception' },
+  /** The client speaks an older protocol version than this server (a socket channel's handshake or join). */
+  '10': { zh: '版本已更新，请刷新页面', en: 'A new version is available, please refresh the page' },
   '20': { zh: '服务异常', en: 'Service exception' },
   '21': { zh: '服务不存在', en: 'Service not found' },
   '21001': { zh: '登录已失效，请重新登录', en: 'Your sign-in has expired, please sign in again' },
@@ -112,3 +114,4 @@ export const tokenInvalid = () => new DomainError('21001');
 export const roomNotFound = () => new DomainError('31002');
 export const roomFull = () => new DomainError('31003');
 export const notAllowed = (detail?: string) => new DomainError('31004', detail);
+export const refreshPage = (detail?: string) => new DomainError('10', detail);

@@ -1,3 +1,5 @@
+import type { Clock } from './clock.ts';
+
 /**
  * A sliding-window limit kept in this process, for hot paths where a database round trip per hit
  * costs more than the thing being limited (chat). A person's room connections live on one web
@@ -31,5 +33,47 @@ export class MemoryRateLimiter {
     if (now - this.#sweptAt < windowMs) return;
     this.#sweptAt = now;
     for (const [key, list] of this.#hits) if (!list.some((t) => t > now - windowMs)) this.#hits.delete(key);
+  }
+}
+
+/**
+ * Token buckets kept in this process, one per key: `capacity` hits at once, refilled at
+ * `perMs` tokens a millisecond. Unlike a sliding window, a steady rate at the refill rate never
+ * runs dry however its hits jitter, while a flood gets `capacity` and then the refill rate.
+ * Time is read from the clock (tests move a ManualClock).
+ */
+export class TokenBuckets {
+  readonly #buckets = new Map<string, { tokens: number; at: number }>();
+  readonly #clock: Clock;
+  readonly #capacity: number;
+  readonly #perMs: number;
+  #sweptAt = 0;
+
+  constructor(clock: Clock, capacity: number, perMs: number) {
+    this.#clock = clock;
+    this.#capacity = capacity;
+    this.#perMs = perMs;
+  }
+
+  /** Takes one token for `key`; false (and nothing taken) when the bucket is empty. */
+  take(key: string): boolean {
+    const now = this.#clock.now().getTime();
+    this.#sweep(now);
+    const b = this.#buckets.get(key) ?? { tokens: this.#capacity, at: now };
+    // A clock set back refills nothing.
+    b.tokens = Math.min(this.#capacity, b.tokens + Math.max(0, now - b.at) * this.#perMs);
+    b.at = now;
+    this.#buckets.set(key, b);
+    if (b.tokens < 1) return false;
+    b.tokens -= 1;
+    return true;
+  }
+
+  /** Forgets full buckets (a key not seen for a whole refill), so the map does not grow forever. */
+  #sweep(now: number): void {
+    const fullAfter = this.#capacity / this.#perMs;
+    if (now - this.#sweptAt < fullAfter) return;
+    this.#sweptAt = now;
+    for (const [key, b] of this.#buckets) if (now - b.at >= fullAfter) this.#buckets.delete(key);
   }
 }

@@ -8,12 +8,12 @@ import type { Clock } from '../platform/clock.ts';
 import type { Config } from '../platform/config.ts';
 import { DomainError, illegalParams, notAllowed, roomNotFound } from '../platform/errors.ts';
 import { roomMessage, type EventBus } from '../platform/events.ts';
-import { MemoryRateLimiter } from '../platform/memory-rate-limit.ts';
+import { TokenBuckets } from '../platform/memory-rate-limit.ts';
 import type { RoomInfo } from '../contracts/api.ts';
 import type { RoomCourseware } from '../contracts/courseware.ts';
 import {
   CHAT_HISTORY,
-  CHAT_MAX_CHARS,
+  VIEWS,
   type ChatMessage,
   type Member,
   type MicState,
@@ -47,9 +47,8 @@ export interface Scheduler {
 
 type LiveConfig = Pick<Config, 'MIC_TIMEOUT_SECONDS' | 'CHAT_MESSAGES_PER_10S' | 'ROOM_IDLE_HOURS' | 'TRIAL_MINUTES'>;
 
-export const VIEWS = ['', 'wb', 'ppt', 'image', 'screen', 'video'] as const;
+export { VIEWS };
 const CREATOR_FIELDS = ['showState', 'pptId', 'pptCurrentPage', 'wbPower', 'roomExtend'] as const;
-const PPT_ID_RULE = /^[A-Za-z0-9_-]{0,64}$/;
 
 /** How long a room row read on a hot path (chat, patches) is reused; any change of the room drops it (RoomState). */
 const ROOM_ROW_TTL_MS = 1000;
@@ -63,7 +62,7 @@ export class RoomLiveService {
   courseware: { roomCourseware(roomNumber: string): Promise<RoomCourseware> } | null = null;
   readonly #rowCache: RoomCache<LiveRoomRow>;
   readonly #touchedAt = new Map<string, number>();
-  readonly #chatLimiter: MemoryRateLimiter;
+  readonly #chatLimiter: TokenBuckets;
   private readonly repo: LiveRepository;
   private readonly state: RoomState;
   private readonly accounts: AccountRepository;
@@ -93,7 +92,8 @@ export class RoomLiveService {
     this.scheduler = scheduler;
     this.clock = clock;
     this.config = config;
-    this.#chatLimiter = new MemoryRateLimiter(() => clock.now().getTime());
+    // CHAT_MESSAGES_PER_10S at once, then one line per 10 s / CHAT_MESSAGES_PER_10S (ADR 058).
+    this.#chatLimiter = new TokenBuckets(clock, config.CHAT_MESSAGES_PER_10S, config.CHAT_MESSAGES_PER_10S / 10_000);
     this.#rowCache = new RoomCache(state, ROOM_ROW_TTL_MS, 10_000, () => clock.now().getTime());
   }
 
@@ -231,71 +231,36 @@ export class RoomLiveService {
     };
   }
 
-  /** A room patch, field by field against the sender's role; saved, then broadcast. */
+  /**
+   * A room patch (parsed by roomPatchSchema), field by field against the sender's role; saved, then
+   * broadcast. A reported networkQuality is kept with the connection by the channel once this
+   * answers (presence), not in the room row.
+   */
   async patch(actor: Actor, raw: RoomPatch): Promise<Partial<RoomInfo>> {
-    if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw illegalParams('patch');
     const room = await this.#openRoomShared(actor.room);
-    const keys = Object.keys(raw);
-    if (keys.length === 0) throw illegalParams('empty patch');
-    const allowed = new Set<string>([...CREATOR_FIELDS, 'networkQuality']);
-    for (const k of keys) if (!allowed.has(k)) throw illegalParams(`unknown field ${k}`);
     const wantsCreatorField = CREATOR_FIELDS.some((f) => f in raw);
     if (wantsCreatorField) this.#requireCreator(actor, room);
 
     const applied: Partial<RoomInfo> = {};
     const db: RoomStatePatch = {};
-    if ('showState' in raw) {
-      if (typeof raw.showState !== 'string' || !(VIEWS as readonly string[]).includes(raw.showState)) throw illegalParams('showState');
-      db.show_state = applied.showState = raw.showState;
-    }
-    if ('pptId' in raw) {
-      if (typeof raw.pptId !== 'string' || !PPT_ID_RULE.test(raw.pptId)) throw illegalParams('pptId');
-      db.ppt_id = applied.pptId = raw.pptId;
-    }
-    if ('pptCurrentPage' in raw) {
-      const n = raw.pptCurrentPage;
-      if (typeof n !== 'number' || !Number.isInteger(n) || n < 0 || n > 10_000) throw illegalParams('pptCurrentPage');
-      db.ppt_current_page = applied.pptCurrentPage = n;
-    }
-    if ('wbPower' in raw) {
-      if (raw.wbPower !== '0' && raw.wbPower !== '1') throw illegalParams('wbPower');
-      db.wb_power = applied.wbPower = raw.wbPower;
-    }
-    if ('roomExtend' in raw) {
-      if (typeof raw.roomExtend !== 'string' || raw.roomExtend.length > 4096) throw illegalParams('roomExtend');
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(raw.roomExtend);
-      } catch {
-        throw illegalParams('roomExtend is not JSON');
-      }
-      if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw illegalParams('roomExtend');
-      db.room_extend = applied.roomExtend = raw.roomExtend;
-    }
-    let qualityChanged = false;
-    if ('networkQuality' in raw) {
-      const q = raw.networkQuality;
-      if (typeof q !== 'number' || !Number.isInteger(q) || q < 0 || q > 6) throw illegalParams('networkQuality');
-      qualityChanged = true; // kept with the connection (presence), not in the room row
-    }
+    if (raw.showState !== undefined) db.show_state = applied.showState = raw.showState;
+    if (raw.pptId !== undefined) db.ppt_id = applied.pptId = raw.pptId;
+    if (raw.pptCurrentPage !== undefined) db.ppt_current_page = applied.pptCurrentPage = raw.pptCurrentPage;
+    if (raw.wbPower !== undefined) db.wb_power = applied.wbPower = raw.wbPower;
+    if (raw.roomExtend !== undefined) db.room_extend = applied.roomExtend = raw.roomExtend;
     if (Object.keys(db).length) {
       await this.state.patchRoom(room.id, db, this.clock.now());
       this.#emit(actor.room, 'customRoomEvent', { ...applied, by: actor.uid });
     }
-    if (qualityChanged) await this.publishMembers(actor.room);
     return applied;
   }
 
   /**
-   * A chat line. From the room channel the author is the socket's joined member (`author`, taken
+   * A chat line, as chatTextSchema leaves it (NFC, trimmed, 1..CHAT_MAX_CHARS). From the room channel the author is the socket's joined member (`author`, taken
    * at join; a kick-out disconnects it), so a line costs one insert; without it the membership is
    * read.
    */
-  async chat(actor: Actor, raw: unknown, author?: { name: string }): Promise<ChatMessage> {
-    if (typeof raw !== 'string') throw illegalParams('text');
-    const text = raw.normalize('NFC').trim();
-    const length = [...text].length;
-    if (length === 0 || length > CHAT_MAX_CHARS) throw illegalParams('text length');
+  async chat(actor: Actor, text: string, author?: { name: string }): Promise<ChatMessage> {
     if (actor.role === 'observer' || actor.role === 'recorder') throw notAllowed('observers do not chat');
     const room = await this.#openRoomShared(actor.room);
     let name = author?.name;
@@ -304,7 +269,7 @@ export class RoomLiveService {
       if (!m || m.kicked_at) throw notAllowed('not a member');
       name = m.name;
     }
-    if (!this.#chatLimiter.hit(`${room.id}:${actor.uid}`, this.config.CHAT_MESSAGES_PER_10S, 10_000)) throw new DomainError('31008');
+    if (!this.#chatLimiter.take(`${room.id}:${actor.uid}`)) throw new DomainError('31008');
     const row = await this.repo.insertChat({ room_id: room.id, user_id: actor.uid, name, text, created_at: this.clock.now() });
     await this.#touch(room.id);
     const message: ChatMessage = { id: row.id, uid: actor.uid, name, text, at: row.created_at.getTime() };
@@ -312,8 +277,7 @@ export class RoomLiveService {
     return message;
   }
 
-  async inviteMic(actor: Actor, targetId: unknown): Promise<MicState> {
-    if (typeof targetId !== 'string' || !/^\d{1,18}$/.test(targetId)) throw illegalParams('userId');
+  async inviteMic(actor: Actor, targetId: string): Promise<MicState> {
     const room = await this.#openRoom(actor.room);
     this.#requireCreator(actor, room);
     if (targetId === room.create_user) throw illegalParams('the teacher is on the microphone already');
@@ -356,8 +320,7 @@ export class RoomLiveService {
     }
   }
 
-  async answerMic(actor: Actor, agree: unknown): Promise<MicState> {
-    if (typeof agree !== 'boolean') throw illegalParams('agree');
+  async answerMic(actor: Actor, agree: boolean): Promise<MicState> {
     const room = await this.#openRoom(actor.room);
     const current = await this.#mic(room);
     if (current.phase !== 'inviting' || current.userId !== actor.uid) throw notAllowed('no invitation for you');
@@ -397,8 +360,7 @@ export class RoomLiveService {
   }
 
   /** Kick-out: the seat is gone and stays gone for this class; the channel disconnects them. */
-  async kick(actor: Actor, targetId: unknown): Promise<void> {
-    if (typeof targetId !== 'string' || !/^\d{1,18}$/.test(targetId)) throw illegalParams('userId');
+  async kick(actor: Actor, targetId: string): Promise<void> {
     const room = await this.#openRoom(actor.room);
     this.#requireCreator(actor, room);
     if (targetId === room.create_user) throw new DomainError('31005', 'the teacher cannot be kicked');

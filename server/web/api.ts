@@ -7,7 +7,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ApiData, ApiInput, ApiName, Envelope } from '#core/contracts/api.ts';
 import { apiInputs } from '#core/contracts/api-inputs.ts';
 import { REQUEST_ID_PARAM, SESSION_COOKIE } from '#core/contracts/api.ts';
-import { DomainError, isDomainError, messageFor, type ErrorCode, type Lang } from '#core/platform/errors.ts';
+import { DomainError, illegalParams, isDomainError, messageFor, type ErrorCode, type Lang } from '#core/platform/errors.ts';
+import { roomPatchSchema } from '#core/contracts/room-events.ts';
 import type { Config } from '#core/platform/config.ts';
 import type { Logger } from '#core/platform/logger.ts';
 import type { Services } from '#core/services.ts';
@@ -124,9 +125,12 @@ export function buildHandlers(services: Services, config: Config): ApiHandlers {
       return { ...answer, courseware: await services.courseware.roomCourseware(i.roomNumber) };
     },
     updateRoomInfoByRoomNumber: async (ctx, i) => {
-      const { roomNumber, ...patch } = i;
+      const { roomNumber, ...fields } = i;
       const viewer = await ctx.viewer();
-      await services.live.patch(await services.live.actorFor(viewer, roomNumber), patch);
+      // The room channel's patch schema holds the value rules (views, JSON extension, ranges).
+      const patch = roomPatchSchema.safeParse(fields);
+      if (!patch.success) throw illegalParams('room patch');
+      await services.live.patch(await services.live.actorFor(viewer, roomNumber), patch.data);
       return { roomInfo: await rooms.getRoomInfo(roomNumber) };
     },
     createObserverLink: async (ctx, i) => rooms.createObserverLink(await ctx.viewer(), i.roomNumber),

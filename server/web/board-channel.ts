@@ -6,25 +6,24 @@
  * others only, and only from someone who may draw.
  */
 import type { Namespace, Server, Socket } from 'socket.io';
-import { DomainError, isDomainError, messageFor, type ErrorCode, type Lang } from '#core/platform/errors.ts';
-import type { Ack } from '#core/contracts/room-events.ts';
+import { tokenInvalid, type Lang } from '#core/platform/errors.ts';
 import {
-  BRUSH_COLOURS,
   BOARD_NAMESPACE,
+  BOARD_PROTOCOL_VERSION,
+  boardAuthSchema,
+  boardRequests,
+  strokeProgressSchema,
   type BoardClientToServer,
   type BoardServerToClient,
-  type StrokeProgress,
 } from '#core/contracts/board.ts';
 import type { BoardActor } from '#core/board/board.service.ts';
-import { BOARD_LIMITS, checkProgressPoints, isBoardId, isLayerKey } from '#core/board/model.ts';
+import { admitConnections, BurstWindow, checkVersion, Dispatcher } from '../realtime/dispatch.ts';
 import type { Platform } from '../platform.ts';
 import { requestLang } from './request.ts';
 
 interface SocketData {
   actor: BoardActor;
   lang: Lang;
-  /** Requests and stroke batches in the current one-second window. */
-  burst: { at: number; ops: number; strokes: number; loads: number };
   /** Whether this socket may draw, as last read (refreshed every second) for the stroke relay. */
   draw: { at: number; ok: boolean; pending: Promise<boolean> | null };
 }
@@ -37,108 +36,71 @@ const seatKey = (room: string, uid: string) => `board-seat:${room}:${uid}`;
 const DRAW_RECHECK_MS = 1000;
 const LOADS_PER_SECOND = 5;
 
-function ackOf(lang: Lang, err: unknown): Ack<never> {
-  if (isDomainError(err)) return { code: err.code, msg: messageFor(err.code, lang) };
-  return { code: '9', msg: messageFor('9', lang) };
-}
-
-/** A live stroke batch rebuilt field by field, or null when anything is off. */
-function cleanProgress(p: unknown): StrokeProgress | null {
-  if (typeof p !== 'object' || p === null) return null;
-  const o = p as Record<string, unknown>;
-  if (!isBoardId(o['strokeId']) || !isLayerKey(o['page'])) return null;
-  if (!(BRUSH_COLOURS as readonly unknown[]).includes(o['color'])) return null;
-  const width = o['width'];
-  if (typeof width !== 'number' || !(width >= BOARD_LIMITS.minWidth && width <= BOARD_LIMITS.maxWidth)) return null;
-  const points = checkProgressPoints(o['points']);
-  if (!points.ok) return null;
-  const out: StrokeProgress = {
-    strokeId: o['strokeId'],
-    page: o['page'],
-    points: points.value,
-    color: o['color'] as StrokeProgress['color'],
-    width,
-  };
-  if (o['eraser'] === true) out.eraser = true;
-  if (o['start'] === true) out.start = true;
-  return out;
-}
-
 export function attachBoardChannel(io: Server, platform: Platform): { close(): void } {
-  const { services, logger, events, config } = platform;
+  const { services, logger, events, config, clock } = platform;
   const { board } = services;
   const nsp = io.of(BOARD_NAMESPACE) as unknown as BoardNamespace;
 
-  nsp.use((socket, next) => {
-    const lang = requestLang(socket.request);
-    const refuse = (code: ErrorCode) => {
-      const err = new Error(code) as Error & { data: Ack<never> };
-      err.data = { code, msg: messageFor(code, lang) };
-      next(err);
-    };
-    const actor = board.verifyToken((socket.handshake.auth as { token?: unknown } | undefined)?.token);
-    if (!actor) return refuse('21001');
-    board.admit(actor).then(
-      () => {
-        socket.data = { actor, lang, burst: { at: 0, ops: 0, strokes: 0, loads: 0 }, draw: { at: 0, ok: false, pending: null } };
-        next();
-      },
-      (err: unknown) => refuse(isDomainError(err) ? err.code : '9'),
-    );
-  });
+  admitConnections(
+    nsp as unknown as Namespace,
+    (socket) => requestLang(socket.request),
+    async (socket, lang): Promise<SocketData> => {
+      const auth = boardAuthSchema.safeParse(socket.handshake.auth);
+      const actor = auth.success ? board.verifyToken(auth.data.token) : null;
+      if (!auth.success || !actor) throw tokenInvalid();
+      checkVersion(auth.data.version, BOARD_PROTOCOL_VERSION);
+      await board.admit(actor);
+      return { actor, lang, draw: { at: Number.NEGATIVE_INFINITY, ok: false, pending: null } };
+    },
+  );
 
   nsp.on('connection', (socket: BoardSocket) => {
     const { actor } = socket.data;
     void socket.join([boardKey(actor.room), seatKey(actor.room, actor.uid)]);
 
-    const window = () => {
-      const now = Date.now();
-      if (now - socket.data.burst.at > 1000) socket.data.burst = { at: now, ops: 0, strokes: 0, loads: 0 };
-      return socket.data.burst;
-    };
-
-    const handle = <E extends Exclude<keyof BoardClientToServer, 'stroke'>>(event: E, run: (payload: unknown) => Promise<unknown>) => {
-      socket.on(event, ((payload: unknown, ack: unknown) => {
-        if (typeof ack !== 'function') return;
-        const reply = ack as (a: Ack<unknown>) => void;
-        if (++window().ops > config.BOARD_OPS_PER_SECOND) return reply({ code: '32104', msg: messageFor('32104', socket.data.lang) });
-        run(payload).then(
-          (data) => reply({ code: '0', msg: socket.data.lang === 'en' ? 'success' : '成功', data: data ?? null }),
-          (err: unknown) => {
-            if (!isDomainError(err)) logger.error({ err, event, room: actor.room }, 'board channel request failed');
-            reply(ackOf(socket.data.lang, err));
-          },
-        );
-      }) as never);
-    };
-
-    const field = (p: unknown, k: string): unknown => (typeof p === 'object' && p !== null ? (p as Record<string, unknown>)[k] : undefined);
-
-    // A whole large board is megabytes: a few loads a second is what a reconnect or page turn needs.
-    handle('getBoard', (p) => {
-      if (++window().loads > LOADS_PER_SECOND) return Promise.reject(new DomainError('32104', 'getBoard'));
-      return board.load(actor, field(p, 'page'), field(p, 'since'));
-    });
-    handle('sync', (p) => board.submit(actor, p));
-    handle('clear', (p) => board.submit(actor, { opId: field(p, 'opId'), type: 'clear', page: field(p, 'page') }));
-    handle('delItem', (p) => board.submit(actor, { opId: field(p, 'opId'), type: 'delete', page: field(p, 'page'), ids: field(p, 'ids') }));
+    const dispatcher = new Dispatcher(
+      boardRequests,
+      {
+        // A whole large board is megabytes: a few loads a second is what a reconnect or page turn needs.
+        // The state may be the stored snapshot's text (core/board/json-text.ts), sent as it is.
+        getBoard: { perSecond: LOADS_PER_SECOND, run: ({ page, since }) => board.load(actor, page, since ?? undefined) as never },
+        sync: { run: (op) => board.submit(actor, op) },
+        clear: { run: ({ opId, page }) => board.submit(actor, { opId, type: 'clear', page }) },
+        delItem: { run: ({ opId, page, ids }) => board.submit(actor, { opId, type: 'delete', page, ids }) },
+      },
+      {
+        channel: 'board channel',
+        clock,
+        logger,
+        lang: socket.data.lang,
+        perSecond: config.BOARD_OPS_PER_SECOND,
+        floodCode: '32104',
+        context: () => ({ room: actor.room }),
+      },
+    );
+    dispatcher.bind(socket);
 
     const mayDraw = (): Promise<boolean> => {
       const d = socket.data.draw;
-      if (Date.now() - d.at < DRAW_RECHECK_MS) return Promise.resolve(d.ok);
+      if (clock.now().getTime() - d.at < DRAW_RECHECK_MS) return Promise.resolve(d.ok);
       d.pending ??= board.mayDraw(actor).then((ok) => {
-        socket.data.draw = { at: Date.now(), ok, pending: null };
+        socket.data.draw = { at: clock.now().getTime(), ok, pending: null };
         return ok;
       });
       return d.pending;
     };
 
-    // Batches of one socket leave in the order they came, even while the permission is re-read.
+    // Live strokes are volatile and unanswered, but parsed all the same; batches of one socket
+    // leave in the order they came, even while the permission is re-read.
+    const strokes = new BurstWindow(clock);
     let relay: Promise<void> = Promise.resolve();
     socket.on('stroke', (p: unknown) => {
-      if (++window().strokes > config.BOARD_STROKES_PER_SECOND) return;
-      const progress = cleanProgress(p);
-      if (!progress) return;
+      if (!strokes.hit('stroke', config.BOARD_STROKES_PER_SECOND)) return;
+      const parsed = strokeProgressSchema.safeParse(p);
+      if (!parsed.success) return;
+      const progress = parsed.data;
+      if (progress.eraser === false) delete progress.eraser;
+      if (progress.start === false) delete progress.start;
       relay = relay
         .then(async () => {
           if (await mayDraw()) socket.to(boardKey(actor.room)).volatile.emit('stroke', { ...progress, uid: actor.uid });

@@ -7,7 +7,7 @@ import { call, signIn } from '#tests/support/api.ts';
 import { seedBoard } from '#tests/support/board-seed.ts';
 import { LayerMirror, boardRoom, connectBoard, createOp, stateOf, strokeData, type BoardSocket } from '#tests/support/board-client.ts';
 import { eachEngine } from '#tests/support/engines-matrix.ts';
-import { ask, connectRoom, record, sleep, waitFor } from '#tests/support/room-client.ts';
+import { ask, connectRoom, record, waitFor } from '#tests/support/room-client.ts';
 import type { TestServer } from '#tests/support/server.ts';
 
 const sockets: Array<{ close(): void }> = [];
@@ -19,6 +19,22 @@ async function board(server: TestServer, token: string): Promise<BoardSocket> {
   const s = await connectBoard(server.url, token);
   sockets.push(s);
   return s;
+}
+
+/**
+ * A round trip on `socket` (an unknown request, answered '5'): whatever the server sent this
+ * socket before it read the request has arrived once the answer is here.
+ */
+async function flush(socket: BoardSocket): Promise<void> {
+  expect((await ask(socket, 'flush')).code).toBe('5');
+}
+
+/** Waits until `check` holds (polled every 10 ms, up to 5 s). */
+async function until(check: () => Promise<boolean> | boolean): Promise<void> {
+  for (const end = Date.now() + 5000; !(await check());) {
+    if (Date.now() > end) throw new Error('condition not met within 5 s');
+    await new Promise((r) => setTimeout(r, 10));
+  }
 }
 
 async function counts(server: TestServer) {
@@ -131,7 +147,7 @@ eachEngine(
       ).toBe('0');
       await setPower(server(), teacher.imToken, '0');
       expect((await ask(s, 'sync', createOp('s6', 'sj'))).code).toBe('31004');
-      await sleep(50);
+      await flush(t);
       expect(seen.map((o) => o.opId)).toEqual(['t1', 's4', 't2']);
       expect((await counts(server())).ops).toBe(3);
 
@@ -189,7 +205,8 @@ eachEngine(
         expect((await ask(t, 'clear', { opId: `clear-${round}`, page: 'wb:0' })).code).toBe('0');
       }
       for (let i = 0; i < 3; i++) await ask(t, 'sync', createOp(`last-${i}`, `last-${i}`));
-      await sleep(100); // the snapshot after the clear is written behind the answer
+      // The snapshot after the clear is written behind the answer.
+      await until(async () => (await counts(server())).snapshots === 1);
       const c = await counts(server());
       expect(c.snapshots).toBe(1);
       expect(c.ops).toBeLessThanOrEqual(12);
@@ -357,7 +374,7 @@ eachEngine(
       const leak = record(e, 'sync');
       expect((await ask(t, 'sync', createOp('mine', 'mine'))).code).toBe('0');
       expect((await ask(e, 'getBoard', { page: 'wb:0' })).data.state.items).toEqual([]);
-      await sleep(50);
+      await flush(e);
       expect(leak).toEqual([]);
       const before = await counts(server());
 
@@ -544,7 +561,7 @@ eachEngine(
       expect((await send(token, Buffer.from('not an image'))).code).toBe('32102');
       expect((await send(`${token}x`, jpg)).code).toBe('21001');
       expect((await send(teacher.wbToken, jpg)).code).toBe('21001');
-      await sleep(50);
+      await flush(s);
       expect(toStudent).toEqual([]);
       // Only someone who may draw gets a link.
       expect((await call(server().url, 'createPhoneUploadLink', { roomNumber }, { token: students[0]!.token })).code).toBe('31004');
@@ -645,7 +662,7 @@ it('limits requests per socket per second', async () => {
     const codes = await Promise.all(Array.from({ length: 8 }, (_, i) => ask(t, 'sync', createOp(`r${i}`, `r${i}`)).then((r) => r.code)));
     expect(codes.filter((c) => c === '0')).toHaveLength(5);
     expect(codes.filter((c) => c === '32104')).toHaveLength(3);
-    await new Promise((r) => setTimeout(r, 1100));
+    server.clock.advance(1100); // the next one-second window of the socket's limits
     const loads = await Promise.all(Array.from({ length: 6 }, () => ask(t, 'getBoard', { page: 'wb:0' }).then((r) => r.code)));
     expect(loads.filter((c) => c === '32104')).toHaveLength(1);
     // A page holds at most BOARD_MAX_ITEMS_PER_LAYER items.
@@ -656,7 +673,7 @@ it('limits requests per socket per second', async () => {
       actor,
       Array.from({ length: 95 }, (_, i) => createOp(`f${i}`, `f${i}`)),
     );
-    await new Promise((r) => setTimeout(r, 1100));
+    server.clock.advance(1100); // the next one-second window of the socket's limits
     expect((await ask(t, 'sync', createOp('full', 'full'))).code).toBe('32101');
     expect((await ask(t, 'sync', { opId: 'del', type: 'delete', ids: ['f0'], page: 'wb:0' })).code).toBe('0');
     expect((await ask(t, 'sync', createOp('fits', 'fits'))).code).toBe('0');

@@ -60,7 +60,9 @@ it('stops waiting at once when the process closes', async () => {
   const n = await node(60_000);
   const closing = new AbortController();
   const sent = sendControl(n.url, SECRET, cmd, logger, { retryForMs: 130_000, signal: closing.signal });
-  await new Promise((r) => setTimeout(r, 500));
+  // The first call was refused: the sender now waits before trying again.
+  for (const end = Date.now() + 5000; n.calls.length === 0 && Date.now() < end;) await new Promise((r) => setImmediate(r));
+  expect(n.calls.length).toBe(1);
   const abortedAt = Date.now();
   closing.abort();
   expect(await sent).toBe(false);

@@ -1,7 +1,7 @@
 import { afterEach, expect, it } from 'vitest';
 import { call, signIn } from '#tests/support/api.ts';
 import { eachEngine } from '#tests/support/engines-matrix.ts';
-import { ask, connectRoom, record, sleep, waitFor, type RoomSocket } from '#tests/support/room-client.ts';
+import { ask, connectRoom, record, waitFor, type RoomSocket } from '#tests/support/room-client.ts';
 import type { TestServer } from '#tests/support/server.ts';
 
 const sockets: RoomSocket[] = [];
@@ -70,13 +70,14 @@ eachEngine(
         const refused = await ask(students[0]!.socket, 'customRoomEvent', field);
         expect(refused.code, JSON.stringify(field)).toBe('31004');
       }
-      await sleep(200);
-      expect(seenByTeacher).toEqual([]);
-
       const got = Promise.all(students.map((s) => waitFor(s.socket, 'customRoomEvent', (p: any) => p.showState === 'ppt')));
+      const echo = waitFor(teacher.socket, 'customRoomEvent', (p: any) => p.showState === 'ppt');
       const ok = await ask(teacher.socket, 'customRoomEvent', { showState: 'ppt', pptCurrentPage: 2 });
       expect(ok.code).toBe('0');
       const patches = await got;
+      // Broadcasts arrive in order: nothing of the refused patches came before this one.
+      await echo;
+      expect(seenByTeacher.filter((p: any) => p.showState !== 'ppt')).toEqual([]);
       expect(patches[0]).toMatchObject({ showState: 'ppt', pptCurrentPage: 2, by: teacher.userId });
       const info = await call(server().url, 'getRoomInfoByRoomNumber', { roomNumber });
       expect(info.data.roomInfo).toMatchObject({ showState: 'ppt', pptCurrentPage: 2 });
@@ -90,6 +91,39 @@ eachEngine(
       );
       expect((await ask(students[0]!.socket, 'customRoomEvent', { networkQuality: 3 })).code).toBe('0');
       await q;
+    });
+
+    it('a refused network quality is never stored nor shown to others', async () => {
+      const { teacher, students } = await classroom(server(), 2, 2);
+      const [a, b] = [students[0]!, students[1]!];
+      expect((await ask(a.socket, 'customRoomEvent', { networkQuality: 1e300 })).code).toBe('5');
+      // Valid on its own, but the patch as a whole is refused: nothing of it is kept either.
+      expect((await ask(a.socket, 'customRoomEvent', { networkQuality: 3, showState: 'wb' })).code).toBe('31004');
+      const next = waitFor(teacher.socket, 'members', (p: any) =>
+        p.members.some((m: any) => m.userId === b.userId && m.networkQuality === 2),
+      );
+      expect((await ask(b.socket, 'customRoomEvent', { networkQuality: 2 })).code).toBe('0');
+      const shown = (await next).members.find((m: any) => m.userId === a.userId);
+      expect(shown.networkQuality).toBe(0);
+    });
+
+    it('chat at a steady line a second never loses a line; a flood is still cut', async () => {
+      const { teacher } = await classroom(server(), 2, 0);
+      // One line a second on average, each up to 0.2 s early or late (a person typing, a network).
+      const times = Array.from({ length: 60 }, (_, i) => i * 1000 + (((i * 7919) % 401) - 200));
+      const codes: string[] = [];
+      let at = times[0]!;
+      for (const t of times) {
+        server().clock.advance(t - at);
+        at = t;
+        codes.push((await ask(teacher.socket, 'chat', { text: `t${t}` })).code);
+      }
+      expect(codes.filter((c) => c !== '0')).toEqual([]);
+      server().clock.advance(10_000);
+      const flood: string[] = [];
+      for (let i = 0; i < 15; i++) flood.push((await ask(teacher.socket, 'chat', { text: `f${i}` })).code);
+      expect(flood.filter((c) => c === '0')).toHaveLength(10);
+      expect(flood.slice(10)).toEqual(Array<string>(5).fill('31008'));
     });
 
     it('the /api room-info save goes through the same checks', async () => {
@@ -190,12 +224,12 @@ eachEngine(
     });
 
     it('the cap holds on the channel: a freed seat taken by someone else stays taken', async () => {
-      const { students, roomNumber } = await classroom(server(), 1, 1); // free mini class: teacher + 1
+      const { teacher, students, roomNumber } = await classroom(server(), 1, 1); // free mini class: teacher + 1
       const first = students[0]!;
-      const left = new Promise<void>((r) => first.socket.once('disconnect', () => r()));
+      // The seat is free once the server handled the disconnect (the members broadcast follows it).
+      const freed = waitFor(teacher.socket, 'members', (p: any) => !p.members.some((m: any) => m.userId === first.userId));
       first.socket.close();
-      await left;
-      await sleep(200);
+      await freed;
       const other = await signIn(server());
       expect((await call(server().url, 'userJoinAgoraRoom', { roomNumber }, { token: other.token })).code).toBe('0');
       const again = await connectRoom(server().url, first.imToken);
@@ -211,10 +245,13 @@ eachEngine(
       const leakedPatch = record(a.students[0]!.socket, 'customRoomEvent');
       expect((await ask(b.teacher.socket, 'chat', { text: 'room B only' })).code).toBe('0');
       expect((await ask(b.teacher.socket, 'customRoomEvent', { showState: 'wb' })).code).toBe('0');
-      // A token of room A speaks for room A only, whatever the payload says.
-      expect((await ask(a.students[0]!.socket, 'chat', { text: 'hello', room: b.roomNumber })).code).toBe('0');
-      await sleep(200);
-      expect(leaked.map((m: any) => m.text)).toEqual(['hello']);
+      // A token of room A speaks for room A only: a payload cannot even name another room (the
+      // contract refuses extra keys), and a line said in A stays in A.
+      expect((await ask(a.students[0]!.socket, 'chat', { text: 'hello', room: b.roomNumber })).code).toBe('5');
+      const own = waitFor(a.students[0]!.socket, 'messageevent', (m: any) => m.text === 'hello A');
+      expect((await ask(a.students[0]!.socket, 'chat', { text: 'hello A' })).code).toBe('0');
+      await own;
+      expect(leaked.map((m: any) => m.text)).toEqual(['hello A']);
       expect(leakedPatch).toEqual([]);
       const bHistory = (await ask(b.students[0]!.socket, 'joinRoom')).data.messages.map((m: any) => m.text);
       expect(bHistory).toEqual(['room B only']);

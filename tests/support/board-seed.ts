@@ -7,7 +7,7 @@
 import type { BoardRoomRow } from '#core/board/board.repository.ts';
 import type { BoardLog, LoadedLayer, RoomBoard } from '#core/board/board-log.ts';
 import { type BoardActor, type BoardService, checkSlideLayer, facts } from '#core/board/board.service.ts';
-import { checkOp } from '#core/board/model.ts';
+import { parseOp } from '#core/board/model.ts';
 import { mayOperate } from '#core/board/permissions.ts';
 import type { BoardOp } from '#core/contracts/board.ts';
 import { DomainError, illegalParams, notAllowed } from '#core/platform/errors.ts';
@@ -48,7 +48,7 @@ async function seedAll(
       touched.clear();
     };
     for (const raw of ops) {
-      const checked = checkOp(raw);
+      const checked = parseOp(raw);
       if (!checked.ok) throw illegalParams(checked.error);
       const op = checked.value;
       if (!mayOperate(actor, facts(row), op.type)) throw notAllowed(`board ${op.type}`);
