@@ -405,11 +405,12 @@ export class CoursewareLibrary {
     return { documentList: rows.map(toDocumentInfo), total };
   }
 
-  /** `/api/delUserDocument`: own documents that finished (3) or failed (4); stored files go unless another document shares them. */
+  /** `/api/delUserDocument`: own documents not converting (2, 3, 4); stored files go unless another document shares them. */
   async delete(viewer: { userId: string }, input: { taskId: string; documentId: string }): Promise<null> {
     const doc = await this.#own(viewer.userId, input.documentId);
     if (doc.task_id !== input.taskId) throw new DomainError('34006');
-    if (doc.status !== 3 && doc.status !== 4) throw new DomainError('34007');
+    // A conversion that timed out or gave up (2) is as final as one that failed (4, ADR 068).
+    if (doc.status === 1) throw new DomainError('34007');
     const showing = await this.repo.roomsShowing([doc.id]);
     await this.repo.delete(doc.id);
     for (const r of showing) {
