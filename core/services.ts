@@ -98,6 +98,7 @@ export function buildServices(p: Ports): Services {
     p.clock,
     p.config,
     p.logger,
+    signer,
   );
   live.courseware = courseware;
   return { account, rooms, live, media, billing, limiter, devOutbox: p.outbox, billingRepo, orders, messaging, site, board, courseware };
