@@ -10,7 +10,7 @@ import type { JobMeta, JobQueue } from '../platform/jobs.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { ObjectStore } from '../platform/objects.ts';
 import type { RateLimiter } from '../platform/rate-limit.ts';
-import type { DocumentInfo, DocumentStatus, DocumentType, HashChallenge, RoomCourseware, VideoControl } from '../contracts/courseware.ts';
+import type { DocumentInfo, DocumentStatus, HashChallenge, RoomCourseware, VideoControl } from '../contracts/courseware.ts';
 import type { TokenSigner } from '../platform/secrets.ts';
 import type { Converter } from './converter.ts';
 import type { DocumentRepository } from './document.repository.ts';
