@@ -3,7 +3,7 @@
  * of them; start-up fails if one lacks a handler.
  */
 import { z } from 'zod';
-import type { JobMeta, WorkOptions } from './platform/jobs.ts';
+import type { JobMeta, QueueOptions, WorkOptions } from './platform/jobs.ts';
 import type { Services } from './services.ts';
 
 /** Scheduled jobs carry nothing (pg-boss's cron sends `{}`). */
@@ -46,8 +46,17 @@ export function jobHandlers(services: Services): JobHandlers {
 
 /** Per-queue worker options: a conversion is picked up quickly (the first page should show within a second). */
 export const jobOptions: Partial<Record<JobName, WorkOptions>> = {
-  'courseware.convert': { pollingIntervalSeconds: 0.5 },
+  'courseware.convert': { pollingIntervalSeconds: 0.5, heartbeatRefreshSeconds: 3 },
 };
+
+/**
+ * Per-queue leases (ADR 068): a conversion whose worker was killed stops beating and is retried
+ * within about 20 s of the kill (10 s lease + a supervise pass every 10 s), not after pg-boss's
+ * default 15-minute expiry; a live one is bounded by the conversion time limit and a minute.
+ */
+export function queueOptions(config: { COURSEWARE_CONVERT_SECONDS: number }): Partial<Record<JobName, QueueOptions>> {
+  return { 'courseware.convert': { heartbeatSeconds: 10, expireInSeconds: config.COURSEWARE_CONVERT_SECONDS + 60 } };
+}
 
 /** Queues whose workers are woken by NOTIFY as a job is sent (no polling delay before a conversion starts). */
 export const notifyQueues: readonly JobName[] = ['courseware.convert'];

@@ -116,6 +116,7 @@ export function buildServices(p: Ports): Services {
     p.clock,
     p.config,
     p.logger,
+    signer,
   );
   live.courseware = courseware;
   return {

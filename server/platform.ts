@@ -20,7 +20,7 @@ import { NoGateway, SandboxGateway, type PaymentGateway } from '#core/platform/p
 import { hmac } from '#core/platform/secrets.ts';
 import { ConsoleSmsSender, DevOutbox, HttpSmsSender, type SmsSender } from '#core/platform/sms.ts';
 import { buildServices, type Services } from '#core/services.ts';
-import { jobHandlers, jobOptions, notifyQueues, schedules, type JobHandlers, type JobName } from '#core/jobs.ts';
+import { jobHandlers, jobOptions, notifyQueues, queueOptions, schedules, type JobHandlers, type JobName } from '#core/jobs.ts';
 import type { Presence, Scheduler } from '#core/rooms/live.service.ts';
 import type { MediaNodes } from '#core/rooms/media.service.ts';
 import { singleMediaNode } from './media.ts';
@@ -178,6 +178,7 @@ export async function buildPlatform(config: Config, o: PlatformOverrides = {}): 
     jobs = await startPgBoss(database.pglite ? { pglite: database.pglite } : { url: database.url! }, logger, {
       maintenance: runsWorkers,
       notifyQueues: notifyQueues,
+      queues: queueOptions(config),
     });
   }
 
@@ -224,6 +225,8 @@ export async function buildPlatform(config: Config, o: PlatformOverrides = {}): 
     const handlers = jobHandlers(services);
     for (const name of Object.keys(handlers) as JobName[]) await workOne(jobs, handlers, name);
     for (const s of schedules) await jobs.schedule(s.name, s.cron);
+    // Conversions a killed process left half-done are queued again, or failed with a reason (ADR 068).
+    await services.courseware.conversion.resumeInterrupted(jobs);
   }
 
   return {

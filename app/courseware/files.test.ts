@@ -3,7 +3,9 @@ import SparkMD5 from 'spark-md5';
 import { createHash } from 'node:crypto';
 import { COURSEWARE_MAX_BYTES } from '#core/contracts/courseware.ts';
 import { acceptAttribute, checkCoursewareFile, percent, uploadName } from './files.ts';
-import { hashFile } from './hash.ts';
+import { Readable } from 'node:stream';
+import { rangeAnswer } from '#core/courseware/courseware-library.ts';
+import { answerChallenge, hashFile } from './hash.ts';
 
 describe('courseware file checks', () => {
   it('accepts by extension or by mime, case-insensitive', () => {
@@ -51,5 +53,28 @@ describe('hashing in slices', () => {
     );
     expect(hash).toBe(createHash('md5').update(bytes).digest('hex'));
     expect(steps).toEqual([0, 2 * 1024 * 1024, 4 * 1024 * 1024, bytes.length]);
+  });
+});
+
+describe('the answer to a hash challenge (ADR 069)', () => {
+  it('is what the server computes over its stored copy, and differs for other bytes or another nonce', async () => {
+    const bytes = new Uint8Array(300_000);
+    for (let i = 0; i < bytes.length; i++) bytes[i] = (i * 7 + (i >> 11)) & 255;
+    const challenge = { offset: 123_457, length: 65_536, nonce: 'body.sig' };
+    const mine = await answerChallenge(new Blob([bytes]), challenge);
+    // The server reads its copy as a stream of uneven chunks.
+    const chunks = [bytes.subarray(0, 100_000), bytes.subarray(100_000, 150_001), bytes.subarray(150_001)].map((c) => Buffer.from(c));
+    expect(await rangeAnswer(Readable.from(chunks), challenge.nonce, challenge.offset, challenge.length)).toBe(mine.rangeHash);
+    expect(mine).toEqual({
+      nonce: 'body.sig',
+      rangeHash: createHash('md5').update('body.sig').update(bytes.subarray(123_457, 188_993)).digest('hex'),
+    });
+    const other = bytes.slice();
+    other[150_000] = (bytes[150_000]! + 1) & 255;
+    expect((await answerChallenge(new Blob([other]), challenge)).rangeHash).not.toBe(mine.rangeHash);
+    expect((await answerChallenge(new Blob([bytes]), { ...challenge, nonce: 'other.sig' })).rangeHash).not.toBe(mine.rangeHash);
+    // A file shorter than the range has no answer.
+    await expect(answerChallenge(new Blob([bytes.subarray(0, 150_000)]), challenge)).rejects.toThrow();
+    expect(await rangeAnswer(Readable.from([Buffer.from(bytes.subarray(0, 150_000))]), 'n', 123_457, 65_536)).toBeNull();
   });
 });

@@ -3,7 +3,8 @@
  * 50 MB file never sits in memory at once. The reading loop is here (tested in Node with the same
  * incremental MD5); `md5File` runs it in a Web Worker so the page stays responsive.
  */
-import { HASH_SLICE_BYTES } from '#core/contracts/courseware.ts';
+import SparkMD5 from 'spark-md5';
+import { HASH_SLICE_BYTES, type HashChallenge } from '#core/contracts/courseware.ts';
 
 export type HashMessage =
   { type: 'progress'; done: number; total: number } | { type: 'done'; hash: string } | { type: 'error'; message: string };
@@ -31,6 +32,22 @@ export async function hashFile(
     progress(done, total);
   }
   return md5.end().toLowerCase();
+}
+
+/**
+ * The answer to the server's challenge when the same bytes are stored for another user (ADR 069):
+ * MD5 of the nonce's characters, then the challenged range of the file (at most 64 KiB, read here).
+ */
+export async function answerChallenge(
+  file: Blob,
+  c: Pick<HashChallenge, 'offset' | 'length' | 'nonce'>,
+): Promise<{ nonce: string; rangeHash: string }> {
+  const md5 = new SparkMD5.ArrayBuffer();
+  md5.append(new TextEncoder().encode(c.nonce).buffer);
+  const range = await file.slice(c.offset, c.offset + c.length).arrayBuffer();
+  if (range.byteLength !== c.length) throw new Error('the file is shorter than the challenged range');
+  md5.append(range);
+  return { nonce: c.nonce, rangeHash: md5.end().toLowerCase() };
 }
 
 /** Hashes in a worker; `signal` stops it. Resolves with the lower-case hex MD5. */

@@ -1,7 +1,8 @@
 /**
  * The upload flow of spec 03 §4 "Upload to library", shared by the room and the library:
- * type and size check -> MD5 in 2 MiB slices (worker) -> checkFileHash -> reuse, or presigned PUT
- * (progress, cancel) -> addRoomDocument -> conversion progress until the document is done.
+ * type and size check -> MD5 in 2 MiB slices (worker) -> checkFileHash -> reuse (another user's
+ * copy with the answer to the server's challenge, ADR 069), or presigned PUT (progress, cancel)
+ * -> addRoomDocument -> conversion progress until the document is done.
  * The conversion progress comes from outside (the room channel's documentConvert, or the user
  * channel's documentStatus), through `convertEvent`.
  */
@@ -13,7 +14,7 @@ import { currentLang } from '#app/lib/lang.ts';
 import { codeMessage } from '#app/lib/messages.ts';
 import { toast } from '#app/lib/toast.ts';
 import { checkCoursewareFile, percent, uploadName } from './files.ts';
-import { md5File } from './hash.ts';
+import { answerChallenge, md5File } from './hash.ts';
 import { cwApi, putFile } from './net.ts';
 
 export type UploadPhase =
@@ -139,21 +140,18 @@ export function useUploader(options: UploaderOptions): Uploader {
         fail(known.code, known.msg);
         return false;
       }
-      let documentSource: string;
-      if (known.data.fileExist && known.data.documentInfo) {
-        documentSource = known.data.documentInfo.documentSource;
-      } else {
-        // 3. A presigned PUT straight to the store.
+      // 3. A presigned PUT straight to the store; null when refused, cancelled or failed.
+      const upload = async (): Promise<string | null> => {
         const sign = await cwApi('createUpyunSign', {
           fileName: name,
           fileSize: file.size,
           fileHash,
           ...(roomNumber ? { roomNumber } : {}),
         });
-        if (!live()) return false;
+        if (!live()) return null;
         if (!isOk(sign)) {
           fail(sign.code, sign.msg);
-          return false;
+          return null;
         }
         set({ kind: 'uploading', name, percent: 0 });
         const put = putFile(
@@ -174,23 +172,43 @@ export function useUploader(options: UploaderOptions): Uploader {
         };
         const outcome = await put.done;
         abortRef.current = null;
-        if (!live() || outcome === 'aborted') return false;
+        if (!live() || outcome === 'aborted') return null;
         if (outcome === 'failed') {
           fail('', t('courseware.upload.failed'));
-          return false;
+          return null;
         }
-        documentSource = sign.data.saveName;
-      }
+        return sign.data.saveName;
+      };
 
       // 4. Register; a new file's conversion is queued.
-      set({ kind: 'registering', name });
-      const added = await cwApi('addRoomDocument', {
-        documentSource,
-        documentName: name,
-        fileHash,
-        documentType: check.documentType,
-        ...(roomNumber ? { roomNumber } : {}),
-      });
+      const register = (documentSource: string, proof: { nonce: string; rangeHash: string } | null) => {
+        set({ kind: 'registering', name });
+        return cwApi('addRoomDocument', {
+          documentSource,
+          documentName: name,
+          fileHash,
+          documentType: check.documentType,
+          ...(roomNumber ? { roomNumber } : {}),
+          ...proof,
+        });
+      };
+      let added;
+      if (known.data.fileExist && known.data.documentInfo) {
+        added = await register(known.data.documentInfo.documentSource, null);
+      } else {
+        // Another user's copy of these bytes: answering the challenge from the file saves the upload.
+        const challenge = known.data.challenge;
+        const proof = challenge ? await answerChallenge(file, challenge).catch(() => null) : null;
+        if (!live()) return false;
+        added = proof ? await register('', proof) : null;
+        if (!live()) return false;
+        // No copy, or refused (it went meanwhile): upload as for a new file.
+        if (!added || !isOk(added)) {
+          const documentSource = await upload();
+          if (documentSource === null) return false;
+          added = await register(documentSource, null);
+        }
+      }
       if (!live()) return false;
       if (!isOk(added)) {
         fail(added.code, added.msg);

@@ -6,7 +6,8 @@
  *
  * Flow of an upload (spec 03 §4 "Upload to library"):
  *   browser: type + size check -> MD5 in 2 MiB slices (worker) -> `checkFileHash`
- *     exists: `addRoomDocument` with the same hash (no upload, no second conversion)
+ *     exists: `addRoomDocument` with the same hash (no upload, no second conversion); another
+ *             user's file only with the answer to `challenge` (a hash over a random range, ADR 069)
  *     else:   `createUpyunSign` -> PUT the file to `uploadUrl` (presigned; progress, cancel)
  *             -> `addRoomDocument` (server checks the stored object by content, registers it,
  *                queues the conversion job) -> taskId
@@ -48,6 +49,21 @@ export const SLIDE_SCROLL_MAX = 1.8;
 /** Video courseware: position heartbeat 5 s, viewers resync when more than 1 s off. */
 export const VIDEO_HEARTBEAT_MS = 5000;
 export const VIDEO_RESYNC_S = 1;
+
+/** Proof of possession (ADR 069): the challenged range is at most this long, the nonce valid this long. */
+export const HASH_CHALLENGE_MAX_BYTES = 64 * 1024;
+export const HASH_CHALLENGE_TTL_SECONDS = 300;
+
+/**
+ * Reusing another user's stored file (ADR 069): answer with `rangeHash`, the lower-case hex MD5 of
+ * the nonce's characters followed by the bytes [offset, offset + length) of the local file.
+ */
+export interface HashChallenge {
+  offset: number;
+  length: number;
+  nonce: string;
+  expiresAt: number; // ms epoch
+}
 
 /** A document of the user's library as the API answers it. */
 export interface DocumentInfo {
@@ -106,7 +122,7 @@ export interface CoursewareApiAnswers {
   /** 1 disk store, 2 S3-compatible store (chosen by S3_ENDPOINT). */
   getResourceType: { resourceType: 1 | 2 };
   /** The file hash check of spec 03 §7: is a file with this MD5 already in the caller's library (or converted for anyone)? */
-  checkFileHash: { fileExist: boolean; documentInfo: DocumentInfo | null };
+  checkFileHash: { fileExist: boolean; documentInfo: DocumentInfo | null; challenge: HashChallenge | null };
   /**
    * The signed-upload call: a presigned PUT for the browser to send the file straight to the store.
    * `saveName` is the object key to pass back as documentSource (documentConvert/{y}/{m}/{d}/{unique}/{file}, videos under documentConvert/videos/).
@@ -122,6 +138,7 @@ export interface CoursewareApiAnswers {
   /**
    * Register an uploaded (or hash-matched) file and, if new, queue its conversion; when roomNumber
    * is given (the creator's room), the room shows it. documentStatus: the document's status now.
+   * Another user's file without upload needs `nonce` and `rangeHash`, the answer to checkFileHash's challenge.
    */
   addRoomDocument: { taskId: string; documentId: string; documentStatus: DocumentStatus; courseware: RoomCourseware | null };
   /** The uploader cancelled: forget the pending upload (documentSource or taskId). */
@@ -130,7 +147,7 @@ export interface CoursewareApiAnswers {
   closeRoomDocument: null;
   /** The caller's library, newest first; pageNo from 1. */
   getMyDocumentList: { documentList: DocumentInfo[]; total: number };
-  /** Delete from the caller's library (status 3 or 4 only). */
+  /** Delete from the caller's library (not while converting: status 2, 3 or 4). */
   delUserDocument: null;
   /** Open a document of the caller's library in the caller's room (recent-documents picker, library 'open in a room'). */
   analysisDocumentExisting: { courseware: RoomCourseware };

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Clock } from '../platform/clock.ts';
 import { roomMessage, userMessage, type EventBus, type RoomPayload, type UserPayload } from '../platform/events.ts';
-import type { JobMeta } from '../platform/jobs.ts';
+import type { JobMeta, JobQueue } from '../platform/jobs.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { ObjectStore } from '../platform/objects.ts';
 import { SIGNED_URL_TTL_SECONDS, type CoursewareRoomEvents, type CoursewareUserEvents } from '../contracts/courseware.ts';
@@ -87,6 +87,33 @@ export class CoursewareConversion {
   }
 
   // ---- conversion (the 'courseware.convert' job) -----------------------------------------------
+
+  /**
+   * At a worker's start (ADR 068): each conversion left converting with no job waiting, running or
+   * due for a retry is queued again (it starts over from page 1), unless its last job already used
+   * up its retries (a file that keeps killing workers): that one fails with a reason, and can be deleted.
+   */
+  async resumeInterrupted(jobs: JobQueue): Promise<{ requeued: number; failed: number }> {
+    const seen = new Set<string>();
+    let requeued = 0;
+    let failed = 0;
+    for (const doc of await this.repo.converting()) {
+      if (seen.has(doc.pages_prefix)) continue;
+      seen.add(doc.pages_prefix);
+      const states = await jobs.jobStates('courseware.convert', doc.pages_prefix);
+      if (states.some((s) => s === 'created' || s === 'retry' || s === 'active')) continue;
+      if (states[0] === 'failed') {
+        const rows = await this.repo.updateConversion(doc.pages_prefix, { status: 2, fail_reason: 'failed', updated_at: this.clock.now() });
+        await this.#announce(rows, 'failed', rows[0]?.page_count ?? 0, 0);
+        failed++;
+      } else {
+        await jobs.send('courseware.convert', { documentId: doc.id }, { singletonKey: doc.pages_prefix });
+        requeued++;
+      }
+    }
+    if (requeued || failed) this.logger.warn({ requeued, failed }, 'courseware conversions left by a stopped worker');
+    return { requeued, failed };
+  }
 
   /** Tells the owners and the rooms showing any of these rows how the conversion stands. */
   async #announce(rows: DocumentRow[], phase: 'progress' | 'done' | 'failed', done: number, total: number): Promise<void> {

@@ -3,7 +3,7 @@
  * signed for the object store and checked by content when registered, hash matches, deletes and
  * lists. Registering with a room number shows the document there (CoursewareRoom).
  */
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash, randomBytes, randomInt, randomUUID } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -15,8 +15,12 @@ import type { JobQueue } from '../platform/jobs.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { ObjectStore } from '../platform/objects.ts';
 import type { RateLimiter } from '../platform/rate-limit.ts';
+import { safeEqual, TokenSigner } from '../platform/secrets.ts';
 import {
+  HASH_CHALLENGE_MAX_BYTES,
+  HASH_CHALLENGE_TTL_SECONDS,
   SIGNED_URL_TTL_SECONDS,
+  type HashChallenge,
   type CoursewareRoomEvents,
   type CoursewareUserEvents,
   type DocumentInfo,
@@ -55,6 +59,52 @@ export function toDocumentInfo(r: DocumentRow): DocumentInfo {
   };
 }
 
+export type RegisterInput = {
+  documentSource: string;
+  documentName: string;
+  roomNumber?: string | undefined;
+  fileHash: string;
+  documentType: DocumentType;
+  nonce?: string | undefined;
+  rangeHash?: string | undefined;
+};
+
+/** What a challenge nonce carries (signed, ADR 069): whose answer, for which file and range. */
+interface ChallengeClaims extends Record<string, unknown> {
+  p: 'hash-challenge';
+  u: string;
+  h: string;
+  o: number;
+  l: number;
+}
+
+/**
+ * The answer to a challenge over a stream of the file: MD5 of the nonce's characters, then the
+ * bytes [offset, offset + length). Reads no further than the range's end.
+ */
+export async function rangeAnswer(stream: AsyncIterable<unknown> & { destroy?(): void }, nonce: string, offset: number, length: number) {
+  const hash = createHash('md5').update(nonce, 'utf8');
+  const end = offset + length;
+  let at = 0;
+  let seen = 0;
+  try {
+    for await (const chunk of stream) {
+      const buf = chunk as Buffer;
+      const from = Math.max(offset - at, 0);
+      const to = Math.min(end - at, buf.length);
+      if (to > from) {
+        hash.update(buf.subarray(from, to));
+        seen += to - from;
+      }
+      at += buf.length;
+      if (at >= end) break;
+    }
+  } finally {
+    stream.destroy?.();
+  }
+  return seen === length ? hash.digest('hex') : null;
+}
+
 export async function md5File(file: string): Promise<string> {
   const hash = createHash('md5');
   for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
@@ -73,6 +123,7 @@ export class CoursewareLibrary {
   private readonly clock: Clock;
   private readonly config: CoursewareConfig;
   private readonly logger: Logger;
+  private readonly signer: TokenSigner;
 
   constructor(
     repo: DocumentRepository,
@@ -86,7 +137,11 @@ export class CoursewareLibrary {
     clock: Clock,
     config: CoursewareConfig,
     logger: Logger,
+    signer?: TokenSigner,
   ) {
+    // A process of its own signs its challenges with a random key; every web process of one
+    // deployment shares the platform's secret.
+    this.signer = signer ?? new TokenSigner(randomBytes(32).toString('hex'));
     this.repo = repo;
     this.objects = objects;
     this.converter = converter;
@@ -130,13 +185,45 @@ export class CoursewareLibrary {
     return doc;
   }
 
-  /** `/api/checkFileHash`: the caller's own document of these bytes, or whether anyone's conversion can be reused. */
-  async checkFileHash(viewer: { userId: string }, fileHash: string): Promise<{ fileExist: boolean; documentInfo: DocumentInfo | null }> {
+  /**
+   * `/api/checkFileHash`: the caller's own document of these bytes, or whether anyone's conversion
+   * can be reused; that one only with the answer to the challenge (ADR 069: a hash is no proof of
+   * having the file).
+   */
+  async checkFileHash(
+    viewer: { userId: string },
+    fileHash: string,
+  ): Promise<{ fileExist: boolean; documentInfo: DocumentInfo | null; challenge: HashChallenge | null }> {
     const own = await this.repo.ownByHash(viewer.userId, fileHash);
-    if (own) return { fileExist: true, documentInfo: toDocumentInfo(own) };
+    if (own) return { fileExist: true, documentInfo: toDocumentInfo(own), challenge: null };
     // Someone else's: reusable, but their document (ids, name) stays theirs.
     const other = await this.repo.reusableByHash(fileHash);
-    return { fileExist: !!other && other.status === 3, documentInfo: null };
+    // The challenge comes with any reusable file, converted or still converting (joined without upload).
+    const challenge = other ? this.#challenge(viewer.userId, fileHash, Number(other.size)) : null;
+    return { fileExist: !!other && other.status === 3, documentInfo: null, challenge };
+  }
+
+  /** A random range of the file (at most HASH_CHALLENGE_MAX_BYTES) and a signed nonce naming it, the caller and the file. */
+  #challenge(userId: string, fileHash: string, size: number): HashChallenge {
+    const length = Math.min(size, HASH_CHALLENGE_MAX_BYTES);
+    const offset = randomInt(0, size - length + 1);
+    const now = this.clock.now().getTime();
+    const claims: ChallengeClaims = { p: 'hash-challenge', u: userId, h: fileHash, o: offset, l: length };
+    // The random part makes two challenges of one range differ: an answer seen once is no answer later.
+    const nonce = this.signer.sign({ ...claims, r: randomBytes(12).toString('base64url') }, HASH_CHALLENGE_TTL_SECONDS, now);
+    return { offset, length, nonce, expiresAt: now + HASH_CHALLENGE_TTL_SECONDS * 1000 };
+  }
+
+  /** Whether `rangeHash` answers `nonce` for this caller and file, checked against the stored bytes. */
+  async #proves(userId: string, doc: DocumentRow, input: { fileHash: string; nonce?: string | undefined; rangeHash?: string | undefined }) {
+    if (!input.nonce || !input.rangeHash) return false;
+    const c = this.signer.verify<ChallengeClaims>(input.nonce, this.clock.now().getTime());
+    if (!c || c.p !== 'hash-challenge' || c.u !== userId || c.h !== input.fileHash) return false;
+    if (!Number.isSafeInteger(c.o) || !Number.isSafeInteger(c.l) || c.l < 1 || c.l > HASH_CHALLENGE_MAX_BYTES) return false;
+    const object = await this.objects.get(doc.source_key);
+    if (!object) return false;
+    const expected = await rangeAnswer(object.stream, input.nonce, c.o, c.l);
+    return expected !== null && safeEqual(expected, input.rangeHash);
   }
 
   /** `/api/createUpyunSign`: a presigned PUT for one courseware file; the upload waits (status 0) for registration. */
@@ -212,7 +299,7 @@ export class CoursewareLibrary {
    */
   async register(
     viewer: { userId: string },
-    input: { documentSource: string; documentName: string; roomNumber?: string | undefined; fileHash: string; documentType: DocumentType },
+    input: RegisterInput,
   ): Promise<{ taskId: string; documentId: string; documentStatus: DocumentStatus; courseware: RoomCourseware | null }> {
     const room =
       input.roomNumber !== undefined && input.roomNumber !== '' ? await this.room.creatorRoom(viewer.userId, input.roomNumber) : null;
@@ -350,15 +437,14 @@ export class CoursewareLibrary {
     return (await this.repo.byId(doc.id))!;
   }
 
-  async #registerHashMatch(
-    userId: string,
-    input: { documentName: string; fileHash: string; documentType: DocumentType },
-  ): Promise<DocumentRow> {
+  async #registerHashMatch(userId: string, input: RegisterInput): Promise<DocumentRow> {
     const own = await this.repo.ownByHash(userId, input.fileHash);
     if (own) return own;
     const reusable = await this.repo.reusableByHash(input.fileHash);
     if (!reusable || reusable.document_type !== input.documentType)
       throw new DomainError('34004', 'no upload and no stored file of this hash');
+    // Another user's file: knowing its hash is not having it (ADR 069).
+    if (!(await this.#proves(userId, reusable, input))) throw new DomainError('34015', 'no proof of having the file');
     const name = displayName(input.documentName);
     if (!name) throw new DomainError('34001');
     const now = this.clock.now();
@@ -398,11 +484,12 @@ export class CoursewareLibrary {
     return { documentList: rows.map(toDocumentInfo), total };
   }
 
-  /** `/api/delUserDocument`: own documents that finished (3) or failed (4); stored files go unless another document shares them. */
+  /** `/api/delUserDocument`: own documents not converting (2, 3, 4); stored files go unless another document shares them. */
   async delete(viewer: { userId: string }, input: { taskId: string; documentId: string }): Promise<null> {
     const doc = await this.#own(viewer.userId, input.documentId);
     if (doc.task_id !== input.taskId) throw new DomainError('34006');
-    if (doc.status !== 3 && doc.status !== 4) throw new DomainError('34007');
+    // A conversion that timed out or gave up (2) is as final as one that failed (4, ADR 068).
+    if (doc.status === 1) throw new DomainError('34007');
     const showing = await this.repo.roomsShowing([doc.id]);
     // What the foreign key would do on delete, through RoomState so every cache hears of it.
     for (const r of showing) await this.state.setCourseware(r.id, { document_id: null });

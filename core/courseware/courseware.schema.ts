@@ -33,6 +33,9 @@ export const addRoomDocumentInput = z.object({
   roomNumber: roomNumber.optional(),
   fileHash,
   documentType: z.union([z.literal(1), z.literal(3), z.literal('1'), z.literal('3')]).transform((v) => Number(v) as 1 | 3),
+  /** The answer to checkFileHash's challenge (ADR 069), for another user's file without upload. */
+  nonce: z.string().max(1024).optional(),
+  rangeHash: fileHash.optional(),
 });
 export const updateDocumentNoticeInput = z
   .object({ roomNumber, documentSource: objectKey.optional(), taskId: taskId.optional() })

@@ -10,12 +10,13 @@ import type { JobMeta, JobQueue } from '../platform/jobs.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { ObjectStore } from '../platform/objects.ts';
 import type { RateLimiter } from '../platform/rate-limit.ts';
-import type { DocumentInfo, DocumentStatus, DocumentType, RoomCourseware, VideoControl } from '../contracts/courseware.ts';
+import type { DocumentInfo, DocumentStatus, HashChallenge, RoomCourseware, VideoControl } from '../contracts/courseware.ts';
+import type { TokenSigner } from '../platform/secrets.ts';
 import type { Converter } from './converter.ts';
 import type { DocumentRepository } from './document.repository.ts';
 import type { RoomState } from '../rooms/room-state.ts';
 import { CoursewareConversion } from './courseware-conversion.ts';
-import { CoursewareLibrary } from './courseware-library.ts';
+import { CoursewareLibrary, type RegisterInput } from './courseware-library.ts';
 import { type CoursewareActor, type CoursewareConfig, type CoursewareRooms, CoursewareRoom } from './courseware-room.ts';
 
 export { type CoursewareActor, type CoursewareRooms, pageKey, thumbKey, videoKey } from './courseware-room.ts';
@@ -43,9 +44,10 @@ export class CoursewareService {
     clock: Clock,
     config: CoursewareConfig,
     logger: Logger,
+    signer?: TokenSigner,
   ) {
     this.room = new CoursewareRoom(repo, objects, bus, rooms, state, clock);
-    this.library = new CoursewareLibrary(repo, objects, converter, jobs, bus, limiter, this.room, state, clock, config, logger);
+    this.library = new CoursewareLibrary(repo, objects, converter, jobs, bus, limiter, this.room, state, clock, config, logger, signer);
     this.conversion = new CoursewareConversion(repo, objects, converter, bus, this.room, state, clock, config, logger);
   }
 
@@ -85,7 +87,10 @@ export class CoursewareService {
     return this.library.openExisting(viewer, documentId, roomNumber);
   }
 
-  checkFileHash(viewer: { userId: string }, fileHash: string): Promise<{ fileExist: boolean; documentInfo: DocumentInfo | null }> {
+  checkFileHash(
+    viewer: { userId: string },
+    fileHash: string,
+  ): Promise<{ fileExist: boolean; documentInfo: DocumentInfo | null; challenge: HashChallenge | null }> {
     return this.library.checkFileHash(viewer, fileHash);
   }
 
@@ -105,7 +110,7 @@ export class CoursewareService {
 
   register(
     viewer: { userId: string },
-    input: { documentSource: string; documentName: string; roomNumber?: string | undefined; fileHash: string; documentType: DocumentType },
+    input: RegisterInput,
   ): Promise<{ taskId: string; documentId: string; documentStatus: DocumentStatus; courseware: RoomCourseware | null }> {
     return this.library.register(viewer, input);
   }

@@ -124,6 +124,11 @@ export class DocumentRepository {
       .executeTakeFirst();
   }
 
+  /** Rows left converting (1), oldest first: at a worker's start, those a killed process left (ADR 068). */
+  async converting(): Promise<DocumentRow[]> {
+    return await this.db.selectFrom('documents').select(DOC_COLUMNS).where('status', '=', 1).orderBy('id', 'asc').execute();
+  }
+
   /** Rows that share one conversion (same pages). */
   async sharing(pagesPrefix: string): Promise<DocumentRow[]> {
     return await this.db.selectFrom('documents').select(DOC_COLUMNS).where('pages_prefix', '=', pagesPrefix).execute();

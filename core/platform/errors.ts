@@ -57,6 +57,7 @@ export const errorCatalogue = {
   '34012': { zh: '课件解析服务暂不可用', en: 'Courseware parsing is not available right now' },
   '34013': { zh: '当前课件不是视频', en: 'The courseware is not a video' },
   '34014': { zh: '解析失败', en: 'Parse failed' },
+  '34015': { zh: '无法确认您持有该文件，请重新上传', en: 'Could not confirm that you have this file, please upload it' },
   '35001': { zh: '验证码错误，请重新输入', en: 'Captcha wrong, please re-enter' },
   '35002': { zh: '验证码错误，请重新输入', en: 'Captcha wrong, please re-enter' },
   '35003': { zh: '反馈太频繁，请稍后再试', en: 'Too much feedback in a short time, please try again later' },

@@ -19,7 +19,21 @@ export interface JobMeta {
 export interface WorkOptions {
   /** How often an idle worker looks for jobs (pg-boss default 2 s, at least 0.5 s). */
   pollingIntervalSeconds?: number;
+  /** How often a running job tells the queue it is alive (pg-boss default: half the queue's heartbeatSeconds). */
+  heartbeatRefreshSeconds?: number;
 }
+
+/**
+ * Per-queue lease (ADR 068): a job whose worker stops beating its heart for `heartbeatSeconds`
+ * (at least 10) is retried by the supervisor; `expireInSeconds` bounds an attempt that keeps beating.
+ */
+export interface QueueOptions {
+  heartbeatSeconds?: number;
+  expireInSeconds?: number;
+}
+
+/** How often a supervising process looks for expired leases (pg-boss default 60 s; ADR 068). */
+export const SUPERVISE_SECONDS = 10;
 
 export const JOB_RETRY_LIMIT = 3;
 
@@ -32,6 +46,8 @@ export interface JobQueue {
   /** The handler runs with the payload its job's schema parsed; a malformed job fails (reason logged) without running it. */
   work<N extends JobName>(name: N, handler: (payload: JobPayloads[N], meta: JobMeta) => Promise<void>, opts?: WorkOptions): Promise<void>;
   schedule(name: JobName, cron: string): Promise<void>;
+  /** The states of the jobs sent with this singleton key, newest first (ADR 068: resume at start-up). */
+  jobStates(name: JobName, singletonKey: string): Promise<string[]>;
   stop(): Promise<void>;
 }
 
@@ -51,10 +67,14 @@ export function parseJobPayload<N extends JobName>(name: N, data: unknown): JobP
 export async function startPgBoss(
   target: { pglite: PGlite } | { url: string },
   logger: Logger,
-  opts: { maintenance?: boolean; notifyQueues?: readonly string[] } = {},
+  opts: { maintenance?: boolean; notifyQueues?: readonly string[]; queues?: Readonly<Record<string, QueueOptions>> } = {},
 ): Promise<JobQueue> {
-  // A process that only sends jobs (the web role) leaves supervision and cron to the workers.
-  const roles = opts.maintenance === false ? { supervise: false, schedule: false } : {};
+  // A process that only sends jobs (the web role) leaves supervision and cron to the workers, who
+  // look for lapsed leases every SUPERVISE_SECONDS (the monitor pass is what fails them).
+  const roles =
+    opts.maintenance === false
+      ? { supervise: false, schedule: false }
+      : { superviseIntervalSeconds: SUPERVISE_SECONDS, monitorIntervalSeconds: SUPERVISE_SECONDS };
   // Queues whose workers wake on NOTIFY the moment a job is sent (polling stays as the floor).
   const notifyQueues = new Set(opts.notifyQueues ?? []);
   const listen = notifyQueues.size > 0 ? { useListenNotify: true } : {};
@@ -67,7 +87,10 @@ export async function startPgBoss(
   const created = new Set<string>();
   const ensureQueue = async (name: string) => {
     if (created.has(name)) return;
-    await boss.createQueue(name, notifyQueues.has(name) ? { notify: true } : {});
+    const lease = opts.queues?.[name];
+    await boss.createQueue(name, { ...(notifyQueues.has(name) ? { notify: true } : {}), ...lease });
+    // A queue made before its lease was declared keeps the options it was created with.
+    if (lease && Object.keys(lease).length > 0) await boss.updateQueue(name, lease);
     created.add(name);
   };
   return {
@@ -86,7 +109,8 @@ export async function startPgBoss(
       // arrives while it is busy is not repeated: a backlog drains at the polling interval.
       const every = workOpts?.pollingIntervalSeconds;
       const polling = every ? { pollingIntervalSeconds: every, notifyPollingIntervalSeconds: every } : {};
-      await boss.work<object>(name, polling, async (jobs) => {
+      const refresh = workOpts?.heartbeatRefreshSeconds ? { heartbeatRefreshSeconds: workOpts.heartbeatRefreshSeconds } : {};
+      await boss.work<object>(name, { ...polling, ...refresh }, async (jobs) => {
         for (const job of jobs) {
           let payload: JobPayloads[typeof name];
           try {
@@ -102,6 +126,11 @@ export async function startPgBoss(
     async schedule(name, cron) {
       await ensureQueue(name);
       await boss.schedule(name, cron, {});
+    },
+    async jobStates(name, singletonKey) {
+      await ensureQueue(name);
+      const jobs = await boss.findJobs(name, { key: singletonKey });
+      return jobs.sort((a, b) => b.createdOn.getTime() - a.createdOn.getTime()).map((j) => j.state);
     },
     stop: () => boss.stop({ graceful: true, timeout: 5000 }),
   };

@@ -14,7 +14,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Converter } from '#core/courseware/converter.ts';
 import type { BusMessage } from '#core/platform/events.ts';
 import { call, signIn } from '#tests/support/api.ts';
-import { makePdf, md5, testConverter, uploadCourseware } from '#tests/support/courseware.ts';
+import { answerChallenge, makePdf, md5, testConverter, uploadCourseware } from '#tests/support/courseware.ts';
 import { testMp4 } from '../fixtures/courseware.ts';
 import { slideLayer } from '#core/contracts/courseware.ts';
 import { connectBoard, createOp } from '#tests/support/board-client.ts';
@@ -41,6 +41,13 @@ afterEach(() => {
 });
 
 const PDF3 = makePdf(3, { label: 'Deck' });
+
+/** The hash check of these bytes as another user, and the answer to its challenge (ADR 069). */
+async function proof(s: TestServer, token: string, bytes: Uint8Array) {
+  const check = await call(s.url, 'checkFileHash', { fileHash: md5(bytes) }, { token });
+  expect(check.data.challenge).not.toBeNull();
+  return answerChallenge(check.data.challenge, bytes);
+}
 
 async function jobsQueued(s: TestServer): Promise<number> {
   const r = await sql<{ n: string }>`select count(*) as n from pgboss.job where name = 'courseware.convert'`.execute(
@@ -220,14 +227,21 @@ eachEngine(
       );
       expect(again.data).toMatchObject({ documentId, documentStatus: 3, courseware: null });
 
-      // Another user: told it exists (nothing of the other's document), registers without upload.
+      // Another user: told it exists (nothing of the other's document), registers without upload
+      // with the answer to the challenge (ADR 069; tests/integration/courseware-proof.test.ts).
       const other = students[0]!;
       const theirCheck = await call(s.url, 'checkFileHash', { fileHash: first.hash }, { token: other.token });
-      expect(theirCheck.data).toEqual({ fileExist: true, documentInfo: null });
+      expect(theirCheck.data).toMatchObject({ fileExist: true, documentInfo: null });
       const reuse = await call(
         s.url,
         'addRoomDocument',
-        { documentSource: '', documentName: '复习.pdf', fileHash: first.hash, documentType: '1' },
+        {
+          documentSource: '',
+          documentName: '复习.pdf',
+          fileHash: first.hash,
+          documentType: '1',
+          ...answerChallenge(theirCheck.data.challenge, PDF3),
+        },
         { token: other.token },
       );
       expect(reuse.code).toBe('0');
@@ -250,6 +264,7 @@ eachEngine(
       expect((await call(s.url, 'checkFileHash', { fileHash: 'f'.repeat(32) }, { token: other.token })).data).toEqual({
         fileExist: false,
         documentInfo: null,
+        challenge: null,
       });
     });
 
@@ -349,7 +364,7 @@ eachEngine(
       const bReuse = await call(
         s.url,
         'addRoomDocument',
-        { documentSource: '', documentName: 'mine.pdf', fileHash: shared.hash, documentType: 1 },
+        { documentSource: '', documentName: 'mine.pdf', fileHash: shared.hash, documentType: 1, ...(await proof(s, b.token, PDF3)) },
         { token: b.token },
       );
       const keys = [doc!.source_key, `${doc!.pages_prefix}/pages/1.jpg`, `${doc!.pages_prefix}/thumbs/3.jpg`];
@@ -734,7 +749,7 @@ describe.each(['disk', 's3'] as const)('courseware conversion flow [%s store]', 
     const reused = await call(
       s.url,
       'addRoomDocument',
-      { documentSource: '', documentName: 'mine.pdf', fileHash: up.hash, documentType: 1 },
+      { documentSource: '', documentName: 'mine.pdf', fileHash: up.hash, documentType: 1, ...(await proof(s, other.token, pdf)) },
       { token: other.token },
     );
     expect(reused.code).toBe('0');

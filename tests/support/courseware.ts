@@ -39,6 +39,12 @@ export function makePdf(pages: number, opts: { portrait?: boolean; label?: strin
 
 export const md5 = (bytes: Uint8Array) => createHash('md5').update(bytes).digest('hex');
 
+/** What the browser answers to checkFileHash's challenge (ADR 069): MD5 of the nonce, then the range of its file. */
+export function answerChallenge(challenge: { offset: number; length: number; nonce: string }, bytes: Uint8Array) {
+  const range = bytes.subarray(challenge.offset, challenge.offset + challenge.length);
+  return { nonce: challenge.nonce, rangeHash: createHash('md5').update(challenge.nonce, 'utf8').update(range).digest('hex') };
+}
+
 /** The real converter of workers/convert (LibreOffice, mupdf in worker threads, sharp, ffmpeg). */
 export async function testConverter(): Promise<{ converter: Converter; real: boolean }> {
   const { createConverter } = await import('../../workers/convert/index.ts');
