@@ -24,6 +24,7 @@ import { socketParser } from './socket-parser.ts';
 import { MEDIA_CONTROL_PATH } from '#core/contracts/media-control.ts';
 import { ObjectTooLarge } from '#core/platform/objects.ts';
 import { connectRedisAdapter } from '../redis.ts';
+import { API_POLICY, CSP_HEADER, pagePolicies } from './csp.ts';
 
 export interface WebServer {
   http: HttpServer;
@@ -40,7 +41,7 @@ export interface WebOptions {
   buildDir?: string;
 }
 
-async function loadContext(platform: Platform, req: Request): Promise<AppContext> {
+async function loadContext(platform: Platform, req: Request, nonce?: string): Promise<AppContext> {
   const token = requestToken(req);
   const viewer = token ? await platform.services.account.authenticate(token).catch(() => null) : null;
   return {
@@ -50,6 +51,7 @@ async function loadContext(platform: Platform, req: Request): Promise<AppContext
     lang: requestLang(req),
     site: { publicUrl: platform.config.publicUrl, devOutbox: platform.config.devOutbox, production: platform.config.production },
     ip: requestIp(req, platform.config.TRUST_PROXY),
+    nonce,
   };
 }
 
@@ -118,6 +120,9 @@ export async function startWeb(platform: Platform, opts: WebOptions): Promise<We
     res.set('X-Frame-Options', 'SAMEORIGIN');
     next();
   });
+  // Content-Security-Policy with a per-response nonce (ADR 067).
+  const csp = await pagePolicies(config, platform.database.db, logger);
+  app.use(csp.middleware);
 
   app.get('/healthz', (_req, res) => {
     res.json({ ok: true, database: platform.database.kind, role: config.ROLE });
@@ -147,9 +152,9 @@ export async function startWeb(platform: Platform, opts: WebOptions): Promise<We
   mountSiteRoutes(app, platform);
   app.use(boardImageRoutes(platform));
 
-  const getLoadContext = async (req: Request) => {
+  const getLoadContext = async (req: Request, res: Response) => {
     const provider = new RouterContextProvider();
-    provider.set(appContext, await loadContext(platform, req));
+    provider.set(appContext, await loadContext(platform, req, res.locals['cspNonce'] as string));
     return provider;
   };
 
@@ -190,6 +195,7 @@ export async function startWeb(platform: Platform, opts: WebOptions): Promise<We
     const url = req.url ?? '/';
     if (mediaControl && url.split('?')[0] === MEDIA_CONTROL_PATH) return mediaControl(req, res);
     if (url.startsWith('/api/')) {
+      res.setHeader(CSP_HEADER, API_POLICY);
       const q = url.indexOf('?');
       const name = url.slice(5, q < 0 ? undefined : q);
       api(req, res, name, new URLSearchParams(q < 0 ? '' : url.slice(q + 1))).catch((err: unknown) => {
@@ -233,6 +239,7 @@ export async function startWeb(platform: Platform, opts: WebOptions): Promise<We
       mediaControl = handler;
     },
     async close() {
+      csp.close();
       channel.close();
       userChannel.close();
       boardChannel.close();
