@@ -93,7 +93,9 @@ export function buildHandlers(services: Services, config: Config): Record<ApiNam
         requestId: ctx.requestId,
       }),
     })),
-    getRoomInfoByRoomNumber: h(roomSchema.roomNumberInput, async (_ctx, i) => ({ roomInfo: await rooms.getRoomInfo(i.roomNumber) })),
+    getRoomInfoByRoomNumber: h(roomSchema.roomNumberInput, async (ctx, i) => ({
+      roomInfo: await services.roomLookups.roomInfo(await ctx.viewer().catch(() => null), ctx.ip, i.roomNumber),
+    })),
     userJoinAgoraRoom: h(roomSchema.joinInput, async (ctx, i) => {
       const userType = i.userType === undefined ? undefined : (String(i.userType) as '1' | '2' | '3');
       if (userType === '3') {
@@ -113,6 +115,7 @@ export function buildHandlers(services: Services, config: Config): Record<ApiNam
     }),
     createObserverLink: h(roomSchema.roomNumberInput, async (ctx, i) => rooms.createObserverLink(await ctx.viewer(), i.roomNumber)),
     touristJoinRoom: h(roomSchema.touristJoinInput, async (ctx, i) => {
+      await services.roomLookups.count(null, ctx.ip);
       const answer = await rooms.touristJoin({ roomNumber: i.roomNumber, userName: i.userName, ip: ctx.ip });
       // A signed-in teacher who joins as a visitor keeps their own session cookie.
       const hasSession = await ctx.viewer().then(
