@@ -11,7 +11,7 @@ function parse(policy: string): Record<string, string[]> {
   );
 }
 
-it('allows scripts only from this origin and with the response nonce, nothing inline or evaluated', () => {
+it('allows scripts and styles only from this origin and with the response nonce, nothing inline or evaluated', () => {
   const p = parse(pagePolicy('abc123', { media: [] }));
   expect(p['default-src']).toEqual(["'self'"]);
   expect(p['script-src']).toEqual(["'self'", "'nonce-abc123'"]);
@@ -48,6 +48,13 @@ it('connects to the site (with its websocket), the media nodes and the object st
   ]);
   expect(p['img-src']).toContain('https://s3.example.com');
   expect(p['media-src']).toContain('https://s3.example.com');
+});
+
+it('lets Vite inject its styles and reach its HMR socket in development only', () => {
+  const p = parse(pagePolicy('n', { media: [], dev: true }));
+  expect(p['style-src']).toEqual(["'self'", "'unsafe-inline'"]);
+  expect(p['connect-src']).toContain('ws:');
+  expect(p['script-src']).toEqual(["'self'", "'nonce-n'"]);
 });
 
 it('ignores what is not an http(s) URL', () => {

@@ -41,17 +41,22 @@ export interface PageSources {
   media: readonly string[];
   /** The object store's endpoint for presigned uploads and downloads (S3_ENDPOINT); the disk store is this origin. */
   objects?: string | undefined;
+  /**
+   * Development (Vite middleware): Vite injects the CSS as <style> elements without a nonce and
+   * talks to its HMR server over a websocket on another port.
+   */
+  dev?: boolean;
 }
 
 /** The page policy for one response. */
 export function pagePolicy(nonce: string, s: PageSources): string {
   const unique = (xs: string[]) => [...new Set(xs)];
   const store = s.objects ? originsOf(s.objects).slice(0, 1) : [];
-  const connect = unique(["'self'", ...originsOf(s.site), ...s.media.flatMap(originsOf), ...store]);
+  const connect = unique(["'self'", ...originsOf(s.site), ...s.media.flatMap(originsOf), ...store, ...(s.dev ? ['ws:'] : [])]);
   const directives: Array<[string, string[]]> = [
     ['default-src', ["'self'"]],
     ['script-src', ["'self'", `'nonce-${nonce}'`]],
-    ['style-src', ["'self'", `'nonce-${nonce}'`]],
+    ['style-src', s.dev ? ["'self'", "'unsafe-inline'"] : ["'self'", `'nonce-${nonce}'`]],
     ['img-src', ["'self'", 'blob:', 'data:', ...store]],
     ['media-src', ["'self'", 'blob:', 'data:', ...store]],
     ['connect-src', connect],
@@ -77,7 +82,7 @@ export interface PagePolicies {
  * report their URLs in the database: the list is read at start and every MEDIA_REPORT_SECONDS,
  * so a node that joins is allowed within one report period.
  */
-export async function pagePolicies(config: Config, db: Database | null, logger: Logger): Promise<PagePolicies> {
+export async function pagePolicies(config: Config, db: Database | null, logger: Logger, dev = false): Promise<PagePolicies> {
   const fixed = config.MEDIA_PUBLIC_URL ? [config.MEDIA_PUBLIC_URL] : [];
   let registry: string[] = [];
   let timer: NodeJS.Timeout | null = null;
@@ -96,7 +101,7 @@ export async function pagePolicies(config: Config, db: Database | null, logger: 
     timer.unref();
   }
   const page = (nonce: string) =>
-    pagePolicy(nonce, { site: config.PUBLIC_URL, media: [...fixed, ...registry], objects: config.S3_ENDPOINT });
+    pagePolicy(nonce, { site: config.PUBLIC_URL, media: [...fixed, ...registry], objects: config.S3_ENDPOINT, dev });
   return {
     page,
     middleware: (_req, res, next) => {

@@ -121,7 +121,7 @@ export async function startWeb(platform: Platform, opts: WebOptions): Promise<We
     next();
   });
   // Content-Security-Policy with a per-response nonce (ADR 067).
-  const csp = await pagePolicies(config, platform.database.db, logger);
+  const csp = await pagePolicies(config, platform.database.db, logger, opts.mode === 'dev');
   app.use(csp.middleware);
 
   app.get('/healthz', (_req, res) => {
