@@ -4,10 +4,10 @@
  * visitor joins are counted per address (31006 past the limit, per minute and per hour), members
  * are never counted; and a class of 30 visitors behind one address joins at once at the defaults.
  */
-import { expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, signIn } from '#tests/support/api.ts';
 import { eachEngine } from '#tests/support/engines-matrix.ts';
-import type { TestServer } from '#tests/support/server.ts';
+import { startTestServer, type TestServer } from '#tests/support/server.ts';
 
 async function whiteboardClass(server: TestServer) {
   const teacher = await signIn(server);
@@ -104,3 +104,23 @@ eachEngine(
   },
   { env: { ROOM_LOOKUPS_PER_MINUTE: '100', ROOM_LOOKUPS_PER_HOUR: '4' } },
 );
+
+describe('the visitor page', () => {
+  let pages: TestServer | null = null;
+  beforeAll(async () => {
+    pages = await startTestServer({ pages: true, env: { ROOM_LOOKUPS_PER_MINUTE: '2' } });
+  }, 120_000);
+  afterAll(async () => {
+    await pages?.close();
+  });
+
+  it('counts its look-ups like the API, so pages are no free walk either', async () => {
+    const status = async (path: string) => {
+      const res = await fetch(new URL(path, pages!.url), { redirect: 'manual' });
+      await res.body?.cancel();
+      return res.status;
+    };
+    expect([await status('/userName/400001'), await status('/userName/400002'), await status('/userName/400003')]).toEqual([200, 200, 429]);
+    expect((await call(pages!.url, 'getRoomInfoByRoomNumber', { roomNumber: '400004' })).code).toBe('31006');
+  });
+});
