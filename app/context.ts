@@ -21,6 +21,8 @@ export interface AppContext {
   site: { publicUrl: string; devOutbox: boolean; production: boolean };
   /** The client address (rate limits of page actions). */
   ip: string;
+  /** This response's Content-Security-Policy nonce, for the inline scripts of the page (ADR 067). */
+  nonce?: string | undefined;
 }
 
 /*

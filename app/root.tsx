@@ -1,3 +1,4 @@
+import './lib/zod-browser.ts';
 import { useEffect, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { isRouteErrorResponse, Links, Meta, Outlet, Scripts, ScrollRestoration, useNavigate, useRouteLoaderData } from 'react-router';
@@ -13,6 +14,7 @@ import { codeMessage } from './lib/messages.ts';
 import { toast } from './lib/toast.ts';
 import { currentLang } from './lib/lang.ts';
 import { USER_INFO_KEY } from './lib/storage.ts';
+import { useNonce } from './lib/nonce.ts';
 import './styles/app.css';
 import './styles/billing.css';
 
@@ -45,6 +47,7 @@ export function links() {
 
 export function Layout({ children }: { children: ReactNode }) {
   const data = useRootData();
+  const nonce = useNonce();
   const lang = data?.lang ?? 'zh';
   return (
     <html lang={lang === 'zh' ? 'zh-CN' : 'en'}>
@@ -63,8 +66,8 @@ export function Layout({ children }: { children: ReactNode }) {
             <Toaster />
           </ConfirmProvider>
         </LangProvider>
-        <ScrollRestoration />
-        <Scripts />
+        <ScrollRestoration nonce={nonce} />
+        <Scripts nonce={nonce} />
       </body>
     </html>
   );

@@ -14,6 +14,7 @@ import type { JobQueue } from './platform/jobs.ts';
 import type { Logger } from './platform/logger.ts';
 import type { ObjectStore } from './platform/objects.ts';
 import { RateLimiter } from './platform/rate-limit.ts';
+import { RoomLookups } from './rooms/room-lookup.ts';
 import { TokenSigner } from './platform/secrets.ts';
 import type { DevOutbox, SmsSender } from './platform/sms.ts';
 import { RoomRepository } from './rooms/room.repository.ts';
@@ -67,6 +68,8 @@ export interface Services {
   media: MediaService | null;
   billing: BillingService;
   limiter: RateLimiter;
+  /** Look-ups by room number from outside a room: counted, without the creator (ADR 066). */
+  roomLookups: RoomLookups;
   /** The dev SMS outbox; null in production or with a real SMS sender. */
   devOutbox: { list(): Array<{ mobile: string; code: string; purpose: string; at: number }> } | null;
   /** Grants used by the billing issue's orders and by tests. */
@@ -119,6 +122,7 @@ export function buildServices(p: Ports): Services {
     signer,
   );
   live.courseware = courseware;
+  const roomLookups = new RoomLookups(limiter, rooms, live, p.config);
   return {
     account,
     rooms,
@@ -127,6 +131,7 @@ export function buildServices(p: Ports): Services {
     media,
     billing,
     limiter,
+    roomLookups,
     devOutbox: p.outbox,
     billingRepo,
     orders,

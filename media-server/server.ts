@@ -10,6 +10,7 @@ import { MEDIA_SOURCES } from '#core/contracts/media-signaling.ts';
 import { DomainError } from '#core/platform/errors.ts';
 import type { TokenSigner } from '#core/platform/secrets.ts';
 import { Peer } from './peer.ts';
+import { Revocations } from './revocations.ts';
 import { Room } from './room.ts';
 import type { RtcSettings } from './rtc.ts';
 
@@ -19,7 +20,7 @@ export interface MediaServerOptions {
   now?: () => number;
   /** How long an empty room is kept for a quick reconnect. */
   roomLingerMs?: number;
-  /** The media token lifetime: a kicked person's token is refused for this long (default 120). */
+  /** The media token lifetime: revocations are held this long (default 120; ADR 066). */
   tokenTtlSeconds?: number;
 }
 
@@ -50,15 +51,16 @@ function isClaim(c: Record<string, unknown> | null): c is MediaTokenPayload {
 export class MediaServer {
   readonly rooms = new Map<string, Room>();
   readonly #opts: MediaServerOptions;
-  /** `room\nuser` -> until when a kicked person's still-valid token is refused. */
-  readonly #kicked = new Map<string, number>();
+  /** Kick-outs, ended classes and microphones taken back, held for the token lifetime (ADR 066). */
+  readonly revocations: Revocations;
   #closed = false;
 
   constructor(opts: MediaServerOptions) {
     this.#opts = opts;
+    this.revocations = new Revocations(opts.tokenTtlSeconds ?? 120);
   }
 
-  verify(token: unknown): MediaTokenPayload {
+  verify(token: unknown): MediaTokenPayload & { exp: number } {
     const claim =
       typeof token === 'string' ? this.#opts.signer.verify<Record<string, unknown>>(token, (this.#opts.now ?? Date.now)()) : null;
     if (!isClaim(claim)) throw new DomainError('33001');
@@ -69,9 +71,7 @@ export class MediaServer {
   join(token: string, send: (note: MediaNote) => void): { peer: Peer; room: Room } {
     if (this.#closed) throw new DomainError('33005');
     const claim = this.verify(token);
-    const now = (this.#opts.now ?? Date.now)();
-    for (const [key, until] of this.#kicked) if (until < now) this.#kicked.delete(key);
-    if (this.#kicked.has(`${claim.room}\n${claim.uid}`)) throw new DomainError('33001', 'removed from this class');
+    const pub = this.revocations.check(claim, (this.#opts.now ?? Date.now)());
     let room = this.rooms.get(claim.room);
     if (!room || room.closed) {
       room = new Room(claim.room, this.#opts.rtc, this.#opts.roomLingerMs ?? 5000);
@@ -81,7 +81,7 @@ export class MediaServer {
         if (this.rooms.get(claim.room) === created) this.rooms.delete(claim.room);
       });
     }
-    const peer = new Peer(randomUUID(), claim, send);
+    const peer = new Peer(randomUUID(), { ...claim, pub }, send);
     room.addPeer(peer);
     return { peer, room };
   }
@@ -90,7 +90,7 @@ export class MediaServer {
   refresh(peer: Peer, room: Room, token: string): MediaSource[] {
     const claim = this.verify(token);
     if (claim.room !== room.number || claim.uid !== peer.userId) throw new DomainError('33001', 'token for another room or person');
-    room.setRights(peer, claim.pub);
+    room.setRights(peer, this.revocations.check(claim, (this.#opts.now ?? Date.now)()));
     return peer.rights;
   }
 
@@ -110,7 +110,7 @@ export class MediaServer {
   /** Kick-out: every peer of that person leaves the room now. */
   removeUser(roomNumber: string, userId: string): void {
     // Their token stays valid for a while: it must not bring them back.
-    this.#kicked.set(`${roomNumber}\n${userId}`, (this.#opts.now ?? Date.now)() + (this.#opts.tokenTtlSeconds ?? 120) * 1000);
+    this.revocations.add({ op: 'removeUser', room: roomNumber, userId }, (this.#opts.now ?? Date.now)());
     const room = this.rooms.get(roomNumber);
     if (!room) return;
     for (const peer of [...room.peers.values()]) {
@@ -129,9 +129,10 @@ export class MediaServer {
 
   /**
    * A revocation from the web side (in-process, or a signed control call, ADR 032). Returns
-   * whether the room is on this node.
+   * whether the room is on this node; either way it is held for the token lifetime (ADR 066).
    */
   apply(cmd: MediaControlCommand): boolean {
+    this.revocations.add(cmd, (this.#opts.now ?? Date.now)());
     const room = this.rooms.get(cmd.room);
     if (!room) return false;
     if (cmd.op === 'micBack') {

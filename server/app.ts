@@ -6,7 +6,7 @@ import { loadConfig, type Config } from '#core/platform/config.ts';
 import { buildPlatform, type Platform, type PlatformOverrides } from './platform.ts';
 import { startWeb, type WebOptions, type WebServer } from './web/http.ts';
 import { startMedia, type MediaRole } from './media.ts';
-import { attachMediaControlSender } from './media-control.ts';
+import { attachMediaControlSender, recentKicks, type MediaControlSender } from './media-control.ts';
 import { attachRedisEmitter } from './redis.ts';
 
 export interface Banshu {
@@ -60,8 +60,9 @@ export async function startBanshu(
     // Revocations for rooms on media nodes in other processes (ADR 032). One embedded SFU serves
     // every room itself.
     const localNode = media?.nodeId;
+    let sender: MediaControlSender | null = null;
     if (!(media && config.MEDIA_PLACEMENT === 'single')) {
-      stopControl = attachMediaControlSender({
+      sender = attachMediaControlSender({
         events: platform.events,
         nodes: platform.mediaNodes,
         secret: platform.secret,
@@ -69,6 +70,15 @@ export async function startBanshu(
         isLocal: (nodeId) => nodeId === localNode,
         retryForMs: (config.MEDIA_TOKEN_TTL_SECONDS + 10) * 1000,
       });
+      stopControl = () => sender?.close();
+    }
+    // Kick-outs still within a token's lifetime, again: this process's SFU and every other node (ADR 066).
+    if (runsWeb) {
+      const since = new Date(Date.now() - config.MEDIA_TOKEN_TTL_SECONDS * 1000);
+      for (const cmd of await recentKicks(platform.database.db, since)) {
+        media?.server.apply(cmd);
+        sender?.send(cmd);
+      }
     }
   } catch (err) {
     await web?.close();

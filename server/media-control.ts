@@ -17,6 +17,8 @@ import {
   verifyControl,
   type MediaControlCommand,
 } from '#core/contracts/media-control.ts';
+import type { MicState } from '#core/contracts/room-events.ts';
+import type { Database } from '#core/platform/db/database.ts';
 import type { BusMessage, EventBus } from '#core/platform/events.ts';
 import type { Logger } from '#core/platform/logger.ts';
 import type { MediaNodes } from '#core/rooms/media.service.ts';
@@ -116,25 +118,64 @@ export async function sendControl(
   return false;
 }
 
-/** Listens to the bus and forwards revocations to remote media nodes. Returns the unsubscribe. */
-export function attachMediaControlSender(d: MediaControlSenderDeps): () => void {
+/**
+ * The nodes a revocation goes to: the room's node and every other live one (ADR 066). A node that
+ * does not hold the room yet keeps it for the token lifetime, so a revoked token cannot open the
+ * room there either; this process's own node hears the bus directly.
+ */
+async function targets(nodes: MediaNodes, room: string, isLocal: (nodeId: string) => boolean) {
+  const found = [...(nodes.locate ? [await nodes.locate(room)] : []), ...(nodes.all ? await nodes.all() : [])];
+  const byUrl = new Map<string, { nodeId: string; url: string }>();
+  for (const n of found) if (n && !isLocal(n.nodeId)) byUrl.set(n.url, n);
+  return [...byUrl.values()];
+}
+
+export interface MediaControlSender {
+  /** Sends a command to every remote node (the bus does this for room events). */
+  send: (cmd: MediaControlCommand) => void;
+  close(): void;
+}
+
+/** Listens to the bus and forwards revocations to remote media nodes. */
+export function attachMediaControlSender(d: MediaControlSenderDeps): MediaControlSender {
   const closing = new AbortController();
+  const send = (cmd: MediaControlCommand) => {
+    void targets(d.nodes, cmd.room, (id) => d.isLocal(id))
+      .then((nodes) =>
+        Promise.all(
+          nodes.map((node) =>
+            sendControl(node.url, d.secret, cmd, d.logger, { retryForMs: d.retryForMs ?? DEFAULT_RETRY_FOR_MS, signal: closing.signal }),
+          ),
+        ),
+      )
+      .catch((err: unknown) => d.logger.error({ err, room: cmd.room }, 'media control: no media nodes'));
+  };
   const off = d.events.subscribe((m) => {
     const cmd = commandFromBus(m);
-    if (!cmd || !d.nodes.locate) return;
-    void d.nodes
-      .locate(cmd.room)
-      .then((node) =>
-        node && !d.isLocal(node.nodeId)
-          ? sendControl(node.url, d.secret, cmd, d.logger, { retryForMs: d.retryForMs ?? DEFAULT_RETRY_FOR_MS, signal: closing.signal })
-          : false,
-      )
-      .catch((err: unknown) => d.logger.error({ err, room: cmd.room }, 'media control: no placement'));
+    if (cmd) send(cmd);
   });
-  return () => {
-    off();
-    closing.abort();
+  return {
+    send,
+    close() {
+      off();
+      closing.abort();
+    },
   };
+}
+
+/**
+ * The kick-outs of the last token lifetime, from the database (ADR 066): a web node that starts
+ * (again) sends them once more, so a revocation whose retries a restart cut short still reaches
+ * every node, and an embedded SFU that restarted with the process holds them again.
+ */
+export async function recentKicks(db: Database, since: Date): Promise<MediaControlCommand[]> {
+  const rows = await db
+    .selectFrom('room_members')
+    .innerJoin('rooms', 'rooms.id', 'room_members.room_id')
+    .select(['rooms.room_number', 'room_members.user_id'])
+    .where('room_members.kicked_at', '>', since)
+    .execute();
+  return rows.map((r) => ({ op: 'removeUser', room: r.room_number, userId: r.user_id }));
 }
 
 /** The node's side: POST MEDIA_CONTROL_PATH, signed; answers `{applied}` (false: the room is not here). */

@@ -18,7 +18,7 @@ import type { Database } from '#core/platform/db/database.ts';
 import { MediaNodeRepository } from '#core/rooms/media-node.repository.ts';
 import { randomUUID } from 'node:crypto';
 import { MEDIA_CONTROL_PATH } from '#core/contracts/media-control.ts';
-import { commandFromBus, mediaControlHandler } from './media-control.ts';
+import { commandFromBus, mediaControlHandler, recentKicks } from './media-control.ts';
 import { MediaServer } from '../media-server/server.ts';
 import { attachSignaling } from '../media-server/signaling.ts';
 import { ProbeEchoes } from '../media-server/probe.ts';
@@ -54,7 +54,7 @@ export function iceServersFrom(config: Pick<Config, 'MEDIA_ICE_SERVERS'>): IceSe
 /** One media node for every room: this process (ROLE=all) or the node at MEDIA_PUBLIC_URL. */
 export function singleMediaNode(config: Config): MediaNodes {
   const node = () => Promise.resolve({ nodeId: 'embedded', url: config.MEDIA_PUBLIC_URL ?? config.publicUrl });
-  return { place: node, locate: node };
+  return { place: node, locate: node, all: async () => [await node()] };
 }
 
 export interface MediaDeps {
@@ -98,6 +98,11 @@ export async function startMedia(deps: MediaDeps, shared: SocketServer | null): 
   }
   const probes = new ProbeEchoes(rtc);
   const signaling = attachSignaling(io.of(MEDIA_NAMESPACE), server, logger, iceServersFrom(config), probes, deps.clock);
+
+  // A node (re)starting in a registry shares the database: it holds the recent kick-outs at once (ADR 066).
+  if (config.MEDIA_PLACEMENT === 'registry' && deps.db) {
+    for (const cmd of await recentKicks(deps.db, new Date(Date.now() - config.MEDIA_TOKEN_TTL_SECONDS * 1000))) server.apply(cmd);
+  }
 
   const unsubscribe = deps.events?.subscribe((m) => {
     const cmd = commandFromBus(m);

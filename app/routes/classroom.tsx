@@ -11,15 +11,17 @@ export const middleware: Route.MiddlewareFunction[] = [classroomMiddleware({ noS
 
 export async function loader({ params, context, url }: Route.LoaderArgs) {
   if (!isRouteRoomId(params.id)) throw data(null, { status: 404 });
-  const { services, viewer, site } = context.get(appContext);
+  const { services, viewer, site, ip } = context.get(appContext);
   // The observer link (userType=3 with its signed token) opens without a session; the join decides.
   const observerToken = url.searchParams.get('userType') === '3' ? (url.searchParams.get(OBSERVER_TOKEN_PARAM) ?? '') : null;
   if (!viewer && !observerToken) throw redirect(`/userName/${params.id}`); // the middleware already did; keeps types honest
   let room;
   try {
-    room = await services.rooms.getRoomInfo(params.id);
+    // Counted unless the viewer is in the room: a session must not make pages a free walk (ADR 066).
+    room = await services.roomLookups.roomInfo(viewer, ip, params.id);
   } catch (error) {
     if (domainCode(error) === '31002') throw redirect('/profile?joinRoomError=31002');
+    if (domainCode(error) === '31006') throw data(null, { status: 429 });
     throw error;
   }
   const path = invitePath(room.roomType, room.roomNumber);

@@ -18,12 +18,14 @@ import { toast } from '#app/lib/toast.ts';
 
 export async function loader({ params, context }: Route.LoaderArgs) {
   if (!isRouteRoomId(params.id)) throw data(null, { status: 404 });
-  const { services } = context.get(appContext);
+  const { services, viewer, ip } = context.get(appContext);
   try {
-    const room = await services.rooms.getRoomInfo(params.id);
+    // Counted like the API's look-ups: this page must not tell a walker which numbers exist (ADR 066).
+    const room = await services.roomLookups.roomInfo(viewer, ip, params.id);
     return { roomNumber: params.id, roomPath: invitePath(room.roomType, room.roomNumber), found: true };
   } catch (error) {
     if (domainCode(error) === '31002') return { roomNumber: params.id, roomPath: `/${params.id}`, found: false };
+    if (domainCode(error) === '31006') throw data(null, { status: 429 });
     throw error;
   }
 }

@@ -46,7 +46,7 @@ export default function WbReview({ loaderData }: Route.ComponentProps) {
         <h1 className="review__title">
           {t('board.review.title')} · {loaderData.roomNumber} <span className="muted">({t('board.review.readOnly')})</span>
         </h1>
-        <span style={{ flex: 1 }} />
+        <span className="review__spacer" />
         <LanguageSwitch />
         <Link className="btn btn--ghost" to="/profile/room">
           {t('common.back')}

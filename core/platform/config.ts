@@ -37,7 +37,10 @@ export const configSchema = z
     SMS_DAILY_PER_MOBILE: int(10, 1),
     SMS_HOURLY_PER_ADDRESS: int(20, 1),
     SMS_CODE_MAX_TRIES: int(5, 1),
-    TOURIST_JOINS_PER_MINUTE: int(20, 1),
+    TOURIST_JOINS_PER_MINUTE: int(60, 1),
+    /** Look-ups by room number from outside the room, per address (or account): ADR 066. */
+    ROOM_LOOKUPS_PER_MINUTE: int(120, 1),
+    ROOM_LOOKUPS_PER_HOUR: int(1000, 1),
     API_BODY_LIMIT_BYTES: int(64 * 1024, 1024),
     FREE_MINI_CAP: int(2, 1),
     PAID_MINI_CAP: int(4, 1),

@@ -35,6 +35,10 @@ export class MediaRegistry implements MediaNodes {
     return current ? { nodeId: current.id, url: current.url } : null;
   }
 
+  async all(): Promise<Array<{ nodeId: string; url: string }>> {
+    return (await this.repo.alive(this.#aliveSince())).map((n) => ({ nodeId: n.id, url: n.url }));
+  }
+
   async place(roomNumber: string): Promise<{ nodeId: string; url: string }> {
     const since = this.#aliveSince();
     const current = await this.repo.placement(roomNumber);

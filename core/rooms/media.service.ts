@@ -17,6 +17,8 @@ export interface MediaNodes {
   place(roomNumber: string): Promise<{ nodeId: string; url: string }>;
   /** The node the room is on now, without placing it (revocations go there; ADR 032). */
   locate?(roomNumber: string): Promise<{ nodeId: string; url: string } | null>;
+  /** Every live node: a revocation goes to all of them, held even where the room is not yet (ADR 066). */
+  all?(): Promise<Array<{ nodeId: string; url: string }>>;
 }
 
 export interface MediaAccess {

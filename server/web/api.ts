@@ -112,7 +112,9 @@ export function buildHandlers(services: Services, config: Config): ApiHandlers {
         requestId: ctx.requestId,
       }),
     }),
-    getRoomInfoByRoomNumber: async (_ctx, i) => ({ roomInfo: await rooms.getRoomInfo(i.roomNumber) }),
+    getRoomInfoByRoomNumber: async (ctx, i) => ({
+      roomInfo: await services.roomLookups.roomInfo(await ctx.viewer().catch(() => null), ctx.ip, i.roomNumber),
+    }),
     userJoinAgoraRoom: async (ctx, i) => {
       const userType = i.userType === undefined ? undefined : (String(i.userType) as '1' | '2' | '3');
       if (userType === '3') {
@@ -135,6 +137,7 @@ export function buildHandlers(services: Services, config: Config): ApiHandlers {
     },
     createObserverLink: async (ctx, i) => rooms.createObserverLink(await ctx.viewer(), i.roomNumber),
     touristJoinRoom: async (ctx, i) => {
+      await services.roomLookups.count(null, ctx.ip);
       const answer = await rooms.touristJoin({ roomNumber: i.roomNumber, userName: i.userName, ip: ctx.ip });
       // A signed-in teacher who joins as a visitor keeps their own session cookie.
       const hasSession = await ctx.viewer().then(

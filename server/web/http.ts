@@ -41,6 +41,7 @@ function refuseCrossSite(req: IncomingMessage, res: ServerResponse, api: boolean
   });
   res.end(body);
 }
+import { API_POLICY, CSP_HEADER, pagePolicies } from './csp.ts';
 
 export interface WebServer {
   http: HttpServer;
@@ -57,7 +58,7 @@ export interface WebOptions {
   buildDir?: string;
 }
 
-async function loadContext(platform: Platform, req: Request): Promise<AppContext> {
+async function loadContext(platform: Platform, req: Request, nonce?: string): Promise<AppContext> {
   const token = requestToken(req);
   const viewer = token ? await platform.services.account.authenticate(token).catch(() => null) : null;
   return {
@@ -67,6 +68,7 @@ async function loadContext(platform: Platform, req: Request): Promise<AppContext
     lang: requestLang(req),
     site: { publicUrl: platform.config.publicUrl, devOutbox: platform.config.devOutbox, production: platform.config.production },
     ip: requestIp(req, platform.config.TRUST_PROXY),
+    nonce,
   };
 }
 
@@ -149,6 +151,9 @@ export async function startWeb(platform: Platform, opts: WebOptions): Promise<We
     res.set('X-Frame-Options', 'SAMEORIGIN');
     next();
   });
+  // Content-Security-Policy with a per-response nonce (ADR 067).
+  const csp = await pagePolicies(config, platform.database.db, logger, opts.mode === 'dev');
+  app.use(csp.middleware);
 
   app.get('/healthz', (_req, res) => {
     res.json({ ok: true, database: platform.database.kind, role: config.ROLE });
@@ -184,9 +189,9 @@ export async function startWeb(platform: Platform, opts: WebOptions): Promise<We
   mountSiteRoutes(app, platform);
   app.use(boardImageRoutes(platform));
 
-  const getLoadContext = async (req: Request) => {
+  const getLoadContext = async (req: Request, res: Response) => {
     const provider = new RouterContextProvider();
-    provider.set(appContext, await loadContext(platform, req));
+    provider.set(appContext, await loadContext(platform, req, res.locals['cspNonce'] as string));
     return provider;
   };
 
@@ -235,6 +240,7 @@ export async function startWeb(platform: Platform, opts: WebOptions): Promise<We
     // Before any body is read or any cookie is believed (ADR 060).
     if (isCrossSiteWrite(req, config.publicUrl)) return refuseCrossSite(req, res, url.startsWith('/api/'));
     if (url.startsWith('/api/')) {
+      res.setHeader(CSP_HEADER, API_POLICY);
       const q = url.indexOf('?');
       const name = url.slice(5, q < 0 ? undefined : q);
       api(req, res, name, new URLSearchParams(q < 0 ? '' : url.slice(q + 1))).catch((err: unknown) => {
@@ -280,6 +286,7 @@ export async function startWeb(platform: Platform, opts: WebOptions): Promise<We
       mediaControl = handler;
     },
     async close() {
+      csp.close();
       channel.close();
       userChannel.close();
       boardChannel.close();

@@ -10,9 +10,11 @@ import type { Platform } from '../platform.ts';
 const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 const yuan = (cents: number) => (cents / 100).toFixed(2);
 
-function page(title: string, body: string): string {
+/** The page's <style> carries the response's CSP nonce (ADR 067). */
+function page(res: Response, title: string, body: string): string {
+  const nonce = typeof res.locals['cspNonce'] === 'string' ? ` nonce="${esc(res.locals['cspNonce'])}"` : '';
   return `<!doctype html><html lang="zh"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<title>${esc(title)}</title><style>
+<title>${esc(title)}</title><style${nonce}>
 body{font-family:system-ui,sans-serif;background:#eef1f6;margin:0;display:grid;place-items:center;min-height:100vh;color:#1b2330}
 main{background:#fff;border-radius:12px;padding:28px 32px;box-shadow:0 6px 24px #0002;max-width:360px;width:calc(100% - 32px);text-align:center}
 h1{font-size:18px;margin:0 0 4px}.sub{color:#5b6573;font-size:13px;margin:0 0 20px}.amount{font-size:34px;font-weight:700;margin:8px 0}
@@ -51,11 +53,14 @@ export function mountPayments(app: Express, platform: Platform): void {
       res
         .status(404)
         .type('html')
-        .send(page('Sandbox', `<h1 class="bad">支付链接无效或已过期</h1><p class="sub">This payment link is invalid or has expired.</p>`));
+        .send(
+          page(res, 'Sandbox', `<h1 class="bad">支付链接无效或已过期</h1><p class="sub">This payment link is invalid or has expired.</p>`),
+        );
       return;
     }
     res.type('html').send(
       page(
+        res,
         '沙箱支付 · Sandbox pay',
         `<h1>沙箱支付 · Sandbox gateway</h1><p class="sub">测试用支付页，不会扣款 · A test gateway: no money moves</p>
 <div class="amount" data-testid="sandbox-amount">¥${yuan(link.amount)}</div>
@@ -75,6 +80,7 @@ export function mountPayments(app: Express, platform: Platform): void {
           .type('html')
           .send(
             page(
+              res,
               '支付成功 · Paid',
               `<h1 class="ok" data-testid="sandbox-done">支付成功 · Payment complete</h1><p class="sub">可以关闭此页 · You may close this page.</p>`,
             ),
@@ -85,6 +91,7 @@ export function mountPayments(app: Express, platform: Platform): void {
           .type('html')
           .send(
             page(
+              res,
               '支付失败 · Failed',
               `<h1 class="bad">支付失败 · Payment failed</h1><p class="sub">商户未确认 · The merchant did not confirm (${r.status}).</p>`,
             ),
@@ -92,7 +99,10 @@ export function mountPayments(app: Express, platform: Platform): void {
       }
     } catch (err) {
       logger.warn({ err }, 'sandbox gateway could not notify');
-      res.status(502).type('html').send(page('支付失败 · Failed', `<h1 class="bad">支付失败 · Payment failed</h1>`));
+      res
+        .status(502)
+        .type('html')
+        .send(page(res, '支付失败 · Failed', `<h1 class="bad">支付失败 · Payment failed</h1>`));
     }
   });
 }

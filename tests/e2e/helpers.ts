@@ -31,6 +31,8 @@ export const UA = {
 export interface World {
   server: TestServer;
   browser: Browser;
+  /** Content-Security-Policy violations reported by any page so far; `close` fails when there is one. */
+  cspViolations: string[];
   /** A new person: their own cookies and storage. */
   person(options?: BrowserContextOptions): Promise<{ context: BrowserContext; page: Page }>;
   close(): Promise<void>;
@@ -43,9 +45,11 @@ export async function startWorld(options: { env?: Record<string, string>; jobs?:
     chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS }),
   ]);
   const contexts: BrowserContext[] = [];
+  const cspViolations: string[] = [];
   return {
     server,
     browser,
+    cspViolations,
     async person(options = {}) {
       const context = await browser.newContext({
         baseURL: server.url,
@@ -55,6 +59,7 @@ export async function startWorld(options: { env?: Record<string, string>; jobs?:
       });
       context.setDefaultTimeout(10_000);
       contexts.push(context);
+      await watchCsp(context, cspViolations);
       const page = await context.newPage();
       return { context, page };
     },
@@ -62,8 +67,29 @@ export async function startWorld(options: { env?: Record<string, string>; jobs?:
       await Promise.allSettled(contexts.map((c) => c.close()));
       await browser.close();
       await server.close();
+      // Every page of the suite runs under the site's Content-Security-Policy (ADR 067).
+      expect(cspViolations, 'Content-Security-Policy violations').toEqual([]);
     },
   };
+}
+
+/**
+ * Records every Content-Security-Policy violation of the context's pages: the browser's
+ * `securitypolicyviolation` event (reported through a binding) and its console line ('Refused to ...').
+ */
+export async function watchCsp(context: BrowserContext, into: string[]): Promise<void> {
+  await context.exposeBinding('__banshuCspViolation', ({ page }, text: string) => {
+    into.push(`${page.url()}: ${text}`);
+  });
+  await context.addInitScript(() => {
+    document.addEventListener('securitypolicyviolation', (e) => {
+      const report = (window as unknown as { __banshuCspViolation?: (t: string) => void }).__banshuCspViolation;
+      report?.(`${e.effectiveDirective} blocked ${e.blockedURI || 'inline'} (${e.sourceFile}:${e.lineNumber})`);
+    });
+  });
+  context.on('console', (msg) => {
+    if (msg.type() === 'error' && /Content Security Policy/.test(msg.text())) into.push(`${msg.page()?.url() ?? ''}: ${msg.text()}`);
+  });
 }
 
 let mobileSeq = 0;

@@ -177,7 +177,8 @@ eachEngine('looking up and joining rooms', (server) => {
 
   it('getRoomInfoByRoomNumber finds open rooms, and 31002 otherwise', async () => {
     const { roomNumber, teacher } = await setup();
-    const r = await call(server().url, 'getRoomInfoByRoomNumber', { roomNumber });
+    // The creator asks: only they and the room's members see who created it (ADR 066).
+    const r = await call(server().url, 'getRoomInfoByRoomNumber', { roomNumber }, { token: teacher.token });
     expect(r.data.roomInfo).toMatchObject({ roomNumber, roomType: 1, createUser: teacher.userId, participants: 0 });
     // Look-ups are shared for a moment, but a join here shows at once.
     const student = await signIn(server());
