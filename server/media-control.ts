@@ -17,7 +17,6 @@ import {
   verifyControl,
   type MediaControlCommand,
 } from '#core/contracts/media-control.ts';
-import type { MicState } from '#core/contracts/room-events.ts';
 import type { Database } from '#core/platform/db/database.ts';
 import type { BusMessage, EventBus } from '#core/platform/events.ts';
 import type { Logger } from '#core/platform/logger.ts';
