@@ -4,6 +4,7 @@
  * or close a room through the methods below.
  */
 import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
 import type { MediaControlCommand } from '#core/contracts/media-control.ts';
 import type { MediaNote, MediaSource, MediaTokenPayload } from '#core/contracts/media-signaling.ts';
 import { MEDIA_SOURCES } from '#core/contracts/media-signaling.ts';
@@ -33,20 +34,16 @@ export interface MediaLoad {
 
 const ROOM_RULE = /^[A-Za-z0-9]{6,10}$/;
 
-/** A token's claim, checked field by field (a valid signature over a wrong shape is still refused). */
-function isClaim(c: Record<string, unknown> | null): c is MediaTokenPayload {
-  return (
-    !!c &&
-    c['scope'] === 'media' &&
-    typeof c['room'] === 'string' &&
-    ROOM_RULE.test(c['room']) &&
-    typeof c['uid'] === 'string' &&
-    ['creator', 'member', 'tourist', 'observer'].includes(c['role'] as string) &&
-    [1, 2, 3, 4].includes(c['rt'] as number) &&
-    Array.isArray(c['pub']) &&
-    (c['pub'] as unknown[]).every((s) => (MEDIA_SOURCES as readonly unknown[]).includes(s))
-  );
-}
+/** A token's claim by its schema (a valid signature over a wrong shape is still refused). */
+const mediaClaim = z.object({
+  scope: z.literal('media'),
+  room: z.string().regex(ROOM_RULE),
+  uid: z.string(),
+  role: z.enum(['creator', 'member', 'tourist', 'observer']),
+  rt: z.union([z.literal(1), z.literal(2), z.literal(3), z.literal(4)]),
+  pub: z.array(z.enum(MEDIA_SOURCES)),
+  exp: z.number(),
+});
 
 export class MediaServer {
   readonly rooms = new Map<string, Room>();
@@ -60,11 +57,10 @@ export class MediaServer {
     this.revocations = new Revocations(opts.tokenTtlSeconds ?? 120);
   }
 
-  verify(token: unknown): MediaTokenPayload & { exp: number } {
-    const claim =
-      typeof token === 'string' ? this.#opts.signer.verify<Record<string, unknown>>(token, (this.#opts.now ?? Date.now)()) : null;
-    if (!isClaim(claim)) throw new DomainError('33001');
-    return claim;
+  verify(token: string): MediaTokenPayload & { exp: number } {
+    const claim = mediaClaim.safeParse(this.#opts.signer.verify(token, (this.#opts.now ?? Date.now)()));
+    if (!claim.success) throw new DomainError('33001');
+    return claim.data;
   }
 
   /** A peer for a signaling connection; `send` carries notes back to it. */

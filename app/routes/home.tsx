@@ -6,6 +6,7 @@ import { appContext } from '#app/context.ts';
 import { PageFrame } from '#app/components/PageFrame.tsx';
 import { Button } from '#app/components/Button.tsx';
 import { domainCode } from '#app/lib/domain-error.ts';
+import { trialInput } from '#core/messaging/messaging.schema.ts';
 
 export function loader({ context }: Route.LoaderArgs) {
   const { services } = context.get(appContext);
@@ -15,14 +16,19 @@ export function loader({ context }: Route.LoaderArgs) {
 export async function action({ context, request }: Route.ActionArgs) {
   const { services, ip } = context.get(appContext);
   const form = await request.formData();
+  const field = (name: string) => {
+    const v = form.get(name);
+    return typeof v === 'string' ? v : undefined;
+  };
+  const input = trialInput.safeParse({
+    name: field('name'),
+    mobile: field('mobile'),
+    organisation: field('organisation'),
+    message: field('message'),
+  });
+  if (!input.success) return data({ ok: false as const, code: '5', at: Date.now() }, { status: 400 });
   try {
-    await services.site.applyTrial({
-      name: form.get('name'),
-      mobile: form.get('mobile'),
-      organisation: form.get('organisation'),
-      message: form.get('message'),
-      ip,
-    });
+    await services.site.applyTrial({ ...input.data, ip });
     return { ok: true as const, at: Date.now() };
   } catch (error) {
     const code = domainCode(error);

@@ -7,6 +7,9 @@ export const wbReviewInput = z.object({
   page: z.string().max(80).optional(),
 });
 
+/** `POST /board-images/urls`: the image keys whose signed URLs a board needs (the room rule is the service's). */
+export const imageUrlsInput = z.strictObject({ keys: z.array(z.string().max(256)).max(500) });
+
 export const phoneUploadLinkInput = z.object({ roomNumber: z.string().max(64) });
 
 export const createWbTokenInput = z.object({

@@ -6,7 +6,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { BOARD_LAST_PAGE, type BoardOp, type BoardUpload, type LayerKey, type LayerState, type SequencedOp } from '../contracts/board.ts';
-import type { Role } from '../contracts/room-events.ts';
+import { z } from 'zod';
+import { roleSchema, type Role } from '../contracts/room-events.ts';
 import type { Clock } from '../platform/clock.ts';
 import type { Config } from '../platform/config.ts';
 import { DomainError, illegalParams, notAllowed, roomNotFound } from '../platform/errors.ts';
@@ -60,6 +61,10 @@ interface PhoneUploadPayload extends Record<string, unknown> {
   uid: string;
   role: Role;
 }
+
+/** What a verified board token and phone-link token must carry (a signed token of another scope is refused). */
+const boardClaim = z.object({ scope: z.literal('board'), room: z.string(), uid: z.string(), role: roleSchema });
+const phoneClaim = z.object({ scope: z.literal('board-upload'), room: z.string(), uid: z.string(), role: roleSchema });
 
 /** Rooms held in memory. */
 const ROOMS_CACHED = 2000;
@@ -156,11 +161,9 @@ export class BoardService {
   }
 
   /** A board token (from createWbToken or the join answer's `wbtoken`) or null. */
-  verifyToken(token: unknown): BoardActor | null {
-    if (typeof token !== 'string') return null;
-    const p = this.signer.verify<BoardTokenPayload>(token, this.clock.now().getTime());
-    if (!p || p.scope !== 'board' || typeof p.room !== 'string' || typeof p.uid !== 'string' || typeof p.role !== 'string') return null;
-    return { room: p.room, uid: p.uid, role: p.role };
+  verifyToken(token: string): BoardActor | null {
+    const p = boardClaim.safeParse(this.signer.verify(token, this.clock.now().getTime()));
+    return p.success ? { room: p.data.room, uid: p.data.uid, role: p.data.role } : null;
   }
 
   /** May this actor connect now (open room, still a member)? */
@@ -196,20 +199,11 @@ export class BoardService {
   }
 
   /** Signed URLs for images of this actor's room (anyone on the board may see them). */
-  async imageUrls(actor: BoardActor, keys: unknown): Promise<Record<string, string>> {
-    if (!Array.isArray(keys) || keys.length > 500) throw illegalParams('keys');
+  async imageUrls(actor: BoardActor, keys: readonly string[]): Promise<Record<string, string>> {
     const row = await this.#row(actor.room);
     const out: Record<string, string> = {};
     for (const k of keys) {
-      if (
-        typeof k !== 'string' ||
-        k.length > 256 ||
-        !IMAGE_KEY_RULE.test(k) ||
-        !k.startsWith(boardImagePrefix(row.id)) ||
-        k.includes('..')
-      ) {
-        throw illegalParams('key');
-      }
+      if (!IMAGE_KEY_RULE.test(k) || !k.startsWith(boardImagePrefix(row.id)) || k.includes('..')) throw illegalParams('key');
       out[k] = await this.objects.signedGetUrl(k, IMAGE_URL_TTL_SECONDS);
     }
     return out;
@@ -231,15 +225,13 @@ export class BoardService {
   }
 
   /** The phone link's token (from phoneUploadLink) or null: checked before an upload's body is read. */
-  phoneActor(token: unknown): BoardActor | null {
-    const p = typeof token === 'string' ? this.signer.verify<PhoneUploadPayload>(token, this.clock.now().getTime()) : null;
-    if (!p || p.scope !== 'board-upload' || typeof p.room !== 'string' || typeof p.uid !== 'string' || typeof p.role !== 'string')
-      return null;
-    return { room: p.room, uid: p.uid, role: p.role };
+  phoneActor(token: string): BoardActor | null {
+    const p = phoneClaim.safeParse(this.signer.verify(token, this.clock.now().getTime()));
+    return p.success ? { room: p.data.room, uid: p.data.uid, role: p.data.role } : null;
   }
 
   /** A photo from the phone link: stored like a board image, then announced to the user's board. */
-  async phoneUpload(token: unknown, bytes: Uint8Array, size: { width: number; height: number }): Promise<BoardUpload> {
+  async phoneUpload(token: string, bytes: Uint8Array, size: { width: number; height: number }): Promise<BoardUpload> {
     const actor = this.phoneActor(token);
     if (!actor) throw new DomainError('21001');
     await this.roomsPort.admit(actor);
@@ -253,7 +245,7 @@ export class BoardService {
   // ---- rooms and layers ----------------------------------------------------------------------
 
   async #row(roomNumber: string): Promise<BoardRoomRow> {
-    if (typeof roomNumber !== 'string' || !ROOM_NUMBER_RULE.test(roomNumber)) throw roomNotFound();
+    if (!ROOM_NUMBER_RULE.test(roomNumber)) throw roomNotFound();
     return this.#rows.get(roomNumber, async () => {
       const row = await this.repo.room(roomNumber);
       if (!row) throw roomNotFound();
@@ -317,7 +309,7 @@ export class BoardService {
     viewer: { userId: string },
     roomNumber: string,
   ): Promise<{ roomNumber: string; roomType: number; roomExtend: string; state: 'open' | 'closed'; allowed: boolean }> {
-    const row = await this.repo.room(typeof roomNumber === 'string' && ROOM_NUMBER_RULE.test(roomNumber) ? roomNumber : '');
+    const row = await this.repo.room(ROOM_NUMBER_RULE.test(roomNumber) ? roomNumber : '');
     if (!row) throw roomNotFound();
     return {
       roomNumber: row.room_number,

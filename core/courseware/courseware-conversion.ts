@@ -148,8 +148,7 @@ export class CoursewareConversion {
    * Idempotent: a retried attempt starts the pages again and overwrites the same keys.
    */
   async runConversion(payload: { documentId: string }, meta: JobMeta): Promise<void> {
-    const id = typeof payload?.documentId === 'string' && /^\d{1,19}$/.test(payload.documentId) ? payload.documentId : null;
-    const doc = id ? await this.repo.byId(id) : undefined;
+    const doc = await this.repo.byId(payload.documentId);
     if (!doc || doc.status !== 1) return; // deleted, cancelled or already settled
     const prefix = doc.pages_prefix;
     const ext = extensionOf(doc.name) ?? 'pdf';

@@ -94,7 +94,7 @@ export class CoursewareRoom {
   // ---- rooms ----------------------------------------------------------------------------------
 
   async openRoom(roomNumber: string): Promise<CoursewareRoomRow> {
-    if (typeof roomNumber !== 'string' || !ROOM_NUMBER_RULE.test(roomNumber)) throw roomNotFound();
+    if (!ROOM_NUMBER_RULE.test(roomNumber)) throw roomNotFound();
     const room = await this.repo.room(roomNumber);
     if (!room) throw roomNotFound();
     if (room.state !== 'open') throw new DomainError('31009');

@@ -106,7 +106,7 @@ export class RoomLiveService {
   }
 
   async #openRoom(roomNumber: string): Promise<LiveRoomRow> {
-    if (typeof roomNumber !== 'string' || !ROOM_NUMBER_RULE.test(roomNumber)) throw roomNotFound();
+    if (!ROOM_NUMBER_RULE.test(roomNumber)) throw roomNotFound();
     const room = await this.repo.room(roomNumber);
     if (!room) throw roomNotFound();
     if (room.state !== 'open') throw new DomainError('31009');

@@ -196,7 +196,7 @@ export class RoomService {
    * on this node or another, drops the entry at once (RoomState, ADR 062).
    */
   getRoomInfo(roomNumber: string): Promise<RoomInfo> {
-    if (typeof roomNumber !== 'string' || !ROOM_NUMBER_RULE.test(roomNumber)) return Promise.reject(roomNotFound());
+    if (!ROOM_NUMBER_RULE.test(roomNumber)) return Promise.reject(roomNotFound());
     return this.#infoCache.get(roomNumber, () => this.roomInfoNow(roomNumber));
   }
 
@@ -206,7 +206,7 @@ export class RoomService {
   }
 
   async #openRoom(roomNumber: string, trx?: Trx, lock = false): Promise<OpenRoomRow> {
-    if (typeof roomNumber !== 'string' || !ROOM_NUMBER_RULE.test(roomNumber)) throw roomNotFound();
+    if (!ROOM_NUMBER_RULE.test(roomNumber)) throw roomNotFound();
     const room = await this.repo.findOpenRoom(roomNumber, trx, lock);
     if (!room) throw roomNotFound();
     return room;

@@ -35,7 +35,7 @@ export interface PublicSite {
 
 export const LOG_MESSAGE_MAX = 4000;
 
-const text = (v: unknown, max: number): string => (typeof v === 'string' ? v.normalize('NFC').trim().slice(0, max) : '');
+const text = (v: string | undefined, max: number): string => (v ?? '').normalize('NFC').trim().slice(0, max);
 
 export class SiteService {
   private readonly repo: SiteRepository;
@@ -69,7 +69,7 @@ export class SiteService {
   }
 
   /** The landing page's trial form, kept for operators; 36001 past the hourly limit per address. */
-  async applyTrial(input: { name: unknown; mobile: unknown; organisation: unknown; message: unknown; ip: string }): Promise<void> {
+  async applyTrial(input: { name: string; mobile: string; organisation: string; message: string; ip: string }): Promise<void> {
     const name = text(input.name, 40);
     const mobile = text(input.mobile, 20);
     if (!name || [...name].some((c) => c.codePointAt(0)! < 32)) throw illegalParams('name');
@@ -92,11 +92,11 @@ export class SiteService {
   /** A client event; past the per-address limit events are dropped (logging never bothers a user). */
   async addLog(
     viewer: Viewer | null,
-    input: { socketType?: unknown; roomNumber?: unknown; message?: unknown },
+    input: { socketType?: string | undefined; roomNumber?: string | undefined; message?: string | undefined },
     ip: string,
   ): Promise<boolean> {
     if (!this.#logLimiter.hit(`log:${ip}`, this.config.CLIENT_LOGS_PER_MINUTE, 60_000)) return false;
-    const message = typeof input.message === 'string' ? input.message : input.message === undefined ? '' : JSON.stringify(input.message);
+    const message = input.message ?? '';
     await this.repo.insertLog({
       user_id: viewer?.userId ?? null,
       socket_type: text(input.socketType, 64),

@@ -180,7 +180,7 @@ export function buildHandlers(services: Services, config: Config): ApiHandlers {
     },
     addLog: async (ctx, i) => {
       const viewer = await ctx.viewer().catch(() => null);
-      await services.site.addLog(viewer, { ...i, roomNumber: i.roomNumber === undefined ? undefined : String(i.roomNumber) }, ctx.ip);
+      await services.site.addLog(viewer, i, ctx.ip);
       return null;
     },
     createWbToken: async (ctx, i) => services.board.createToken(await ctx.viewer(), i),

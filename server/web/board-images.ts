@@ -9,6 +9,7 @@ import path from 'node:path';
 import express, { type Request, type Response, type Router } from 'express';
 import { isDomainError, messageFor, type ErrorCode, type Lang } from '#core/platform/errors.ts';
 import { STENCIL_PATH } from '#core/board/stencils.ts';
+import { imageUrlsInput } from '#core/board/board.schema.ts';
 import type { Platform } from '../platform.ts';
 import { requestLang } from './request.ts';
 
@@ -42,7 +43,7 @@ export function boardImageRoutes(platform: Platform): Router {
 
   const actorOf = (req: Request) => {
     const auth = req.headers.authorization;
-    return board.verifyToken(typeof auth === 'string' && auth.startsWith('Bearer ') ? auth.slice(7) : undefined);
+    return typeof auth === 'string' && auth.startsWith('Bearer ') ? board.verifyToken(auth.slice(7)) : null;
   };
 
   const fail = (res: Response, lang: Lang, err: unknown) => {
@@ -98,13 +99,14 @@ export function boardImageRoutes(platform: Platform): Router {
   router.post('/board-images/phone', (req, res) => {
     const q = req.query;
     const lang = requestLang(req);
-    if (!board.phoneActor(q['t'])) return refuse(req, res, lang, '21001', 401);
+    const token = typeof q['t'] === 'string' ? q['t'] : '';
+    if (!board.phoneActor(token)) return refuse(req, res, lang, '21001', 401);
     const slots = phoneSlots(platform);
     if (slots.busy >= config.BOARD_PHONE_UPLOADS_AT_ONCE) return refuse(req, res, lang, '34011', 503, { 'Retry-After': '5' });
     slots.busy += 1;
     res.once('close', () => (slots.busy -= 1));
     const n = (v: unknown) => (typeof v === 'string' && /^\d{1,6}$/.test(v) ? Number(v) : 0);
-    receive(req, res, (bytes) => board.phoneUpload(q['t'], bytes, { width: n(q['w']), height: n(q['h']) }));
+    receive(req, res, (bytes) => board.phoneUpload(token, bytes, { width: n(q['w']), height: n(q['h']) }));
   });
 
   // The board token is checked before the JSON body is read.
@@ -116,8 +118,9 @@ export function boardImageRoutes(platform: Platform): Router {
     const lang = requestLang(req);
     const actor = actorOf(req);
     if (!actor) return send(res, lang, '21001', null, 401);
-    const keys = (req.body as { keys?: unknown } | undefined)?.keys;
-    board.imageUrls(actor, keys).then(
+    const input = imageUrlsInput.safeParse(req.body);
+    if (!input.success) return send(res, lang, '5', null, 400);
+    board.imageUrls(actor, input.data.keys).then(
       (urls) => send(res, lang, '0', { urls }),
       (err: unknown) => fail(res, lang, err),
     );

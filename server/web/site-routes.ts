@@ -4,6 +4,7 @@
  */
 import express, { type Express, type Request, type Response } from 'express';
 import { FEEDBACK_CAPTCHA_PATH } from '#core/contracts/api.ts';
+import { addLogInput } from '#core/messaging/messaging.schema.ts';
 import type { Platform } from '../platform.ts';
 import { requestToken } from './request.ts';
 
@@ -28,17 +29,21 @@ export function mountSiteRoutes(app: Express, platform: Platform): void {
   });
 
   app.post('/log', express.text({ type: () => true, limit: '32kb' }), async (req: Request, res: Response) => {
-    let body: Record<string, unknown> = {};
     const raw = typeof req.body === 'string' ? req.body : '';
+    let parsed: unknown;
     try {
-      const parsed: unknown = raw.trim().startsWith('{') ? JSON.parse(raw) : Object.fromEntries(new URLSearchParams(raw));
-      if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) body = parsed as Record<string, unknown>;
+      parsed = raw.trim().startsWith('{') ? JSON.parse(raw) : Object.fromEntries(new URLSearchParams(raw));
     } catch {
       res.status(400).type('text/plain').send('bad body');
       return;
     }
+    const body = addLogInput.safeParse(parsed);
+    if (!body.success) {
+      res.status(400).type('text/plain').send('bad body: socketType, roomNumber and message are short strings');
+      return;
+    }
     const viewer = await services.account.authenticate(requestToken(req)).catch(() => null);
-    await services.site.addLog(viewer, body, req.ip ?? 'unknown');
+    await services.site.addLog(viewer, body.data, req.ip ?? 'unknown');
     res.status(204).end();
   });
 }
