@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { MediaSource, PublishedTrack } from '#core/contracts/media-signaling.ts';
-import { DEVICE_MESSAGE_MS, MediaClient, RECONNECT_EVERY_MS, RECONNECT_FIRST_MS, type MediaSessionLike } from './media-client.ts';
+import { DEVICE_MESSAGE_MS, MediaClient, RECONNECT_EVERY_MS, RECONNECT_FIRST_MS } from './media-client.ts';
 import type { MediaSessionEvents } from './media-session.ts';
 
 /** A camera or microphone track as far as the class looks at it. */
