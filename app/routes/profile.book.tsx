@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { useCallback, useEffect, useLayoutEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 import { DOCUMENT_PAGE_SIZE, type DocumentInfo } from '#core/contracts/courseware.ts';
@@ -66,7 +66,10 @@ export default function ProfileBook() {
   const [busyId, setBusyId] = useState('');
   const [openDoc, setOpenDoc] = useState<DocumentInfo | null>(null);
   const docsRef = useRef(docs);
-  docsRef.current = docs;
+  // The latest list for the polling callbacks.
+  useLayoutEffect(() => {
+    docsRef.current = docs;
+  });
 
   const loadFirst = useCallback(async () => {
     const answer = await cwApi('getMyDocumentList', { pageNo: 1, pageSize: DOCUMENT_PAGE_SIZE }, { quietNetworkError: true });
