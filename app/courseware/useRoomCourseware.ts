@@ -69,13 +69,15 @@ export function useRoomCourseware({
     if (!pending.current && inFlight.current === 0) setLocal(null);
   }, []);
 
-  const fetchNow = useCallback(async () => {
+  const fetchNow = useCallback(() => {
     lastFetch.current = Date.now();
-    const answer = await cwApi('getRoomCourseware', { roomNumber }, { quietNetworkError: true });
-    if (isOk(answer)) {
-      accept(answer.data.courseware);
-      setLoaded(true);
-    }
+    // The state changes once the answer is here, never while an effect runs.
+    return cwApi('getRoomCourseware', { roomNumber }, { quietNetworkError: true }).then((answer) => {
+      if (isOk(answer)) {
+        accept(answer.data.courseware);
+        setLoaded(true);
+      }
+    });
   }, [roomNumber, accept]);
 
   // On entering, and after every reconnect: the block with fresh links.

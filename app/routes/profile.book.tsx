@@ -71,16 +71,20 @@ export default function ProfileBook() {
     docsRef.current = docs;
   });
 
-  const loadFirst = useCallback(async () => {
-    const answer = await cwApi('getMyDocumentList', { pageNo: 1, pageSize: DOCUMENT_PAGE_SIZE }, { quietNetworkError: true });
-    if (!isOk(answer)) {
-      toast.error(t('courseware.library.loadFailed'));
-      setDocs((d) => d ?? []);
-      return;
-    }
-    setDocs((prev) => merge(answer.data.documentList, prev ?? []));
-    setTotal(answer.data.total);
-  }, [t]);
+  // The list changes once the answer is here, never while an effect runs.
+  const loadFirst = useCallback(
+    () =>
+      cwApi('getMyDocumentList', { pageNo: 1, pageSize: DOCUMENT_PAGE_SIZE }, { quietNetworkError: true }).then((answer) => {
+        if (!isOk(answer)) {
+          toast.error(t('courseware.library.loadFailed'));
+          setDocs((d) => d ?? []);
+          return;
+        }
+        setDocs((prev) => merge(answer.data.documentList, prev ?? []));
+        setTotal(answer.data.total);
+      }),
+    [t],
+  );
   useEffect(() => void loadFirst(), [loadFirst]);
 
   const uploader = useUploader({ allowVideo: false, onRegistered: () => void loadFirst() });
