@@ -42,7 +42,10 @@ export interface ToolbarProps {
 type Popup = 'colour' | 'eraser' | 'shape' | null;
 const GROUPS: readonly StencilGroup[] = ['basic', 'math', 'physics', 'chemistry'];
 
-function ToolButton({ buttonRef, ...props }: {
+function ToolButton({
+  buttonRef,
+  ...props
+}: {
   icon: IconName;
   label: string;
   onClick: () => void;

@@ -85,7 +85,6 @@ export class ImageUrls {
     return () => void this.#ready.delete(listener);
   }
 
-
   /** Remembers an address we already have (our own upload's answer). */
   set(key: string, url: string, ttlMs = 3_000_000): void {
     this.#urls.set(key, { url, until: Date.now() + ttlMs });
