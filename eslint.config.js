@@ -1,10 +1,12 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import reactHooks from 'eslint-plugin-react-hooks';
 
 export default tseslint.config(
   { ignores: ['node_modules/', 'build/', 'data/', '.react-router/', 'bench/results/'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
+  { files: ['app/**/*.ts', 'app/**/*.tsx'], ...reactHooks.configs.flat['recommended-latest'] },
   {
     languageOptions: {
       parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },

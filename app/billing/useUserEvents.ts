@@ -1,4 +1,4 @@
-import { useEffect, useRef } from 'react';
+import { useEffect, useLayoutEffect, useRef } from 'react';
 import { io, type Socket } from 'socket.io-client';
 import type { CoursewareUserEvents } from '#core/contracts/courseware.ts';
 import { USER_NAMESPACE, type UserClientToServer, type UserServerToClient } from '#core/contracts/user-events.ts';
@@ -16,7 +16,10 @@ export function useUserEvents(
   enabled = true,
 ): void {
   const ref = useRef(handlers);
-  ref.current = handlers;
+  // The latest handlers, before any event can arrive.
+  useLayoutEffect(() => {
+    ref.current = handlers;
+  });
   useEffect(() => {
     if (!enabled) return;
     const socket: Socket<UserServerToClient, UserClientToServer> = io(USER_NAMESPACE, { transports: ['websocket'], withCredentials: true });

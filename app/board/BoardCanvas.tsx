@@ -3,7 +3,7 @@
  * out of React state (refs and the overlay), so drawing never re-renders the page; React only
  * hears about results (a selection, a text box to open).
  */
-import { useEffect, useRef, type RefObject } from 'react';
+import { useEffect, useLayoutEffect, useRef } from 'react';
 import { useTranslation } from 'react-i18next';
 import { BACKGROUND_COLOURS, type BoardItem, type StrokeData } from '#core/contracts/board.ts';
 import {
@@ -42,7 +42,8 @@ export interface BoardCanvasProps {
   onText: (at: Point, item: BoardItem | null) => void;
   imageUrl: (src: string) => string | null;
   stencilUrl: (id: string) => string | null;
-  rendererRef?: RefObject<BoardRenderer | null>;
+  /** The renderer once the surface is up (null when it goes), for the parent's own drawing and tests. */
+  onRenderer?: (renderer: BoardRenderer | null) => void;
   /** A courseware slide under the ink (app/courseware). */
   backdrop?: { image: CanvasImageSource & { width: number; height: number }; offsetY: number } | null;
 }
@@ -55,6 +56,41 @@ type Gesture =
   | { kind: 'press'; from: Point; fromCss: Point; ids: string[]; moving: boolean; delta: Point }
   | { kind: 'band'; from: Point; to: Point };
 
+/** The boxes of the selected items, moved by the drag in progress. */
+function selectedRects(p: BoardCanvasProps, ids: readonly string[], delta: Point = { x: 0, y: 0 }): Rect[] {
+  const layer = p.store.layer(p.page);
+  const rects: Rect[] = [];
+  for (const id of ids) {
+    const item = layer.get(id);
+    if (!item) continue;
+    const b = itemBounds(item.data);
+    rects.push({ ...b, x: b.x + delta.x, y: b.y + delta.y });
+  }
+  return rects;
+}
+
+/** The overlay canvas: others' live strokes, our draft, the shape being dragged, the selection, the rubber band. */
+function drawOverlay(renderer: BoardRenderer | null, p: BoardCanvasProps, g: Gesture): void {
+  if (!renderer) return;
+  const delta = g.kind === 'press' && g.moving ? g.delta : { x: 0, y: 0 };
+  const ids = g.kind === 'press' && g.moving ? g.ids : p.selection;
+  renderer.setOverlay({
+    live: p.store.liveStrokes(p.page),
+    draft: g.kind === 'stroke' ? g.stroke : null,
+    shape:
+      g.kind === 'shape' && p.tools.pick.kind === 'shape'
+        ? shapeData(p.tools.pick.shape, g.from, g.to, p.tools.color, p.tools.width)
+        : null,
+    selection: selectedRects(p, ids, delta),
+    band:
+      g.kind === 'band'
+        ? normRect(g.from.x, g.from.y, g.to.x, g.to.y)
+        : g.kind === 'shape' && p.tools.pick.kind === 'stencil'
+          ? normRect(g.from.x, g.from.y, g.to.x, g.to.y)
+          : null,
+  });
+}
+
 export function BoardCanvas(props: BoardCanvasProps) {
   const { t } = useTranslation();
   const wrapRef = useRef<HTMLDivElement>(null);
@@ -63,7 +99,10 @@ export function BoardCanvas(props: BoardCanvasProps) {
   const overlayRef = useRef<HTMLCanvasElement>(null);
   const rendererRef = useRef<BoardRenderer | null>(null);
   const propsRef = useRef(props);
-  propsRef.current = props;
+  // The latest props for the handlers and the renderer's callbacks, before any effect reads them.
+  useLayoutEffect(() => {
+    propsRef.current = props;
+  });
   const gestureRef = useRef<Gesture>({ kind: 'none' });
   const spaceRef = useRef(false);
 
@@ -76,7 +115,7 @@ export function BoardCanvas(props: BoardCanvasProps) {
       stencilUrl: (id) => propsRef.current.stencilUrl(id),
     });
     rendererRef.current = renderer;
-    if (props.rendererRef) props.rendererRef.current = renderer;
+    propsRef.current.onRenderer?.(renderer);
     const observer = new ResizeObserver(() => {
       const r = wrap.getBoundingClientRect();
       renderer.resize(r.width, r.height, window.devicePixelRatio);
@@ -88,7 +127,7 @@ export function BoardCanvas(props: BoardCanvasProps) {
       observer.disconnect();
       renderer.dispose();
       rendererRef.current = null;
-      if (props.rendererRef) props.rendererRef.current = null;
+      propsRef.current.onRenderer?.(null);
     };
   }, []);
 
@@ -98,7 +137,7 @@ export function BoardCanvas(props: BoardCanvasProps) {
     const renderer = rendererRef.current;
     if (!renderer) return;
     renderer.setSource(() => store.layer(page).view.values());
-    const paintOverlay = () => drawOverlay();
+    const paintOverlay = () => drawOverlay(rendererRef.current, propsRef.current, gestureRef.current);
     const offChange = store.on('change', (changed, change) => {
       if (changed !== page) return;
       if (change.kind === 'append') renderer.append(change.items);
@@ -132,44 +171,8 @@ export function BoardCanvas(props: BoardCanvasProps) {
   }, [props.zoom]);
 
   useEffect(() => {
-    drawOverlay();
+    drawOverlay(rendererRef.current, propsRef.current, gestureRef.current);
   }, [props.selection]);
-
-  function selectedRects(ids: readonly string[], delta: Point = { x: 0, y: 0 }): Rect[] {
-    const layer = propsRef.current.store.layer(propsRef.current.page);
-    const rects: Rect[] = [];
-    for (const id of ids) {
-      const item = layer.get(id);
-      if (!item) continue;
-      const b = itemBounds(item.data);
-      rects.push({ ...b, x: b.x + delta.x, y: b.y + delta.y });
-    }
-    return rects;
-  }
-
-  function drawOverlay(): void {
-    const renderer = rendererRef.current;
-    if (!renderer) return;
-    const p = propsRef.current;
-    const g = gestureRef.current;
-    const delta = g.kind === 'press' && g.moving ? g.delta : { x: 0, y: 0 };
-    const ids = g.kind === 'press' && g.moving ? g.ids : p.selection;
-    renderer.setOverlay({
-      live: p.store.liveStrokes(p.page),
-      draft: g.kind === 'stroke' ? g.stroke : null,
-      shape:
-        g.kind === 'shape' && p.tools.pick.kind === 'shape'
-          ? shapeData(p.tools.pick.shape, g.from, g.to, p.tools.color, p.tools.width)
-          : null,
-      selection: selectedRects(ids, delta),
-      band:
-        g.kind === 'band'
-          ? normRect(g.from.x, g.from.y, g.to.x, g.to.y)
-          : g.kind === 'shape' && p.tools.pick.kind === 'stencil'
-            ? normRect(g.from.x, g.from.y, g.to.x, g.to.y)
-            : null,
-    });
-  }
 
   // Pointer and keyboard handling.
   useEffect(() => {
@@ -259,7 +262,7 @@ export function BoardCanvas(props: BoardCanvasProps) {
           break;
         }
       }
-      drawOverlay();
+      drawOverlay(rendererRef.current, propsRef.current, gestureRef.current);
     };
 
     const move = (e: PointerEvent) => {
@@ -286,7 +289,7 @@ export function BoardCanvas(props: BoardCanvasProps) {
         const at = boardPoint(e);
         g.delta = { x: roundCoord(at.x - g.from.x), y: roundCoord(at.y - g.from.y) };
       }
-      drawOverlay();
+      drawOverlay(rendererRef.current, propsRef.current, gestureRef.current);
     };
 
     const up = (e: PointerEvent) => {
@@ -327,7 +330,7 @@ export function BoardCanvas(props: BoardCanvasProps) {
       } else if (g.kind === 'press' && g.moving) {
         p.store.move(p.page, g.ids, g.delta.x, g.delta.y);
       }
-      drawOverlay();
+      drawOverlay(rendererRef.current, propsRef.current, gestureRef.current);
     };
 
     const dblclick = (e: MouseEvent) => {

@@ -81,12 +81,17 @@ export function BoardView(props: BoardViewProps) {
   const [stencils, setStencils] = useState<Stencil[] | null>(null);
   const [, setTick] = useState(0);
   const rendererRef = useRef<BoardRenderer | null>(null);
+  // The handlers read the ref; the render (the text editor's place and size) reads the state.
+  const [renderer, setRenderer] = useState<BoardRenderer | null>(null);
+  const onRenderer = useCallback((r: BoardRenderer | null) => {
+    rendererRef.current = r;
+    setRenderer(r);
+  }, []);
   const clipboard = useRef<BoardItem | null>(null);
 
   const imageUrls = useMemo(() => new ImageUrls(token), [token]);
-  useEffect(() => {
-    imageUrls.onReady = () => rendererRef.current?.requestFull();
-  }, [imageUrls]);
+  // New addresses arrived: the renderer repaints with the pictures.
+  useEffect(() => imageUrls.onReady(() => rendererRef.current?.requestFull()), [imageUrls]);
   const stencilById = useMemo(() => new Map((stencils ?? []).map((s) => [s.id, s.imageUrl])), [stencils]);
   const stencilUrl = useCallback((id: string) => stencilById.get(id) ?? null, [stencilById]);
   // Stencils already on the board need their pictures: load the list once something needs it.
@@ -116,11 +121,13 @@ export function BoardView(props: BoardViewProps) {
     };
   }, [store, page, t, openStencils]);
 
-  // A new page starts with nothing selected.
-  useEffect(() => {
+  // A new page starts with nothing selected (reset while rendering, not in an effect after it).
+  const [selectionPage, setSelectionPage] = useState(page);
+  if (selectionPage !== page) {
+    setSelectionPage(page);
     setSelection([]);
     setEdit(null);
-  }, [page]);
+  }
 
   // The test hook.
   useEffect(() => {
@@ -289,7 +296,6 @@ export function BoardView(props: BoardViewProps) {
 
   if (!store) return <div className="board board--loading" aria-busy="true" />;
 
-  const renderer = rendererRef.current;
   const editorPos = edit && renderer ? renderer.toCss(edit.at) : null;
   const scale = renderer?.scale ?? 1;
   const toolbar = props.readOnly ? null : canDraw ? (
@@ -351,7 +357,7 @@ export function BoardView(props: BoardViewProps) {
         }
         imageUrl={(src) => imageUrls.get(src)}
         stencilUrl={stencilUrl}
-        rendererRef={rendererRef}
+        onRenderer={onRenderer}
         backdrop={props.slide?.backdrop ?? null}
       />
 

@@ -4,7 +4,7 @@
  * renderer with no socket and no tools. Previous/next buttons, the arrow keys (and Page Up/Down)
  * page through them; dragging pans, the zoom buttons and Ctrl+wheel zoom.
  */
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { useCallback, useEffect, useLayoutEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import './board.css';
 import { BACKGROUND_COLOURS, type LayerState } from '#core/contracts/board.ts';
@@ -42,7 +42,8 @@ export function ReviewBoard({ roomNumber, roomExtend }: ReviewBoardProps) {
   const [loaded, setLoaded] = useState<Loaded>({ kind: 'loading' });
   const [index, setIndex] = useState(0);
   const [shown, setShown] = useState<{ key: string; page: ReviewPage } | null>(null);
-  const [pageError, setPageError] = useState<string | null>(null);
+  /** A page that failed to load, with its key: shown only while that page is the one asked for. */
+  const [failed, setFailed] = useState<{ key: string; error: string } | null>(null);
   const [zoom, setZoom] = useState(1);
   const cache = useRef(new Map<string, ReviewPage>());
   const wrapRef = useRef<HTMLDivElement>(null);
@@ -52,7 +53,10 @@ export function ReviewBoard({ roomNumber, roomExtend }: ReviewBoardProps) {
   const rendererRef = useRef<BoardRenderer | null>(null);
   const stencils = useRef(new Map<string, string>());
   const shownRef = useRef(shown);
-  shownRef.current = shown;
+  // The renderer's image lookup reads the page shown now.
+  useLayoutEffect(() => {
+    shownRef.current = shown;
+  });
   const background = readExtend(roomExtend).color;
 
   const fetchPage = useCallback(
@@ -81,20 +85,16 @@ export function ReviewBoard({ roomNumber, roomExtend }: ReviewBoardProps) {
 
   const pages = loaded.kind === 'ready' ? loaded.pages : [];
   const key = pages[index] ?? null;
+  const pageError = failed && failed.key === key ? failed.error : null;
 
   // The page shown: from the cache or the server.
   useEffect(() => {
     if (!key) return;
-    setPageError(null);
     const hit = cache.current.get(key);
-    if (hit) {
-      setShown({ key, page: hit });
-      return;
-    }
     let live = true;
-    void fetchPage(key).then((answer) => {
+    void (hit ? Promise.resolve({ page: hit }) : fetchPage(key)).then((answer) => {
       if (!live) return;
-      if ('error' in answer) setPageError(answer.error);
+      if ('error' in answer) setFailed({ key, error: answer.error });
       else setShown({ key, page: answer.page });
     });
     return () => {

@@ -42,7 +42,10 @@ export interface ToolbarProps {
 type Popup = 'colour' | 'eraser' | 'shape' | null;
 const GROUPS: readonly StencilGroup[] = ['basic', 'math', 'physics', 'chemistry'];
 
-function ToolButton(props: {
+function ToolButton({
+  buttonRef,
+  ...props
+}: {
   icon: IconName;
   label: string;
   onClick: () => void;
@@ -56,7 +59,7 @@ function ToolButton(props: {
 }) {
   return (
     <button
-      ref={props.buttonRef}
+      ref={buttonRef}
       type="button"
       className={`board-tool${props.pressed ? ' board-tool--on' : ''}`}
       aria-label={props.label}

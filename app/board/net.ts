@@ -66,7 +66,7 @@ export function loadStencils(): Promise<Stencil[]> {
 
 /**
  * Signed addresses of board images by object key, asked in batches and kept until shortly before
- * they expire. `onReady` runs when new addresses arrived (the renderer repaints).
+ * they expire. The `onReady` listeners run when new addresses arrived (the renderer repaints).
  */
 export class ImageUrls {
   readonly #urls = new Map<string, { url: string; until: number }>();
@@ -74,10 +74,15 @@ export class ImageUrls {
   #queue = new Set<string>();
   #scheduled = false;
   readonly #token: () => string;
-  onReady: () => void = () => undefined;
+  readonly #ready = new Set<() => void>();
 
   constructor(token: () => string) {
     this.#token = token;
+  }
+  /** Runs `listener` whenever new addresses arrived; returns the unsubscribe. */
+  onReady(listener: () => void): () => void {
+    this.#ready.add(listener);
+    return () => void this.#ready.delete(listener);
   }
 
   /** Remembers an address we already have (our own upload's answer). */
@@ -128,6 +133,6 @@ export class ImageUrls {
       // Asked again only after the address would have expired.
       setTimeout(() => this.#asked.delete(key), ok ? 3_000_000 : 10_000);
     }
-    if (any) this.onReady();
+    if (any) for (const listener of this.#ready) listener();
   }
 }

@@ -3,7 +3,7 @@
  * (CONVENTIONS.md, board). The first token is the join answer's `wbtoken`; a later connection
  * (after it expired) asks `/api/createWbToken` for a fresh one.
  */
-import { useCallback, useEffect, useState } from 'react';
+import { useCallback, useEffect, useRef, useState, useSyncExternalStore } from 'react';
 import { createWbToken } from './net.ts';
 import { BoardStore, type BoardStatus } from './store.ts';
 
@@ -14,13 +14,14 @@ export interface BoardSync {
   token: () => string;
 }
 
+const noStore = () => () => undefined;
+
 export function useBoardSync(roomNumber: string, uid: string, wbtoken: string): BoardSync {
   const [store, setStore] = useState<BoardStore | null>(null);
-  const [status, setStatus] = useState<BoardStatus>('connecting');
-  const [tokenBox] = useState(() => ({ current: wbtoken }));
+  const tokenRef = useRef(wbtoken);
 
   useEffect(() => {
-    tokenBox.current = wbtoken;
+    tokenRef.current = wbtoken;
     let first = true;
     const s = new BoardStore({
       uid,
@@ -30,20 +31,21 @@ export function useBoardSync(roomNumber: string, uid: string, wbtoken: string): 
           return wbtoken;
         }
         const fresh = await createWbToken(uid, roomNumber);
-        if (fresh) tokenBox.current = fresh.token;
-        return fresh?.token ?? (tokenBox.current || null);
+        if (fresh) tokenRef.current = fresh.token;
+        return fresh?.token ?? (tokenRef.current || null);
       },
     });
-    const off = s.on('status', setStatus);
     setStore(s);
-    setStatus(s.status);
     void s.connect();
-    return () => {
-      off();
-      s.close();
-    };
-  }, [roomNumber, uid, wbtoken, tokenBox]);
+    return () => s.close();
+  }, [roomNumber, uid, wbtoken]);
 
-  const token = useCallback(() => tokenBox.current, [tokenBox]);
+  const subscribe = useCallback((changed: () => void) => (store ? store.on('status', changed) : noStore()), [store]);
+  const status = useSyncExternalStore<BoardStatus>(
+    subscribe,
+    () => store?.status ?? 'connecting',
+    () => 'connecting',
+  );
+  const token = useCallback(() => tokenRef.current, []);
   return { status, store, token };
 }

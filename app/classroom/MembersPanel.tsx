@@ -19,17 +19,21 @@ export interface MembersPanelProps {
   onKick: (userId: string) => void;
 }
 
+function secondsLeft(deadline: number, skew: number): number {
+  return Math.max(0, Math.ceil((deadline - (Date.now() + skew)) / 1000));
+}
+
 /** Seconds left of an invitation, in server time. */
 function useSecondsLeft(deadline: number, skew: number): number {
-  const compute = () => Math.max(0, Math.ceil((deadline - (Date.now() + skew)) / 1000));
-  const [left, setLeft] = useState(compute);
+  // The clock is read on each tick; a new deadline is read at once (while rendering, not in an effect).
+  const [tick, setTick] = useState({ deadline, skew, left: secondsLeft(deadline, skew) });
+  if (tick.deadline !== deadline || tick.skew !== skew) setTick({ deadline, skew, left: secondsLeft(deadline, skew) });
   useEffect(() => {
     if (!deadline) return;
-    setLeft(compute());
-    const timer = setInterval(() => setLeft(compute()), 250);
+    const timer = setInterval(() => setTick({ deadline, skew, left: secondsLeft(deadline, skew) }), 250);
     return () => clearInterval(timer);
   }, [deadline, skew]);
-  return left;
+  return tick.deadline === deadline && tick.skew === skew ? tick.left : secondsLeft(deadline, skew);
 }
 
 function MicStatus({ mic, skew }: { mic: MicState; skew: number }) {

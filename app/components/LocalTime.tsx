@@ -1,14 +1,18 @@
-import { useEffect, useState } from 'react';
+import { useSyncExternalStore } from 'react';
 import { useLang } from './lang.tsx';
 
 /**
  * A timestamp in the reader's time zone. The server cannot know that zone, so the first render
  * (server and hydration) uses UTC and the browser re-renders in its own zone after mounting.
  */
+const noChanges = () => () => undefined;
+const inBrowser = () => true;
+const onServer = () => false;
+
 export function LocalTime({ at, dateOnly = false }: { at: number; dateOnly?: boolean }) {
   const { lang } = useLang();
-  const [local, setLocal] = useState(false);
-  useEffect(() => setLocal(true), []);
+  // false on the server and while hydrating, true once the browser renders on its own.
+  const local = useSyncExternalStore(noChanges, inBrowser, onServer);
   const format = new Intl.DateTimeFormat(lang === 'zh' ? 'zh-CN' : 'en-GB', {
     year: 'numeric',
     month: '2-digit',

@@ -1,8 +1,10 @@
-import { useEffect, useState } from 'react';
+import { useState, useSyncExternalStore } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useLang } from './lang.tsx';
 
 const DISMISS_KEY = 'siteNoticeDismissed';
+const noChanges = () => () => undefined;
+const readDismissed = () => localStorage.getItem(DISMISS_KEY);
 
 /**
  * The operator's dated site notice (DECISIONS.md: the old shutdown notice became a setting, off by
@@ -12,11 +14,10 @@ export function SiteNotice({ notice }: { notice: { zh: string; en: string; date:
   const { t } = useTranslation();
   const { lang } = useLang();
   const id = `${notice.date}|${notice.zh}|${notice.en}`;
-  const [hidden, setHidden] = useState(false);
-  useEffect(() => {
-    setHidden(localStorage.getItem(DISMISS_KEY) === id);
-  }, [id]);
-  if (hidden) return null;
+  // The stored dismissal is read in the browser only (the server renders the notice).
+  const dismissed = useSyncExternalStore(noChanges, readDismissed, () => null);
+  const [hiddenNow, setHiddenNow] = useState<string | null>(null);
+  if (dismissed === id || hiddenNow === id) return null;
   return (
     <aside className="site-notice" aria-label={t('notice.label')} data-testid="site-notice">
       <span>{lang === 'en' ? notice.en : notice.zh}</span>
@@ -26,7 +27,7 @@ export function SiteNotice({ notice }: { notice: { zh: string; en: string; date:
         aria-label={t('notice.dismiss')}
         onClick={() => {
           localStorage.setItem(DISMISS_KEY, id);
-          setHidden(true);
+          setHiddenNow(id);
         }}
       >
         ×

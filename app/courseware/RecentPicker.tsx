@@ -36,18 +36,19 @@ export function RecentPicker({
 }) {
   const { t } = useTranslation();
   const [pageNo, setPageNo] = useState(1);
-  const [list, setList] = useState<{ documents: DocumentInfo[]; total: number } | null>(null);
+  const [loaded, setLoaded] = useState<{ pageNo: number; documents: DocumentInfo[]; total: number } | null>(null);
+  // The list of the page asked for; null while it loads.
+  const list = loaded?.pageNo === pageNo ? loaded : null;
   const [picked, setPicked] = useState<string>('');
   const [busy, setBusy] = useState(false);
   const timer = useRef<ReturnType<typeof setTimeout> | null>(null);
 
   useEffect(() => {
     let alive = true;
-    setList(null);
     void cwApi('getMyDocumentList', { pageNo, pageSize: RECENT_DOCUMENTS_PAGE_SIZE }).then((answer) => {
       if (!alive) return;
-      if (isOk(answer)) setList({ documents: answer.data.documentList, total: answer.data.total });
-      else setList({ documents: [], total: 0 });
+      if (isOk(answer)) setLoaded({ pageNo, documents: answer.data.documentList, total: answer.data.total });
+      else setLoaded({ pageNo, documents: [], total: 0 });
     });
     return () => {
       alive = false;

@@ -3,7 +3,7 @@
  * with its position, and a heartbeat every 5 s while playing; everyone else follows and jumps when
  * more than 1 s off. Where the browser blocks playback without a gesture, a 'click to play' prompt.
  */
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { useCallback, useEffect, useLayoutEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { VIDEO_HEARTBEAT_MS, VIDEO_RESYNC_S, type VideoControl } from '#core/contracts/courseware.ts';
 import type { CoursewareChannel } from '#app/classroom/useRoomChannel.ts';
@@ -53,7 +53,10 @@ export function VideoCourseware({ url, poster, name, isCreator, channel, clockSk
   const [blocked, setBlocked] = useState(false);
   const last = useRef<HeldControl | null>(null);
   const skewRef = useRef(clockSkew);
-  skewRef.current = clockSkew;
+  // The latest clock skew for the player callbacks.
+  useLayoutEffect(() => {
+    skewRef.current = clockSkew;
+  });
 
   const send = useCallback(
     (type: VideoControl['type']) => {

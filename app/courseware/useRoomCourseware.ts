@@ -4,7 +4,7 @@
  * `courseware` and `documentConvert` events. The creator's page and scroll show at once and are
  * saved with a 500 ms debounce (`setCoursewarePage`); everyone else follows the block.
  */
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { useCallback, useEffect, useLayoutEffect, useRef, useState } from 'react';
 import { PAGE_SAVE_DEBOUNCE_MS, type RoomCourseware } from '#core/contracts/courseware.ts';
 import type { ChannelStatus, CoursewareChannel } from '#app/classroom/useRoomChannel.ts';
 import { isOk } from '#app/lib/api.ts';
@@ -58,7 +58,10 @@ export function useRoomCourseware({
   const inFlight = useRef(0);
   const lastFetch = useRef(0);
   const cbRef = useRef({ onConvert, onMyConvertFailed });
-  cbRef.current = { onConvert, onMyConvertFailed };
+  // The latest callbacks for the channel listeners, without re-subscribing.
+  useLayoutEffect(() => {
+    cbRef.current = { onConvert, onMyConvertFailed };
+  });
 
   const accept = useCallback((next: RoomCourseware) => {
     setCw(next);
@@ -66,13 +69,15 @@ export function useRoomCourseware({
     if (!pending.current && inFlight.current === 0) setLocal(null);
   }, []);
 
-  const fetchNow = useCallback(async () => {
+  const fetchNow = useCallback(() => {
     lastFetch.current = Date.now();
-    const answer = await cwApi('getRoomCourseware', { roomNumber }, { quietNetworkError: true });
-    if (isOk(answer)) {
-      accept(answer.data.courseware);
-      setLoaded(true);
-    }
+    // The state changes once the answer is here, never while an effect runs.
+    return cwApi('getRoomCourseware', { roomNumber }, { quietNetworkError: true }).then((answer) => {
+      if (isOk(answer)) {
+        accept(answer.data.courseware);
+        setLoaded(true);
+      }
+    });
   }, [roomNumber, accept]);
 
   // On entering, and after every reconnect: the block with fresh links.

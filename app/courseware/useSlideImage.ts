@@ -10,17 +10,16 @@ export type SlideImage =
   | { status: 'ready'; url: string; image: HTMLImageElement }
   | { status: 'failed'; url: string };
 
+const NONE: SlideImage = { status: 'none' };
+
 export function useSlideImage(url: string, onExpired: () => void, preload: string[] = []): SlideImage {
-  const [state, setState] = useState<SlideImage>({ status: 'none' });
+  // The outcome of the last load; an address not loaded yet is 'loading' (derived, not set by the effect).
+  const [loadedState, setState] = useState<SlideImage>({ status: 'none' });
   useEffect(() => {
-    if (!url) {
-      setState({ status: 'none' });
-      return;
-    }
+    if (!url) return;
     let alive = true;
     const image = new Image();
     image.decoding = 'async';
-    setState({ status: 'loading', url });
     image.onload = () => {
       if (alive) setState({ status: 'ready', url, image });
     };
@@ -44,5 +43,6 @@ export function useSlideImage(url: string, onExpired: () => void, preload: strin
       i.src = u;
     }
   }, [key]);
-  return state;
+  if (!url) return NONE;
+  return loadedState.status !== 'none' && loadedState.url === url ? loadedState : { status: 'loading', url };
 }

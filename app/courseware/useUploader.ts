@@ -6,7 +6,7 @@
  * The conversion progress comes from outside (the room channel's documentConvert, or the user
  * channel's documentStatus), through `convertEvent`.
  */
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { useCallback, useEffect, useLayoutEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { DocumentInfo, DocumentStatus, RoomCourseware } from '#core/contracts/courseware.ts';
 import { isOk, NETWORK_ERROR } from '#app/lib/api.ts';
@@ -68,7 +68,10 @@ export function useUploader(options: UploaderOptions): Uploader {
   const [phase, setPhase] = useState<UploadPhase>({ kind: 'idle' });
   const phaseRef = useRef(phase);
   const optionsRef = useRef(options);
-  optionsRef.current = options;
+  // The latest options for the upload in progress.
+  useLayoutEffect(() => {
+    optionsRef.current = options;
+  });
   const abortRef = useRef<(() => void) | null>(null);
   const runRef = useRef(0);
   /** Ends of conversions heard while the registration answer was still on its way (a small file converts, or fails, that fast). */

@@ -4,7 +4,7 @@
  * 4 result (each device normal or abnormal, recheck, OK). Each 'yes' marks that device normal; the
  * chosen devices are stored as `device-configure`; closing stops every track.
  */
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { useCallback, useEffect, useRef, useState, useSyncExternalStore } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Button } from '#app/components/Button.tsx';
 import { problemOf, readDeviceConfig, saveDeviceConfig, type DeviceProblem } from '#app/classroom/media/devices.ts';
@@ -64,12 +64,19 @@ function loudness(data: Uint8Array): number {
 export type DeviceResult = Record<'camera' | 'mic' | 'speaker', boolean>;
 
 /** `onClose` gets each device's answer when the result is confirmed with OK. */
+const noChanges = () => () => undefined;
+const canCapture = () => !!navigator.mediaDevices?.getUserMedia;
+
 export function DeviceCheck({ onClose }: { onClose?: (result: DeviceResult) => void }) {
   const { t } = useTranslation();
   const [step, setStep] = useState<Step>('camera');
   const [ok, setOk] = useState<DeviceResult>({ camera: false, mic: false, speaker: false });
   const [config, setConfig] = useState(() => readDeviceConfig());
-  const [problem, setProblem] = useState<DeviceProblem | null>(null);
+  // A problem belongs to the step that found it: another step starts without one.
+  const [found, setFound] = useState<{ step: typeof step; problem: DeviceProblem } | null>(null);
+  // No media at all (an insecure page, a browser without WebRTC): say so, never crash. Read in the browser only.
+  const hasMedia = useSyncExternalStore(noChanges, canCapture, () => true);
+  const problem = !hasMedia && (step === 'camera' || step === 'mic') ? 'noDevices' : found?.step === step ? found.problem : null;
   const [level, setLevel] = useState(0);
   const video = useRef<HTMLVideoElement>(null);
   const canvas = useRef<HTMLCanvasElement>(null);
@@ -88,15 +95,10 @@ export function DeviceCheck({ onClose }: { onClose?: (result: DeviceResult) => v
   // Camera preview / microphone wave for the current step.
   useEffect(() => {
     stopAll();
-    setProblem(null);
     let cancelled = false;
     let raf = 0;
     if (step !== 'camera' && step !== 'mic') return;
-    if (!navigator.mediaDevices?.getUserMedia) {
-      // No media at all (an insecure page, a browser without WebRTC): say so, never crash.
-      setProblem('noDevices');
-      return;
-    }
+    if (!canCapture()) return;
     const kind = step === 'camera' ? 'video' : 'audio';
     const constraints: MediaStreamConstraints =
       step === 'camera'
@@ -141,7 +143,7 @@ export function DeviceCheck({ onClose }: { onClose?: (result: DeviceResult) => v
         draw();
       })
       .catch((err: unknown) => {
-        if (!cancelled) setProblem(problemOf(err, kind));
+        if (!cancelled) setFound({ step, problem: problemOf(err, kind) });
       });
     return () => {
       cancelled = true;

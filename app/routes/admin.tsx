@@ -1,4 +1,4 @@
-import { useEffect } from 'react';
+import { useEffect, useEffectEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { data, Form, useNavigation } from 'react-router';
 import type { Route } from './+types/admin.ts';
@@ -75,10 +75,13 @@ export default function Admin({ loaderData, actionData }: Route.ComponentProps) 
   const { t } = useTranslation();
   const navigation = useNavigation();
   const busy = navigation.state !== 'idle';
-  useEffect(() => {
-    if (!actionData) return;
-    if ('ok' in actionData) toast.success(actionData.ok === 'published' ? t('admin.published') : t('admin.removed'));
+  // Once per answer of an action (a language switch does not repeat it).
+  const announce = useEffectEvent((data: NonNullable<typeof actionData>) => {
+    if ('ok' in data) toast.success(data.ok === 'published' ? t('admin.published') : t('admin.removed'));
     else toast.error(t('common.refresh'));
+  });
+  useEffect(() => {
+    if (actionData) announce(actionData);
   }, [actionData]);
   return (
     <div className="page">

@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { useCallback, useEffect, useLayoutEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 import { DOCUMENT_PAGE_SIZE, type DocumentInfo } from '#core/contracts/courseware.ts';
@@ -66,18 +66,25 @@ export default function ProfileBook() {
   const [busyId, setBusyId] = useState('');
   const [openDoc, setOpenDoc] = useState<DocumentInfo | null>(null);
   const docsRef = useRef(docs);
-  docsRef.current = docs;
+  // The latest list for the polling callbacks.
+  useLayoutEffect(() => {
+    docsRef.current = docs;
+  });
 
-  const loadFirst = useCallback(async () => {
-    const answer = await cwApi('getMyDocumentList', { pageNo: 1, pageSize: DOCUMENT_PAGE_SIZE }, { quietNetworkError: true });
-    if (!isOk(answer)) {
-      toast.error(t('courseware.library.loadFailed'));
-      setDocs((d) => d ?? []);
-      return;
-    }
-    setDocs((prev) => merge(answer.data.documentList, prev ?? []));
-    setTotal(answer.data.total);
-  }, [t]);
+  // The list changes once the answer is here, never while an effect runs.
+  const loadFirst = useCallback(
+    () =>
+      cwApi('getMyDocumentList', { pageNo: 1, pageSize: DOCUMENT_PAGE_SIZE }, { quietNetworkError: true }).then((answer) => {
+        if (!isOk(answer)) {
+          toast.error(t('courseware.library.loadFailed'));
+          setDocs((d) => d ?? []);
+          return;
+        }
+        setDocs((prev) => merge(answer.data.documentList, prev ?? []));
+        setTotal(answer.data.total);
+      }),
+    [t],
+  );
   useEffect(() => void loadFirst(), [loadFirst]);
 
   const uploader = useUploader({ allowVideo: false, onRegistered: () => void loadFirst() });

@@ -1,4 +1,4 @@
-import { useEffect, useState, type FormEvent } from 'react';
+import { useEffect, useEffectEvent, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useRevalidator } from 'react-router';
 import type { Route } from './+types/profile.payment.ts';
@@ -71,9 +71,10 @@ function QrCode({ text }: { text: string }) {
 function Countdown({ onDone }: { onDone: () => void }) {
   const { t } = useTranslation();
   const [n, setN] = useState(COUNTDOWN_SECONDS);
+  const done = useEffectEvent(() => onDone());
   useEffect(() => {
     if (n <= 0) {
-      onDone();
+      done();
       return;
     }
     const timer = setTimeout(() => setN(n - 1), 1000);
@@ -98,8 +99,9 @@ function OrderList({ active }: { active: boolean }) {
       setOrders((prev) => [...(pageTime && prev ? prev : []), ...envelope.data.orderList]);
       setMore({ hasMore: envelope.data.hasMore, next: envelope.data.nextPageTime });
     });
+  const loadFirst = useEffectEvent(() => void load(0));
   useEffect(() => {
-    if (active) void load(0);
+    if (active) loadFirst();
   }, [active]);
   if (orders === null) return <p className="muted">{t('common.loading')}</p>;
   if (orders.length === 0) return <p className="empty">{t('payment.noOrders')}</p>;

@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { useEffect, useEffectEvent, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useNavigate, useSearchParams } from 'react-router';
 import type { Route } from './+types/profile.room.ts';
@@ -33,16 +33,18 @@ export default function ProfileRooms({ loaderData }: Route.ComponentProps) {
   const [more, setMore] = useState({ hasMore: loaderData.hasMore, nextPageTime: loaderData.nextPageTime });
   const [loadingMore, setLoadingMore] = useState(false);
 
-  useEffect(() => {
+  // A new load (revalidation) replaces the list, while rendering rather than in an effect after it.
+  const [shownData, setShownData] = useState(loaderData);
+  if (shownData !== loaderData) {
+    setShownData(loaderData);
     setRooms(loaderData.roomList);
     setMore({ hasMore: loaderData.hasMore, nextPageTime: loaderData.nextPageTime });
-  }, [loaderData]);
+  }
 
   // Errors from a classroom that sent the user here (spec §8: joinRoomError).
   const joinError = params.get('joinRoomError');
-  useEffect(() => {
-    if (!joinError) return;
-    toast.error(joinError === 'kickout' ? t('profile.kickedOut') : (codeMessage(joinError, lang) ?? t('common.refresh')));
+  const showJoinError = useEffectEvent((code: string) => {
+    toast.error(code === 'kickout' ? t('profile.kickedOut') : (codeMessage(code, lang) ?? t('common.refresh')));
     setParams(
       (prev) => {
         prev.delete('joinRoomError');
@@ -50,6 +52,9 @@ export default function ProfileRooms({ loaderData }: Route.ComponentProps) {
       },
       { replace: true, preventScrollReset: true },
     );
+  });
+  useEffect(() => {
+    if (joinError) showJoinError(joinError);
   }, [joinError]); // only on arrival: a language switch must not repeat the toast
 
   const loadMore = async () => {

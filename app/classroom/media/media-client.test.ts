@@ -1,0 +1,254 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { MediaSource, PublishedTrack } from '#core/contracts/media-signaling.ts';
+import { DEVICE_MESSAGE_MS, MediaClient, RECONNECT_EVERY_MS, RECONNECT_FIRST_MS } from './media-client.ts';
+import type { MediaSessionEvents } from './media-session.ts';
+
+/** A camera or microphone track as far as the class looks at it. */
+class FakeTrack {
+  enabled = true;
+  readyState: 'live' | 'ended' = 'live';
+  readonly #ended: (() => void)[] = [];
+  readonly kind: 'audio' | 'video';
+  constructor(kind: 'audio' | 'video') {
+    this.kind = kind;
+  }
+  stop() {
+    this.readyState = 'ended';
+  }
+  addEventListener(_type: 'ended', handler: () => void) {
+    this.#ended.push(handler);
+  }
+  unplug() {
+    this.readyState = 'ended';
+    for (const h of this.#ended) h();
+  }
+}
+
+/** The media session, with the SFU's answers in the test's hands. */
+class FakeSession {
+  rights: MediaSource[] = [];
+  connected = false;
+  closed = false;
+  tokens: string[] = [];
+  joinResult: () => Promise<PublishedTrack[]> = () => Promise.resolve([]);
+  readonly publishedSources = new Map<MediaSource, FakeTrack>();
+  readonly paused: [MediaSource, boolean][] = [];
+  readonly subscribed: string[] = [];
+  drops = 0;
+  readonly events: MediaSessionEvents;
+  constructor(events: MediaSessionEvents) {
+    this.events = events;
+  }
+  async join(token: string) {
+    this.tokens.push(token);
+    const tracks = await this.joinResult();
+    this.connected = true;
+    this.rights = ['mic', 'camera'];
+    return tracks;
+  }
+  async refresh(token: string) {
+    this.tokens.push(token);
+    this.rights = ['mic', 'camera'];
+    return this.rights;
+  }
+  async publish(source: MediaSource, track: MediaStreamTrack) {
+    this.publishedSources.set(source, track as unknown as FakeTrack);
+    return `t-${source}`;
+  }
+  async unpublish(source: MediaSource) {
+    this.publishedSources.delete(source);
+  }
+  async setPaused(source: MediaSource, paused: boolean) {
+    this.paused.push([source, paused]);
+  }
+  async replaceTrack() {}
+  published(source: MediaSource) {
+    return this.publishedSources.has(source);
+  }
+  async subscribe(info: PublishedTrack) {
+    this.subscribed.push(info.trackId);
+  }
+  async setLayer() {}
+  layers() {
+    return {};
+  }
+  async stats() {
+    return [];
+  }
+  remoteTracks() {
+    return [];
+  }
+  dropAll() {
+    this.drops += 1;
+    this.connected = false;
+    this.publishedSources.clear();
+  }
+  close() {
+    this.closed = true;
+  }
+}
+
+const published = (trackId: string, userId: string): PublishedTrack => ({
+  trackId,
+  userId,
+  source: 'camera',
+  kind: 'video',
+  paused: false,
+  layers: [],
+});
+
+function setup(capture?: (kind: 'audio' | 'video') => Promise<MediaStreamTrack>) {
+  const sessions: FakeSession[] = [];
+  const captured: FakeTrack[] = [];
+  const api = vi.fn().mockResolvedValue({ code: '0', msg: '', data: { mediaToken: 'fresh' } });
+  const client = new MediaClient({
+    roomNumber: '123456',
+    session: (_url, events) => {
+      const s = new FakeSession(events);
+      sessions.push(s);
+      return s;
+    },
+    api: api as never,
+    capture:
+      capture ??
+      (async (kind) => {
+        const track = new FakeTrack(kind);
+        captured.push(track);
+        return track as unknown as MediaStreamTrack;
+      }),
+    stream: (track) => ({ track }) as unknown as MediaStream,
+  });
+  const session = () => sessions.at(-1)!;
+  return { client, sessions, session, captured, api };
+}
+
+/** Lets the awaited promises of a connection settle (fake timers do not run microtasks by themselves). */
+const settle = () => vi.advanceTimersByTimeAsync(0);
+
+beforeEach(() => vi.useFakeTimers());
+afterEach(() => vi.useRealTimers());
+
+describe('MediaClient', () => {
+  it('joins with the first token, subscribes to what is there and publishes microphone and camera', async () => {
+    const { client, session, captured } = setup();
+    expect(client.getSnapshot().status).toBe('off');
+    client.start('http://sfu', 'first');
+    expect(client.getSnapshot().status).toBe('connecting');
+    session().joinResult = () => Promise.resolve([published('x', '7')]);
+    await settle();
+    const snap = client.getSnapshot();
+    expect(snap.status).toBe('live');
+    expect(snap.rights).toEqual(['mic', 'camera']);
+    expect(session().tokens).toEqual(['first']);
+    expect(session().subscribed).toEqual(['x']);
+    expect([...session().publishedSources.keys()].sort()).toEqual(['camera', 'mic']);
+    expect(captured.map((t) => t.kind).sort()).toEqual(['audio', 'video']);
+    expect(snap.local.video).not.toBeNull();
+  });
+
+  it('mutes by pausing the published track and keeps the track disabled', async () => {
+    const { client, session, captured } = setup();
+    client.start('http://sfu', 'first');
+    await settle();
+    client.actions.toggleMic();
+    expect(client.getSnapshot().local.micOn).toBe(false);
+    expect(session().paused).toEqual([['mic', true]]);
+    expect(captured.find((t) => t.kind === 'audio')!.enabled).toBe(false);
+    client.actions.toggleMic();
+    expect(client.getSnapshot().local.micOn).toBe(true);
+    expect(session().paused).toEqual([
+      ['mic', true],
+      ['mic', false],
+    ]);
+  });
+
+  it('keeps levels and the worse direction of each quality report', async () => {
+    const { client, session } = setup();
+    client.start('http://sfu', 'first');
+    await settle();
+    session().events.onNote({ type: 'audioLevels', levels: { '7': 40 } });
+    session().events.onNote({ type: 'quality', reports: [{ userId: '7', up: 2, down: 5 }] });
+    session().events.onNote({ type: 'quality', reports: [{ userId: '8', up: 1, down: 1 }] });
+    expect(client.getSnapshot().levels).toEqual({ '7': 40 });
+    expect(client.getSnapshot().quality).toEqual({ '7': 5, '8': 1 });
+  });
+
+  it('stops the camera when the right to it is taken away', async () => {
+    const { client, session, captured } = setup();
+    client.start('http://sfu', 'first');
+    await settle();
+    session().events.onNote({ type: 'rightsChanged', rights: ['mic'] });
+    expect(client.getSnapshot().rights).toEqual(['mic']);
+    expect(client.getSnapshot().local.video).toBeNull();
+    expect(captured.find((t) => t.kind === 'video')!.readyState).toBe('ended');
+  });
+
+  it('comes back after a drop with a fresh token from /api/createAgoraToken', async () => {
+    const { client, session, api } = setup();
+    client.start('http://sfu', 'first');
+    await settle();
+    session().events.onDisconnect();
+    expect(client.getSnapshot().status).toBe('offline');
+    expect(session().drops).toBe(1);
+    await vi.advanceTimersByTimeAsync(RECONNECT_FIRST_MS);
+    expect(api).toHaveBeenCalledWith('createAgoraToken', { roomNumber: '123456' }, { quietNetworkError: true });
+    expect(session().tokens).toEqual(['first', 'fresh']);
+    expect(client.getSnapshot().status).toBe('live');
+  });
+
+  it('tries again every 10 s while the join fails', async () => {
+    const { client, session } = setup();
+    client.start('http://sfu', 'first');
+    session().joinResult = () => Promise.reject(new Error('refused'));
+    await settle();
+    expect(client.getSnapshot().status).toBe('offline');
+    await vi.advanceTimersByTimeAsync(RECONNECT_EVERY_MS - 1);
+    expect(session().tokens).toEqual(['first']);
+    session().joinResult = () => Promise.resolve([]);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(session().tokens).toEqual(['first', 'fresh']);
+    expect(client.getSnapshot().status).toBe('live');
+  });
+
+  it('refreshes the token when invited to the microphone while live', async () => {
+    const { client, session, api } = setup();
+    client.start('http://sfu', 'first');
+    await settle();
+    client.setOnMic(true);
+    await settle();
+    expect(api).toHaveBeenCalledWith('createAgoraToken', { roomNumber: '123456' });
+    expect(session().tokens).toEqual(['first', 'fresh']);
+  });
+
+  it('shows a device problem and clears it after 5 s', async () => {
+    const { client } = setup(() => Promise.reject(Object.assign(new Error('busy'), { name: 'NotReadableError' })));
+    client.start('http://sfu', 'first');
+    await settle();
+    expect(client.getSnapshot().problem).toBe('occupied');
+    await vi.advanceTimersByTimeAsync(DEVICE_MESSAGE_MS);
+    expect(client.getSnapshot().problem).toBeNull();
+  });
+
+  it('says so when a device is unplugged', async () => {
+    const { client, captured } = setup();
+    client.start('http://sfu', 'first');
+    await settle();
+    captured.find((t) => t.kind === 'video')!.unplug();
+    expect(client.getSnapshot().problem).toBe('unplugged');
+  });
+
+  it('stop() closes the session, stops the devices and a late drop reconnects nothing', async () => {
+    const { client, sessions, session, captured } = setup();
+    client.start('http://sfu', 'first');
+    await settle();
+    const s = session();
+    client.stop();
+    expect(client.getSnapshot().status).toBe('off');
+    expect(s.closed).toBe(true);
+    expect(captured.every((t) => t.readyState === 'ended')).toBe(true);
+    s.events.onDisconnect();
+    await vi.advanceTimersByTimeAsync(RECONNECT_EVERY_MS);
+    expect(sessions).toHaveLength(1);
+    expect(client.getSnapshot().status).toBe('off');
+  });
+});

@@ -1,0 +1,517 @@
+/**
+ * The classroom's audio and video as a plain class over a MediaSession: publish what the token
+ * allows (camera 640x360 at 15 fps, microphone), subscribe to everything the others publish, mute
+ * and unmute, share the screen (creator), and come back after the media signaling drops: a fresh
+ * token from `/api/createAgoraToken`, then publish and subscribe again. No React here: `useMedia()`
+ * feeds it the room's inputs and reads its snapshot with useSyncExternalStore; the tests drive it
+ * with a fake session.
+ */
+import type { Layer, MediaNote, MediaSource } from '#core/contracts/media-signaling.ts';
+import { api as realApi, isOk } from '#app/lib/api.ts';
+import { currentLang } from '#app/lib/lang.ts';
+import { codeMessage } from '#app/lib/messages.ts';
+import { toast } from '#app/lib/toast.ts';
+import { parseUa } from '#app/lib/ua.ts';
+import { captureTrack, problemOf, readDeviceConfig, saveDeviceConfig, type DeviceProblem } from './devices.ts';
+import { MediaSession, type MediaSessionEvents, type RemoteTrack } from './media-session.ts';
+
+declare global {
+  interface Window {
+    /** Receive statistics of the classroom's media (diagnostics; read by the end-to-end tests). */
+    banshuMedia?: { stats: MediaSession['stats']; layers: MediaSession['layers'] };
+  }
+}
+
+export const SCREEN_BUTTON_BLOCK_MS = 3000;
+/** Spec 02 §4: the device-exception message clears after 5 s. */
+export const DEVICE_MESSAGE_MS = 5000;
+export const RECONNECT_FIRST_MS = 1000;
+export const RECONNECT_EVERY_MS = 10_000;
+const DEVICE_CHANGE_SETTLE_MS = 1000;
+
+export interface MediaPerson {
+  userId: string;
+  video: MediaStream | null;
+  videoPaused: boolean;
+  audio: MediaStream | null;
+  audioPaused: boolean;
+  screen: MediaStream | null;
+}
+
+export type MediaStatus = 'off' | 'connecting' | 'live' | 'offline';
+
+export interface MediaActions {
+  toggleCam: () => void;
+  toggleMic: () => void;
+  startScreen: () => void;
+  stopScreen: () => void;
+  setLayer: (userId: string, layer: Layer) => void;
+  /** The device dropdowns: store the choice and switch the live track (spec 02 §4). */
+  switchDevice: (kind: 'videoDeviceId' | 'audioDeviceId' | 'speakerId', deviceId: string) => void;
+}
+
+/** What the hook reads; a new object on every change (useSyncExternalStore compares identity). */
+export interface MediaSnapshot {
+  status: MediaStatus;
+  rights: MediaSource[];
+  local: { video: MediaStream | null; camOn: boolean; micOn: boolean; sharing: boolean; screen: MediaStream | null };
+  people: Record<string, MediaPerson>;
+  levels: Record<string, number>;
+  quality: Record<string, number>;
+  problem: DeviceProblem | null;
+  screenBlocked: boolean;
+  speakerId: string;
+}
+
+/** The part of MediaSession this class uses (the tests give a fake). */
+export type MediaSessionLike = Pick<
+  MediaSession,
+  | 'rights'
+  | 'connected'
+  | 'join'
+  | 'refresh'
+  | 'publish'
+  | 'unpublish'
+  | 'setPaused'
+  | 'replaceTrack'
+  | 'published'
+  | 'subscribe'
+  | 'setLayer'
+  | 'layers'
+  | 'stats'
+  | 'remoteTracks'
+  | 'dropAll'
+  | 'close'
+>;
+
+/** The messages this class shows (react-i18next's `t` fits). */
+export type MediaText = (key: `media.problem.${DeviceProblem}` | 'media.failed' | 'media.screenFailed') => string;
+
+export interface MediaClientOptions {
+  roomNumber: string;
+  /** For tests: make the session. */
+  session?: (url: string, events: MediaSessionEvents) => MediaSessionLike;
+  /** For tests: the /api client. */
+  api?: typeof realApi;
+  /** For tests: open a camera or microphone. */
+  capture?: typeof captureTrack;
+  /** For tests: wrap a track for a <video>/<audio> element. */
+  stream?: (track: MediaStreamTrack) => MediaStream;
+}
+
+/** Chrome above 72 shares screens (spec 02 §4). */
+export function canShareScreen(ua: string, hasApi: boolean): boolean {
+  const info = parseUa(ua);
+  return hasApi && info.browser === 'chrome' && info.version[0] > 72;
+}
+
+function peopleFrom(remote: RemoteTrack[], stream: (track: MediaStreamTrack) => MediaStream): Record<string, MediaPerson> {
+  const out: Record<string, MediaPerson> = {};
+  for (const r of remote) {
+    const p = (out[r.info.userId] ??= {
+      userId: r.info.userId,
+      video: null,
+      videoPaused: false,
+      audio: null,
+      audioPaused: false,
+      screen: null,
+    });
+    const s = stream(r.track);
+    if (r.info.source === 'camera') {
+      p.video = s;
+      p.videoPaused = r.info.paused;
+    } else if (r.info.source === 'mic') {
+      p.audio = s;
+      p.audioPaused = r.info.paused;
+    } else p.screen = s;
+  }
+  return out;
+}
+
+export class MediaClient {
+  readonly #roomNumber: string;
+  readonly #makeSession: (url: string, events: MediaSessionEvents) => MediaSessionLike;
+  readonly #api: typeof realApi;
+  readonly #capture: typeof captureTrack;
+  readonly #stream: (track: MediaStreamTrack) => MediaStream;
+  #t: MediaText = (key) => key;
+  #onView: (showState: string) => void = () => undefined;
+
+  #snapshot: MediaSnapshot = {
+    status: 'off',
+    rights: [],
+    local: { video: null, camOn: true, micOn: true, sharing: false, screen: null },
+    people: {},
+    levels: {},
+    quality: {},
+    problem: null,
+    screenBlocked: false,
+    speakerId: '',
+  };
+  readonly #listeners = new Set<() => void>();
+
+  #session: MediaSessionLike | null = null;
+  readonly #tracks: Partial<Record<MediaSource, MediaStreamTrack>> = {};
+  readonly #want = { cam: true, mic: true };
+  #publishing: Promise<void> | null = null;
+  #publishAgain = false;
+  #problemTimer: ReturnType<typeof setTimeout> | null = null;
+  /** Ends the running connection (its reconnect timer and listeners); null when stopped. */
+  #stopConnection: (() => void) | null = null;
+  #onMic = false;
+  /** Cancels the running microphone refresh. */
+  #micRun: { cancelled: boolean } | null = null;
+  #showState = '';
+
+  readonly actions: MediaActions;
+
+  constructor(options: MediaClientOptions) {
+    this.#roomNumber = options.roomNumber;
+    this.#makeSession = options.session ?? ((url, events) => new MediaSession(url, events));
+    this.#api = options.api ?? realApi;
+    this.#capture = options.capture ?? captureTrack;
+    this.#stream = options.stream ?? ((track) => new MediaStream([track]));
+    this.actions = {
+      toggleCam: () => this.#toggle('camera'),
+      toggleMic: () => this.#toggle('mic'),
+      startScreen: () => this.#startScreen(),
+      stopScreen: () => this.#stopScreen(),
+      setLayer: (userId, layer) => this.#setLayer(userId, layer),
+      switchDevice: (kind, deviceId) => this.#switchDevice(kind, deviceId),
+    };
+  }
+
+  readonly subscribe = (listener: () => void): (() => void) => {
+    this.#listeners.add(listener);
+    return () => void this.#listeners.delete(listener);
+  };
+
+  readonly getSnapshot = (): MediaSnapshot => this.#snapshot;
+
+  /** The hook keeps these current. */
+  setHelpers(helpers: { t: MediaText; onView: (showState: string) => void }): void {
+    this.#t = helpers.t;
+    this.#onView = helpers.onView;
+  }
+
+  /** Reads the stored speaker and watches devices come and go (spec 02 §4 deviceUpdate); returns the undo. */
+  attach(): () => void {
+    this.#set({ speakerId: readDeviceConfig().speakerId ?? '' });
+    const md = typeof navigator === 'undefined' ? undefined : navigator.mediaDevices;
+    if (!md) return () => undefined;
+    let timer: ReturnType<typeof setTimeout> | null = null;
+    const onChange = () => {
+      if (timer) clearTimeout(timer);
+      timer = setTimeout(() => {
+        void md.enumerateDevices().then((list) => {
+          const c = readDeviceConfig();
+          const gone = (id: string | undefined) => !!id && !list.some((d) => d.deviceId === id);
+          if (gone(c.videoDeviceId) || gone(c.audioDeviceId)) this.#showProblem('deviceUpdate');
+        });
+      }, DEVICE_CHANGE_SETTLE_MS);
+    };
+    md.addEventListener('devicechange', onChange);
+    return () => {
+      if (timer) clearTimeout(timer);
+      md.removeEventListener('devicechange', onChange);
+    };
+  }
+
+  /** Connects once seated and comes back after drops, until stop(). The first token is the join answer's. */
+  start(url: string, token: string): void {
+    this.stop();
+    let stopped = false;
+    let timer: ReturnType<typeof setTimeout> | null = null;
+    let firstToken: string | null = token;
+    const session = this.#makeSession(url, {
+      onRemote: (remote) => this.#set({ people: peopleFrom(remote, this.#stream) }),
+      onNote: (n) => this.#note(n),
+      onDisconnect: () => {
+        if (stopped) return;
+        this.#setStatus('offline');
+        session.dropAll();
+        schedule(RECONNECT_FIRST_MS);
+      },
+    });
+    this.#session = session;
+    if (typeof window !== 'undefined') window.banshuMedia = { stats: () => session.stats(), layers: () => session.layers() };
+
+    const freshToken = async (): Promise<string | null> => {
+      if (firstToken) {
+        const tkn = firstToken;
+        firstToken = null;
+        return tkn;
+      }
+      const env = await this.#api('createAgoraToken', { roomNumber: this.#roomNumber }, { quietNetworkError: true });
+      return isOk(env) ? env.data.mediaToken : null;
+    };
+
+    const connect = async () => {
+      if (stopped) return;
+      this.#setStatus(this.#snapshot.status === 'offline' ? 'offline' : 'connecting');
+      try {
+        const tkn = await freshToken();
+        if (!tkn) throw new Error('no token');
+        const existing = await session.join(tkn, currentLang());
+        if (stopped) return;
+        this.#set({ rights: session.rights });
+        this.#setStatus('live');
+        await Promise.all(existing.map((tr) => session.subscribe(tr).catch(() => undefined)));
+        await this.#publishAllowed();
+      } catch {
+        if (stopped) return;
+        session.dropAll();
+        this.#setStatus('offline');
+        schedule(RECONNECT_EVERY_MS);
+      }
+    };
+    const schedule = (ms: number) => {
+      if (timer) clearTimeout(timer);
+      timer = setTimeout(() => void connect(), ms);
+    };
+    const online = () => {
+      if (!session.connected) schedule(0);
+    };
+    if (typeof window !== 'undefined') window.addEventListener('online', online);
+    this.#stopConnection = () => {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      if (typeof window !== 'undefined') window.removeEventListener('online', online);
+    };
+    void connect();
+  }
+
+  /** Closes the session and stops the local devices. */
+  stop(): void {
+    const stopConnection = this.#stopConnection;
+    if (!stopConnection) return;
+    this.#stopConnection = null;
+    stopConnection();
+    this.#session?.close();
+    this.#session = null;
+    for (const s of Object.keys(this.#tracks) as MediaSource[]) this.#stopLocal(s);
+    this.#setStatus('off');
+  }
+
+  /** This person holds the microphone of a large class now: a fresh token carries the right. */
+  setOnMic(onMic: boolean): void {
+    if (onMic === this.#onMic) return;
+    this.#onMic = onMic;
+    this.#checkMic();
+  }
+
+  /** The room's view; another view than the screen ends a share (spec 02 §4). */
+  setShowState(showState: string): void {
+    if (showState === this.#showState) return;
+    this.#showState = showState;
+    this.#checkShare();
+  }
+
+  #set(next: Partial<MediaSnapshot>): void {
+    this.#snapshot = { ...this.#snapshot, ...next };
+    for (const listener of this.#listeners) listener();
+  }
+
+  #setLocal(next: Partial<MediaSnapshot['local']>): void {
+    const local = { ...this.#snapshot.local, ...next };
+    this.#set({ local: { ...local, sharing: !!local.screen } });
+  }
+
+  #setStatus(status: MediaStatus): void {
+    if (status === this.#snapshot.status) return;
+    this.#set({ status });
+    this.#checkMic();
+  }
+
+  #checkMic(): void {
+    if (this.#micRun) this.#micRun.cancelled = true;
+    this.#micRun = null;
+    const session = this.#session;
+    if (!this.#onMic || !session || this.#snapshot.status !== 'live') return;
+    const run = { cancelled: false };
+    this.#micRun = run;
+    void (async () => {
+      const env = await this.#api('createAgoraToken', { roomNumber: this.#roomNumber });
+      if (run.cancelled || !isOk(env)) return;
+      this.#set({ rights: await session.refresh(env.data.mediaToken) });
+      await this.#publishAllowed();
+    })().catch(() => toast.error(this.#t('media.failed')));
+  }
+
+  #checkShare(): void {
+    if (this.#snapshot.local.screen && this.#showState !== 'screen') this.#stopScreen();
+  }
+
+  #showProblem(p: DeviceProblem): void {
+    if (p !== this.#snapshot.problem) {
+      if (this.#problemTimer) clearTimeout(this.#problemTimer);
+      this.#problemTimer = null;
+      this.#set({ problem: p });
+      if (p !== 'denied') this.#problemTimer = setTimeout(() => this.#set({ problem: null }), DEVICE_MESSAGE_MS);
+    }
+    if (p !== 'denied') toast.error(this.#t(`media.problem.${p}`));
+  }
+
+  /** Publishes the microphone and camera the rights allow and the person wants on; one run at a time. */
+  #publishAllowed(): Promise<void> {
+    if (this.#publishing) {
+      this.#publishAgain = true;
+      return this.#publishing;
+    }
+    const run = (async () => {
+      do {
+        this.#publishAgain = false;
+        await this.#publishOnce();
+      } while (this.#publishAgain);
+    })().finally(() => {
+      this.#publishing = null;
+    });
+    this.#publishing = run;
+    return run;
+  }
+
+  async #publishOnce(): Promise<void> {
+    const session = this.#session;
+    if (!session) return;
+    for (const source of ['mic', 'camera'] as const) {
+      if (!session.rights.includes(source) || session.published(source)) continue;
+      const kind = source === 'mic' ? 'audio' : 'video';
+      let track = this.#tracks[source];
+      if (!track || track.readyState === 'ended') {
+        try {
+          track = await this.#capture(kind);
+        } catch (err) {
+          this.#showProblem(problemOf(err, kind));
+          continue;
+        }
+        const captured = track;
+        this.#tracks[source] = captured;
+        captured.addEventListener('ended', () => {
+          // Unplugged (spec 02 §4): say so; the toggle brings it back when a device is there.
+          if (this.#tracks[source] === captured) this.#showProblem('unplugged');
+        });
+        if (source === 'camera') this.#setLocal({ video: this.#stream(captured) });
+      }
+      const on = source === 'mic' ? this.#want.mic : this.#want.cam;
+      track.enabled = on;
+      try {
+        await session.publish(source, track, source === 'camera');
+        if (!on) await session.setPaused(source, true);
+      } catch (err) {
+        const code = (err as { code?: string }).code ?? '9';
+        toast.error(codeMessage(code, currentLang()) ?? this.#t('media.failed'));
+      }
+    }
+  }
+
+  #stopLocal(source: MediaSource): void {
+    const track = this.#tracks[source];
+    track?.stop();
+    delete this.#tracks[source];
+    if (source === 'camera') this.#setLocal({ video: null });
+    if (source === 'screen') this.#setLocal({ screen: null });
+  }
+
+  #note(note: MediaNote): void {
+    const session = this.#session;
+    switch (note.type) {
+      case 'trackAdded':
+        if (session) void session.subscribe(note.track).catch(() => undefined);
+        break;
+      case 'audioLevels':
+        this.#set({ levels: note.levels });
+        break;
+      case 'quality': {
+        const quality = { ...this.#snapshot.quality };
+        for (const r of note.reports) quality[r.userId] = Math.max(r.up, r.down);
+        this.#set({ quality });
+        break;
+      }
+      case 'rightsChanged':
+        this.#set({ rights: note.rights });
+        for (const s of ['mic', 'camera', 'screen'] as const) if (!note.rights.includes(s) && this.#tracks[s]) this.#stopLocal(s);
+        void this.#publishAllowed();
+        break;
+      case 'closed':
+        this.#setStatus('off');
+        break;
+      case 'trackRemoved':
+      case 'trackPaused':
+      case 'layerChanged':
+        break;
+    }
+  }
+
+  #toggle(source: 'mic' | 'camera'): void {
+    const session = this.#session;
+    const key = source === 'mic' ? 'mic' : 'cam';
+    const next = !this.#want[key];
+    this.#want[key] = next;
+    this.#setLocal(source === 'mic' ? { micOn: next } : { camOn: next });
+    const track = this.#tracks[source];
+    if (track) track.enabled = next;
+    if (!session) return;
+    if (session.published(source)) void session.setPaused(source, !next).catch(() => undefined);
+    else if (next) void this.#publishAllowed();
+  }
+
+  #stopScreen(): void {
+    const session = this.#session;
+    this.#stopLocal('screen');
+    if (session) void session.unpublish('screen');
+  }
+
+  #startScreen(): void {
+    const session = this.#session;
+    if (!session || this.#snapshot.screenBlocked) return;
+    this.#set({ screenBlocked: true });
+    setTimeout(() => this.#set({ screenBlocked: false }), SCREEN_BUTTON_BLOCK_MS);
+    void (async () => {
+      try {
+        const stream = await navigator.mediaDevices.getDisplayMedia({
+          video: { width: { max: 1920 }, height: { max: 1080 }, frameRate: { max: 30 } },
+          audio: false,
+        });
+        const track = stream.getVideoTracks()[0]!;
+        this.#tracks.screen = track;
+        track.addEventListener('ended', () => {
+          if (this.#tracks.screen === track) this.#stopScreen();
+        });
+        await session.publish('screen', track);
+        this.#setLocal({ screen: this.#stream(track) });
+        this.#onView('screen');
+        this.#checkShare();
+      } catch {
+        this.#stopLocal('screen');
+        toast.error(this.#t('media.screenFailed'));
+      }
+    })();
+  }
+
+  #setLayer(userId: string, layer: Layer): void {
+    const session = this.#session;
+    const r = session?.remoteTracks().find((x) => x.info.userId === userId && x.info.source === 'camera');
+    if (session && r) void session.setLayer(r.info.trackId, layer).catch(() => undefined);
+  }
+
+  #switchDevice(kind: 'videoDeviceId' | 'audioDeviceId' | 'speakerId', deviceId: string): void {
+    saveDeviceConfig({ [kind]: deviceId });
+    if (kind === 'speakerId') return this.#set({ speakerId: deviceId });
+    const source = kind === 'videoDeviceId' ? 'camera' : 'mic';
+    const old = this.#tracks[source];
+    void (async () => {
+      try {
+        const track = await this.#capture(source === 'camera' ? 'video' : 'audio');
+        track.enabled = source === 'mic' ? this.#want.mic : this.#want.cam;
+        this.#tracks[source] = track;
+        if (source === 'camera') this.#setLocal({ video: this.#stream(track) });
+        const session = this.#session;
+        if (session?.published(source)) await session.replaceTrack(source, track);
+        else await this.#publishAllowed();
+        old?.stop();
+      } catch (err) {
+        this.#showProblem(problemOf(err, source === 'camera' ? 'video' : 'audio'));
+      }
+    })();
+  }
+}

@@ -1,0 +1,268 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { JoinAnswer, RoomInfo } from '#core/contracts/api.ts';
+import type { RoomSnapshot } from '#core/contracts/room-events.ts';
+import { RECONNECT_ATTEMPTS, RECONNECT_WAIT_S, RoomChannelClient, type RoomSocket } from './room-channel-client.ts';
+
+type Handler = (...args: any[]) => void;
+
+/** The few socket.io client methods the class uses; the test plays the server. */
+class FakeSocket {
+  connected = false;
+  auth: unknown;
+  connects = 0;
+  readonly handlers = new Map<string, Handler[]>();
+  /** Requests sent with an ack, oldest first; `answer` calls the ack. */
+  readonly sent: { event: string; payload: any; answer: (err: Error | null, ack?: unknown) => void }[] = [];
+
+  on(event: string, handler: Handler) {
+    this.handlers.set(event, [...(this.handlers.get(event) ?? []), handler]);
+    return this;
+  }
+  removeAllListeners() {
+    this.handlers.clear();
+    return this;
+  }
+  connect() {
+    this.connects += 1;
+    return this;
+  }
+  disconnect() {
+    const was = this.connected;
+    this.connected = false;
+    if (was) this.fire('disconnect', 'io client disconnect');
+    return this;
+  }
+  timeout(_ms: number) {
+    return {
+      emit: (event: string, payload: unknown, answer: (err: Error | null, ack?: unknown) => void) =>
+        this.sent.push({ event, payload, answer }),
+    };
+  }
+  fire(event: string, ...args: unknown[]) {
+    for (const h of this.handlers.get(event) ?? []) h(...args);
+  }
+  /** The transport comes up (the class then asks to join). */
+  up() {
+    this.connected = true;
+    this.fire('connect');
+  }
+  /** The network drops the socket. */
+  drop() {
+    this.connected = false;
+    this.fire('disconnect', 'transport close');
+  }
+  last(event: string) {
+    const found = this.sent.filter((s) => s.event === event).at(-1);
+    if (!found) throw new Error(`nothing sent as ${event}`);
+    return found;
+  }
+}
+
+const roomInfo = { roomNumber: '123456', roomType: 1, showState: '', maxMember: 2, state: 'open' } as RoomInfo;
+const snapshot: RoomSnapshot = {
+  roomInfo,
+  you: { userId: '2', name: 'Alice', role: 'member' },
+  members: [{ userId: '2', name: 'Alice', role: 'member', networkQuality: 0, online: true }],
+  messages: [],
+  mic: { phase: 'idle', userId: '', name: '', since: 0, deadline: 0 },
+  teacherOnline: true,
+  serverTime: Date.now(),
+};
+const answer = (role: JoinAnswer['role']) => ({ role, imToken: 'tok', userIdForNumber: '2', roomInfo }) as JoinAnswer;
+
+function setup(role: JoinAnswer['role'] = 'member') {
+  const socket = new FakeSocket();
+  const navigate = vi.fn<(to: string) => void>();
+  const api = vi.fn();
+  const client = new RoomChannelClient({
+    answer: answer(role),
+    roomNumber: '123456',
+    navigate,
+    t: (key) => key,
+    socket: () => socket as unknown as RoomSocket,
+    api: api as never,
+    listenToWindow: false,
+  });
+  let notified = 0;
+  client.subscribe(() => (notified += 1));
+  client.start();
+  const join = () => {
+    socket.up();
+    socket.last('joinRoom').answer(null, { code: '0', msg: '', data: snapshot });
+  };
+  return { socket, client, navigate, api, join, notified: () => notified };
+}
+
+beforeEach(() => vi.useFakeTimers());
+afterEach(() => vi.useRealTimers());
+
+describe('RoomChannelClient', () => {
+  it('connects, joins with the protocol version and goes live on the snapshot', () => {
+    const { socket, client, join, notified } = setup();
+    expect(socket.connects).toBe(1);
+    expect(client.getSnapshot().status).toBe('connecting');
+    const before = client.getSnapshot();
+    join();
+    expect(socket.last('joinRoom').payload).toEqual({ version: expect.any(Number) });
+    const after = client.getSnapshot();
+    expect(after).not.toBe(before);
+    expect(after.status).toBe('live');
+    expect(after.state?.you.userId).toBe('2');
+    expect(notified()).toBeGreaterThan(0);
+  });
+
+  it('applies the events of the room to the state', () => {
+    const { socket, client, join } = setup();
+    join();
+    socket.fire('customRoomEvent', { showState: 'wb', by: '1' });
+    socket.fire('messageevent', { id: 'm1', uid: '1', name: 'T', text: 'hi', at: 1 });
+    socket.fire('members', { members: [], teacherOnline: false, participants: 0 });
+    const state = client.getSnapshot().state!;
+    expect(state.roomInfo.showState).toBe('wb');
+    expect(state.messages.map((m) => m.id)).toEqual(['m1']);
+    expect(state.teacherOnline).toBe(false);
+  });
+
+  it('applies a view change only after the server took it', async () => {
+    const { socket, client, join } = setup();
+    join();
+    const done = client.actions.setView('screen');
+    expect(client.getSnapshot().state!.roomInfo.showState).toBe('');
+    socket.last('customRoomEvent').answer(null, { code: '0', msg: '' });
+    await expect(done).resolves.toBe(true);
+    expect(client.getSnapshot().state!.roomInfo.showState).toBe('screen');
+
+    const refused = client.actions.setView('wb');
+    socket.last('customRoomEvent').answer(null, { code: '12', msg: 'no' });
+    await expect(refused).resolves.toBe(false);
+    expect(client.getSnapshot().state!.roomInfo.showState).toBe('screen');
+  });
+
+  it('answers a request on a closed socket with the network code, without sending', async () => {
+    const { socket, client } = setup();
+    const sent = socket.sent.length;
+    expect(await client.actions.kick('3')).toBe(false);
+    expect(socket.sent.length).toBe(sent);
+  });
+
+  it('checks chat text before sending it', async () => {
+    const { socket, client, join } = setup();
+    join();
+    expect(await client.actions.sendChat('   ')).toBe(false);
+    expect(socket.sent.some((s) => s.event === 'chat')).toBe(false);
+    const sending = client.actions.sendChat('  hello ');
+    expect(socket.last('chat').payload).toEqual({ text: 'hello' });
+    socket.last('chat').answer(null, { code: '0', msg: '', data: { id: 'c1', uid: '2', name: 'Alice', text: 'hello', at: 2 } });
+    expect(await sending).toBe(true);
+    expect(client.getSnapshot().state!.messages.map((m) => m.text)).toEqual(['hello']);
+  });
+
+  it('counts down after a drop, attempts again, and a new snapshot makes it live', () => {
+    const { socket, client, join } = setup();
+    join();
+    socket.drop();
+    expect(client.getSnapshot().status).toBe('offline');
+    expect(client.getSnapshot().reconnect).toEqual({ countdown: RECONNECT_WAIT_S, attempts: 0, reconnecting: false });
+    vi.advanceTimersByTime(3000);
+    expect(client.getSnapshot().reconnect.countdown).toBe(RECONNECT_WAIT_S - 3);
+    vi.advanceTimersByTime((RECONNECT_WAIT_S - 3) * 1000);
+    expect(client.getSnapshot().reconnect.reconnecting).toBe(true);
+    expect(socket.connects).toBe(2);
+    join();
+    expect(client.getSnapshot().status).toBe('live');
+    expect(client.getSnapshot().reconnect).toEqual({ countdown: RECONNECT_WAIT_S, attempts: 0, reconnecting: false });
+  });
+
+  it("'try now' attempts at once", () => {
+    const { socket, client, join } = setup();
+    join();
+    socket.drop();
+    client.actions.reconnectNow();
+    expect(socket.connects).toBe(2);
+    expect(client.getSnapshot().reconnect.reconnecting).toBe(true);
+  });
+
+  it('sends the teacher to the site root after the failed attempts', () => {
+    const { socket, client, navigate, join } = setup('creator');
+    join();
+    socket.drop();
+    for (let i = 0; i < RECONNECT_ATTEMPTS; i++) socket.fire('connect_error', new Error('xhr poll error'));
+    expect(client.getSnapshot().status).toBe('gone');
+    expect(navigate).toHaveBeenCalledWith('/');
+  });
+
+  it('keeps a student trying after the same failures', () => {
+    const { socket, client, navigate, join } = setup('member');
+    join();
+    socket.drop();
+    for (let i = 0; i < RECONNECT_ATTEMPTS; i++) socket.fire('connect_error', new Error('xhr poll error'));
+    expect(client.getSnapshot().status).toBe('offline');
+    expect(client.getSnapshot().reconnect.attempts).toBe(RECONNECT_ATTEMPTS);
+    expect(navigate).not.toHaveBeenCalled();
+  });
+
+  it('polls the room info while offline and closes the class when the room is gone', async () => {
+    const { socket, client, api, join } = setup();
+    join();
+    api.mockResolvedValue({ code: '0', msg: '', data: { roomInfo: { ...roomInfo, state: 'closed' } } });
+    socket.drop();
+    await vi.advanceTimersByTimeAsync(10_000);
+    expect(api).toHaveBeenCalledWith('getRoomInfoByRoomNumber', { roomNumber: '123456' }, { quietNetworkError: true });
+    expect(client.getSnapshot().status).toBe('closed');
+  });
+
+  it('leaves for the profile when kicked, and ignores a kick of someone else', () => {
+    const { socket, client, navigate, join } = setup();
+    join();
+    socket.fire('kickout', { userId: '9' });
+    expect(client.getSnapshot().status).toBe('live');
+    socket.fire('kickout', { userId: '2' });
+    expect(client.getSnapshot().status).toBe('gone');
+    expect(navigate).toHaveBeenCalledWith('/profile?joinRoomError=kickout');
+  });
+
+  it('a refused join (room full) leaves with the code', () => {
+    const { socket, client, navigate } = setup();
+    socket.up();
+    socket.last('joinRoom').answer(null, { code: '31003', msg: 'full' });
+    expect(client.getSnapshot().status).toBe('gone');
+    expect(navigate).toHaveBeenCalledWith('/profile?joinRoomError=31003');
+  });
+
+  it('reports the network quality once per change while live, never as an observer', () => {
+    const { socket, client, join } = setup();
+    client.actions.reportNetwork(3);
+    join();
+    expect(socket.last('customRoomEvent').payload).toEqual({ networkQuality: 3 });
+    const count = socket.sent.length;
+    client.actions.reportNetwork(3);
+    expect(socket.sent.length).toBe(count);
+    client.actions.reportNetwork(5);
+    expect(socket.last('customRoomEvent').payload).toEqual({ networkQuality: 5 });
+
+    const observer = setup('observer');
+    observer.join();
+    observer.client.actions.reportNetwork(4);
+    expect(observer.socket.sent.some((s) => s.event === 'customRoomEvent')).toBe(false);
+  });
+
+  it('passes courseware events to their listeners until unsubscribed', () => {
+    const { socket, client, join } = setup();
+    join();
+    const seen: unknown[] = [];
+    const off = client.courseware.on('videoControl', (p) => seen.push(p));
+    socket.fire('videoControl', { a: 1 });
+    off();
+    socket.fire('videoControl', { a: 2 });
+    expect(seen).toEqual([{ a: 1 }]);
+  });
+
+  it('stop() closes the socket and a drop afterwards changes nothing', () => {
+    const { socket, client, join } = setup();
+    join();
+    client.stop();
+    expect(socket.connected).toBe(false);
+    expect(socket.handlers.size).toBe(0);
+    expect(client.getSnapshot().status).toBe('live');
+  });
+});

@@ -1,0 +1,498 @@
+/**
+ * The room channel (core/contracts/room-events.ts) as a plain class: one socket.io connection to
+ * the `/room` namespace, the room state kept from its events, and the requests as methods that
+ * resolve with the server's ack (a refusal is shown as a toast with the server's message). No
+ * React here: `useRoomChannel()` subscribes with useSyncExternalStore, and the tests drive it
+ * with a fake socket.
+ *
+ * Reconnect (spec §4): the socket's own reconnection is off; this class runs the spec's: a 10 s
+ * countdown, then an attempt; 'try now' and the browser coming back online attempt at once; after
+ * 3 failed attempts the teacher goes to the site root. While the socket is down the room info is
+ * fetched every 10 s; a room that is gone closes the class. A successful reconnect joins again
+ * and replaces the whole state with the new snapshot.
+ */
+import { io, type Socket } from 'socket.io-client';
+import type { JoinAnswer } from '#core/contracts/api.ts';
+import {
+  CHAT_MAX_CHARS,
+  ROOM_NAMESPACE,
+  ROOM_PROTOCOL_VERSION,
+  type Ack,
+  type ClientToServer,
+  type RoomPatch,
+  type RoomSnapshot,
+  type ServerToClient,
+} from '#core/contracts/room-events.ts';
+import type { CoursewareRoomEvents, CoursewareRoomRequests } from '#core/contracts/courseware.ts';
+import { api as realApi, isOk, NETWORK_ERROR } from '#app/lib/api.ts';
+import { currentLang } from '#app/lib/lang.ts';
+import { codeMessage, networkMessage } from '#app/lib/messages.ts';
+import { toast } from '#app/lib/toast.ts';
+import { roomReducer, type RoomAction, type RoomState } from './roomState.ts';
+
+export const RECONNECT_WAIT_S = 10;
+export const RECONNECT_ATTEMPTS = 3;
+export const POLL_MS = 10_000;
+const ACK_TIMEOUT_MS = 10_000;
+const CLOSED_LEAVE_MS = 1000;
+const LEAVE_WAIT_MS = 1000;
+
+export type ChannelStatus = 'connecting' | 'live' | 'offline' | 'closed' | 'gone';
+
+export interface ReconnectState {
+  /** Seconds until the next attempt. */
+  countdown: number;
+  /** Failed attempts since the connection dropped. */
+  attempts: number;
+  /** An attempt is running. */
+  reconnecting: boolean;
+}
+
+/** The messages this class shows (react-i18next's `t` fits). */
+export type RoomText = (
+  key: 'classroom.roomClosed' | 'classroom.kicked' | 'classroom.mic.failed' | 'classroom.mic.rejected' | 'common.refresh',
+) => string;
+
+export type RoomSocket = Socket<ServerToClient, ClientToServer>;
+type Payload<E extends keyof ClientToServer> = Parameters<ClientToServer[E]>[0];
+type Answer<E extends keyof ClientToServer> = Parameters<Parameters<ClientToServer[E]>[1]>[0];
+
+export interface RoomActions {
+  setView: (showState: string) => Promise<boolean>;
+  /** Trims and checks the text first; true when the server took it. */
+  sendChat: (text: string) => Promise<boolean>;
+  inviteMic: (userId: string) => Promise<boolean>;
+  answerMic: (agree: boolean) => Promise<boolean>;
+  stopMic: () => Promise<boolean>;
+  kick: (userId: string) => Promise<boolean>;
+  endRoom: () => Promise<boolean>;
+  startTrial: () => Promise<number | null>;
+  /** Tells the server we leave (the teacher's leaving resets the view), then closes the socket. */
+  leave: () => Promise<void>;
+  /** This person's network as the SFU grades it (1-6, 0 unknown); reported to the room for everyone's members list. */
+  reportNetwork: (quality: number) => void;
+  /** 'try now' on the reconnect overlay. */
+  reconnectNow: () => void;
+  /** A room patch (the board's wbPower and roomExtend), applied here once the server took it. */
+  patch: (patch: RoomPatch) => Promise<boolean>;
+}
+
+export interface CoursewareChannel {
+  on: <E extends keyof CoursewareRoomEvents>(event: E, handler: CoursewareRoomEvents[E]) => () => void;
+  request: <E extends keyof CoursewareRoomRequests>(
+    event: E,
+    payload: Parameters<CoursewareRoomRequests[E]>[0],
+    options?: { quiet?: boolean },
+  ) => Promise<{ code: string; msg: string }>;
+}
+
+/** What the hook reads; a new object on every change (useSyncExternalStore compares identity). */
+export interface RoomChannelSnapshot {
+  status: ChannelStatus;
+  state: RoomState | null;
+  reconnect: ReconnectState;
+}
+
+const COURSEWARE_EVENTS: ReadonlyArray<keyof CoursewareRoomEvents> = ['documentConvert', 'courseware', 'videoControl'];
+
+export interface RoomChannelOptions {
+  answer: JoinAnswer;
+  roomNumber: string;
+  /** Leaves the classroom (replacing the history entry); the hook sets it with setHelpers(). */
+  navigate?: (to: string) => void;
+  /** The translation of a message key (the toasts); the hook sets it with setHelpers(). */
+  t?: RoomText;
+  /** For tests: make the socket. */
+  socket?: (token: string) => RoomSocket;
+  /** For tests: the /api client. */
+  api?: typeof realApi;
+  /** For tests: no window listeners ('online', 'offline'); the default is to listen when there is a window. */
+  listenToWindow?: boolean;
+}
+
+/** Chat text as the server will take it: trimmed, 1 to CHAT_MAX_CHARS characters; null if not. */
+export function chatText(raw: string): string | null {
+  const text = raw.trim();
+  const length = [...text].length;
+  return length === 0 || length > CHAT_MAX_CHARS ? null : text;
+}
+
+function defaultSocket(token: string): RoomSocket {
+  return io(ROOM_NAMESPACE, { auth: { token }, transports: ['websocket'], reconnection: false, autoConnect: false });
+}
+
+export class RoomChannelClient {
+  readonly #answer: JoinAnswer;
+  readonly #roomNumber: string;
+  readonly #isCreator: boolean;
+  readonly #makeSocket: (token: string) => RoomSocket;
+  readonly #api: typeof realApi;
+  readonly #listenToWindow: boolean;
+  #navigate: (to: string) => void;
+  #t: RoomText;
+
+  #snapshot: RoomChannelSnapshot = {
+    status: 'connecting',
+    state: null,
+    reconnect: { countdown: RECONNECT_WAIT_S, attempts: 0, reconnecting: false },
+  };
+  readonly #listeners = new Set<() => void>();
+  #socket: RoomSocket | null = null;
+  /** Kicked, closed or left: nothing reconnects any more. */
+  #ended = false;
+  #attempts = 0;
+  #countdownTimer: ReturnType<typeof setInterval> | null = null;
+  #pollTimer: ReturnType<typeof setInterval> | null = null;
+  #reportedQuality = -1;
+  /** The SFU's 1-6 figure for this person (0 unknown): the one source the members list and tiles show. */
+  #networkQuality = 0;
+  readonly #cwListeners = new Map<string, Set<(payload: never) => void>>();
+
+  /** The requests, bound (a stable object for React props). */
+  readonly actions: RoomActions;
+  /** The courseware events and requests on this socket (core/contracts/courseware.ts). */
+  readonly courseware: CoursewareChannel;
+
+  constructor(options: RoomChannelOptions) {
+    this.#answer = options.answer;
+    this.#roomNumber = options.roomNumber;
+    this.#isCreator = options.answer.role === 'creator';
+    this.#makeSocket = options.socket ?? defaultSocket;
+    this.#api = options.api ?? realApi;
+    this.#listenToWindow = options.listenToWindow ?? typeof window !== 'undefined';
+    this.#navigate = options.navigate ?? (() => undefined);
+    this.#t = options.t ?? ((key) => key);
+    this.actions = {
+      setView: (showState) => this.#patch({ showState }),
+      sendChat: (raw) => this.#sendChat(raw),
+      inviteMic: async (userId) => (await this.#request('inviteMic', { userId })).code === '0',
+      answerMic: async (agree) => (await this.#request('answerMic', { agree })).code === '0',
+      stopMic: async () => (await this.#request('stopMic', {})).code === '0',
+      kick: async (userId) => (await this.#request('kickout', { userId })).code === '0',
+      endRoom: async () => (await this.#request('endRoom', {})).code === '0',
+      startTrial: async () => {
+        const ack = await this.#request('startTrial', {});
+        return ack.code === '0' && ack.data ? ack.data.trialEndsAt : null;
+      },
+      leave: () => this.#leave(),
+      patch: (patch) => this.#patch(patch),
+      reportNetwork: (quality) => this.#reportNetwork(quality),
+      reconnectNow: () => this.#reconnectNow(),
+    };
+    this.courseware = {
+      on: (event, handler) => {
+        const set = this.#cwListeners.get(event) ?? new Set();
+        this.#cwListeners.set(event, set);
+        const h = handler as unknown as (payload: never) => void;
+        set.add(h);
+        return () => void set.delete(h);
+      },
+      request: (event, payload, options) => {
+        const loose = this.#request.bind(this) as unknown as (
+          event: string,
+          payload: unknown,
+          options?: { quiet?: boolean },
+        ) => Promise<{ code: string; msg: string }>;
+        return loose(event, payload, options);
+      },
+    };
+  }
+
+  readonly subscribe = (listener: () => void): (() => void) => {
+    this.#listeners.add(listener);
+    return () => void this.#listeners.delete(listener);
+  };
+
+  readonly getSnapshot = (): RoomChannelSnapshot => this.#snapshot;
+
+  /** The hook keeps these current (the language and the router can change while the class runs). */
+  setHelpers(helpers: { navigate: (to: string) => void; t: RoomText }): void {
+    this.#navigate = helpers.navigate;
+    this.#t = helpers.t;
+  }
+
+  /** Opens the socket and joins. After stop() it may start again with a fresh socket (React's strict mode does). */
+  start(): void {
+    this.#ended = false;
+    this.#attempts = 0;
+    const socket = this.#makeSocket(this.#answer.imToken);
+    this.#socket = socket;
+    this.#wire(socket);
+    if (this.#listenToWindow) {
+      window.addEventListener('offline', this.browserOffline);
+      window.addEventListener('online', this.browserOnline);
+    }
+    socket.connect();
+  }
+
+  /** Closes the socket and stops every timer; nothing is sent. */
+  stop(): void {
+    this.#ended = true;
+    if (this.#listenToWindow) {
+      window.removeEventListener('offline', this.browserOffline);
+      window.removeEventListener('online', this.browserOnline);
+    }
+    this.#stopTimers();
+    const socket = this.#socket;
+    socket?.removeAllListeners();
+    socket?.disconnect();
+    this.#socket = null;
+  }
+
+  /** The browser knows the network is gone: do not wait for the socket's heartbeat. */
+  readonly browserOffline = (): void => {
+    if (this.#ended || this.#snapshot.status !== 'live') return;
+    this.#set({ status: 'offline' });
+    this.#socket?.disconnect();
+    this.#wentDown();
+  };
+
+  readonly browserOnline = (): void => {
+    if (this.#ended) return;
+    if (this.#snapshot.status === 'offline') this.#attempt();
+    else this.#reportQuality();
+  };
+
+  #set(next: Partial<RoomChannelSnapshot>): void {
+    this.#snapshot = { ...this.#snapshot, ...next };
+    for (const listener of this.#listeners) listener();
+  }
+
+  #dispatch(action: RoomAction): void {
+    this.#set({ state: roomReducer(this.#snapshot.state, action) });
+  }
+
+  #setReconnect(next: Partial<ReconnectState>): void {
+    this.#set({ reconnect: { ...this.#snapshot.reconnect, ...next } });
+  }
+
+  #stopTimers(): void {
+    if (this.#countdownTimer) clearInterval(this.#countdownTimer);
+    if (this.#pollTimer) clearInterval(this.#pollTimer);
+    this.#countdownTimer = null;
+    this.#pollTimer = null;
+  }
+
+  #end(next: ChannelStatus): void {
+    this.#ended = true;
+    this.#stopTimers();
+    this.#set({ status: next });
+    this.#socket?.disconnect();
+  }
+
+  #roomGone(): void {
+    if (this.#ended) return;
+    this.#end('closed');
+    toast.error(this.#t('classroom.roomClosed'));
+    // The teacher leaves for the profile; everyone else stays on the 'room closed' screen.
+    if (this.#isCreator) setTimeout(() => this.#navigate('/profile'), CLOSED_LEAVE_MS);
+  }
+
+  #refused(code: string): void {
+    if (this.#ended) return;
+    this.#end('gone');
+    this.#navigate(`/profile?joinRoomError=${encodeURIComponent(code)}`);
+  }
+
+  /** A code from the server that means this person cannot be in the room any more. */
+  #fatal(code: string): boolean {
+    if (code === '31002' || code === '31009') {
+      this.#roomGone();
+      return true;
+    }
+    if (code === '31003' || code === '31004') {
+      this.#refused(code);
+      return true;
+    }
+    return false;
+  }
+
+  #reportQuality(): void {
+    const socket = this.#socket;
+    if (this.#answer.role === 'observer' || !socket?.connected) return;
+    const quality = this.#networkQuality;
+    if (quality === this.#reportedQuality) return;
+    this.#reportedQuality = quality;
+    socket.timeout(ACK_TIMEOUT_MS).emit('customRoomEvent', { networkQuality: quality }, () => undefined);
+  }
+
+  async #poll(): Promise<void> {
+    const envelope = await this.#api('getRoomInfoByRoomNumber', { roomNumber: this.#roomNumber }, { quietNetworkError: true });
+    if (this.#ended || this.#snapshot.status === 'live') return;
+    if (envelope.code === '31002' || envelope.code === '31009') this.#roomGone();
+    else if (isOk(envelope)) {
+      if (envelope.data.roomInfo.state === 'closed') this.#roomGone();
+      else this.#dispatch({ type: 'patch', patch: envelope.data.roomInfo });
+    }
+  }
+
+  #attempt(): void {
+    const socket = this.#socket;
+    if (this.#ended || !socket || socket.connected) return;
+    if (this.#countdownTimer) clearInterval(this.#countdownTimer);
+    this.#countdownTimer = null;
+    this.#setReconnect({ countdown: 0, reconnecting: true });
+    socket.connect();
+  }
+
+  #startCountdown(): void {
+    if (this.#countdownTimer) clearInterval(this.#countdownTimer);
+    let left = RECONNECT_WAIT_S;
+    this.#set({ reconnect: { countdown: left, attempts: this.#attempts, reconnecting: false } });
+    this.#countdownTimer = setInterval(() => {
+      left -= 1;
+      if (left <= 0) this.#attempt();
+      else this.#setReconnect({ countdown: left });
+    }, 1000);
+  }
+
+  #wentDown(): void {
+    if (this.#ended) return;
+    this.#set({ status: 'offline' });
+    this.#reportedQuality = -1;
+    this.#startCountdown();
+    if (!this.#pollTimer) this.#pollTimer = setInterval(() => void this.#poll(), POLL_MS);
+  }
+
+  #failedAttempt(): void {
+    this.#attempts += 1;
+    if (this.#attempts >= RECONNECT_ATTEMPTS && this.#isCreator) {
+      // Spec §4: after 3 attempts the teacher is sent to the site root.
+      this.#end('gone');
+      this.#navigate('/');
+      return;
+    }
+    this.#wentDown();
+  }
+
+  #wire(socket: RoomSocket): void {
+    socket.on('connect', () => {
+      socket.timeout(ACK_TIMEOUT_MS).emit('joinRoom', { version: ROOM_PROTOCOL_VERSION }, (err: Error | null, ack: Ack<RoomSnapshot>) => {
+        if (this.#ended) return;
+        if (err) {
+          socket.disconnect();
+          this.#failedAttempt();
+          return;
+        }
+        if (ack.code !== '0' || !ack.data) {
+          if (this.#fatal(ack.code)) return;
+          toast.error(ack.msg || codeMessage(ack.code, currentLang()) || this.#t('common.refresh'));
+          socket.disconnect();
+          this.#failedAttempt();
+          return;
+        }
+        this.#stopTimers();
+        this.#attempts = 0;
+        this.#set({
+          reconnect: { countdown: RECONNECT_WAIT_S, attempts: 0, reconnecting: false },
+          state: roomReducer(this.#snapshot.state, { type: 'snapshot', snapshot: ack.data, receivedAt: Date.now() }),
+          status: 'live',
+        });
+        this.#reportQuality();
+      });
+    });
+    socket.on('connect_error', (error: Error) => {
+      if (this.#ended) return;
+      if (this.#fatal(error.message)) return;
+      if (error.message === '21001' && this.#answer.role !== 'observer') {
+        // The room token outlived its lifetime (a very long class): join again for a fresh one;
+        // the next attempt uses it. The join itself applies every rule again.
+        void this.#api('userJoinAgoraRoom', { roomNumber: this.#answer.roomInfo.roomNumber }).then((r) => {
+          if (isOk(r) && r.data) socket.auth = { token: r.data.imToken };
+          else if (r.code !== NETWORK_ERROR) this.#fatal(r.code);
+        });
+      }
+      this.#failedAttempt();
+    });
+    socket.on('disconnect', (reason) => {
+      if (this.#ended) return;
+      // A disconnect we asked for (leaving) is not a network problem; going offline is.
+      if (reason === 'io client disconnect' && this.#snapshot.status !== 'live') return;
+      this.#wentDown();
+    });
+
+    socket.on('customRoomEvent', (patch) => this.#dispatch({ type: 'patch', patch }));
+    socket.on('members', (payload) => this.#dispatch({ type: 'members', ...payload }));
+    socket.on('messageevent', (message) => this.#dispatch({ type: 'message', message }));
+    socket.on('mic', (mic) => {
+      this.#dispatch({ type: 'mic', mic });
+      if (this.#isCreator && mic.outcome === 'failed') toast.error(this.#t('classroom.mic.failed'));
+      if (this.#isCreator && mic.outcome === 'rejected') toast.info(this.#t('classroom.mic.rejected'));
+    });
+    socket.on('kickout', ({ userId }) => {
+      if (userId !== this.#answer.userIdForNumber || this.#ended) return;
+      this.#end('gone');
+      toast.error(this.#t('classroom.kicked'));
+      this.#navigate('/profile?joinRoomError=kickout');
+    });
+    socket.on('roomClosed', () => this.#roomGone());
+    const loose = socket as unknown as { on(event: string, handler: (payload: never) => void): void };
+    for (const name of COURSEWARE_EVENTS) {
+      loose.on(name, (payload) => {
+        for (const handler of this.#cwListeners.get(name) ?? []) handler(payload);
+      });
+    }
+  }
+
+  #request<E extends keyof ClientToServer>(event: E, payload: Payload<E>, options: { quiet?: boolean } = {}): Promise<Answer<E>> {
+    const socket = this.#socket;
+    if (!socket?.connected) {
+      const msg = networkMessage(currentLang());
+      if (!options.quiet) toast.error(msg);
+      return Promise.resolve({ code: NETWORK_ERROR, msg } as Answer<E>);
+    }
+    return new Promise((resolve) => {
+      const loose = socket.timeout(ACK_TIMEOUT_MS) as unknown as {
+        emit(event: string, payload: unknown, ack: (err: Error | null, answer: Ack<unknown>) => void): void;
+      };
+      loose.emit(event, payload, (err, ack) => {
+        const result: Ack<unknown> = err || !ack ? { code: NETWORK_ERROR, msg: networkMessage(currentLang()) } : ack;
+        if (result.code !== '0' && !options.quiet) {
+          toast.error(result.msg || codeMessage(result.code, currentLang()) || this.#t('common.refresh'));
+        }
+        resolve(result as Answer<E>);
+      });
+    });
+  }
+
+  async #patch(patch: RoomPatch): Promise<boolean> {
+    const ack = await this.#request('customRoomEvent', patch);
+    if (ack.code === '0') this.#dispatch({ type: 'patch', patch });
+    return ack.code === '0';
+  }
+
+  async #sendChat(raw: string): Promise<boolean> {
+    const text = chatText(raw);
+    if (text === null) return false;
+    const ack = await this.#request('chat', { text });
+    if (ack.code === '0' && ack.data) this.#dispatch({ type: 'message', message: ack.data });
+    return ack.code === '0';
+  }
+
+  async #leave(): Promise<void> {
+    const socket = this.#socket;
+    this.#ended = true;
+    if (socket?.connected) {
+      await Promise.race([this.#request('leaveRoom', {}, { quiet: true }), new Promise((r) => setTimeout(r, LEAVE_WAIT_MS))]);
+    }
+    socket?.disconnect();
+  }
+
+  #reportNetwork(quality: number): void {
+    this.#networkQuality = quality;
+    const socket = this.#socket;
+    if (this.#answer.role === 'observer' || !socket?.connected || this.#snapshot.status !== 'live' || quality === this.#reportedQuality)
+      return;
+    this.#reportedQuality = quality;
+    socket.timeout(ACK_TIMEOUT_MS).emit('customRoomEvent', { networkQuality: quality }, () => undefined);
+  }
+
+  #reconnectNow(): void {
+    const socket = this.#socket;
+    if (!socket || socket.connected || this.#ended) return;
+    if (this.#countdownTimer) clearInterval(this.#countdownTimer);
+    this.#countdownTimer = null;
+    this.#setReconnect({ countdown: 0, reconnecting: true });
+    socket.connect();
+  }
+}
