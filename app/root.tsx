@@ -73,7 +73,7 @@ export function Layout({ children }: { children: ReactNode }) {
   );
 }
 
-/** Start-up checks of the spec (§2 rule 9) and the session-ended handling of §8. */
+/** Start-up checks of docs/product/01-account-and-lobby.md §2 (guard rule 9) and the session-ended handling of §8. */
 function useSessionChecks(): void {
   const navigate = useNavigate();
   useEffect(() => {

@@ -22,7 +22,7 @@ export default [
   route('h5down', 'routes/mobile-download.tsx', { id: 'h5down' }),
   route('phonedown', 'routes/mobile-download.tsx', { id: 'phonedown' }),
   route('dev/outbox', 'routes/dev-outbox.tsx'),
-  // Classroom routes: one module, several addresses (DECISIONS.md invite paths).
+  // Classroom routes: one module, several addresses (docs/product/decisions.md invite paths).
   route(':id', 'routes/classroom.tsx', { id: 'classroom' }),
   route('record/:id', 'routes/classroom.tsx', { id: 'classroom-record' }),
   route('live/:id', 'routes/classroom.tsx', { id: 'classroom-live' }),

@@ -15,7 +15,7 @@ import { Subscription } from './subscription.ts';
 
 const LEVELS_EVERY_MS = 300;
 const QUALITY_EVERY_MS = 2000;
-/** Below this loudness (spec 02 §9: volume thresholds 10, 25, 50, 75) nobody is speaking. */
+/** Below this loudness (docs/product/02-live-classroom.md §9: volume thresholds 10, 25, 50, 75) nobody is speaking. */
 const SPEAKING_LEVEL = 10;
 
 /** Loss (0-1) to a network quality 1 (excellent) .. 6 (very bad); null means unknown (0). */

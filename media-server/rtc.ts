@@ -44,7 +44,7 @@ const vp8 = () =>
 export function newPeerConnection(s: RtcSettings): RTCPeerConnection {
   return new RTCPeerConnection({
     iceServers: [],
-    // No interface scan: the one host candidate is the announced address (see MEDIA-NOTES).
+    // No interface scan: the one host candidate is the announced address (werift would otherwise offer another interface's address while bound to MEDIA_LISTEN_IP; MEDIA_ANNOUNCED_ADDRESS in the README).
     iceUseIpv4: false,
     iceUseIpv6: false,
     iceAdditionalHostAddresses: [s.announcedAddress],

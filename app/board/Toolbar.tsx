@@ -1,5 +1,5 @@
 /**
- * The whiteboard toolbar (spec §2.2, §9): colour and width, select, brush, eraser with its menu,
+ * The whiteboard toolbar (docs/product/03-board-courseware-billing.md §2.2, §9): colour and width, select, brush, eraser with its menu,
  * image, shapes with their groups, text, delete, phone photo, background colour, permission,
  * undo and redo, pages, and a hide toggle. Buttons carry names for screen readers and keyboard
  * users; popups close on Escape and on a press outside.
@@ -35,7 +35,7 @@ export interface ToolbarProps {
   canRedo: boolean;
   pageIndex: number;
   onPage: (pageIndex: number) => void;
-  /** On a courseware slide: colour, select, brush, eraser, text, delete, undo and redo (spec 03 §2.1). */
+  /** On a courseware slide: colour, select, brush, eraser, text, delete, undo and redo (docs/product/03-board-courseware-billing.md §2.1). */
   slide?: boolean;
 }
 

@@ -160,7 +160,7 @@ describe('text', () => {
 });
 
 describe('images', () => {
-  it('follows spec §5: jpg/png only, at most 20,480,000 bytes, compressed above 512,000', () => {
+  it('follows docs/product/03-board-courseware-billing.md §5: jpg/png only, at most 20,480,000 bytes, compressed above 512,000', () => {
     expect(imagePlan('image/gif', 'a.gif', 10)).toBe('badType');
     expect(imagePlan('image/png', 'a.png', 20_480_001)).toBe('tooLarge');
     expect(imagePlan('image/png', 'a.png', 20_480_000)).toBe('compress');

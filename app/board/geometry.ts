@@ -447,7 +447,7 @@ export function scaleToWidth(width: number, height: number, maxWidth: number): {
   return { width: maxWidth, height: Math.max(1, Math.round((height * maxWidth) / width)) };
 }
 
-/** What to do with a picked board image (spec §5): refuse, send as is, or compress first. */
+/** What to do with a picked board image (docs/product/03-board-courseware-billing.md §5): refuse, send as is, or compress first. */
 export function imagePlan(type: string, name: string, size: number): 'badType' | 'tooLarge' | 'asIs' | 'compress' {
   const okType = /^image\/(jpeg|jpg|png)$/i.test(type) || (type === '' && /\.(jpe?g|png)$/i.test(name));
   if (!okType) return 'badType';

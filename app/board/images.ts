@@ -40,7 +40,7 @@ export async function resizeImage(file: Blob, maxWidth: number, quality: number)
   return { blob, width: size.width, height: size.height, type: 'image/jpeg' };
 }
 
-/** A board image as picked: sent as is when small, else compressed (spec §5). */
+/** A board image as picked: sent as is when small, else compressed (docs/product/03-board-courseware-billing.md §5). */
 export async function prepareBoardImage(file: File, compress: boolean): Promise<PreparedImage> {
   if (compress) return resizeImage(file, IMAGE_COMPRESS_WIDTH, IMAGE_COMPRESS_QUALITY);
   const bitmap = await decode(file);

@@ -5,7 +5,7 @@
 import { api, isOk } from '#app/lib/api.ts';
 import { currentLang } from '#app/lib/lang.ts';
 
-/** `/api/createWbToken` (spec §7: userId, channelId -> token, bucketId). */
+/** `/api/createWbToken` (docs/product/03-board-courseware-billing.md §7: userId, channelId -> token, bucketId). */
 export async function createWbToken(userId: string, roomNumber: string): Promise<{ token: string; bucketId: string } | null> {
   const envelope = await api('createWbToken', { userId, channelId: roomNumber }, { quietNetworkError: true });
   return isOk(envelope) ? envelope.data : null;

@@ -31,7 +31,7 @@ describe('board tools', () => {
     expect(mayDraw('member', '1', 4)).toBe(false);
     expect(mayDraw('observer', '1', 1)).toBe(false);
   });
-  it('sizes the toolbar as spec §9 says', () => {
+  it('sizes the toolbar as docs/product/03-board-courseware-billing.md §9 says', () => {
     expect([toolbarWidth(true, false), toolbarWidth(false, false), toolbarWidth(true, true)]).toEqual([575, 356, 318]);
   });
   it('reads the stencil list from JSON text, grouped by subject', () => {

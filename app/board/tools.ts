@@ -1,4 +1,4 @@
-/** Tool state of the board (spec §4 whiteboard tools) and a few pure helpers for it. */
+/** Tool state of the board (docs/product/03-board-courseware-billing.md §4 whiteboard tools) and a few pure helpers for it. */
 import { BACKGROUND_COLOURS, BOARD_LAST_PAGE, ZOOM_STEPS, type BrushColour, type ShapeKind } from '#core/contracts/board.ts';
 
 /** Exactly one is active; brush by default. Image upload is a one-off action, not a mode. */
@@ -26,7 +26,7 @@ export const BASIC_SHAPES: readonly ShapeKind[] = [
   'ellipse',
 ];
 
-/** The btype a shape is recorded with (spec §3). */
+/** The btype a shape is recorded with (docs/product/03-board-courseware-billing.md §3). */
 export function shapeBtype(shape: ShapeKind): 'line' | 'dottedline' | 'graph' {
   if (shape === 'line' || shape === 'arrow') return 'line';
   if (shape === 'dottedline') return 'dottedline';
@@ -96,14 +96,14 @@ export function wbLayer(page: number): string {
   return `wb:${Math.max(0, Math.min(BOARD_LAST_PAGE, page))}`;
 }
 
-/** Who may draw (spec §6): the creator always; members while wbPower is on, never in type 4. */
+/** Who may draw (docs/product/03-board-courseware-billing.md §6): the creator always; members while wbPower is on, never in type 4. */
 export function mayDraw(role: string, wbPower: string, roomType: number): boolean {
   if (role === 'creator') return true;
   if (role !== 'member' && role !== 'tourist') return false;
   return wbPower === '1' && roomType !== 4;
 }
 
-/** Toolbar width of spec §9, in CSS pixels. */
+/** Toolbar width of docs/product/03-board-courseware-billing.md §9, in CSS pixels. */
 export function toolbarWidth(isCreator: boolean, phone: boolean): number {
   if (phone) return 318;
   return isCreator ? 575 : 356;

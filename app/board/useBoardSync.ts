@@ -1,6 +1,6 @@
 /**
  * `useBoardSync()` owns the board socket for one room and person and returns `{status, store}`
- * (CONVENTIONS.md, board). The first token is the join answer's `wbtoken`; a later connection
+ * (ADR 017). The first token is the join answer's `wbtoken`; a later connection
  * (after it expired) asks `/api/createWbToken` for a fresh one.
  */
 import { useCallback, useEffect, useRef, useState, useSyncExternalStore } from 'react';

@@ -22,7 +22,7 @@ export function Classroom({ roomNumber, viewerType, observerToken, inviteUrl }: 
   const { state, retry } = useRoomJoin(roomNumber, viewerType, observerToken);
   const observer = observerToken !== null;
   useLayoutEffect(() => {
-    // Observers see no toasts (spec §5), from the first moment to the last.
+    // Observers see no toasts (docs/product/02-live-classroom.md §5), from the first moment to the last.
     if (!observer) return;
     muteToasts(true);
     return () => muteToasts(false);

@@ -6,7 +6,7 @@ import { api, isOk } from '#app/lib/api.ts';
 import { copyText } from '#app/lib/clipboard.ts';
 import { toast } from '#app/lib/toast.ts';
 
-/** Invite panel (spec §2): room number, a QR code of the link, the copyable link, the observer link. */
+/** Invite panel (docs/product/02-live-classroom.md §2): room number, a QR code of the link, the copyable link, the observer link. */
 export function InvitePanel({ roomNumber, inviteUrl, onClose }: { roomNumber: string; inviteUrl: string; onClose: () => void }) {
   const { t } = useTranslation();
   const linkId = useId();

@@ -23,7 +23,7 @@ import { useClassroomMedia } from './media/ClassroomMedia.tsx';
 
 export const EXIT_DELAY_MS = 200;
 
-/** Phones and narrow windows get the h5 layout (spec §2). */
+/** Phones and narrow windows get the h5 layout (docs/product/02-live-classroom.md §2). */
 function usePhone(): boolean {
   const [phone, setPhone] = useState(false);
   useEffect(() => {

@@ -1,7 +1,7 @@
 import { useTranslation } from 'react-i18next';
 import { Dialog } from '#app/components/Dialog.tsx';
 
-/** The invited student's question (spec §4); Escape declines. */
+/** The invited student's question (docs/product/02-live-classroom.md §4); Escape declines. */
 export function MicInvitation({ onAnswer }: { onAnswer: (agree: boolean) => void }) {
   const { t } = useTranslation();
   return (

@@ -1,7 +1,7 @@
 import { useTranslation } from 'react-i18next';
 import { networkBand } from './roomState.ts';
 
-/** Four bars, lit by the quality band (DECISIONS.md: 1-2 strong, 3-4 moderate, 5-6 weak, 0 unknown). */
+/** Four bars, lit by the quality band (docs/product/decisions.md: 1-2 strong, 3-4 moderate, 5-6 weak, 0 unknown). */
 export function NetworkIcon({ quality }: { quality: number }) {
   const { t } = useTranslation();
   const band = networkBand(quality);

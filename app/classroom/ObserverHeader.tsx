@@ -7,7 +7,7 @@ import { localNetworkQuality } from './roomState.ts';
 const two = (n: number) => String(n).padStart(2, '0');
 export const clockText = (d: Date) => `${two(d.getHours())}:${two(d.getMinutes())}:${two(d.getSeconds())}`;
 
-/** Observers (spec §2): a clock hh:mm:ss refreshed every second and a network signal; no top bar. */
+/** Observers (docs/product/02-live-classroom.md §2): a clock hh:mm:ss refreshed every second and a network signal; no top bar. */
 export function ObserverHeader({ roomNumber }: { roomNumber: string }) {
   const { t } = useTranslation();
   const [now, setNow] = useState<Date | null>(null);

@@ -2,7 +2,7 @@ import { useTranslation } from 'react-i18next';
 import { Button } from '#app/components/Button.tsx';
 import type { ReconnectState } from './useRoomChannel.ts';
 
-/** Spec §2/§4: 'network problem, will reconnect within N seconds' with 'try now', then 'reconnecting'. */
+/** docs/product/02-live-classroom.md §2/§4: 'network problem, will reconnect within N seconds' with 'try now', then 'reconnecting'. */
 export function ReconnectOverlay({ reconnect, onTryNow }: { reconnect: ReconnectState; onTryNow: () => void }) {
   const { t } = useTranslation();
   return (

@@ -1,7 +1,7 @@
 import { useRef, useState, type KeyboardEvent, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 
-/** Tab 1 chat, tab 2 members with the count (spec §2), as an ARIA tab list (arrow keys move). */
+/** Tab 1 chat, tab 2 members with the count (docs/product/02-live-classroom.md §2), as an ARIA tab list (arrow keys move). */
 export function SidePanel({ memberCount, chat, members }: { memberCount: number; chat: ReactNode; members: ReactNode }) {
   const { t } = useTranslation();
   const [tab, setTab] = useState<'chat' | 'members'>('chat');

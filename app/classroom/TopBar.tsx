@@ -25,7 +25,7 @@ export interface TopBarProps {
   disabled: boolean;
 }
 
-/** The creator's top bar (spec §2): modes, view switch, invite panel, more menu, exit. */
+/** The creator's top bar (docs/product/02-live-classroom.md §2): modes, view switch, invite panel, more menu, exit. */
 export function TopBar(props: TopBarProps) {
   const { t } = useTranslation();
   const [inviting, setInviting] = useState(false);

@@ -5,7 +5,7 @@
  * React here: `useRoomChannel()` subscribes with useSyncExternalStore, and the tests drive it
  * with a fake socket.
  *
- * Reconnect (spec §4): the socket's own reconnection is off; this class runs the spec's: a 10 s
+ * Reconnect (docs/product/02-live-classroom.md §4): the socket's own reconnection is off; this class runs the spec's: a 10 s
  * countdown, then an attempt; 'try now' and the browser coming back online attempt at once; after
  * 3 failed attempts the teacher goes to the site root. While the socket is down the room info is
  * fetched every 10 s; a room that is gone closes the class. A successful reconnect joins again
@@ -357,7 +357,7 @@ export class RoomChannelClient {
   #failedAttempt(): void {
     this.#attempts += 1;
     if (this.#attempts >= RECONNECT_ATTEMPTS && this.#isCreator) {
-      // Spec §4: after 3 attempts the teacher is sent to the site root.
+      // docs/product/02-live-classroom.md §4: after 3 attempts the teacher is sent to the site root.
       this.#end('gone');
       this.#navigate('/');
       return;

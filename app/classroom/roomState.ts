@@ -61,7 +61,7 @@ export function roomReducer(state: RoomState | null, action: RoomAction): RoomSt
   }
 }
 
-/** Layout class by the number of other people (spec §2): 1 two-person, 2 three-person, 3 four-person. */
+/** Layout class by the number of other people (docs/product/02-live-classroom.md §2): 1 two-person, 2 three-person, 3 four-person. */
 export function layoutClass(others: number): string {
   if (others === 1) return 'layout-two';
   if (others === 2) return 'layout-three';
@@ -69,7 +69,7 @@ export function layoutClass(others: number): string {
   return '';
 }
 
-/** DECISIONS.md network bands: 0 unknown, 1-2 strong, 3-4 moderate, 5-6 weak. */
+/** docs/product/decisions.md network bands: 0 unknown, 1-2 strong, 3-4 moderate, 5-6 weak. */
 export function networkBand(quality: number): 'unknown' | 'strong' | 'moderate' | 'weak' {
   if (!quality) return 'unknown';
   if (quality <= 2) return 'strong';

@@ -8,9 +8,9 @@ import { freshJoin } from './joined.ts';
 export type JoinState = { status: 'joining' } | { status: 'joined'; answer: JoinAnswer } | { status: 'failed' };
 
 /**
- * Enters the room once the page is mounted: the per-room name check for tourists (spec §2
+ * Enters the room once the page is mounted: the per-room name check for tourists (docs/product/02-live-classroom.md §2
  * rule 7), then the join call (or the answer the lobby already got). Join refusals leave for the
- * profile with the code (spec §8); a network failure stays here with a retry.
+ * profile with the code (docs/product/02-live-classroom.md §8); a network failure stays here with a retry.
  */
 export function useRoomJoin(
   roomNumber: string,

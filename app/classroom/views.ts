@@ -1,4 +1,4 @@
-/** The creator's view switch (spec §4): the tab, and the showState it saves. Anything else is video. */
+/** The creator's view switch (docs/product/02-live-classroom.md §4): the tab, and the showState it saves. Anything else is video. */
 export const VIEW_TABS = [
   { key: 'wb', showState: 'wb' },
   { key: 'ppt', showState: 'ppt' },

@@ -73,7 +73,7 @@ export function useConfirm(): ConfirmFn {
   return useContext(ConfirmContext);
 }
 
-/** The generic confirm dialog (spec §2): default title 'Confirm operation?', cancel and confirm. */
+/** The generic confirm dialog (docs/product/01-account-and-lobby.md §2): default title 'Confirm operation?', cancel and confirm. */
 export function ConfirmProvider({ children }: { children: ReactNode }) {
   const { t } = useTranslation();
   const [pending, setPending] = useState<{ options: ConfirmOptions; resolve: (ok: boolean) => void } | null>(null);

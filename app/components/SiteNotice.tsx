@@ -7,7 +7,7 @@ const noChanges = () => () => undefined;
 const readDismissed = () => localStorage.getItem(DISMISS_KEY);
 
 /**
- * The operator's dated site notice (DECISIONS.md: the old shutdown notice became a setting, off by
+ * The operator's dated site notice (docs/product/decisions.md: the old shutdown notice became a setting, off by
  * default). Dismissing hides this notice, in this browser, until its text or date changes.
  */
 export function SiteNotice({ notice }: { notice: { zh: string; en: string; date: string } }) {

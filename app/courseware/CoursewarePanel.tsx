@@ -1,5 +1,5 @@
 /**
- * The courseware panel of the classroom (spec 03 §2.1, showState 'ppt'): default (the creator's
+ * The courseware panel of the classroom (docs/product/03-board-courseware-billing.md §2.1, showState 'ppt'): default (the creator's
  * upload area and recent documents), uploading, holdon (everyone else while nothing is shown),
  * loaded (the slide with its own board layer on top, the creator's paging, scroll and close) and
  * video. Each slide draws on `doc:{documentId}:{page}`, so strokes stay on their slide.

@@ -1,5 +1,5 @@
 /**
- * The recent documents picker (spec 03 §2.1, §9): the creator's library, 8 a page, with each
+ * The recent documents picker (docs/product/03-board-courseware-billing.md §2.1, §9): the creator's library, 8 a page, with each
  * document's status; a converted one opens in the room (`analysisDocumentExisting`). The choice is
  * confirmed 300 ms after the last pick, so a double click opens one document once.
  */

@@ -1,5 +1,5 @@
 /**
- * The upload area (spec 03 §2.1 default and uploading views, §2.3 upload button): a button that
+ * The upload area (docs/product/03-board-courseware-billing.md §2.1 default and uploading views, §2.3 upload button): a button that
  * opens the file picker, the hint of what is accepted, then the steps with their progress bars
  * (hash, upload, conversion), the tip about long documents and the cancel link.
  */

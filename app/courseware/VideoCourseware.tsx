@@ -1,5 +1,5 @@
 /**
- * Video courseware (spec 03 §4 video documents): the creator's player sends play, pause and seek
+ * Video courseware (docs/product/03-board-courseware-billing.md §4 video documents): the creator's player sends play, pause and seek
  * with its position, and a heartbeat every 5 s while playing; everyone else follows and jumps when
  * more than 1 s off. Where the browser blocks playback without a gesture, a 'click to play' prompt.
  */

@@ -1,5 +1,5 @@
 /**
- * The browser's side of the upload rules (spec 03 §5): which files are courseware and how large
+ * The browser's side of the upload rules (docs/product/03-board-courseware-billing.md §5): which files are courseware and how large
  * they may be. The server checks again by content; this only spares a pointless upload.
  */
 import { COURSEWARE_MAX_BYTES, type CoursewareExtension, type DocumentType } from '#core/contracts/courseware.ts';
@@ -26,7 +26,7 @@ export function extensionOf(name: string): string {
 
 /**
  * Is this file courseware? By its name's extension or by its mime type (case-insensitive, either
- * suffices, spec 03 §5); mp4 only where the room's variant allows video.
+ * suffices, docs/product/03-board-courseware-billing.md §5); mp4 only where the room's variant allows video.
  */
 export function checkCoursewareFile(file: { name: string; type: string; size: number }, allowVideo: boolean): FileCheck {
   const allowed = new Set<string>(allowVideo ? [...DOC_EXTENSIONS, 'mp4'] : DOC_EXTENSIONS);

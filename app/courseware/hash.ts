@@ -1,5 +1,5 @@
 /**
- * The file hash of the upload (spec 03 §4, §9): MD5 over the whole file, read in 2 MiB slices so a
+ * The file hash of the upload (docs/product/03-board-courseware-billing.md §4, §9): MD5 over the whole file, read in 2 MiB slices so a
  * 50 MB file never sits in memory at once. The reading loop is here (tested in Node with the same
  * incremental MD5); `md5File` runs it in a Web Worker so the page stays responsive.
  */

@@ -1,5 +1,5 @@
 /**
- * MD5 of a file off the main thread (spec 03 §9: 2 MiB slices), with progress after each slice.
+ * MD5 of a file off the main thread (docs/product/03-board-courseware-billing.md §9: 2 MiB slices), with progress after each slice.
  * In: { file: File, sliceBytes: number }. Out: { type: 'progress', done, total } then
  * { type: 'done', hash } or { type: 'error', message }.
  */

@@ -32,7 +32,7 @@ describe('courseware paging', () => {
     expect(scrollOf({ ...NO_COURSEWARE, scroll: 0.30000000000000004 })).toBe(0.3);
     expect(scrollOf({ ...NO_COURSEWARE, scroll: 9 })).toBe(1.8);
   });
-  it('chooses the view of spec 03 §2.1', () => {
+  it('chooses the view of docs/product/03-board-courseware-billing.md §2.1', () => {
     const loaded = { ...NO_COURSEWARE, documentId: 'd', documentType: 1 as const, images: ['a'], pptCurrentPage: 1, pptTotalPage: 1 };
     expect(coursewareView(NO_COURSEWARE, true, false)).toBe('default');
     expect(coursewareView(NO_COURSEWARE, true, true)).toBe('uploading');

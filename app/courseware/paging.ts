@@ -1,4 +1,4 @@
-/** Pure rules of the courseware view (spec 03 §4 paging): bounds, portrait pages, scroll steps. */
+/** Pure rules of the courseware view (docs/product/03-board-courseware-billing.md §4 paging): bounds, portrait pages, scroll steps. */
 import { SLIDE_SCROLL_MAX, SLIDE_SCROLL_STEP, type RoomCourseware } from '#core/contracts/courseware.ts';
 
 export const NO_COURSEWARE: RoomCourseware = {
@@ -42,7 +42,7 @@ export function scrollOf(cw: RoomCourseware): number {
 
 export type CoursewareView = 'default' | 'uploading' | 'holdon' | 'loaded' | 'video';
 
-/** Which view of spec 03 §2.1 the panel shows. */
+/** Which view of docs/product/03-board-courseware-billing.md §2.1 the panel shows. */
 export function coursewareView(cw: RoomCourseware, isCreator: boolean, uploading: boolean): CoursewareView {
   if (cw.documentId && cw.documentType === 3 && cw.videoUrl) return 'video';
   if (cw.documentId && cw.images.length > 0) return 'loaded';

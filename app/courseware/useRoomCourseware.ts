@@ -1,5 +1,5 @@
 /**
- * The room's courseware as this person sees it (spec 03 §4 courseware view, paging): the block
+ * The room's courseware as this person sees it (docs/product/03-board-courseware-billing.md §4 courseware view, paging): the block
  * from `getRoomCourseware` (again after every reconnect), kept from the room channel's
  * `courseware` and `documentConvert` events. The creator's page and scroll show at once and are
  * saved with a 500 ms debounce (`setCoursewarePage`); everyone else follows the block.

@@ -1,5 +1,5 @@
 /**
- * The upload flow of spec 03 §4 "Upload to library", shared by the room and the library:
+ * The upload flow of docs/product/03-board-courseware-billing.md §4 "Upload to library", shared by the room and the library:
  * type and size check -> MD5 in 2 MiB slices (worker) -> checkFileHash -> reuse (another user's
  * copy with the answer to the server's challenge, ADR 069), or presigned PUT (progress, cancel)
  * -> addRoomDocument -> conversion progress until the document is done.
@@ -166,7 +166,7 @@ export function useUploader(options: UploaderOptions): Uploader {
         );
         abortRef.current = () => {
           put.abort();
-          // The server forgets the pending upload (spec 03 §4: cancel notifies the server).
+          // The server forgets the pending upload (docs/product/03-board-courseware-billing.md §4: cancel notifies the server).
           void cwApi(
             'updateDocumentNotice',
             { roomNumber: roomNumber ?? '', documentSource: sign.data.saveName },

@@ -1,5 +1,5 @@
 /**
- * The device-check wizard of spec 01 §2 and §4: 1 camera (list, live preview 160x120 at up to
+ * The device-check wizard of docs/product/01-account-and-lobby.md §2 and §4: 1 camera (list, live preview 160x120 at up to
  * 8 fps), 2 microphone (list, a red sound wave), 3 speaker (list, a test tone we make ourselves),
  * 4 result (each device normal or abnormal, recheck, OK). Each 'yes' marks that device normal; the
  * chosen devices are stored as `device-configure`; closing stops every track.
@@ -11,7 +11,7 @@ import { problemOf, readDeviceConfig, saveDeviceConfig, type DeviceProblem } fro
 
 export type Step = 'camera' | 'mic' | 'speaker' | 'result';
 const STEPS: Step[] = ['camera', 'mic', 'speaker', 'result'];
-/** Spec 01 §9: camera test 160x120 at 1 to 8 fps. */
+/** docs/product/01-account-and-lobby.md §9: camera test 160x120 at 1 to 8 fps. */
 const PREVIEW = { width: 160, height: 120, frameRate: { min: 1, max: 8 } } as const;
 export const TONE_HZ = 440;
 

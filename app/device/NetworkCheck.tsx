@@ -3,7 +3,7 @@ import { useTranslation } from 'react-i18next';
 import { Button } from '#app/components/Button.tsx';
 import { gradeNetwork, probeNetwork, type NetworkGrade, type NetworkMeasure } from './network-check.ts';
 
-/** Network check popover content (spec 01 §2): progress, then excellent, poor or very poor. */
+/** Network check popover content (docs/product/01-account-and-lobby.md §2): progress, then excellent, poor or very poor. */
 export function NetworkCheck({ mediaUrl }: { mediaUrl: string }) {
   const { t } = useTranslation();
   const [progress, setProgress] = useState<number | null>(null);

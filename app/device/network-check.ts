@@ -1,5 +1,5 @@
 /**
- * The network check (spec 01 §2: progress, then excellent, poor or very poor): a real probe of the
+ * The network check (docs/product/01-account-and-lobby.md §2: progress, then excellent, poor or very poor): a real probe of the
  * media node: round trip and loss on the path media takes (a WebRTC data channel that never
  * retransmits, so a dropped UDP packet stays lost), download and upload throughput on its socket.
  */

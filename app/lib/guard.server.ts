@@ -24,7 +24,7 @@ export const redirectTeacherHome: MiddlewareFunction<Response> = ({ context }) =
   if (isTeacher(context.get(appContext).viewer)) throw redirect('/');
 };
 
-/** Board addresses pass the device and browser checks (spec §2 rule 3). */
+/** Board addresses pass the device and browser checks (docs/product/01-account-and-lobby.md §2 rule 3). */
 const BOARD_PATH = /^\/(bb|wb)\//;
 
 export function classroomMiddleware(options: { noSessionTarget: 'userName' | 'login' }): MiddlewareFunction<Response> {

@@ -1,5 +1,5 @@
 /**
- * The navigation guard of spec 01 §2 as one pure decision, so it is tested without a server.
+ * The navigation guard of docs/product/01-account-and-lobby.md §2 as one pure decision, so it is tested without a server.
  * Route middleware (guard.server.ts) feeds it the request and throws the redirect it returns.
  */
 import { OBSERVER_TOKEN_PARAM } from '#core/contracts/api.ts';
@@ -28,7 +28,7 @@ export function classroomGuard(input: ClassroomGuardInput): string | null {
     if (!isSupportedBrowser(ua)) return `/download/${downloadType(ua)}`;
   }
   for (const key of input.search.keys()) {
-    // The observer link carries its signed token next to userType=3 (DECISIONS.md: Access).
+    // The observer link carries its signed token next to userType=3 (docs/product/decisions.md: Access).
     if (key === 'userType' || (key === OBSERVER_TOKEN_PARAM && observer)) continue;
     return '/profile?joinRoomError=31004';
   }

@@ -2,7 +2,7 @@ import { useCallback, useRef, useState } from 'react';
 import { newRequestId } from './api.ts';
 
 /**
- * One request at a time (spec §4: the create and join locks). `run` ignores calls while one is in
+ * One request at a time (docs/product/01-account-and-lobby.md §4: the create and join locks). `run` ignores calls while one is in
  * flight, hands the task a fresh request id for this click (the task passes it to api() so its
  * retries reuse it), and releases the lock when the task settles, reply or error.
  */

@@ -1,5 +1,5 @@
 /**
- * Money is held in cents and shown in yuan (spec 03 §9); amounts over 1,000,000 cents (¥10,000)
+ * Money is held in cents and shown in yuan (docs/product/03-board-courseware-billing.md §9); amounts over 1,000,000 cents (¥10,000)
  * are shown in 万 (ten thousand yuan).
  */
 const WAN_FROM_CENTS = 1_000_000;

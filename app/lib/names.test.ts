@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { checkName, cleanRoomNumber, isValidRoomNumber, loginPath, safeRedirect, studioNumber } from './names.ts';
 
-describe('checkName (DECISIONS.md name rule)', () => {
+describe('checkName (docs/product/decisions.md name rule)', () => {
   it.each([
     ['  Li Lei ', { ok: true, name: 'Li Lei' }],
     ['王老师', { ok: true, name: '王老师' }],

@@ -1,5 +1,5 @@
 /**
- * The one name rule of DECISIONS.md: trimmed, 1 to 10 characters of Chinese or Latin letters,
+ * The one name rule of docs/product/decisions.md: trimmed, 1 to 10 characters of Chinese or Latin letters,
  * digits and single spaces.
  */
 const NAME_RE = /^[\p{Script=Han}A-Za-z0-9]+(?: [\p{Script=Han}A-Za-z0-9]+)*$/u;
@@ -14,7 +14,7 @@ export function checkName(raw: string): NameCheck {
   return { ok: true, name };
 }
 
-/** Join box: keep letters and digits only, at most 10 (spec §5, newer join box). */
+/** Join box: keep letters and digits only, at most 10 (docs/product/01-account-and-lobby.md §5, newer join box). */
 export function cleanRoomNumber(raw: string): string {
   return raw.replace(/[^A-Za-z0-9]/g, '').slice(0, 10);
 }
@@ -23,7 +23,7 @@ export function isValidRoomNumber(value: string): boolean {
   return /^[A-Za-z0-9]{6,10}$/.test(value);
 }
 
-/** Route ids: 1 to 10 digits (spec §5). */
+/** Route ids: 1 to 10 digits (docs/product/01-account-and-lobby.md §5). */
 export function isRouteRoomId(value: string | undefined): value is string {
   return value !== undefined && /^\d{1,10}$/.test(value);
 }
@@ -40,7 +40,7 @@ export function safeRedirect(target: string | null | undefined, fallback = '/'):
   }
 }
 
-/** The recording studio's number: 8 random digits made in the browser (spec §4). */
+/** The recording studio's number: 8 random digits made in the browser (docs/product/01-account-and-lobby.md §4). */
 export function studioNumber(): string {
   const bytes = crypto.getRandomValues(new Uint32Array(8));
   let out = String(1 + (bytes[0]! % 9));

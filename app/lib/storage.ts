@@ -1,4 +1,4 @@
-/** Keys the spec keeps in the browser's storage (§3 "Stored locally"). */
+/** Keys kept in the browser's storage (docs/product/01-account-and-lobby.md §3, browser storage). */
 export const USER_INFO_KEY = 'userInfo';
 export const TOURIST_NAME_KEY = 'name'; // session storage
 export const inviteKey = (roomNumber: string) => `invite_${roomNumber}`;

@@ -32,7 +32,7 @@ export function dismissToast(id: number): void {
 
 let muted = false;
 
-/** Observers see no toasts (spec §5); the classroom mutes them for its lifetime. */
+/** Observers see no toasts (docs/product/02-live-classroom.md §5); the classroom mutes them for its lifetime. */
 export function muteToasts(on: boolean): void {
   muted = on;
 }

@@ -1,5 +1,5 @@
 /**
- * User-Agent reading for the navigation guard (spec 01 §2). Pure functions: the server runs them
+ * User-Agent reading for the navigation guard (docs/product/01-account-and-lobby.md §2). Pure functions: the server runs them
  * in route middleware with the request's header, the tests feed them real UA strings.
  */
 export type DeviceKind = 'pc' | 'phone' | 'tablet';

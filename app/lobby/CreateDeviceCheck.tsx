@@ -1,5 +1,5 @@
 /**
- * 'Create classroom' goes through a device check first (spec 01 §2, the lobby's landing view):
+ * 'Create classroom' goes through a device check first (docs/product/01-account-and-lobby.md §2, the lobby's landing view):
  * the four-step wizard in a dialog that can always be skipped. A check passed (every device
  * normal) is remembered for this browser session; a computer without any camera or microphone
  * goes straight on, since a teacher may teach with the board only. Nothing here ever blocks

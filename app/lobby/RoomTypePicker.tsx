@@ -30,7 +30,7 @@ interface Props {
   creating: boolean;
 }
 
-/** The room-type picker (spec §2 newer layout, DECISIONS.md room types) with the credit prompt of §4. */
+/** The room-type picker (docs/product/01-account-and-lobby.md §2 newer layout, docs/product/decisions.md room types) with the credit prompt of §4. */
 export function RoomTypePicker({ onBack, onCreate, creating }: Props) {
   const { t } = useTranslation();
   const [credit, setCredit] = useState<{ number: number } | null>(null);

@@ -11,7 +11,7 @@ export type CreateChoice = { roomType: 1; consumption: 'on' | 'off' } | { roomTy
 
 const CREATE_ERRORS = new Set(['21007', '21008', '31001']);
 
-/** Create with the lock of spec §4; one request id per click, reused by its retry. */
+/** Create with the lock of docs/product/01-account-and-lobby.md §4; one request id per click, reused by its retry. */
 export function useCreateRoom() {
   const { t } = useTranslation();
   const { lang } = useLang();

@@ -9,7 +9,7 @@ import { isValidRoomNumber } from '#app/lib/names.ts';
 import { toast } from '#app/lib/toast.ts';
 import type { JoinedState } from '#app/classroom/joined.ts';
 
-/** Join by number (spec §4, §8): check the number, join, then open the room's invite path. */
+/** Join by number (docs/product/01-account-and-lobby.md §4, §8): check the number, join, then open the room's invite path. */
 export function useJoinRoom() {
   const { t } = useTranslation();
   const { lang } = useLang();

@@ -22,7 +22,7 @@ export function meta() {
   return [{ title: '板书 · 下载 / Download' }];
 }
 
-/** The unsupported-browser and download page (spec §2); its header changes after 20 px of scroll. */
+/** The unsupported-browser and download page (docs/product/01-account-and-lobby.md §2); its header changes after 20 px of scroll. */
 export default function Download({ loaderData }: Route.ComponentProps) {
   const { t } = useTranslation();
   const [scrolled, setScrolled] = useState(false);

@@ -13,7 +13,7 @@ export function meta() {
   return [{ title: '板书 · 使用帮助 / Help' }];
 }
 
-/** Our own help pages, in both languages, where the old product linked help PDFs (spec 01 §2). */
+/** Our own help pages, in both languages, where the old product linked help PDFs (docs/product/01-account-and-lobby.md §2). */
 export default function Help({ loaderData }: Route.ComponentProps) {
   const { t } = useTranslation();
   const { topic } = loaderData;

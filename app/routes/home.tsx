@@ -43,7 +43,7 @@ export function meta() {
 
 const FEATURES = ['f1', 'f2', 'f3', 'f4'] as const;
 
-/** The marketing landing page (spec 01 §2): features, the trial-application form, contact footer. */
+/** The marketing landing page (docs/product/01-account-and-lobby.md §2): features, the trial-application form, contact footer. */
 export default function Home({ loaderData, actionData }: Route.ComponentProps) {
   const { t } = useTranslation();
   const navigation = useNavigation();

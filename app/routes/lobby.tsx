@@ -32,7 +32,7 @@ export default function Lobby({ loaderData }: Route.ComponentProps) {
   const [view, setView] = useState<'landing' | 'picker'>('landing');
   const [number, setNumber] = useState('');
   const creating = useCreateRoom();
-  // 'Create classroom' enters through the device check (spec 01 §2), which can always be skipped.
+  // 'Create classroom' enters through the device check (docs/product/01-account-and-lobby.md §2), which can always be skipped.
   const deviceCheck = useCreateDeviceCheck(() => setView('picker'));
   const joining = useJoinRoom();
   const { user, computer } = loaderData;

@@ -52,7 +52,7 @@ function toastError(answer: { code: string; msg: string }, fallback: string): vo
 }
 
 /**
- * The document library (spec 03 §2.3, §4 document list statuses): 10 a page with 'load more',
+ * The document library (docs/product/03-board-courseware-billing.md §2.3, §4 document list statuses): 10 a page with 'load more',
  * status, upload time, download, delete (parsed or failed only, with its confirm), upload from here,
  * open in one of the person's open rooms. Statuses follow the user channel as conversions run.
  */

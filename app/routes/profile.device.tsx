@@ -15,7 +15,7 @@ export function meta() {
   return [{ title: '板书 · 设备检测 / Device check' }];
 }
 
-/** /profile/device: the device-check wizard and the network check (spec 01 §2). */
+/** /profile/device: the device-check wizard and the network check (docs/product/01-account-and-lobby.md §2). */
 export default function DevicePage({ loaderData }: Route.ComponentProps) {
   const navigate = useNavigate();
   return (

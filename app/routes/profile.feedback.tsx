@@ -12,7 +12,7 @@ export function meta() {
   return [{ title: '板书 · 意见反馈 / Feedback' }];
 }
 
-/** Spec 03 §5: white space collapses and line breaks stay; the server applies the same rule. */
+/** docs/product/03-board-courseware-billing.md §5: white space collapses and line breaks stay; the server applies the same rule. */
 const normalise = (s: string) =>
   s
     .replace(/\r\n?/g, '\n')
@@ -20,7 +20,7 @@ const normalise = (s: string) =>
     .replace(/ *\n\s*/g, '\n')
     .trim();
 
-/** Feedback (spec 03 §2.8): text, a captcha image (click to refresh), submit, success popup. */
+/** Feedback (docs/product/03-board-courseware-billing.md §2.8): text, a captcha image (click to refresh), submit, success popup. */
 export default function Feedback() {
   const { t } = useTranslation();
   const [content, setContent] = useState('');

@@ -20,7 +20,7 @@ export function meta() {
   return [{ title: '板书 · 消息中心 / Messages' }];
 }
 
-/** The message centre (spec 03 §2.7): announcements, 44 px rows, load more, detail with back. */
+/** The message centre (docs/product/03-board-courseware-billing.md §2.7): announcements, 44 px rows, load more, detail with back. */
 export default function Messages({ loaderData }: Route.ComponentProps) {
   const { t } = useTranslation();
   const [list, setList] = useState<Announcement[]>(loaderData.messageList);

@@ -34,7 +34,7 @@ export function meta() {
   return [{ title: '板书 · 付费升级 / Upgrade' }];
 }
 
-/** Spec 03 §2.6: 1 goods, 2 orders, 3 order number used, 4 success, 5 failure, 6 QR code, 7 confirm, 8 error. */
+/** docs/product/03-board-courseware-billing.md §2.6: 1 goods, 2 orders, 3 order number used, 4 success, 5 failure, 6 QR code, 7 confirm, 8 error. */
 type View =
   | { n: 1 }
   | { n: 2 }

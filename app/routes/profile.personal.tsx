@@ -55,7 +55,7 @@ function NameEditor({ current, onClose }: { current: string; onClose: () => void
     event.preventDefault();
     const check = checkName(name);
     if (!check.ok) {
-      // An empty name does nothing but ask for one (spec §4).
+      // An empty name does nothing but ask for one (docs/product/01-account-and-lobby.md §4).
       setError(check.reason === 'empty' ? t('userName.empty') : t('personal.invalidName'));
       return;
     }

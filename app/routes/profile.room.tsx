@@ -41,7 +41,7 @@ export default function ProfileRooms({ loaderData }: Route.ComponentProps) {
     setMore({ hasMore: loaderData.hasMore, nextPageTime: loaderData.nextPageTime });
   }
 
-  // Errors from a classroom that sent the user here (spec §8: joinRoomError).
+  // Errors from a classroom that sent the user here (docs/product/01-account-and-lobby.md §8: joinRoomError).
   const joinError = params.get('joinRoomError');
   const showJoinError = useEffectEvent((code: string) => {
     toast.error(code === 'kickout' ? t('profile.kickedOut') : (codeMessage(code, lang) ?? t('common.refresh')));

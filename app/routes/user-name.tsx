@@ -34,7 +34,7 @@ export function meta() {
   return [{ title: '板书 · 输入姓名 / Your name' }];
 }
 
-/** The visitor name screen (spec §2): a tourist names themself and enters without an account. */
+/** The visitor name screen (docs/product/01-account-and-lobby.md §2): a tourist names themself and enters without an account. */
 export default function UserName({ loaderData }: Route.ComponentProps) {
   const { t } = useTranslation();
   const { lang } = useLang();

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-/** DECISIONS.md: 11 digits, mainland mobile prefixes, area code 86. */
+/** docs/product/decisions.md: 11 digits, mainland mobile prefixes, area code 86. */
 export const MOBILE_RULE = /^1[3-9]\d{9}$/;
 export const CODE_RULE = /^\d{6}$/;
 /** One rule for every name: 1-10 Chinese or Latin letters, digits and single spaces, trimmed. */
@@ -31,7 +31,7 @@ export const loginInput = z.object({
 
 /** Calls without fields: whatever envelope fields a client adds to the body are ignored. */
 export const noInput = z.object({}).loose();
-/** queryUserInfoByToken: the token may come in the body too (spec 01 §7). */
+/** queryUserInfoByToken: the token may come in the body too (docs/product/01-account-and-lobby.md §7). */
 export const tokenInput = z.object({ token: z.string().max(128).optional() }).loose();
 
 export const userIdInput = z.object({ id: z.string().regex(/^\d{1,18}$/) });

@@ -1,5 +1,5 @@
 /**
- * The packages on sale (spec 03 §9). Ids, kinds and sizes are the product's; prices (cents) and
+ * The packages on sale (docs/product/03-board-courseware-billing.md §9). Ids, kinds and sizes are the product's; prices (cents) and
  * what is on the shelf are settings (GOODS_PRICES, GOODS_OFF_SHELF), so no price hides in code.
  */
 import type { Config } from '../platform/config.ts';

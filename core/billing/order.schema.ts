@@ -6,7 +6,7 @@ export const pageInput = myRoomsInput;
 
 export const GOODS_ID_RULE = /^GB\d{8}$/;
 export const ORDER_ID_RULE = /^[A-Z0-9]{6,40}$/;
-/** Spec 03 §5: a promo code has at most 10 characters, and is optional. */
+/** docs/product/03-board-courseware-billing.md §5: a promo code has at most 10 characters, and is optional. */
 export const PROMO_CODE_MAX = 10;
 
 export const createOrderInput = z.object({ goodsId: z.string().regex(GOODS_ID_RULE) });

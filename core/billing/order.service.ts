@@ -1,5 +1,5 @@
 /**
- * Packages, orders and payments: the shop (spec 03 §9), the order rules and codes of §8, and the
+ * Packages, orders and payments: the shop (docs/product/03-board-courseware-billing.md §9), the order rules and codes of §8, and the
  * payment notification that grants what was bought, once, in one transaction.
  */
 import { randomInt } from 'node:crypto';
@@ -106,7 +106,7 @@ export class OrderService {
     };
   }
 
-  /** Only teachers pay (spec 03 §2.6); visitors have no orders. */
+  /** Only teachers pay (docs/product/03-board-courseware-billing.md §2.6); visitors have no orders. */
   #buyer(viewer: Viewer): string {
     if (viewer.type !== '1') throw notAllowed('only teachers buy');
     return viewer.userId;

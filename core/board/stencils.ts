@@ -1,6 +1,6 @@
 /**
  * The teaching pictures (shape stencils) of the whiteboard: our own SVGs in server/static/stencils,
- * served at /stencils/{id}.svg. `subjectId` 2 math, 3 physics, 4 chemistry (spec 03 §3); `stname`
+ * served at /stencils/{id}.svg. `subjectId` 2 math, 3 physics, 4 chemistry (docs/product/03-board-courseware-billing.md §3); `stname`
  * is the group name shown in the shape panel's tab.
  */
 export interface Stencil {

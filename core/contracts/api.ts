@@ -80,7 +80,7 @@ export interface RoomListItem {
   isVIP: '0' | '1';
   state: 'open' | 'closed';
   createTime: number;
-  inviteUrl: string; // absolute, in the form DECISIONS.md gives per room type
+  inviteUrl: string; // absolute, in the form docs/product/decisions.md gives per room type
 }
 
 export interface GoodsInfo {
@@ -168,7 +168,7 @@ export interface ApiAnswers extends CoursewareApiAnswers {
   getTeachingPictureList: { teachingPictureList: string };
 }
 
-/** A stencil of the shape panel (spec 03 §3): subjectId 2 math, 3 physics, 4 chemistry. */
+/** A stencil of the shape panel (docs/product/03-board-courseware-billing.md §3): subjectId 2 math, 3 physics, 4 chemistry. */
 export interface TeachingPicture {
   id: string;
   subjectId: 2 | 3 | 4;
@@ -194,7 +194,7 @@ export type ApiCalls = { [N in ApiName]: [ApiRequest<N>, ApiData<N>] };
 export const TOKEN_HEADER = 'token';
 export const SESSION_COOKIE = 'banshu_session';
 export const LANG_COOKIE = 'lang';
-/** Create and join are idempotent per client request: the query parameter `requestId` (spec §7). */
+/** Create and join are idempotent per client request: the query parameter `requestId` (docs/product/01-account-and-lobby.md §7). */
 export const REQUEST_ID_PARAM = 'requestId';
 /** Query key of the observer token on classroom routes (with userType=3). */
 export const OBSERVER_TOKEN_PARAM = 'ot';
@@ -202,7 +202,7 @@ export const OBSERVER_TOKEN_PARAM = 'ot';
 /** The feedback captcha image (GET, the signed-in user's; `t` only defeats caches). */
 export const FEEDBACK_CAPTCHA_PATH = '/feedback/captcha';
 
-/** Invite paths per room type (DECISIONS.md). */
+/** Invite paths per room type (docs/product/decisions.md). */
 export function invitePath(roomType: RoomType | 5, roomNumber: string): string {
   switch (roomType) {
     case 1:

@@ -10,7 +10,7 @@
  * same ordered log). A repeated `opId` is answered with the sequence number it already got and is
  * not applied twice.
  *
- * Coordinates are board units on the base canvas of 1024 x 768 (spec 03 §9); slides use the
+ * Coordinates are board units on the base canvas of 1024 x 768 (docs/product/03-board-courseware-billing.md §9); slides use the
  * same units scaled from their 800 x 600 canvas, so a drawing keeps its place at any zoom.
  */
 import { z } from 'zod';

@@ -1,10 +1,10 @@
 /**
- * Courseware (spec 03 §2.1, §2.3, §3 document and conversion result, §4, §7): the wire contract
+ * Courseware (docs/product/03-board-courseware-billing.md §2.1, §2.3, §3 document and conversion result, §4, §7): the wire contract
  * shared by the server, the conversion worker and the browser. The /api answers are declared here and
  * merged into `ApiAnswers` (core/contracts/api.ts); the room-channel and user-channel events are
  * declared here and merged into those contracts.
  *
- * Flow of an upload (spec 03 §4 "Upload to library"):
+ * Flow of an upload (docs/product/03-board-courseware-billing.md §4 "Upload to library"):
  *   browser: type + size check -> MD5 in 2 MiB slices (worker) -> `checkFileHash`
  *     exists: `addRoomDocument` with the same hash (no upload, no second conversion); another
  *             user's file only with the answer to `challenge` (a hash over a random range, ADR 069)
@@ -18,18 +18,18 @@
 import { z } from 'zod';
 import { bounded, call, declared, whole, type Events, type Requests } from './channel.ts';
 
-/** spec 03 §3 Document.status: 0 uploading, 1 parsing, 2 parse timeout or fail, 3 parse done, 4 parse failed. */
+/** docs/product/03-board-courseware-billing.md §3 Document.status: 0 uploading, 1 parsing, 2 parse timeout or fail, 3 parse done, 4 parse failed. */
 export type DocumentStatus = 0 | 1 | 2 | 3 | 4;
 
 /** 1 a document (ppt, pptx, doc, docx, pdf: slides as images), 3 a video (mp4). */
 export type DocumentType = 1 | 3;
 
-/** What the browser and the server both accept (spec 03 §5). */
+/** What the browser and the server both accept (docs/product/03-board-courseware-billing.md §5). */
 export const COURSEWARE_EXTENSIONS = ['ppt', 'pptx', 'doc', 'docx', 'pdf', 'mp4'] as const;
 export type CoursewareExtension = (typeof COURSEWARE_EXTENSIONS)[number];
-/** spec 03 §5: at most 50,000,000 bytes ('file cannot exceed 50M'). */
+/** docs/product/03-board-courseware-billing.md §5: at most 50,000,000 bytes ('file cannot exceed 50M'). */
 export const COURSEWARE_MAX_BYTES = 50_000_000;
-/** Hash slices of 2 MiB (spec 03 §9). */
+/** Hash slices of 2 MiB (docs/product/03-board-courseware-billing.md §9). */
 export const HASH_SLICE_BYTES = 2 * 1024 * 1024;
 /** Conversion limits (issue 6): pages and wall time per document. */
 export const CONVERT_MAX_PAGES = 200;
@@ -37,10 +37,10 @@ export const CONVERT_MAX_MS = 5 * 60_000;
 /** Page images 1280 px wide; thumbnails 240 px wide (JPEG). */
 export const PAGE_IMAGE_WIDTH = 1280;
 export const PAGE_THUMB_WIDTH = 240;
-/** Library and picker page sizes (spec 03 §9). */
+/** Library and picker page sizes (docs/product/03-board-courseware-billing.md §9). */
 export const DOCUMENT_PAGE_SIZE = 10;
 export const RECENT_DOCUMENTS_PAGE_SIZE = 8;
-/** Signed storage links are valid 3600 s (spec 03 §9). */
+/** Signed storage links are valid 3600 s (docs/product/03-board-courseware-billing.md §9). */
 export const SIGNED_URL_TTL_SECONDS = 3600;
 /** Creator's slide change saved with a 500 ms debounce; portrait scroll step 0.1 up to 1.8. */
 export const PAGE_SAVE_DEBOUNCE_MS = 500;
@@ -81,7 +81,7 @@ export interface DocumentInfo {
   failReason: string;
 }
 
-/** Video courseware control (spec 03 §7 customRoomEvent videoControl), sent by the creator only. */
+/** Video courseware control (docs/product/03-board-courseware-billing.md §7 customRoomEvent videoControl), sent by the creator only. */
 export const VIDEO_CONTROL_TYPES = ['play', 'pause', 'seek', 'heartbeat'] as const;
 /** The longest video position a control may name (a day). */
 export const VIDEO_MAX_SECONDS = 86_400;
@@ -94,7 +94,7 @@ export const videoControlSchema = z.strictObject({
 });
 export type VideoControl = z.infer<typeof videoControlSchema>;
 
-/** The courseware a room shows (the room info fields of spec 03 §3, as a typed block). */
+/** The courseware a room shows (the room info fields of docs/product/03-board-courseware-billing.md §3, as a typed block). */
 export const roomCoursewareSchema = z.strictObject({
   documentId: z.string(), // '' when none
   documentName: z.string(),
@@ -121,7 +121,7 @@ export type RoomCourseware = z.infer<typeof roomCoursewareSchema>;
 export interface CoursewareApiAnswers {
   /** 1 disk store, 2 S3-compatible store (chosen by S3_ENDPOINT). */
   getResourceType: { resourceType: 1 | 2 };
-  /** The file hash check of spec 03 §7: is a file with this MD5 already in the caller's library (or converted for anyone)? */
+  /** The file hash check of docs/product/03-board-courseware-billing.md §7: is a file with this MD5 already in the caller's library (or converted for anyone)? */
   checkFileHash: { fileExist: boolean; documentInfo: DocumentInfo | null; challenge: HashChallenge | null };
   /**
    * The signed-upload call: a presigned PUT for the browser to send the file straight to the store.
@@ -160,7 +160,7 @@ export interface CoursewareApiAnswers {
 /** Room channel, server -> browser (merged into roomEvents of room-events.ts). */
 export const coursewareRoomEvents = {
   /**
-   * spec 03 §3 conversion result. status '200' with phase 'progress' as each page is written (the
+   * docs/product/03-board-courseware-billing.md §3 conversion result. status '200' with phase 'progress' as each page is written (the
    * first page shows before the deck is done), '200' with phase 'done' at the end; any other status
    * ('500') means it failed: the uploader sees 'parse failed' and the courseware is closed.
    */

@@ -32,7 +32,7 @@ export interface MediaTokenPayload extends Record<string, unknown> {
   room: string;
   uid: string;
   role: 'creator' | 'member' | 'tourist' | 'observer';
-  /** The room type (DECISIONS.md), so the node can apply revocations without the database. */
+  /** The room type (docs/product/decisions.md), so the node can apply revocations without the database. */
   rt: 1 | 2 | 3 | 4;
   /** What this person may publish now. */
   pub: MediaSource[];
@@ -110,7 +110,7 @@ export const mediaRequests = {
   ),
   leave: call(noPayload, noAnswer),
   /**
-   * The network check (spec 01 §2), allowed before `join`: 'ping' answers at once (round trip),
+   * The network check (docs/product/01-account-and-lobby.md §2), allowed before `join`: 'ping' answers at once (round trip),
    * 'download' answers with `bytes` of filler, 'upload' carries `data` and answers its size,
    * 'config' answers the ICE servers, 'rtc' takes an offer with one data channel and answers it:
    * the node then echoes every packet sent on that channel (the UDP loss and round trip), until
@@ -166,7 +166,7 @@ export type MediaRequestType = keyof MediaCalls;
 export type MediaRequest = { [K in MediaRequestType]: { v: number; type: K } & MediaCalls[K][0] }[MediaRequestType];
 export type MediaAnswer<K extends MediaRequestType> = Ack<MediaCalls[K][1]>;
 
-/** Network quality per person, 0 unknown, 1 best to 6 worst (DECISIONS.md bands). */
+/** Network quality per person, 0 unknown, 1 best to 6 worst (docs/product/decisions.md bands). */
 export interface QualityReport {
   userId: string;
   up: number;

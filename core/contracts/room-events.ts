@@ -30,7 +30,7 @@ export type Role = z.infer<typeof roleSchema>;
 /** A user id of this product: digits. */
 export const userIdSchema = z.string().regex(/^\d{1,18}$/);
 
-/** 0 unknown, 1-6 (DECISIONS.md bands: 1-2 strong, 3-4 moderate, 5-6 weak). */
+/** 0 unknown, 1-6 (docs/product/decisions.md bands: 1-2 strong, 3-4 moderate, 5-6 weak). */
 export const networkQualitySchema = whole(0, 6);
 
 export const memberSchema = z.strictObject({

@@ -12,7 +12,7 @@ export const USER_NAMESPACE = '/user';
 
 /** Server -> browser. */
 export const userEvents = {
-  /** An order of this user was paid (spec 03 §7: paymentSuccess carries the order id). */
+  /** An order of this user was paid (docs/product/03-board-courseware-billing.md §7: paymentSuccess carries the order id). */
   paymentSuccess: z.strictObject({ orderId: z.string() }),
   ...coursewareUserEvents,
 };

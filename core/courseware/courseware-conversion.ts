@@ -1,5 +1,5 @@
 /**
- * Courseware conversion (spec 03 §3; ADRs 040-044): the 'courseware.convert' job writes a
+ * Courseware conversion (docs/product/03-board-courseware-billing.md §3; ADRs 040-044): the 'courseware.convert' job writes a
  * document's pages one by one and tells owners and rooms how it stands; the housekeeping jobs
  * forget stale uploads and drop upload keys no document uses.
  */
@@ -124,7 +124,7 @@ export class CoursewareConversion {
       const room = await this.repo.room(shown.room_number);
       if (!room || room.document_id !== doc.id) continue;
       if (phase === 'failed') {
-        // 'parse failed' for the uploader; the courseware closes (spec 03 §4).
+        // 'parse failed' for the uploader; the courseware closes (docs/product/03-board-courseware-billing.md §4).
         await this.state.setCourseware(room.id, { document_id: null, ppt_current_page: 1, doc_scroll: 0, doc_video: '' });
       }
       const courseware = phase === 'failed' ? noCourseware(this.resourceType) : await this.room.block(room, doc);

@@ -1,5 +1,5 @@
 /**
- * The courseware library (spec 03 §2.1, §3, §7; ADRs 040-044, 056): each user's documents, uploads
+ * The courseware library (docs/product/03-board-courseware-billing.md §2.1, §3, §7; ADRs 040-044, 056): each user's documents, uploads
  * signed for the object store and checked by content when registered, hash matches, deletes and
  * lists. Registering with a room number shows the document there (CoursewareRoom).
  */

@@ -1,5 +1,5 @@
 /**
- * What a room shows of its courseware (spec 03 §4; ADRs 040-044): the document open in the room,
+ * What a room shows of its courseware (docs/product/03-board-courseware-billing.md §4; ADRs 040-044): the document open in the room,
  * its page and portrait scroll, and the video state, with freshly signed links for the deck.
  */
 import { DomainError, notAllowed, roomNotFound } from '../platform/errors.ts';
@@ -198,7 +198,7 @@ export class CoursewareRoom {
     const doc = await this.repo.byId(room.document_id);
     if (!doc) throw new DomainError('34009');
     if (page < 1 || page > Math.max(doc.page_count, 1)) throw new DomainError('34010', `page ${page} of ${doc.page_count}`);
-    // A slide change starts at the top of the page (spec 03 §4 Paging) unless a scroll comes with it.
+    // A slide change starts at the top of the page (docs/product/03-board-courseware-billing.md §4 Paging) unless a scroll comes with it.
     const docScroll = tenths ?? (page === room.ppt_current_page ? room.doc_scroll : 0);
     await this.state.setCourseware(room.id, { ppt_current_page: page, doc_scroll: docScroll });
     const courseware = await this.block({ ...room, ppt_current_page: page, doc_scroll: docScroll }, doc);

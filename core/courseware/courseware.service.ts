@@ -1,5 +1,5 @@
 /**
- * Courseware (spec 03 §2.1, §3, §4, §7; ADRs 040-044): the library of each user, uploads signed
+ * Courseware (docs/product/03-board-courseware-billing.md §2.1, §3, §4, §7; ADRs 040-044): the library of each user, uploads signed
  * for the object store and checked by content when registered, conversions queued as jobs and
  * written page by page, and the one document a room shows (page, portrait scroll, video state).
  * Every rule is checked here; the /api adapter and the room channel only parse and answer.

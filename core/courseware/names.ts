@@ -1,6 +1,6 @@
 /**
  * File names of uploads: the name shown (any language, cleaned of what can mislead or break a
- * page) and the ASCII name inside the object key; types by extension (spec 03 §5).
+ * page) and the ASCII name inside the object key; types by extension (docs/product/03-board-courseware-billing.md §5).
  */
 import { COURSEWARE_EXTENSIONS, type CoursewareExtension, type DocumentType } from '../contracts/courseware.ts';
 import type { SourceKind } from './converter.ts';

@@ -1,5 +1,5 @@
 /**
- * Announcements published by operators (spec 03 §2.7) and feedback with its captcha (§2.8, §5).
+ * Announcements published by operators (docs/product/03-board-courseware-billing.md §2.7) and feedback with its captcha (§2.8, §5).
  */
 import type { Clock } from '../platform/clock.ts';
 import type { Config } from '../platform/config.ts';
@@ -18,7 +18,7 @@ const CAPTCHA_MAX_TRIES = 5;
 
 type MessagingConfig = Pick<Config, 'FEEDBACK_PER_HOUR' | 'CAPTCHA_TTL_SECONDS'>;
 
-/** Spec §5: runs of white space collapse to one; line breaks stay (at most one in a row). */
+/** docs/product/03-board-courseware-billing.md §5: runs of white space collapse to one; line breaks stay (at most one in a row). */
 export function normaliseFeedback(raw: string): string {
   return raw
     .normalize('NFC')

@@ -22,7 +22,7 @@ export interface ObjectStore {
   delete(key: string): Promise<void>;
   /** A URL a browser may GET until it expires. */
   signedGetUrl(key: string, ttlSeconds: number): Promise<string>;
-  /** 1 our own disk store (signed by us), 2 an S3-compatible store (spec 03 §3 resourceType). */
+  /** 1 our own disk store (signed by us), 2 an S3-compatible store (docs/product/03-board-courseware-billing.md §3 resourceType). */
   readonly resourceType: 1 | 2;
   /**
    * A URL a browser may PUT one file to until it expires: the body must carry `contentType` and

@@ -1,5 +1,5 @@
 /**
- * The PaymentGateway port (DECISIONS.md: UnionPay QR payment becomes a port). The product asks the
+ * The PaymentGateway port (docs/product/decisions.md: UnionPay QR payment becomes a port). The product asks the
  * gateway for something to put in a QR code (`tn`), and the gateway later POSTs a signed
  * notification to our notify address. `sandbox` is a built-in gateway that behaves like a real one:
  * the QR code encodes its own pay page; paying there sends an HMAC-signed HTTP notification.

@@ -9,7 +9,7 @@ const r = (
   micConnected = false,
 ) => mediaRights({ roomType, role, userType, micConnected });
 
-describe('who publishes what (DECISIONS.md room types)', () => {
+describe('who publishes what (docs/product/decisions.md room types)', () => {
   it('mini class: everyone seated sends camera and microphone; the creator may share a screen', () => {
     expect(r(1, 'creator')).toEqual(['mic', 'camera', 'screen']);
     expect(r(1, 'member')).toEqual(['mic', 'camera']);

@@ -1,5 +1,5 @@
 /**
- * Who may publish what (DECISIONS.md, room types), and the signed media token a web node hands out
+ * Who may publish what (docs/product/decisions.md, room types), and the signed media token a web node hands out
  * with the media node's address. The media node trusts only this token: it refuses any publish the
  * token does not name.
  */
@@ -12,7 +12,7 @@ export interface MediaGrantInput {
   roomType: RoomType;
   userId: string;
   role: JoinAnswer['role'];
-  /** '2' is the creator's screen-share join (spec 02 §4). */
+  /** '2' is the creator's screen-share join (docs/product/02-live-classroom.md §4). */
   userType: JoinAnswer['userType'];
   /** The person holds the microphone now (a large class's invitation was accepted). */
   micConnected: boolean;
@@ -22,7 +22,7 @@ export interface MediaGrantInput {
  * - type 1 mini class: everyone seated sends camera and microphone; the creator also shares a screen.
  * - types 2 and 3 (whiteboard, audio class): audio only, for everyone seated.
  * - type 4 large class: the creator sends camera, microphone and screen; a student only the
- *   microphone, and only while invited to it (spec 02 §4: 'agree ... publishes audio').
+ *   microphone, and only while invited to it (docs/product/02-live-classroom.md §4: 'agree ... publishes audio').
  * - observers never publish; a screen-share join (userType '2') publishes the screen alone.
  */
 export function mediaRights(g: Pick<MediaGrantInput, 'roomType' | 'role' | 'userType' | 'micConnected'>): MediaSource[] {

@@ -61,7 +61,7 @@ export class MediaService {
   }
 
   /**
-   * A fresh token for someone already in the room (spec 02 §7 `/api/createAgoraToken`): after a
+   * A fresh token for someone already in the room (docs/product/02-live-classroom.md §7 `/api/createAgoraToken`): after a
    * microphone invitation was accepted, or when a reconnect finds the old token expired.
    */
   async renew(viewer: { userId: string }, roomNumber: string, screen = false): Promise<MediaAccess> {
@@ -87,7 +87,7 @@ export class MediaService {
     });
   }
 
-  /** A node to probe for the network check (spec 01 §2): where a new room would go. */
+  /** A node to probe for the network check (docs/product/01-account-and-lobby.md §2): where a new room would go. */
   probeNode(): Promise<{ nodeId: string; url: string }> {
     return this.nodes.place(PROBE_ROOM);
   }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-/** The join box accepts 6 to 10 letters or digits (DECISIONS.md); rooms are 6 digits. */
+/** The join box accepts 6 to 10 letters or digits (docs/product/decisions.md); rooms are 6 digits. */
 export const ROOM_NUMBER_RULE = /^[A-Za-z0-9]{6,10}$/;
 
 const roomNumber = z.string().max(64);
@@ -23,7 +23,7 @@ export const joinInput = z.object({
   ot: z.string().max(2048).optional(),
 });
 
-/** The room-info save of spec 02 §7: form-encoded strings or JSON; the live service checks each field. */
+/** The room-info save of docs/product/02-live-classroom.md §7: form-encoded strings or JSON; the live service checks each field. */
 export const updateRoomInfoInput = z.object({
   roomNumber,
   showState: z.string().max(32).optional(),

@@ -1,5 +1,5 @@
 /**
- * Rooms: create with the caps and payment rules of DECISIONS.md, look up, join (members and
+ * Rooms: create with the caps and payment rules of docs/product/decisions.md, look up, join (members and
  * tourists) with the cap enforced under a row lock, and the creator's list.
  */
 import { randomInt } from 'node:crypto';
@@ -249,7 +249,7 @@ export class RoomService {
     };
   }
 
-  /** Adds the media token and the media node's address (DECISIONS.md: mediaToken, mediaUrl). */
+  /** Adds the media token and the media node's address (docs/product/decisions.md: mediaToken, mediaUrl). */
   async #withMedia(answer: JoinAnswer): Promise<JoinAnswer> {
     if (!this.media) return answer;
     return { ...answer, ...(await this.media.forJoin(answer)) };

@@ -179,7 +179,7 @@ eachEngine('media server', (server) => {
     const tj = await teacher.peer.ok('join', { token: teacher.mediaToken });
     expect(tj.rights).toEqual(['mic', 'camera', 'screen']);
 
-    // Invited and agreed: a fresh token grants the microphone only (spec 02 §4: agree publishes audio).
+    // Invited and agreed: a fresh token grants the microphone only (docs/product/02-live-classroom.md §4: agree publishes audio).
     const tSock = await connectRoom(server().url, teacher.answer.imToken);
     const sSock = await connectRoom(server().url, student.answer.imToken);
     open.push(tSock, sSock);

@@ -11,7 +11,7 @@ import { MediaControls, MediaTile, PermissionHelp, RemoteAudio, ScreenView, Teac
 import { useMedia, type MediaState } from './useMedia.ts';
 import { sfuNetworkQuality } from '../roomState.ts';
 
-/** Spec 02 §9 video profiles by remote count: 0-1 360p, 2 240p, more 180p; the speaker tile is always high. */
+/** docs/product/02-live-classroom.md §9 video profiles by remote count: 0-1 360p, 2 240p, more 180p; the speaker tile is always high. */
 export function layerFor(remoteCount: number, speaker: boolean): Layer {
   if (speaker || remoteCount <= 1) return 'h';
   return remoteCount === 2 ? 'm' : 'l';

@@ -51,7 +51,7 @@ export interface MediaTileProps {
   onSpeaker: () => void;
 }
 
-/** One person's tile (spec 02 §2). */
+/** One person's tile (docs/product/02-live-classroom.md §2). */
 export function MediaTile(p: MediaTileProps) {
   const { t } = useTranslation();
   const [flip, setFlip] = useState({ h: false, v: false });
@@ -154,7 +154,7 @@ function AudioOut({ stream, speakerId }: { stream: MediaStream; speakerId: strin
   return <audio ref={ref} autoPlay />;
 }
 
-/** The device settings of the room (spec 02 §2 top bar): camera, microphone and speaker dropdowns. */
+/** The device settings of the room (docs/product/02-live-classroom.md §2 top bar): camera, microphone and speaker dropdowns. */
 function DeviceSettings({ media, onClose }: { media: MediaState; onClose: () => void }) {
   const { t } = useTranslation();
   const config = readDeviceConfig();
@@ -276,7 +276,7 @@ export function TeacherAbsentTile() {
   );
 }
 
-/** Camera or microphone permission refused: how to allow it (spec 02 §2 permissions-help screen). */
+/** Camera or microphone permission refused: how to allow it (docs/product/02-live-classroom.md §2 permissions-help screen). */
 export function PermissionHelp({ onClose }: { onClose: () => void }): ReactNode {
   const { t } = useTranslation();
   return (

@@ -1,12 +1,12 @@
 /**
- * Local devices: the stored choice (spec §3 `device-configure`), the spec's capture settings
+ * Local devices: the stored choice (docs/product/02-live-classroom.md §3 `device-configure`), the spec's capture settings
  * (640x360 at 15 fps), and getUserMedia failures mapped to the spec's device exceptions.
  */
 import { safeGet, safeSet } from '#app/lib/storage.ts';
 
 export const DEVICE_CONFIG_KEY = 'device-configure';
 export const LOCAL_VIDEO = { width: 640, height: 360, frameRate: 15 } as const;
-/** Spec 02 §5: if 640x360 is refused, 640x480. */
+/** docs/product/02-live-classroom.md §5: if 640x360 is refused, 640x480. */
 const FALLBACK_VIDEO = { width: 640, height: 480, frameRate: 15 } as const;
 
 export interface DeviceConfig {
@@ -35,7 +35,7 @@ export function saveDeviceConfig(patch: DeviceConfig): void {
   safeSet('local', DEVICE_CONFIG_KEY, JSON.stringify({ ...readDeviceConfig(), ...patch }));
 }
 
-/** The spec's device exceptions (§4, §8). */
+/** The device exceptions of docs/product/02-live-classroom.md §4, §8. */
 export type DeviceProblem =
   'noDevices' | 'noWebcam' | 'noMicrophone' | 'occupied' | 'denied' | 'unplugged' | 'deviceUpdate' | 'deviceError';
 

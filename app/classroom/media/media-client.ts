@@ -23,7 +23,7 @@ declare global {
 }
 
 export const SCREEN_BUTTON_BLOCK_MS = 3000;
-/** Spec 02 §4: the device-exception message clears after 5 s. */
+/** docs/product/02-live-classroom.md §4: the device-exception message clears after 5 s. */
 export const DEVICE_MESSAGE_MS = 5000;
 export const RECONNECT_FIRST_MS = 1000;
 export const RECONNECT_EVERY_MS = 10_000;
@@ -46,7 +46,7 @@ export interface MediaActions {
   startScreen: () => void;
   stopScreen: () => void;
   setLayer: (userId: string, layer: Layer) => void;
-  /** The device dropdowns: store the choice and switch the live track (spec 02 §4). */
+  /** The device dropdowns: store the choice and switch the live track (docs/product/02-live-classroom.md §4). */
   switchDevice: (kind: 'videoDeviceId' | 'audioDeviceId' | 'speakerId', deviceId: string) => void;
 }
 
@@ -99,7 +99,7 @@ export interface MediaClientOptions {
   stream?: (track: MediaStreamTrack) => MediaStream;
 }
 
-/** Chrome above 72 shares screens (spec 02 §4). */
+/** Chrome above 72 shares screens (docs/product/02-live-classroom.md §4). */
 export function canShareScreen(ua: string, hasApi: boolean): boolean {
   const info = parseUa(ua);
   return hasApi && info.browser === 'chrome' && info.version[0] > 72;
@@ -194,7 +194,7 @@ export class MediaClient {
     this.#onView = helpers.onView;
   }
 
-  /** Reads the stored speaker and watches devices come and go (spec 02 §4 deviceUpdate); returns the undo. */
+  /** Reads the stored speaker and watches devices come and go (docs/product/02-live-classroom.md §4 deviceUpdate); returns the undo. */
   attach(): () => void {
     this.#set({ speakerId: readDeviceConfig().speakerId ?? '' });
     const md = typeof navigator === 'undefined' ? undefined : navigator.mediaDevices;
@@ -300,7 +300,7 @@ export class MediaClient {
     this.#checkMic();
   }
 
-  /** The room's view; another view than the screen ends a share (spec 02 §4). */
+  /** The room's view; another view than the screen ends a share (docs/product/02-live-classroom.md §4). */
   setShowState(showState: string): void {
     if (showState === this.#showState) return;
     this.#showState = showState;
@@ -387,7 +387,7 @@ export class MediaClient {
         const captured = track;
         this.#tracks[source] = captured;
         captured.addEventListener('ended', () => {
-          // Unplugged (spec 02 §4): say so; the toggle brings it back when a device is there.
+          // Unplugged (docs/product/02-live-classroom.md §4): say so; the toggle brings it back when a device is there.
           if (this.#tracks[source] === captured) this.#showProblem('unplugged');
         });
         if (source === 'camera') this.#setLocal({ video: this.#stream(captured) });
