@@ -34,6 +34,11 @@ describe('loadConfig', () => {
     for (const key of ['PORT', 'ROLE', 'DATABASE_URL', 'FREE_MINI_CAP']) expect(msg).toContain(key);
   });
 
+  it('refuses ROLE=recorder while cloud recording is not built (a process that starts nothing must not say it runs)', () => {
+    expect(() => loadConfig({ ROLE: 'recorder' })).toThrow(/ROLE=recorder: cloud recording is not part of this version/);
+    expect(loadConfig({ ROLE: 'worker' }).ROLE).toBe('worker');
+  });
+
   it('needs a webhook for the http SMS sender and never offers the outbox in production', () => {
     expect(() => loadConfig({ SMS_SENDER: 'http' })).toThrow(/SMS_WEBHOOK_URL/);
     expect(loadConfig({ SMS_SENDER: 'http', SMS_WEBHOOK_URL: 'http://127.0.0.1:9/sms' }).devOutbox).toBe(false);

@@ -131,6 +131,16 @@ export const configSchema = z
       .optional(),
   })
   .superRefine((c, ctx) => {
+    // Cloud recording and live streaming are not built yet: a recorder process would start nothing
+    // while saying it runs, so it is refused instead of pretending.
+    if (c.ROLE === 'recorder') {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['ROLE'],
+        message:
+          'ROLE=recorder: cloud recording is not part of this version yet, so such a process would do nothing; use all, web, media or worker',
+      });
+    }
     if (c.SMS_SENDER === 'http' && !c.SMS_WEBHOOK_URL) {
       ctx.addIssue({ code: 'custom', path: ['SMS_WEBHOOK_URL'], message: 'SMS_SENDER=http needs SMS_WEBHOOK_URL' });
     }
