@@ -4,8 +4,11 @@
  * canvas and records it with MediaRecorder; what does that cost on this machine, for one and for
  * two concurrent recordings (the goal: two at 720p30 within 80 % of both cores)?
  *
- *   node bench/recorder-browser.ts [--seconds=30] [--compositors=1,2] [--bitrate=3000000] [--reference=true]
+ *   node bench/recorder-browser.ts [--seconds=30] [--compositors=1,2] [--bitrate=3000000] [--reference=true] [--capture-rate=0]
  *
+ * The page draws every 1/30 s; `--capture-rate=0` (default) records with captureStream() (a frame
+ * whenever the canvas changed), `--capture-rate=30` with captureStream(30), whose rate limit drops
+ * the frames drawn a little early (about 25 of 30 fps reach the file here).
  * Per compositor count: that many Chromium browsers (one process tree each), each recording its
  * page for `seconds`. The camera is Chromium's fake device fed from a 640x360 y4m clip (ffmpeg
  * testsrc2) and a sine wav; Chromium exposes one fake camera, so the four tiles are four
@@ -41,11 +44,14 @@ const { values } = parseArgs({
     compositors: { type: 'string', default: '1,2' },
     bitrate: { type: 'string', default: '3000000' },
     reference: { type: 'string', default: 'true' },
+    'capture-rate': { type: 'string', default: '0' },
   },
 });
 const seconds = Number(values.seconds);
 const compositorCounts = values.compositors.split(',').map(Number);
 const bitrate = Number(values.bitrate);
+/** canvas.captureStream(rate); 0: captureStream() without a rate (a frame whenever the canvas changed). */
+const captureRate = Number(values['capture-rate']);
 const log = (line: string) => console.error(`[recorder-browser] ${line}`);
 
 const TICK = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim());
@@ -179,7 +185,7 @@ function draw() {
   });
   window.framesDrawn++;
 }
-window.startRecording = async (bitrate) => {
+window.startRecording = async (bitrate, captureRate) => {
   const streams = [];
   for (let i = 0; i < 4; i++) streams.push(await navigator.mediaDevices.getUserMedia({ video: { width: 640, height: 360, frameRate: 30 }, audio: true }));
   const devices = (await navigator.mediaDevices.enumerateDevices()).filter((d) => d.kind === 'videoinput').length;
@@ -195,7 +201,7 @@ window.startRecording = async (bitrate) => {
   const candidates = ['video/mp4;codecs=avc1,opus', 'video/mp4;codecs=avc1,mp4a.40.2', 'video/mp4;codecs=avc1', 'video/webm;codecs=h264,opus', 'video/webm;codecs=vp8,opus'];
   const supported = candidates.filter((t) => MediaRecorder.isTypeSupported(t));
   const mimeType = supported[0];
-  const recorded = new MediaStream([...out.captureStream(30).getVideoTracks(), ...mix.stream.getAudioTracks()]);
+  const recorded = new MediaStream([...(captureRate > 0 ? out.captureStream(captureRate) : out.captureStream()).getVideoTracks(), ...mix.stream.getAudioTracks()]);
   const recorder = new MediaRecorder(recorded, { mimeType, videoBitsPerSecond: bitrate, audioBitsPerSecond: 128000 });
   let pending = Promise.resolve();
   recorder.ondataavailable = (e) => {
@@ -242,7 +248,9 @@ async function measureCompositors(count: number, tmp: string, baseUrl: string, a
     }
     const started = await Promise.all(
       pages.map(({ page }) =>
-        page.evaluate<{ mimeType: string; supported: string[]; devices: number }>(`window.startRecording(${String(bitrate)})`),
+        page.evaluate<{ mimeType: string; supported: string[]; devices: number }>(
+          `window.startRecording(${String(bitrate)}, ${String(captureRate)})`,
+        ),
       ),
     );
     const before = descendants();
