@@ -7,11 +7,11 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Clock } from '../platform/clock.ts';
-import { roomMessage, userMessage, type EventBus, type RoomPayload, type UserPayload } from '../platform/events.ts';
+import { roomMessage, userMessage, type EventBus } from '../platform/events.ts';
 import type { JobMeta, JobQueue } from '../platform/jobs.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { ObjectStore } from '../platform/objects.ts';
-import { SIGNED_URL_TTL_SECONDS, type CoursewareRoomEvents, type CoursewareUserEvents } from '../contracts/courseware.ts';
+import { SIGNED_URL_TTL_SECONDS } from '../contracts/courseware.ts';
 import { ConvertError, type Converter, type ConvertedPage } from './converter.ts';
 import type { DocumentRepository, DocumentRow } from './document.repository.ts';
 import { extensionOf } from './names.ts';
@@ -57,16 +57,6 @@ export class CoursewareConversion {
 
   get resourceType(): 1 | 2 {
     return this.objects.resourceType;
-  }
-
-  // ---- events ---------------------------------------------------------------------------------
-
-  #toRoom<E extends keyof CoursewareRoomEvents>(room: string, event: E, payload: RoomPayload<E>): void {
-    this.bus.publish(roomMessage(room, event, payload));
-  }
-
-  #toUser<E extends keyof CoursewareUserEvents>(user: string, event: E, payload: UserPayload<E>): void {
-    this.bus.publish(userMessage(user, event, payload));
   }
 
   /** The 'courseware.dropUpload' job: an upload key no document uses any more is deleted. */
@@ -117,7 +107,7 @@ export class CoursewareConversion {
 
   /** Tells the owners and the rooms showing any of these rows how the conversion stands. */
   async #announce(rows: DocumentRow[], phase: 'progress' | 'done' | 'failed', done: number, total: number): Promise<void> {
-    for (const r of rows) this.#toUser(r.user_id, 'documentStatus', { document: toDocumentInfo(r) });
+    for (const r of rows) this.bus.publish(userMessage(r.user_id, 'documentStatus', { document: toDocumentInfo(r) }));
     const byId = new Map(rows.map((r) => [r.id, r]));
     for (const shown of await this.repo.roomsShowing(rows.map((r) => r.id))) {
       const doc = byId.get(shown.document_id)!;
@@ -128,17 +118,19 @@ export class CoursewareConversion {
         await this.state.setCourseware(room.id, { document_id: null, ppt_current_page: 1, doc_scroll: 0, doc_video: '' });
       }
       const courseware = phase === 'failed' ? noCourseware(this.resourceType) : await this.room.block(room, doc);
-      this.#toRoom(shown.room_number, 'documentConvert', {
-        status: phase === 'failed' ? '500' : '200',
-        phase,
-        taskId: doc.task_id,
-        documentId: doc.id,
-        userId: doc.user_id,
-        done,
-        total,
-        courseware,
-      });
-      if (phase === 'failed') this.#toRoom(shown.room_number, 'courseware', { courseware, by: '' });
+      this.bus.publish(
+        roomMessage(shown.room_number, 'documentConvert', {
+          status: phase === 'failed' ? '500' : '200',
+          phase,
+          taskId: doc.task_id,
+          documentId: doc.id,
+          userId: doc.user_id,
+          done,
+          total,
+          courseware,
+        }),
+      );
+      if (phase === 'failed') this.bus.publish(roomMessage(shown.room_number, 'courseware', { courseware, by: '' }));
     }
   }
 

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Clock } from '../platform/clock.ts';
 import { DomainError } from '../platform/errors.ts';
-import { roomMessage, userMessage, type EventBus, type RoomPayload, type UserPayload } from '../platform/events.ts';
+import { roomMessage, userMessage, type EventBus } from '../platform/events.ts';
 import type { JobQueue } from '../platform/jobs.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { ObjectStore } from '../platform/objects.ts';
@@ -21,8 +21,6 @@ import {
   HASH_CHALLENGE_TTL_SECONDS,
   SIGNED_URL_TTL_SECONDS,
   type HashChallenge,
-  type CoursewareRoomEvents,
-  type CoursewareUserEvents,
   type DocumentInfo,
   type DocumentStatus,
   type DocumentType,
@@ -157,16 +155,6 @@ export class CoursewareLibrary {
 
   get resourceType(): 1 | 2 {
     return this.objects.resourceType;
-  }
-
-  // ---- events ---------------------------------------------------------------------------------
-
-  #toRoom<E extends keyof CoursewareRoomEvents>(room: string, event: E, payload: RoomPayload<E>): void {
-    this.bus.publish(roomMessage(room, event, payload));
-  }
-
-  #toUser<E extends keyof CoursewareUserEvents>(user: string, event: E, payload: UserPayload<E>): void {
-    this.bus.publish(userMessage(user, event, payload));
   }
 
   /** `/api/analysisDocumentExisting`: open a converted document of the caller's library in the caller's room. */
@@ -407,7 +395,7 @@ export class CoursewareLibrary {
       });
       await this.objects.delete(pending.source_key).catch(() => undefined);
       const doc = await this.#settleShared((await this.repo.byId(pending.id))!, reusable.id);
-      this.#toUser(doc.user_id, 'addDocumentConvertEvent', { document: toDocumentInfo(doc) });
+      this.bus.publish(userMessage(doc.user_id, 'addDocumentConvertEvent', { document: toDocumentInfo(doc) }));
       return { doc, queue: null };
     }
     // A second registration of the same upload (a double click) queues nothing more.
@@ -417,7 +405,7 @@ export class CoursewareLibrary {
     if (!claimed) return { doc, queue: null };
     const queue = async () => {
       await this.#queue(doc);
-      this.#toUser(doc.user_id, 'addDocumentConvertEvent', { document: toDocumentInfo(doc) });
+      this.bus.publish(userMessage(doc.user_id, 'addDocumentConvertEvent', { document: toDocumentInfo(doc) }));
     };
     return { doc, queue };
   }
@@ -464,7 +452,7 @@ export class CoursewareLibrary {
       updated_at: now,
     });
     const doc = await this.#settleShared(row, reusable.id);
-    this.#toUser(userId, 'addDocumentConvertEvent', { document: toDocumentInfo(doc) });
+    this.bus.publish(userMessage(userId, 'addDocumentConvertEvent', { document: toDocumentInfo(doc) }));
     return doc;
   }
 
@@ -495,7 +483,7 @@ export class CoursewareLibrary {
     for (const r of showing) await this.state.setCourseware(r.id, { document_id: null });
     await this.repo.delete(doc.id);
     for (const r of showing) {
-      this.#toRoom(r.room_number, 'courseware', { courseware: noCourseware(this.resourceType), by: viewer.userId });
+      this.bus.publish(roomMessage(r.room_number, 'courseware', { courseware: noCourseware(this.resourceType), by: viewer.userId }));
     }
     if ((await this.repo.countSharing('pages_prefix', doc.pages_prefix, doc.id)) === 0) await this.#deleteObjects(doc);
     return null;

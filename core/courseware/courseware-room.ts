@@ -5,12 +5,11 @@
 import { DomainError, notAllowed, roomNotFound } from '../platform/errors.ts';
 import type { Clock } from '../platform/clock.ts';
 import type { Config } from '../platform/config.ts';
-import { roomMessage, type EventBus, type RoomPayload } from '../platform/events.ts';
+import { roomMessage, type EventBus } from '../platform/events.ts';
 import type { ObjectStore } from '../platform/objects.ts';
 import {
   SIGNED_URL_TTL_SECONDS,
   SLIDE_SCROLL_MAX,
-  type CoursewareRoomEvents,
   type DocumentStatus,
   type DocumentType,
   type RoomCourseware,
@@ -83,12 +82,6 @@ export class CoursewareRoom {
 
   get resourceType(): 1 | 2 {
     return this.objects.resourceType;
-  }
-
-  // ---- events ---------------------------------------------------------------------------------
-
-  #toRoom<E extends keyof CoursewareRoomEvents>(room: string, event: E, payload: RoomPayload<E>): void {
-    this.bus.publish(roomMessage(room, event, payload));
   }
 
   // ---- rooms ----------------------------------------------------------------------------------
@@ -167,14 +160,14 @@ export class CoursewareRoom {
       show_state: 'ppt',
     });
     const courseware = await this.block({ ...room, document_id: doc.id, ppt_current_page: 1, doc_scroll: 0, doc_video: '' }, doc);
-    this.#toRoom(room.room_number, 'courseware', { courseware, by });
-    this.bus.publish({ target: { room: room.room_number }, event: 'customRoomEvent', payload: { showState: 'ppt', by } });
+    this.bus.publish(roomMessage(room.room_number, 'courseware', { courseware, by }));
+    this.bus.publish(roomMessage(room.room_number, 'customRoomEvent', { showState: 'ppt', by }));
     return courseware;
   }
 
   async hide(room: { id: string; room_number: string }, by: string): Promise<void> {
     await this.state.setCourseware(room.id, { document_id: null, ppt_current_page: 1, doc_scroll: 0, doc_video: '' });
-    this.#toRoom(room.room_number, 'courseware', { courseware: noCourseware(this.resourceType), by });
+    this.bus.publish(roomMessage(room.room_number, 'courseware', { courseware: noCourseware(this.resourceType), by }));
   }
 
   /** `/api/closeRoomDocument`: the creator closes the courseware (page 1 of 1, scroll 0, type 0). */
@@ -202,7 +195,7 @@ export class CoursewareRoom {
     const docScroll = tenths ?? (page === room.ppt_current_page ? room.doc_scroll : 0);
     await this.state.setCourseware(room.id, { ppt_current_page: page, doc_scroll: docScroll });
     const courseware = await this.block({ ...room, ppt_current_page: page, doc_scroll: docScroll }, doc);
-    this.#toRoom(room.room_number, 'courseware', { courseware, by: actor.uid });
+    this.bus.publish(roomMessage(room.room_number, 'courseware', { courseware, by: actor.uid }));
     return courseware;
   }
 
@@ -219,7 +212,7 @@ export class CoursewareRoom {
     const kept: VideoControl['type'] = type === 'heartbeat' || type === 'seek' ? (previous?.type === 'play' ? 'play' : 'pause') : type;
     const control: VideoControl = { type, currentTime, at: this.clock.now().getTime() };
     await this.state.setCourseware(room.id, { doc_video: JSON.stringify({ ...control, type: kept }) });
-    this.#toRoom(room.room_number, 'videoControl', { ...control, by: actor.uid });
+    this.bus.publish(roomMessage(room.room_number, 'videoControl', { ...control, by: actor.uid }));
     return control;
   }
 }
