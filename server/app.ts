@@ -24,8 +24,8 @@ export async function startBanshu(
 ): Promise<Banshu> {
   const config = loadConfig(env);
   const platform = await buildPlatform(config, overrides);
-  const runsWeb = config.ROLE === 'all' || config.ROLE === 'web';
-  const runsMedia = config.ROLE === 'all' || config.ROLE === 'media';
+  const runsWeb = config.roles.has('web');
+  const runsMedia = config.roles.has('media');
   let web: WebServer | null = null;
   let media: MediaRole | null = null;
   let stopControl: (() => void) | null = null;
@@ -37,10 +37,10 @@ export async function startBanshu(
     // No channels here (worker, media): bus messages reach browsers through Redis (ADR 053).
     if (!web && config.REDIS_URL) emitter = await attachRedisEmitter(platform.events, config.REDIS_URL, platform.logger);
     // A process without browsers of its own and no Redis: what it announces reaches nobody live.
-    if (!web && !config.REDIS_URL && config.ROLE === 'worker') {
+    if (!web && !config.REDIS_URL && (config.roles.has('worker') || config.roles.has('recorder'))) {
       platform.logger.warn(
         { role: config.ROLE },
-        'no REDIS_URL: conversion progress and other events of this worker reach browsers only when they reload; set REDIS_URL on every process (ADR 053)',
+        'no REDIS_URL: conversion progress, recording states and other events of this process reach browsers only when they reload; set REDIS_URL on every process (ADR 053)',
       );
     }
     // Embedded by default: the SFU shares the web role's port and hears its room events.

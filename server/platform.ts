@@ -171,8 +171,8 @@ export async function buildPlatform(config: Config, o: PlatformOverrides = {}): 
   const converter = o.converter !== undefined ? o.converter : await loadConverter(config, logger);
 
   // The web role sends jobs (courseware conversions) without working them; all and worker work them.
-  const runsWorkers = config.ROLE === 'all' || config.ROLE === 'worker';
-  const wantJobs = o.jobs ?? (runsWorkers || config.ROLE === 'web');
+  const runsWorkers = config.roles.has('worker');
+  const wantJobs = o.jobs ?? (runsWorkers || config.roles.has('web'));
   let jobs: JobQueue | null = null;
   if (wantJobs) {
     jobs = await startPgBoss(database.pglite ? { pglite: database.pglite } : { url: database.url! }, logger, {
@@ -266,7 +266,7 @@ async function loadConverter(config: Config, logger: Logger): Promise<Converter 
     // Loaded when first needed: the web role only sniffs uploads, workers convert.
     const { createConverter } = await import('../workers/convert/index.ts');
     // Processes that convert make LibreOffice's profiles at once (the first deck converts sooner).
-    const converts = config.ROLE === 'all' || config.ROLE === 'worker';
+    const converts = config.roles.has('worker');
     return createConverter({
       warm: converts && config.NODE_ENV !== 'test',
       officeSlots: config.CONVERT_OFFICE_SLOTS,

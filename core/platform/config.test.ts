@@ -34,9 +34,14 @@ describe('loadConfig', () => {
     for (const key of ['PORT', 'ROLE', 'DATABASE_URL', 'FREE_MINI_CAP']) expect(msg).toContain(key);
   });
 
-  it('refuses ROLE=recorder while cloud recording is not built (a process that starts nothing must not say it runs)', () => {
-    expect(() => loadConfig({ ROLE: 'recorder' })).toThrow(/ROLE=recorder: cloud recording is not part of this version/);
-    expect(loadConfig({ ROLE: 'worker' }).ROLE).toBe('worker');
+  it('reads ROLE as all or a comma list of roles, and a recorder needs a media node', () => {
+    expect([...loadConfig({}).roles].sort()).toEqual(['media', 'recorder', 'web', 'worker']);
+    expect([...loadConfig({ ROLE: 'web,media' }).roles].sort()).toEqual(['media', 'web']);
+    expect([...loadConfig({ ROLE: 'worker' }).roles]).toEqual(['worker']);
+    expect(() => loadConfig({ ROLE: 'web,boss' })).toThrow(/ROLE/);
+    expect(() => loadConfig({ ROLE: 'recorder' })).toThrow(/ROLE=recorder without an SFU needs MEDIA_PUBLIC_URL/);
+    expect(loadConfig({ ROLE: 'recorder', MEDIA_PUBLIC_URL: 'http://127.0.0.1:3100' }).roles.has('recorder')).toBe(true);
+    expect(loadConfig({ ROLE: 'recorder', MEDIA_PLACEMENT: 'registry' }).roles.has('web')).toBe(false);
   });
 
   it('needs a webhook for the http SMS sender and never offers the outbox in production', () => {

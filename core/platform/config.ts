@@ -10,7 +10,14 @@ const int = (def: number, min = 0, max = Number.MAX_SAFE_INTEGER) => z.coerce.nu
 export const configSchema = z
   .object({
     NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
-    ROLE: z.enum(['all', 'web', 'media', 'worker', 'recorder']).default('all'),
+    /** `all`, or a comma list of roles one process runs (`web,media`): see `roles` below. */
+    ROLE: z
+      .string()
+      .regex(
+        /^(all|(web|media|worker|recorder)(,(web|media|worker|recorder))*)$/,
+        'ROLE is all, or a comma list of web, media, worker, recorder',
+      )
+      .default('all'),
     PORT: int(3000, 0, 65535),
     HOST: z.string().min(1).default('127.0.0.1'),
     PUBLIC_URL: z.url().optional(),
@@ -131,27 +138,19 @@ export const configSchema = z
       .optional(),
   })
   .superRefine((c, ctx) => {
-    // Cloud recording and live streaming are not built yet: a recorder process would start nothing
-    // while saying it runs, so it is refused instead of pretending.
-    if (c.ROLE === 'recorder') {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['ROLE'],
-        message:
-          'ROLE=recorder: cloud recording is not part of this version yet, so such a process would do nothing; use all, web, media or worker',
-      });
-    }
+    const roles = rolesOf(c.ROLE);
     if (c.SMS_SENDER === 'http' && !c.SMS_WEBHOOK_URL) {
       ctx.addIssue({ code: 'custom', path: ['SMS_WEBHOOK_URL'], message: 'SMS_SENDER=http needs SMS_WEBHOOK_URL' });
     }
     if (c.MEDIA_RTC_MIN_PORT > c.MEDIA_RTC_MAX_PORT) {
       ctx.addIssue({ code: 'custom', path: ['MEDIA_RTC_MIN_PORT'], message: 'MEDIA_RTC_MIN_PORT must not be above MEDIA_RTC_MAX_PORT' });
     }
-    if (c.ROLE === 'web' && c.MEDIA_PLACEMENT === 'single' && !c.MEDIA_PUBLIC_URL) {
+    // The web role hands out the media node's address; the recorder joins rooms there.
+    if ((roles.has('web') || roles.has('recorder')) && !roles.has('media') && c.MEDIA_PLACEMENT === 'single' && !c.MEDIA_PUBLIC_URL) {
       ctx.addIssue({
         code: 'custom',
         path: ['MEDIA_PUBLIC_URL'],
-        message: 'ROLE=web without an SFU needs MEDIA_PUBLIC_URL (the media node) or MEDIA_PLACEMENT=registry',
+        message: `ROLE=${c.ROLE} without an SFU needs MEDIA_PUBLIC_URL (the media node) or MEDIA_PLACEMENT=registry`,
       });
     }
     if (c.MEDIA_LISTEN_IP === '0.0.0.0' && !c.MEDIA_ANNOUNCED_ADDRESS) {
@@ -175,7 +174,18 @@ export const configSchema = z
 
 export type RawConfig = z.infer<typeof configSchema>;
 
+export const ROLES = ['web', 'media', 'worker', 'recorder'] as const;
+export type Role = (typeof ROLES)[number];
+
+/** The roles a ROLE value names: `all` is every role. */
+export function rolesOf(role: string): ReadonlySet<Role> {
+  if (role === 'all') return new Set(ROLES);
+  return new Set(role.split(',').filter((r): r is Role => (ROLES as readonly string[]).includes(r)));
+}
+
 export interface Config extends RawConfig {
+  /** What this process runs (ROLE): web pages and sockets, the SFU, jobs, cloud recordings. */
+  roles: ReadonlySet<Role>;
   publicUrl: string;
   devOutbox: boolean;
   production: boolean;
@@ -204,6 +214,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const publicUrl = (c.PUBLIC_URL ?? `http://${shownHost}:${c.PORT}`).replace(/\/+$/, '');
   return {
     ...c,
+    roles: rolesOf(c.ROLE),
     publicUrl,
     production,
     devOutbox: !production && c.SMS_SENDER === 'console' && c.DEV_OUTBOX !== false,
