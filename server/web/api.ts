@@ -201,6 +201,15 @@ export function buildHandlers(services: Services, config: Config): ApiHandlers {
     analysisDocumentExisting: async (ctx, i) => services.courseware.openExisting(await ctx.viewer(), i.documentId, i.roomNumber),
     getDocumentDownloadUrl: async (ctx, i) => services.courseware.downloadUrl(await ctx.viewer(), i.documentId),
     getRoomCourseware: async (ctx, i) => services.courseware.getRoomCourseware(await ctx.viewer(), i.roomNumber),
+    startTask: async (ctx, i) => services.recording.startTask(await ctx.viewer(), i.roomNumber),
+    stopTask: async (ctx, i) => services.recording.stopTask(await ctx.viewer(), i.roomNumber, i.taskId),
+    getRoomMemberRecordState: async (ctx, i) => services.recording.getRoomMemberRecordState(await ctx.viewer(), i.roomNumber),
+    getRecordList: async (ctx, i) => services.recording.getRecordList(await ctx.viewer(), i),
+    getRecordFileUrl: async (ctx, i) => services.recording.getRecordFileUrl(await ctx.viewer(), i),
+    delRecord: async (ctx, i) => services.recording.delRecord(await ctx.viewer(), i.fileId),
+    createRecordShareLink: async (ctx, i) => services.recording.createRecordShareLink(await ctx.viewer(), i.fileId),
+    // No session: the watch page of a share link (ADR 073); counted per address.
+    getSharedRecord: async (ctx, i) => services.recording.getSharedRecord(ctx.ip, i.token),
   });
 }
 
