@@ -158,6 +158,20 @@ export class RecordingService {
     return { recordState: stateOf(task), taskId: task?.id ?? '' };
   }
 
+  /**
+   * A join answer's userRecordInfo with the running task's id (the creator's stop button needs it
+   * after a reload); read only while the room records.
+   */
+  async joinRecordInfo(
+    roomNumber: string,
+    info: { taskId: string; recordState: RecordState },
+  ): Promise<{ taskId: string; recordState: RecordState }> {
+    if (info.recordState === '0') return info;
+    const room = await this.rooms.room(roomNumber);
+    const task = room ? await this.repo.liveTaskOfRoom(room.id) : undefined;
+    return { taskId: task?.id ?? '', recordState: stateOf(task) };
+  }
+
   /** The creator left, or the class ended: its recording stops. Never fails the caller (logged). */
   async stopRoom(roomId: string, why: 'creator left' | 'room closed'): Promise<void> {
     try {

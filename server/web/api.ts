@@ -121,10 +121,18 @@ export function buildHandlers(services: Services, config: Config): ApiHandlers {
         const viewer = await ctx.viewer().catch(() => null);
         const { answer, newToken } = await rooms.observerJoin(viewer, { roomNumber: i.roomNumber, ot: i.ot ?? '', ip: ctx.ip });
         if (newToken) appendCookie(ctx.res, sessionCookie(config, newToken, config.TOURIST_SESSION_HOURS * 3600));
-        return { ...answer, courseware: await services.courseware.roomCourseware(i.roomNumber) };
+        return {
+          ...answer,
+          userRecordInfo: await services.recording.joinRecordInfo(i.roomNumber, answer.userRecordInfo),
+          courseware: await services.courseware.roomCourseware(i.roomNumber),
+        };
       }
       const answer = await rooms.join(await ctx.viewer(), { roomNumber: i.roomNumber, userType });
-      return { ...answer, courseware: await services.courseware.roomCourseware(i.roomNumber) };
+      return {
+        ...answer,
+        userRecordInfo: await services.recording.joinRecordInfo(i.roomNumber, answer.userRecordInfo),
+        courseware: await services.courseware.roomCourseware(i.roomNumber),
+      };
     },
     updateRoomInfoByRoomNumber: async (ctx, i) => {
       const { roomNumber, ...fields } = i;
@@ -147,7 +155,11 @@ export function buildHandlers(services: Services, config: Config): ApiHandlers {
       if (!hasSession && answer.userInfo) {
         appendCookie(ctx.res, sessionCookie(config, answer.userInfo.userToken, config.TOURIST_SESSION_HOURS * 3600));
       }
-      return { ...answer, courseware: await services.courseware.roomCourseware(i.roomNumber) };
+      return {
+        ...answer,
+        userRecordInfo: await services.recording.joinRecordInfo(i.roomNumber, answer.userRecordInfo),
+        courseware: await services.courseware.roomCourseware(i.roomNumber),
+      };
     },
     getConsumptionStatus: async (ctx) => billing.getConsumptionStatus(await ctx.viewer()),
     getUserVipInfo: async (ctx) => ({ vipUserInfo: await billing.getUserVipInfo(await ctx.viewer()) }),
