@@ -130,6 +130,20 @@ eachEngine('record tasks', (server) => {
     });
   });
 
+  it('a recorder giving up after the stop takes the transcoding row out of the library', async () => {
+    const s = server();
+    const { roomNumber, teacher, taskId } = await started(s);
+    await tasksOf(s).claim('rec-a');
+    await tasksOf(s).started(taskId, 'rec-a');
+    expect((await call(s.url, 'stopTask', { roomNumber, taskId }, { token: teacher.token })).code).toBe('0');
+    expect((await call(s.url, 'getRecordList', { recordType: 1, pageSize: 10 }, { token: teacher.token })).data.total).toBe(1);
+    const bus = busLog(s);
+    await tasksOf(s).fail(taskId, 'rec-a', 'the join failed');
+    expect((await call(s.url, 'getRecordList', { recordType: 1, pageSize: 10 }, { token: teacher.token })).data.total).toBe(0);
+    // The room was told at the stop; a failure after it says nothing more.
+    expect(bus).toEqual([]);
+  });
+
   it('the package allowance ends a recording: renew says stopping once it passed', async () => {
     const s = server();
     const { roomNumber, taskId } = await started(s);

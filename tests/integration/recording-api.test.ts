@@ -174,6 +174,37 @@ describe('recording api [pglite]', () => {
     expect(await tasks.renew(t2, 'rec-end')).toBe('stopping');
   });
 
+  it('the package allowance ending stops a running recording (the scheduled stop)', async () => {
+    const tasks = server.banshu.platform.services.recordTasks;
+    const { roomNumber, teacher } = await recordingClass(server, 0);
+    // Only a short membership left: the recording may run 1.5 s.
+    await grantMembership(server, teacher.userId, 1500);
+    const { taskId } = (await call(server.url, 'startTask', { roomNumber }, { token: teacher.token })).data;
+    await claimFor(server, taskId, 'rec-allowance');
+    await tasks.started(taskId, 'rec-allowance');
+    expect(await roomRecordState(server, roomNumber)).toBe('1');
+    await until(async () => (await taskRow(server, taskId)).state === 'stopping', 10_000, 'the stop at the end of the allowance');
+    expect(await roomRecordState(server, roomNumber)).toBe('0');
+    expect(
+      (await call(server.url, 'getRecordList', { recordType: 1, pageSize: 10 }, { token: teacher.token })).data.recordList[0],
+    ).toMatchObject({
+      taskId,
+      fileSize: '',
+    });
+  });
+
+  it('a start timer lost with its process is caught up when the state is read', async () => {
+    const { roomNumber, teacher, students } = await recordingClass(server, 1);
+    const bus = busLog(server);
+    const { taskId } = (await call(server.url, 'startTask', { roomNumber }, { token: teacher.token })).data;
+    // The manual clock passes the timeout; the real timer (15 s) has not fired.
+    server.clock.advance(15_001);
+    const state = await call(server.url, 'getRoomMemberRecordState', { roomNumber }, { token: students[0]!.token });
+    expect(state.data).toEqual({ recordState: '0', taskId: '' });
+    expect((await taskRow(server, taskId)).state).toBe('failed');
+    expect(bus).toContainEqual({ target: { room: roomNumber }, event: 'roomRecordFailed', payload: { taskId, reason: 'timeout' } });
+  });
+
   it('lists 10 a page with a cursor and the total; size is empty while transcoding', async () => {
     const teacher = await signIn(server);
     const { db } = server.banshu.platform.database;
