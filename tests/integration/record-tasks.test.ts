@@ -26,7 +26,7 @@ const seg = (userId: string, taskId: string, seq: number) => ({
   bytes: 1000 + seq,
 });
 
-eachEngine('record tasks', (server) => {
+eachEngine('record tasks', (server, engine) => {
   it('two recorders claiming at once never take the same task', async () => {
     const s = server();
     const rooms = await Promise.all([started(s), started(s), started(s)]);
@@ -39,6 +39,34 @@ eachEngine('record tasks', (server) => {
     const owners = await Promise.all(won.map((c) => taskRow(s, c.taskId)));
     expect(new Set(owners.map((o) => o.owner)).size).toBe(3);
     expect(await tasksOf(s).claim('r7')).toBeNull();
+  });
+
+  // PGlite has one connection: a second transaction cannot hold a lock beside the claim.
+  it.runIf(engine === 'postgres')('a task locked by another claimer is skipped, not waited for (SKIP LOCKED)', async () => {
+    const s = server();
+    const first = await started(s);
+    const second = await started(s);
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    let locked!: () => void;
+    const lockTaken = new Promise<void>((r) => (locked = r));
+    const other = s.banshu.platform.database.db.transaction().execute(async (trx) => {
+      await trx.selectFrom('record_tasks').select('id').where('id', '=', first.taskId).forUpdate().execute();
+      locked();
+      await held;
+    });
+    await lockTaken;
+    try {
+      const claim = tasksOf(s).claim('r1');
+      const blocked = new Promise<'blocked'>((r) => setTimeout(() => r('blocked'), 5000).unref());
+      const got = await Promise.race([claim, blocked]);
+      expect(got).not.toBe('blocked');
+      expect(got).toMatchObject({ taskId: second.taskId });
+    } finally {
+      release();
+      await other;
+    }
+    expect((await tasksOf(s).claim('r2'))?.taskId).toBe(first.taskId);
   });
 
   it('started: recordState 1 and roomRecord; an expired lease is taken over with resumed and the next seq', async () => {
