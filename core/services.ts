@@ -36,6 +36,9 @@ import { DocumentRepository } from './courseware/document.repository.ts';
 import { CoursewareService } from './courseware/courseware.service.ts';
 import { LocalRoomChangeRelay, RoomState, type RoomChangeRelay } from './rooms/room-state.ts';
 import { RoomStateRepository } from './rooms/room-state.repository.ts';
+import { RecordingRepository } from './recording/recording.repository.ts';
+import { RecordTasks } from './recording/record-tasks.ts';
+import { RecordingService } from './recording/recording.service.ts';
 
 export interface Ports {
   config: Config;
@@ -79,6 +82,9 @@ export interface Services {
   site: SiteService;
   board: BoardService;
   courseware: CoursewareService;
+  /** Cloud recording: the calls, and the task store the recorders claim from (ADR 071). */
+  recording: RecordingService;
+  recordTasks: RecordTasks;
 }
 
 export function buildServices(p: Ports): Services {
@@ -123,6 +129,23 @@ export function buildServices(p: Ports): Services {
   );
   live.courseware = courseware;
   const roomLookups = new RoomLookups(limiter, rooms, live, p.config);
+  const recordingRepo = new RecordingRepository(p.db);
+  const recordTasks = new RecordTasks(recordingRepo, roomState, p.events, p.clock, p.config);
+  const recording = new RecordingService({
+    repo: recordingRepo,
+    tasks: recordTasks,
+    live,
+    rooms: new LiveRepository(p.db),
+    billing: billingRepo,
+    objects: p.objects,
+    signer,
+    limiter,
+    scheduler: p.scheduler,
+    clock: p.clock,
+    config: p.config,
+    logger: p.logger,
+  });
+  live.recording = recording;
   return {
     account,
     rooms,
@@ -139,5 +162,7 @@ export function buildServices(p: Ports): Services {
     site,
     board,
     courseware,
+    recording,
+    recordTasks,
   };
 }

@@ -11,6 +11,7 @@ import * as orders from '../billing/order.schema.ts';
 import * as messaging from '../messaging/messaging.schema.ts';
 import * as board from '../board/board.schema.ts';
 import * as courseware from '../courseware/courseware.schema.ts';
+import * as recording from '../recording/recording.schema.ts';
 import type { ApiAnswers } from './api.ts';
 
 export const apiInputs = {
@@ -56,4 +57,12 @@ export const apiInputs = {
   analysisDocumentExisting: courseware.analysisInput,
   getDocumentDownloadUrl: courseware.downloadInput,
   getRoomCourseware: courseware.roomInput,
+  startTask: recording.startTaskInput,
+  stopTask: recording.stopTaskInput,
+  getRoomMemberRecordState: recording.recordStateInput,
+  getRecordList: recording.recordListInput,
+  getRecordFileUrl: recording.recordFileUrlInput,
+  delRecord: recording.recordFileInput,
+  createRecordShareLink: recording.recordFileInput,
+  getSharedRecord: recording.sharedRecordInput,
 } as const satisfies { [N in keyof ApiAnswers]: z.ZodType };

@@ -7,6 +7,7 @@ import type { z } from 'zod';
 import type { apiInputs } from './api-inputs.ts';
 import type { LayerState } from './board.ts';
 import type { CoursewareApiAnswers, RoomCourseware } from './courseware.ts';
+import type { RecordingApiAnswers } from './recording.ts';
 
 export interface Envelope<T> {
   code: string; // '0' success, else a code of core/platform/errors.ts
@@ -121,7 +122,7 @@ export interface Announcement {
  * name -> answer data of each /api call. The request of each call is its zod input schema (the one
  * source of truth, core/contracts/api-inputs.ts); see ApiRequest and ApiInput below.
  */
-export interface ApiAnswers extends CoursewareApiAnswers {
+export interface ApiAnswers extends CoursewareApiAnswers, RecordingApiAnswers {
   sendPhoneCode: { resendAfter: number };
   loginUser: { userInfo: UserInfo };
   logout: null;

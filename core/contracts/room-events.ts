@@ -10,6 +10,7 @@ import { z } from 'zod';
 import type { RoomInfo } from './api.ts';
 import { call, declared, noAnswer, noPayload, whole, type Events, type Requests } from './channel.ts';
 import { coursewareRoomEvents, coursewareRoomRequests, roomCoursewareSchema } from './courseware.ts';
+import { recordingRoomEvents } from './recording.ts';
 
 export type { Ack } from './channel.ts';
 
@@ -151,6 +152,7 @@ export const roomEvents = {
   kickout: z.strictObject({ userId: z.string() }),
   roomClosed: z.strictObject({ reason: z.enum(['ended', 'expired', 'idle']) }),
   ...coursewareRoomEvents,
+  ...recordingRoomEvents,
 };
 
 /** Browser -> server. */

@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import type { Events, Requests } from './channel.ts';
 import { coursewareUserEvents } from './courseware.ts';
+import { recordingUserEvents } from './recording.ts';
 
 export const USER_NAMESPACE = '/user';
 
@@ -15,6 +16,7 @@ export const userEvents = {
   /** An order of this user was paid (docs/product/03-board-courseware-billing.md §7: paymentSuccess carries the order id). */
   paymentSuccess: z.strictObject({ orderId: z.string() }),
   ...coursewareUserEvents,
+  ...recordingUserEvents,
 };
 
 /** Browser -> server: none. */

@@ -44,6 +44,27 @@ describe('loadConfig', () => {
     expect(loadConfig({ ROLE: 'recorder', MEDIA_PLACEMENT: 'registry' }).roles.has('web')).toBe(false);
   });
 
+  it('has the recording settings with their defaults and bounds', () => {
+    expect(loadConfig({})).toMatchObject({
+      RECORDING_WIDTH: 1280,
+      RECORDING_HEIGHT: 720,
+      RECORDING_FPS: 30,
+      RECORDING_VIDEO_KBPS: 3000,
+      RECORDING_AUDIO_KBPS: 128,
+      RECORDING_SEGMENT_SECONDS: 4,
+      RECORDING_START_TIMEOUT_SECONDS: 15,
+      RECORDING_LEASE_SECONDS: 6,
+      RECORDER_SLOTS: 2,
+    });
+    expect(loadConfig({ RECORDER_SLOTS: '0', RECORDING_SEGMENT_SECONDS: '10' })).toMatchObject({
+      RECORDER_SLOTS: 0,
+      RECORDING_SEGMENT_SECONDS: 10,
+    });
+    expect(() => loadConfig({ RECORDING_SEGMENT_SECONDS: '11' })).toThrow(/RECORDING_SEGMENT_SECONDS/);
+    expect(() => loadConfig({ RECORDING_SEGMENT_SECONDS: '0' })).toThrow(/RECORDING_SEGMENT_SECONDS/);
+    expect(() => loadConfig({ RECORDING_LEASE_SECONDS: '1' })).toThrow(/RECORDING_LEASE_SECONDS/);
+  });
+
   it('needs a webhook for the http SMS sender and never offers the outbox in production', () => {
     expect(() => loadConfig({ SMS_SENDER: 'http' })).toThrow(/SMS_WEBHOOK_URL/);
     expect(loadConfig({ SMS_SENDER: 'http', SMS_WEBHOOK_URL: 'http://127.0.0.1:9/sms' }).devOutbox).toBe(false);

@@ -132,6 +132,19 @@ export const configSchema = z
     COURSEWARE_UPLOADS_PER_HOUR: int(60, 1),
     CONVERT_OFFICE_SLOTS: int(1, 1, 16),
     CONVERT_PDF_WORKERS: int(2, 1, 16),
+    /** Cloud recording (issue 13): the composed frame, its encoder and the pieces it is cut into. */
+    RECORDING_WIDTH: int(1280, 320, 3840),
+    RECORDING_HEIGHT: int(720, 180, 2160),
+    RECORDING_FPS: int(30, 1, 60),
+    RECORDING_VIDEO_KBPS: int(3000, 100, 50_000),
+    RECORDING_AUDIO_KBPS: int(128, 32, 512),
+    RECORDING_SEGMENT_SECONDS: int(4, 1, 10),
+    /** A started recording no recorder claimed within this fails with roomRecordFailed (ADR 071). */
+    RECORDING_START_TIMEOUT_SECONDS: int(15, 1, 600),
+    /** The recorder's lease on a task; renewed every third of it, claimed by another recorder once expired (ADR 071). */
+    RECORDING_LEASE_SECONDS: int(6, 2, 120),
+    /** Recordings one recorder process runs at once; 0: this process records nothing. */
+    RECORDER_SLOTS: int(2, 0, 64),
     REDIS_URL: z
       .string()
       .regex(/^rediss?:\/\/\S+$/, 'REDIS_URL is a redis:// or rediss:// URL')

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Readable } from 'node:stream';
-import { DiskObjectStore, ObjectTooLarge } from './objects.ts';
+import { DiskObjectStore, ObjectTooLarge, attachmentDisposition, parseRange } from './objects.ts';
 
 describe('DiskObjectStore', () => {
   let dir = '';
@@ -75,5 +75,28 @@ describe('DiskObjectStore', () => {
     expect(await store.head('up/b.bin')).toBeNull();
     expect(await store.readStart('up/a.bin', 4)).toEqual(new Uint8Array(4));
     expect(await store.readStart('up/none.bin', 4)).toBeNull();
+  });
+});
+
+describe('parseRange and attachmentDisposition', () => {
+  it('reads one bytes= range of an object, clamps the end and refuses what cannot be served', () => {
+    expect(parseRange(undefined, 100)).toBeNull();
+    expect(parseRange('bytes=0-9', 100)).toEqual({ start: 0, end: 9 });
+    expect(parseRange('bytes=90-', 100)).toEqual({ start: 90, end: 99 });
+    expect(parseRange('bytes=90-500', 100)).toEqual({ start: 90, end: 99 });
+    expect(parseRange('bytes=-10', 100)).toEqual({ start: 90, end: 99 });
+    expect(parseRange('bytes=-500', 100)).toEqual({ start: 0, end: 99 });
+    expect(parseRange('bytes=100-', 100)).toBe('bad');
+    expect(parseRange('bytes=9-3', 100)).toBe('bad');
+    expect(parseRange('bytes=-0', 100)).toBe('bad');
+    // Several ranges or other units: the whole object.
+    expect(parseRange('bytes=0-1,5-6', 100)).toBeNull();
+    expect(parseRange('items=0-1', 100)).toBeNull();
+  });
+
+  it('names the attachment in ASCII and in UTF-8', () => {
+    expect(attachmentDisposition('课堂 "1".mp4')).toBe(
+      `attachment; filename="__ _1_.mp4"; filename*=UTF-8''${encodeURIComponent('课堂 "1".mp4')}`,
+    );
   });
 });

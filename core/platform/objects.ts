@@ -20,8 +20,11 @@ export interface ObjectStore {
   get(key: string): Promise<{ stream: Readable; info: ObjectInfo } | null>;
   head(key: string): Promise<ObjectInfo | null>;
   delete(key: string): Promise<void>;
-  /** A URL a browser may GET until it expires. */
-  signedGetUrl(key: string, ttlSeconds: number): Promise<string>;
+  /**
+   * A URL a browser may GET until it expires; range requests work (a player seeks). With
+   * `downloadName` the answer asks for an attachment of that name.
+   */
+  signedGetUrl(key: string, ttlSeconds: number, opts?: GetOptions): Promise<string>;
   /** 1 our own disk store (signed by us), 2 an S3-compatible store (docs/product/03-board-courseware-billing.md §3 resourceType). */
   readonly resourceType: 1 | 2;
   /**
@@ -35,6 +38,36 @@ export interface ObjectStore {
   download(key: string, file: string): Promise<ObjectInfo | null>;
   /** Stores a local file (large: streamed, not read into memory). */
   putFile(key: string, file: string, contentType: string): Promise<void>;
+}
+
+export interface GetOptions {
+  downloadName?: string;
+}
+
+/** `Content-Disposition: attachment` with the name in both forms (an ASCII fallback and RFC 5987 UTF-8). */
+export function attachmentDisposition(name: string): string {
+  const ascii = name.replace(/[^\x20-\x7e]|["\\]/g, '_');
+  return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(name)}`;
+}
+
+/** A single `bytes=` range of a `size`-byte object: inclusive start and end; null when absent, 'bad' when unsatisfiable. */
+export function parseRange(header: string | undefined, size: number): { start: number; end: number } | null | 'bad' {
+  if (!header) return null;
+  const m = /^bytes=(\d*)-(\d*)$/.exec(header.trim());
+  if (!m || (m[1] === '' && m[2] === '')) return null;
+  let start: number;
+  let end: number;
+  if (m[1] === '') {
+    const suffix = Number(m[2]);
+    if (suffix === 0) return 'bad';
+    start = Math.max(0, size - suffix);
+    end = size - 1;
+  } else {
+    start = Number(m[1]);
+    end = m[2] === '' ? size - 1 : Math.min(Number(m[2]), size - 1);
+  }
+  if (start >= size || start > end) return 'bad';
+  return { start, end };
 }
 
 export interface SignedPut {
@@ -110,25 +143,34 @@ export class DiskObjectStore implements ObjectStore {
     return { stream: createReadStream(this.#file(key)), info };
   }
 
+  /** Bytes start..end (inclusive) of an object, for range requests. */
+  getRange(key: string, start: number, end: number): Readable {
+    return createReadStream(this.#file(key), { start, end });
+  }
+
   async delete(key: string): Promise<void> {
     const file = this.#file(key);
     await rm(file, { force: true });
     await rm(`${file}.type`, { force: true });
   }
 
-  #sign(key: string, exp: number): string {
-    return createHmac('sha256', this.secret).update(`${key}\n${exp}`).digest('base64url');
+  /** The download name is signed with the key (a link cannot be renamed); links without one sign as before. */
+  #sign(key: string, exp: number, downloadName?: string): string {
+    const text = downloadName === undefined ? `${key}\n${exp}` : `${key}\n${exp}\n${downloadName}`;
+    return createHmac('sha256', this.secret).update(text).digest('base64url');
   }
 
-  signedGetUrl(key: string, ttlSeconds: number): Promise<string> {
+  signedGetUrl(key: string, ttlSeconds: number, opts?: GetOptions): Promise<string> {
     assertObjectKey(key);
     const exp = Math.floor(this.now() / 1000) + ttlSeconds;
     const encoded = key.split('/').map(encodeURIComponent).join('/');
-    return Promise.resolve(`${this.baseUrl()}/objects/${encoded}?exp=${exp}&sig=${this.#sign(key, exp)}`);
+    const name = opts?.downloadName;
+    const dl = name === undefined ? '' : `&dl=${encodeURIComponent(name)}`;
+    return Promise.resolve(`${this.baseUrl()}/objects/${encoded}?exp=${exp}${dl}&sig=${this.#sign(key, exp, name)}`);
   }
 
   /** Checks a URL this store signed; false when forged, altered or expired. */
-  verify(key: string, exp: string, sig: string): boolean {
+  verify(key: string, exp: string, sig: string, downloadName?: string): boolean {
     if (!/^\d{1,12}$/.test(exp)) return false;
     const n = Number(exp);
     if (n * 1000 < this.now()) return false;
@@ -137,7 +179,7 @@ export class DiskObjectStore implements ObjectStore {
     } catch {
       return false;
     }
-    const want = Buffer.from(this.#sign(key, n));
+    const want = Buffer.from(this.#sign(key, n, downloadName));
     const got = Buffer.from(sig);
     return want.length === got.length && timingSafeEqual(want, got);
   }

@@ -11,7 +11,7 @@ import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import { assertObjectKey, type ObjectInfo, type ObjectStore, type SignedPut } from './objects.ts';
+import { assertObjectKey, attachmentDisposition, type GetOptions, type ObjectInfo, type ObjectStore, type SignedPut } from './objects.ts';
 
 export interface S3Settings {
   endpoint: string;
@@ -113,9 +113,19 @@ export class S3ObjectStore implements ObjectStore {
     await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: key }));
   }
 
-  signedGetUrl(key: string, ttlSeconds: number): Promise<string> {
+  /** S3 answers range requests itself; a download name becomes the signed response-content-disposition. */
+  signedGetUrl(key: string, ttlSeconds: number, opts?: GetOptions): Promise<string> {
     assertObjectKey(key);
-    return getSignedUrl(this.client, new GetObjectCommand({ Bucket: this.bucket, Key: key }), { expiresIn: ttlSeconds });
+    const name = opts?.downloadName;
+    return getSignedUrl(
+      this.client,
+      new GetObjectCommand({
+        Bucket: this.bucket,
+        Key: key,
+        ...(name === undefined ? {} : { ResponseContentDisposition: attachmentDisposition(name) }),
+      }),
+      { expiresIn: ttlSeconds },
+    );
   }
 
   async signedPutUrl(key: string, contentType: string, size: number, ttlSeconds: number): Promise<SignedPut> {

@@ -60,6 +60,8 @@ const idleMic: MicState = { phase: 'idle', userId: '', name: '', since: 0, deadl
 export class RoomLiveService {
   /** The courseware a joining member sees in the snapshot (set by the composition). */
   courseware: { roomCourseware(roomNumber: string): Promise<RoomCourseware> } | null = null;
+  /** Cloud recording, stopped when the creator leaves or the class ends (set by the composition). */
+  recording: { stopRoom(roomId: string, why: 'creator left' | 'room closed'): Promise<void> } | null = null;
   readonly #rowCache: RoomCache<LiveRoomRow>;
   readonly #touchedAt = new Map<string, number>();
   readonly #chatLimiter: TokenBuckets;
@@ -391,6 +393,7 @@ export class RoomLiveService {
     if (room.state === 'open' && actor.role === 'creator' && room.create_user === actor.uid) {
       await this.state.patchRoom(room.id, { show_state: '' }, now);
       this.#emit(actor.room, 'customRoomEvent', { showState: '', by: actor.uid });
+      await this.recording?.stopRoom(room.id, 'creator left');
     }
     if (room.state === 'open' && room.mic_user_id === actor.uid && room.mic_phase !== 'idle') {
       await this.state.moveMic(
@@ -419,6 +422,7 @@ export class RoomLiveService {
   async #close(roomId: string, roomNumber: string, reason: 'ended' | 'expired' | 'idle'): Promise<void> {
     if (await this.state.close(roomId, this.clock.now())) {
       this.#emit(roomNumber, 'roomClosed', { reason });
+      await this.recording?.stopRoom(roomId, 'room closed');
     }
   }
 

@@ -137,6 +137,13 @@ export class RoomState implements RoomChanges {
     return closed !== null;
   }
 
+  /** The recording state ('0' idle, '2' starting, '1' recording); with `from`, only while it is one of those. False when unchanged. */
+  async setRecordState(roomId: string, to: '0' | '1' | '2', from?: ReadonlyArray<'0' | '1' | '2'>): Promise<boolean> {
+    const changed = await this.repo.setRecordState(roomId, to, from);
+    this.#tell(changed, ['record_state']);
+    return changed !== null;
+  }
+
   /** The courseware the room shows. */
   async setCourseware(roomId: string, patch: RoomCoursewarePatch): Promise<void> {
     this.#tell(await this.repo.setCourseware(roomId, patch), keysOf(patch));

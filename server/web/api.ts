@@ -121,10 +121,18 @@ export function buildHandlers(services: Services, config: Config): ApiHandlers {
         const viewer = await ctx.viewer().catch(() => null);
         const { answer, newToken } = await rooms.observerJoin(viewer, { roomNumber: i.roomNumber, ot: i.ot ?? '', ip: ctx.ip });
         if (newToken) appendCookie(ctx.res, sessionCookie(config, newToken, config.TOURIST_SESSION_HOURS * 3600));
-        return { ...answer, courseware: await services.courseware.roomCourseware(i.roomNumber) };
+        return {
+          ...answer,
+          userRecordInfo: await services.recording.joinRecordInfo(i.roomNumber, answer.userRecordInfo),
+          courseware: await services.courseware.roomCourseware(i.roomNumber),
+        };
       }
       const answer = await rooms.join(await ctx.viewer(), { roomNumber: i.roomNumber, userType });
-      return { ...answer, courseware: await services.courseware.roomCourseware(i.roomNumber) };
+      return {
+        ...answer,
+        userRecordInfo: await services.recording.joinRecordInfo(i.roomNumber, answer.userRecordInfo),
+        courseware: await services.courseware.roomCourseware(i.roomNumber),
+      };
     },
     updateRoomInfoByRoomNumber: async (ctx, i) => {
       const { roomNumber, ...fields } = i;
@@ -147,7 +155,11 @@ export function buildHandlers(services: Services, config: Config): ApiHandlers {
       if (!hasSession && answer.userInfo) {
         appendCookie(ctx.res, sessionCookie(config, answer.userInfo.userToken, config.TOURIST_SESSION_HOURS * 3600));
       }
-      return { ...answer, courseware: await services.courseware.roomCourseware(i.roomNumber) };
+      return {
+        ...answer,
+        userRecordInfo: await services.recording.joinRecordInfo(i.roomNumber, answer.userRecordInfo),
+        courseware: await services.courseware.roomCourseware(i.roomNumber),
+      };
     },
     getConsumptionStatus: async (ctx) => billing.getConsumptionStatus(await ctx.viewer()),
     getUserVipInfo: async (ctx) => ({ vipUserInfo: await billing.getUserVipInfo(await ctx.viewer()) }),
@@ -201,6 +213,15 @@ export function buildHandlers(services: Services, config: Config): ApiHandlers {
     analysisDocumentExisting: async (ctx, i) => services.courseware.openExisting(await ctx.viewer(), i.documentId, i.roomNumber),
     getDocumentDownloadUrl: async (ctx, i) => services.courseware.downloadUrl(await ctx.viewer(), i.documentId),
     getRoomCourseware: async (ctx, i) => services.courseware.getRoomCourseware(await ctx.viewer(), i.roomNumber),
+    startTask: async (ctx, i) => services.recording.startTask(await ctx.viewer(), i.roomNumber),
+    stopTask: async (ctx, i) => services.recording.stopTask(await ctx.viewer(), i.roomNumber, i.taskId),
+    getRoomMemberRecordState: async (ctx, i) => services.recording.getRoomMemberRecordState(await ctx.viewer(), i.roomNumber),
+    getRecordList: async (ctx, i) => services.recording.getRecordList(await ctx.viewer(), i),
+    getRecordFileUrl: async (ctx, i) => services.recording.getRecordFileUrl(await ctx.viewer(), i),
+    delRecord: async (ctx, i) => services.recording.delRecord(await ctx.viewer(), i.fileId),
+    createRecordShareLink: async (ctx, i) => services.recording.createRecordShareLink(await ctx.viewer(), i.fileId),
+    // No session: the watch page of a share link (ADR 073); counted per address.
+    getSharedRecord: async (ctx, i) => services.recording.getSharedRecord(ctx.ip, i.token),
   });
 }
 

@@ -22,7 +22,7 @@ import { attachBoardChannel } from './board-channel.ts';
 import { boardImageRoutes } from './board-images.ts';
 import { socketParser } from './socket-parser.ts';
 import { MEDIA_CONTROL_PATH } from '#core/contracts/media-control.ts';
-import { ObjectTooLarge } from '#core/platform/objects.ts';
+import { ObjectTooLarge, attachmentDisposition, parseRange } from '#core/platform/objects.ts';
 import { messageFor } from '#core/platform/errors.ts';
 import { connectRedisAdapter } from '../redis.ts';
 import { CROSS_SITE_REFUSED, isCrossSiteWrite, originVerdict } from './same-origin.ts';
@@ -168,9 +168,37 @@ export async function startWeb(platform: Platform, opts: WebOptions): Promise<We
       res.status(400).type('text/plain').send('bad key');
       return;
     }
-    const { exp, sig } = req.query;
-    if (!disk || typeof exp !== 'string' || typeof sig !== 'string' || !disk.verify(key, exp, sig)) {
+    const { exp, sig, dl } = req.query;
+    const downloadName = typeof dl === 'string' ? dl : undefined;
+    if (
+      !disk ||
+      typeof exp !== 'string' ||
+      typeof sig !== 'string' ||
+      (dl !== undefined && downloadName === undefined) ||
+      !disk.verify(key, exp, sig, downloadName)
+    ) {
       res.status(403).type('text/plain').send('link expired or invalid');
+      return;
+    }
+    const info = await disk.head(key);
+    if (!info) {
+      res.status(404).type('text/plain').send('not found');
+      return;
+    }
+    res.set('Content-Type', info.contentType).set('Cache-Control', 'private, max-age=300').set('Accept-Ranges', 'bytes');
+    if (downloadName !== undefined) res.set('Content-Disposition', attachmentDisposition(downloadName));
+    // One byte range (a player seeking in a recording); anything else gets the whole object.
+    const range = parseRange(req.headers.range, info.size);
+    if (range === 'bad') {
+      res.status(416).set('Content-Range', `bytes */${info.size}`).end();
+      return;
+    }
+    if (range) {
+      res
+        .status(206)
+        .set('Content-Range', `bytes ${range.start}-${range.end}/${info.size}`)
+        .set('Content-Length', String(range.end - range.start + 1));
+      await pipeline(disk.getRange(key, range.start, range.end), res).catch(() => res.destroy());
       return;
     }
     const obj = await disk.get(key);
@@ -178,7 +206,7 @@ export async function startWeb(platform: Platform, opts: WebOptions): Promise<We
       res.status(404).type('text/plain').send('not found');
       return;
     }
-    res.set('Content-Type', obj.info.contentType).set('Content-Length', String(obj.info.size)).set('Cache-Control', 'private, max-age=300');
+    res.set('Content-Length', String(obj.info.size));
     await pipeline(obj.stream, res).catch(() => res.destroy());
   });
   app.put(/^\/objects\/(.+)$/, (req: Request, res: Response, next: express.NextFunction) => {

@@ -10,7 +10,18 @@ import { call, signIn } from '#tests/support/api.ts';
 import { eachEngine } from '#tests/support/engines-matrix.ts';
 import type { TestServer } from '#tests/support/server.ts';
 
-const TABLES = ['users', 'sessions', 'sms_codes', 'rooms', 'room_members', 'idempotency_keys', 'credit_ledger', 'documents'] as const;
+const TABLES = [
+  'users',
+  'sessions',
+  'sms_codes',
+  'rooms',
+  'room_members',
+  'idempotency_keys',
+  'credit_ledger',
+  'documents',
+  'record_tasks',
+  'records',
+] as const;
 
 async function snapshot(server: TestServer): Promise<Record<string, number>> {
   const db = server.banshu.platform.database.db;
@@ -82,6 +93,15 @@ const endpoints: Record<ApiName, { body: Record<string, unknown>; auth: boolean 
   analysisDocumentExisting: { body: { documentId: '1', roomNumber: '123456' }, auth: true },
   getDocumentDownloadUrl: { body: { documentId: '1' }, auth: true },
   getRoomCourseware: { body: { roomNumber: '123456' }, auth: true },
+  // Recording: rooms the caller did not create, records that are not the caller's (filled in below).
+  startTask: { body: { roomNumber: '123456' }, auth: true },
+  stopTask: { body: { roomNumber: '123456', taskId: '1' }, auth: true },
+  getRoomMemberRecordState: { body: { roomNumber: '123456' }, auth: true },
+  getRecordList: { body: { recordType: 1, pageSize: 10, pageTime: 0 }, auth: true },
+  getRecordFileUrl: { body: { fileId: '1', taskId: '1', download: true }, auth: true },
+  delRecord: { body: { fileId: '1' }, auth: true },
+  createRecordShareLink: { body: { fileId: '1' }, auth: true },
+  getSharedRecord: { body: { token: 'eyJ4IjoxfQ.forged' }, auth: false },
 };
 
 /** Values that are not hostile for that field: a number is a fine page time. */
@@ -90,6 +110,8 @@ const VALID_AS_WELL = new Set([
   'getGoodsList.pageTime:number',
   'getOrderList.pageTime:number',
   'getAdminMessageList.pageTime:number',
+  'getRecordList.pageTime:number',
+  'getRecordFileUrl.download:boolean',
 ]);
 
 const MB = 'x'.repeat(1024 * 1024);
@@ -161,6 +183,22 @@ eachEngine('hostile input on every endpoint', (server) => {
     for (const n of ['delUserDocument', 'analysisDocumentExisting', 'getDocumentDownloadUrl'] as const)
       endpoints[n].body['documentId'] = theirs.id;
     endpoints.delUserDocument.body['taskId'] = '11111111-1111-4111-8111-111111111111';
+    for (const n of ['startTask', 'stopTask', 'getRoomMemberRecordState'] as const)
+      endpoints[n].body['roomNumber'] = foreign.data.roomInfo.roomNumber;
+    // A finished recording of the other user's.
+    const theirRecord = await s.banshu.platform.database.db
+      .insertInto('records')
+      .values({
+        user_id: other.userId,
+        type: 1,
+        file_name: 'theirs.mp4',
+        object_key: 'records/x/1/1.mp4',
+        file_size: 10,
+        created_at: new Date(),
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    for (const n of ['getRecordFileUrl', 'delRecord', 'createRecordShareLink'] as const) endpoints[n].body['fileId'] = theirRecord.id;
     const before = await snapshot(s);
     const seen: string[] = [];
 
@@ -194,6 +232,8 @@ eachEngine('hostile input on every endpoint', (server) => {
           name === 'getGoodsList' ||
           name === 'getOrderList' ||
           name === 'getAdminMessageList' ||
+          name === 'getRecordList' ||
+          (name === 'getRecordFileUrl' && (field === 'taskId' || field === 'download')) ||
           (name === 'paymentOrder' && field === 'promoCode');
         if (!optionalToo) await expectRefused(`${name} without ${field}`, call(s.url, name, rest, { token }));
         // Wrong types and hostile strings, one field at a time.

@@ -7,6 +7,7 @@ import * as m0004 from './migrations/0004-billing.ts';
 import * as m0005 from './migrations/0005-media.ts';
 import * as m0006 from './migrations/0006-courseware.ts';
 import * as m0007 from './migrations/0007-points-exchange.ts';
+import * as m0008 from './migrations/0008-recording.ts';
 
 /** Migrations are listed here in order, so bundlers and type stripping both see them. */
 const migrations: Record<string, Migration> = {
@@ -17,6 +18,7 @@ const migrations: Record<string, Migration> = {
   '0005-media': m0005,
   '0006-courseware': m0006,
   '0007-points-exchange': m0007,
+  '0008-recording': m0008,
 };
 
 const provider: MigrationProvider = { getMigrations: () => Promise.resolve(migrations) };

@@ -243,6 +243,51 @@ export interface DocumentsTable {
   updated_at: Timestamp;
 }
 
+export type RecordTaskState = 'starting' | 'recording' | 'stopping' | 'done' | 'failed';
+
+export interface RecordTasksTable {
+  id: Generated<string>;
+  room_id: string;
+  room_number: string;
+  user_id: string;
+  state: RecordTaskState;
+  owner: string | null;
+  lease_until: Timestamp | null;
+  created_at: Timestamp;
+  started_at: Timestamp | null;
+  stop_requested_at: Timestamp | null;
+  finished_at: Timestamp | null;
+  failure: string | null;
+  record_id: string | null;
+  /** When the creator's package stops the recording (ADR 072); null: no limit. */
+  allowed_until: Timestamp | null;
+}
+
+export interface RecordSegmentsTable {
+  task_id: string;
+  seq: number;
+  object_key: string;
+  duration_ms: number;
+  bytes: ColumnType<string, string | number, string | number>;
+  created_at: Timestamp;
+}
+
+export interface RecordsTable {
+  id: Generated<string>;
+  user_id: string;
+  /** 1 class recording, 2 studio. */
+  type: number;
+  task_id: string | null;
+  room_number: string | null;
+  file_name: string;
+  object_key: string | null;
+  /** null while the MP4 is being made. */
+  file_size: ColumnType<string | null, string | number | null, string | number | null>;
+  duration_ms: number | null;
+  created_at: Timestamp;
+  deleted_at: Timestamp | null;
+}
+
 export interface DB {
   users: UsersTable;
   sessions: SessionsTable;
@@ -266,4 +311,7 @@ export interface DB {
   media_nodes: MediaNodesTable;
   media_placements: MediaPlacementsTable;
   documents: DocumentsTable;
+  record_tasks: RecordTasksTable;
+  record_segments: RecordSegmentsTable;
+  records: RecordsTable;
 }

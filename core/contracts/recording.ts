@@ -1,0 +1,63 @@
+/**
+ * Cloud recording (issue 13): the /api answers merged into `ApiAnswers` (core/contracts/api.ts)
+ * and the events merged into the room and user channels. recordState: '0' idle, '2' starting
+ * (asked, no recorder yet), '1' recording. Record type 1 is a class recording, 2 a studio one.
+ */
+import { z } from 'zod';
+import type { Events } from './channel.ts';
+
+export type RecordState = '0' | '1' | '2';
+export type RecordType = 1 | 2;
+
+/** The library's page size (docs/product/03-board-courseware-billing.md §9: records 10). */
+export const RECORD_PAGE_SIZE = 10;
+/** A share link's lifetime (ADR 073). */
+export const RECORD_SHARE_DAYS = 7;
+/** The watch page of a share link: `${publicUrl}${RECORD_WATCH_PATH}/<token>`. */
+export const RECORD_WATCH_PATH = '/watch';
+
+export interface RecordRow {
+  id: string;
+  fileId: string;
+  taskId: string;
+  fileName: string;
+  /** Bytes as a decimal string; '' while the MP4 is being made ('transcoding'). */
+  fileSize: string;
+  durationMs: number | null;
+  /** ms epoch; also the list's cursor (pageTime). */
+  createTime: number;
+  type: RecordType;
+  roomNumber: string;
+}
+
+export interface RecordingApiAnswers {
+  /** The creator starts recording the class: recordState '2' until a recorder takes it (ADR 071). */
+  startTask: { taskId: string };
+  /** The creator stops it: recordState '0'; the record is listed at once with fileSize '' until its MP4 is ready. */
+  stopTask: Record<string, never>;
+  /** For everyone in the room; taskId '' when nothing is being recorded. */
+  getRoomMemberRecordState: { recordState: RecordState; taskId: string };
+  /** The owner's records, newest first; pageTime: createTime of the last row shown. */
+  getRecordList: { recordList: RecordRow[]; total: number };
+  /** A signed GET link (range requests work); with download, the link asks for an attachment. */
+  getRecordFileUrl: { fileUrl: string };
+  delRecord: Record<string, never>;
+  /** A signed link to the watch page, valid RECORD_SHARE_DAYS (ADR 073); expiresAt ms epoch. */
+  createRecordShareLink: { url: string; expiresAt: number };
+  /** No session needed: what the watch page plays. */
+  getSharedRecord: { fileName: string; fileUrl: string; fileSize: string; durationMs: number | null; createTime: number };
+}
+
+const taskIdSchema = z.string().regex(/^\d{1,19}$/);
+
+/** Room channel: the recorder started (code '0'), or the recording failed ('timeout': no recorder took it in time). */
+export const recordingRoomEvents = {
+  roomRecord: z.strictObject({ code: z.literal('0'), taskId: taskIdSchema, recordState: z.literal('1') }),
+  roomRecordFailed: z.strictObject({ taskId: taskIdSchema, reason: z.enum(['timeout', 'failed']) }),
+};
+export type RecordingRoomEvents = Events<typeof recordingRoomEvents>;
+
+/** User channel: the owner's MP4 is listed (an open library refreshes). */
+export const recordingUserEvents = {
+  roomRecord: z.strictObject({ code: z.literal('0'), taskId: taskIdSchema, fileId: z.string().regex(/^\d{1,19}$/) }),
+};
