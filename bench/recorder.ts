@@ -33,7 +33,7 @@ import { call } from '#tests/support/api.ts';
 import { startS3 } from '#tests/support/s3.ts';
 import { joinSegments, probeMedia, scanSegment } from '../workers/record/join.ts';
 import { runBench } from './lib/entry.ts';
-import { reapedChildrenCpuSeconds, sampleTree, type TreeUsage } from './lib/process-tree.ts';
+import { machineTicks, reapedChildrenCpuSeconds, sampleTree, type TreeUsage } from './lib/process-tree.ts';
 import { markdownTable } from './lib/stats.ts';
 
 const { values } = parseArgs({
@@ -72,6 +72,8 @@ function encoderArgs(outDir: string, durationSec: number): string[] {
 
 interface ReferenceResult {
   wallS: number;
+  /** The whole machine over the run, % of both cores (everything else running included). */
+  machinePct: number;
   usage: TreeUsage;
   segments: number;
   segmentBytes: number[];
@@ -82,6 +84,7 @@ async function reference(dir: string): Promise<ReferenceResult> {
   const out = path.join(dir, 'reference');
   await mkdir(out, { recursive: true });
   const started = performance.now();
+  const m0 = machineTicks();
   const child = spawn('ffmpeg', encoderArgs(out, seconds), { stdio: ['ignore', 'ignore', 'pipe'] });
   let err = '';
   child.stderr.on('data', (c: Buffer) => (err = (err + c.toString()).slice(-4000)));
@@ -91,10 +94,12 @@ async function reference(dir: string): Promise<ReferenceResult> {
     child.once('exit', (c) => resolve(c ?? 1));
   });
   const usage = sampler.stop();
+  const m1 = machineTicks();
   if (code !== 0) throw new Error(`reference encode failed (${String(code)}): ${err}`);
   const files = (await readdir(out)).filter((f) => f.endsWith('.ts')).sort();
   const segmentBytes = await Promise.all(files.map(async (f) => (await stat(path.join(out, f))).size));
-  return { wallS: (performance.now() - started) / 1000, usage, segments: files.length, segmentBytes };
+  const machinePct = (100 * (m1.busy - m0.busy)) / (m1.total - m0.total);
+  return { wallS: (performance.now() - started) / 1000, machinePct, usage, segments: files.length, segmentBytes };
 }
 
 interface StopRow {
@@ -108,6 +113,7 @@ interface StopRow {
   mp4Bytes: number;
   durationS: number;
   moovFirst: boolean;
+  machinePct: number;
 }
 
 /** (b) One stop: join `minutes` of segments into a fast-start MP4 and upload it. */
@@ -130,6 +136,7 @@ async function stopToMp4(dir: string, segment: string, minutes: number, store: S
     for (const f of files) await scanSegment(f);
     const scanS = (performance.now() - scan0) / 1000;
 
+    const m0 = machineTicks();
     const cpu0 = reapedChildrenCpuSeconds();
     const join0 = performance.now();
     const joined = await joinSegments(files, out);
@@ -140,6 +147,7 @@ async function stopToMp4(dir: string, segment: string, minutes: number, store: S
     const up0 = performance.now();
     await store.putFile(`records/bench/${String(minutes)}/joined.mp4`, out, 'video/mp4');
     const uploadS = (performance.now() - up0) / 1000;
+    const m1 = machineTicks();
     const head = await store.head(`records/bench/${String(minutes)}/joined.mp4`);
     if (head?.size !== joined.bytes) throw new Error(`the store holds ${String(head?.size)} bytes of ${String(joined.bytes)}`);
     const probe = await probeMedia(out);
@@ -154,6 +162,7 @@ async function stopToMp4(dir: string, segment: string, minutes: number, store: S
       mp4Bytes: joined.bytes,
       durationS: joined.durationMs / 1000,
       moovFirst: probe.moovFirst,
+      machinePct: (100 * (m1.busy - m0.busy)) / (m1.total - m0.total),
     };
   } finally {
     await rm(segDir, { recursive: true, force: true });
@@ -305,7 +314,17 @@ async function main(): Promise<void> {
       sections.push(
         '',
         markdownTable(
-          ['run', 'wall s', 'CPU (% of a core)', 'CPU s per media s', 'peak PSS MB', 'mean PSS MB', 'segments', 'segment size'],
+          [
+            'run',
+            'wall s',
+            'CPU (% of a core)',
+            'CPU s per media s',
+            'peak PSS MB',
+            'mean PSS MB',
+            'segments',
+            'segment size',
+            'machine busy (% of both cores)',
+          ],
           [
             [
               `reference: testsrc2 720p30 + tone -> x264 veryfast 3M, AAC 128k, 4 s TS segments, -re`,
@@ -316,6 +335,7 @@ async function main(): Promise<void> {
               ref.usage.meanPssMb.toFixed(0),
               String(ref.segments),
               `${meanSegMb.toFixed(2)} MB (${((meanSegMb * 8) / SETTINGS.segmentSeconds).toFixed(2)} Mbit/s)`,
+              `${ref.machinePct.toFixed(0)} %`,
             ],
           ],
         ),
@@ -357,6 +377,7 @@ async function main(): Promise<void> {
             'MP4',
             'duration s',
             'moov first',
+            'machine busy (% of both cores)',
           ],
           rows.map((r) => [
             `${String(r.minutes)} min`,
@@ -369,6 +390,7 @@ async function main(): Promise<void> {
             `${(r.mp4Bytes / 1e6).toFixed(0)} MB`,
             r.durationS.toFixed(1),
             r.moovFirst ? 'yes' : 'no',
+            `${r.machinePct.toFixed(0)} %`,
           ]),
         ),
       );

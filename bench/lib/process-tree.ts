@@ -137,3 +137,10 @@ export function reapedChildrenCpuSeconds(): number {
   const f = text.slice(text.lastIndexOf(')') + 2).split(' ');
   return (Number(f[13]) + Number(f[14])) / TICKS_PER_SECOND;
 }
+
+/** Busy and total ticks of the whole machine (all cores), from the first line of /proc/stat. */
+export function machineTicks(): { busy: number; total: number } {
+  const v = (readFileSync('/proc/stat', 'latin1').split('\n', 1)[0] ?? '').trim().split(/\s+/).slice(1).map(Number);
+  const total = v.slice(0, 8).reduce((a, b) => a + b, 0);
+  return { busy: total - (v[3] ?? 0) - (v[4] ?? 0), total };
+}
