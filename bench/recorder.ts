@@ -1,0 +1,414 @@
+/**
+ * bench/recorder: what a cloud recording costs (issue 13; docs/decisions/070 and 076).
+ *
+ *   node bench/recorder.ts [--seconds=30] [--minutes=1,10,60] [--parts=reference,stop]
+ *
+ * Measured, one after the other:
+ *   reference   ffmpeg encoding a 720p30 test pattern and a tone at real time (-re) with the
+ *               recording's settings: x264 veryfast 3 Mbit/s, keyframe every 2 s (60 frames), AAC
+ *               128 kbit/s 48 kHz, 4 s MPEG-TS segments. CPU from /proc/<pid>/stat, memory as PSS
+ *               from /proc/<pid>/smaps_rollup, sampled every 250 ms.
+ *   stop        what is left to do when a class ends: joinSegments (workers/record/join.ts: the
+ *               segments' timestamps read, a stream-copy join to a fast-start MP4, ffprobe check)
+ *               over 1, 10 and 60 minutes of segments, then the upload of the MP4 to an S3 store
+ *               (s3rver from tests/support/s3.ts, on this machine). The segments are copies of one
+ *               real 4 s segment of the reference run. CPU of ffmpeg/ffprobe from this process's
+ *               reaped-children ticks.
+ *   recording   benchRecording(): the recorder process's CPU and PSS during N concurrent recordings
+ *               of a running product, and the time from stop to a listed MP4. It needs the recorder
+ *               (ROLE=recorder) and a publisher of real media, so it is wired at integration: this
+ *               run has no product to drive and does not pretend to (see benchRecording below).
+ *
+ * Run it alone: `flock /tmp/banshu-bench.lock node bench/recorder.ts`. Results go to
+ * bench/results/recorder-<time>.{md,json}.
+ */
+import { spawn } from 'node:child_process';
+import { copyFile, mkdir, mkdtemp, readdir, rm, stat } from 'node:fs/promises';
+import { cpus, tmpdir, totalmem } from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { S3ObjectStore } from '#core/platform/s3-objects.ts';
+import { call } from '#tests/support/api.ts';
+import { startS3 } from '#tests/support/s3.ts';
+import { joinSegments, probeMedia, scanSegment } from '../workers/record/join.ts';
+import { runBench } from './lib/entry.ts';
+import { machineTicks, reapedChildrenCpuSeconds, sampleTree, type TreeUsage } from './lib/process-tree.ts';
+import { markdownTable } from './lib/stats.ts';
+
+const { values } = parseArgs({
+  options: {
+    seconds: { type: 'string', default: '30' },
+    minutes: { type: 'string', default: '1,10,60' },
+    parts: { type: 'string', default: 'reference,stop' },
+  },
+  allowPositionals: true,
+});
+const seconds = Math.max(8, Number(values.seconds));
+const minutesList = values.minutes
+  .split(',')
+  .map(Number)
+  .filter((m) => m > 0);
+const parts = new Set(values.parts.split(','));
+const log = (line: string) => console.error(line);
+
+/** The contract's settings (RECORDING_* defaults). */
+const SETTINGS = { width: 1280, height: 720, fps: 30, videoKbps: 3000, audioKbps: 128, segmentSeconds: 4 };
+
+function encoderArgs(outDir: string, durationSec: number): string[] {
+  const { width, height, fps, videoKbps, audioKbps, segmentSeconds } = SETTINGS;
+  return [
+    ...['-hide_banner', '-nostdin', '-nostats', '-v', 'error', '-y'],
+    ...['-re', '-f', 'lavfi', '-i', `testsrc2=size=${String(width)}x${String(height)}:rate=${String(fps)}`],
+    ...['-re', '-f', 'lavfi', '-i', 'sine=frequency=440:sample_rate=48000'],
+    ...['-t', String(durationSec), '-map', '0:v', '-map', '1:a'],
+    ...['-c:v', 'libx264', '-preset', 'veryfast', '-b:v', `${String(videoKbps)}k`, '-maxrate', `${String(videoKbps)}k`],
+    ...['-bufsize', `${String(2 * videoKbps)}k`, '-g', String(2 * fps), '-keyint_min', String(2 * fps), '-sc_threshold', '0'],
+    ...['-pix_fmt', 'yuv420p', '-c:a', 'aac', '-b:a', `${String(audioKbps)}k`, '-ar', '48000', '-ac', '2'],
+    ...['-f', 'segment', '-segment_time', String(segmentSeconds), '-segment_format', 'mpegts'],
+    path.join(outDir, 'seg-%06d.ts'),
+  ];
+}
+
+interface ReferenceResult {
+  wallS: number;
+  /** The whole machine over the run, % of both cores (everything else running included). */
+  machinePct: number;
+  usage: TreeUsage;
+  segments: number;
+  segmentBytes: number[];
+}
+
+/** (a) The reference encode at real time, sampled from /proc. */
+async function reference(dir: string): Promise<ReferenceResult> {
+  const out = path.join(dir, 'reference');
+  await mkdir(out, { recursive: true });
+  const started = performance.now();
+  const m0 = machineTicks();
+  const child = spawn('ffmpeg', encoderArgs(out, seconds), { stdio: ['ignore', 'ignore', 'pipe'] });
+  let err = '';
+  child.stderr.on('data', (c: Buffer) => (err = (err + c.toString()).slice(-4000)));
+  const sampler = sampleTree(child.pid!, 250);
+  const code = await new Promise<number>((resolve, reject) => {
+    child.once('error', reject);
+    child.once('exit', (c) => resolve(c ?? 1));
+  });
+  const usage = sampler.stop();
+  const m1 = machineTicks();
+  if (code !== 0) throw new Error(`reference encode failed (${String(code)}): ${err}`);
+  const files = (await readdir(out)).filter((f) => f.endsWith('.ts')).sort();
+  const segmentBytes = await Promise.all(files.map(async (f) => (await stat(path.join(out, f))).size));
+  const machinePct = (100 * (m1.busy - m0.busy)) / (m1.total - m0.total);
+  return { wallS: (performance.now() - started) / 1000, machinePct, usage, segments: files.length, segmentBytes };
+}
+
+interface StopRow {
+  minutes: number;
+  segments: number;
+  scanS: number;
+  joinS: number;
+  joinCpuS: number;
+  uploadS: number;
+  totalS: number;
+  mp4Bytes: number;
+  durationS: number;
+  moovFirst: boolean;
+  machinePct: number;
+}
+
+/** (b) One stop: join `minutes` of segments into a fast-start MP4 and upload it. */
+async function stopToMp4(dir: string, segment: string, minutes: number, store: S3ObjectStore): Promise<StopRow> {
+  const count = Math.round((minutes * 60) / SETTINGS.segmentSeconds);
+  const segDir = path.join(dir, `segments-${String(minutes)}`);
+  await mkdir(segDir, { recursive: true });
+  log(`  ${String(minutes)} min: copying ${String(count)} segments`);
+  const files: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const file = path.join(segDir, `seg-${String(i).padStart(6, '0')}.ts`);
+    await copyFile(segment, file);
+    files.push(file);
+  }
+  const out = path.join(dir, `joined-${String(minutes)}.mp4`);
+  try {
+    log(`  ${String(minutes)} min: joining`);
+    // The scan alone (joinSegments does it too, first): how much of the join is reading timestamps.
+    const scan0 = performance.now();
+    for (const f of files) await scanSegment(f);
+    const scanS = (performance.now() - scan0) / 1000;
+
+    const m0 = machineTicks();
+    const cpu0 = reapedChildrenCpuSeconds();
+    const join0 = performance.now();
+    const joined = await joinSegments(files, out);
+    const joinS = (performance.now() - join0) / 1000;
+    const joinCpuS = reapedChildrenCpuSeconds() - cpu0;
+
+    log(`  ${String(minutes)} min: uploading ${(joined.bytes / 1e6).toFixed(0)} MB`);
+    const up0 = performance.now();
+    await store.putFile(`records/bench/${String(minutes)}/joined.mp4`, out, 'video/mp4');
+    const uploadS = (performance.now() - up0) / 1000;
+    const m1 = machineTicks();
+    const head = await store.head(`records/bench/${String(minutes)}/joined.mp4`);
+    if (head?.size !== joined.bytes) throw new Error(`the store holds ${String(head?.size)} bytes of ${String(joined.bytes)}`);
+    const probe = await probeMedia(out);
+    return {
+      minutes,
+      segments: count,
+      scanS,
+      joinS,
+      joinCpuS,
+      uploadS,
+      totalS: joinS + uploadS,
+      mp4Bytes: joined.bytes,
+      durationS: joined.durationMs / 1000,
+      moovFirst: probe.moovFirst,
+      machinePct: (100 * (m1.busy - m0.busy)) / (m1.total - m0.total),
+    };
+  } finally {
+    await rm(segDir, { recursive: true, force: true });
+    await rm(out, { force: true });
+  }
+}
+
+/** A running Banshu with a recorder, as benchRecording drives it. */
+export interface RecordingProduct {
+  /** Base URL of the web + media side (TestServer.url, or a ROLE=web,media process). */
+  url: string;
+  /** Sign-in codes sent so far (TestServer.outbox). */
+  outbox(): Promise<Array<{ mobile: string; code: string }>>;
+  /** Gives a creator what class rooms and recording need (tests: billingRepo.grant). */
+  grant(userId: string): Promise<void>;
+  /** The process that records (ROLE=recorder); its children (the ffmpeg processes) count with it. */
+  recorderPid: number;
+  /** Puts real media (camera + microphone) into the room as this person; resolves to its stop. */
+  publish(o: { roomNumber: string; token: string; mediaUrl: string; mediaToken: string }): Promise<() => Promise<void> | void>;
+}
+
+export interface RecordingBenchResult {
+  recordings: number;
+  /** The recorder tree before any recording started (idle cost). */
+  idle: TreeUsage;
+  /** The recorder tree while all N recorded. */
+  recording: TreeUsage;
+  /** Per recording: startTask to recordState '1', stopTask to the MP4 listed (fileSize set), in ms. */
+  startMs: number[];
+  stopToListedMs: number[];
+  files: Array<{ fileId: string; bytes: number; durationMs: number | null }>;
+}
+
+async function until<T>(what: string, timeoutMs: number, poll: () => Promise<T | null>): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await poll();
+    if (v !== null) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+let mobileSeq = 0;
+async function signIn(product: RecordingProduct): Promise<{ token: string; userId: string }> {
+  const mobile = `137${String(process.pid % 10000).padStart(4, '0')}${String(++mobileSeq).padStart(4, '0')}`;
+  const sent = await call(product.url, 'sendPhoneCode', { mobile, area: '86' });
+  if (sent.code !== '0') throw new Error(`sendPhoneCode: ${sent.code} ${sent.msg}`);
+  const code = (await product.outbox()).find((m) => m.mobile === mobile)?.code;
+  if (!code) throw new Error('no code in the outbox');
+  const login = await call(product.url, 'loginUser', { mobile, code });
+  if (login.code !== '0') throw new Error(`loginUser: ${login.code} ${login.msg}`);
+  return { token: login.data.userInfo.userToken, userId: login.data.userInfo.userId };
+}
+
+/**
+ * (c) N concurrent recordings of a running product, each a class room whose creator publishes
+ * real media: the recorder process tree sampled while idle and while all N record for `seconds`,
+ * the time each took to start, and the time from stop to its MP4 in the library. Uses only the
+ * contract's calls (startTask, getRoomMemberRecordState, stopTask, getRecordList). Not run by
+ * main() until the recorder and a real-media publisher exist (integration).
+ */
+export async function benchRecording(
+  product: RecordingProduct,
+  o: { recordings: number; seconds: number; sampleMs?: number },
+): Promise<RecordingBenchResult> {
+  const rooms: Array<{ roomNumber: string; token: string; stopMedia: () => Promise<void> | void; taskId?: string }> = [];
+  try {
+    for (let i = 0; i < o.recordings; i++) {
+      const who = await signIn(product);
+      await product.grant(who.userId);
+      const created = await call(product.url, 'createAgoraRoom', { roomType: 1, consumption: 'on' }, { token: who.token });
+      if (created.code !== '0') throw new Error(`createAgoraRoom: ${created.code} ${created.msg}`);
+      const roomNumber = created.data.roomInfo.roomNumber as string;
+      const joined = await call(product.url, 'userJoinAgoraRoom', { roomNumber }, { token: who.token });
+      if (joined.code !== '0') throw new Error(`userJoinAgoraRoom: ${joined.code} ${joined.msg}`);
+      const stopMedia = await product.publish({
+        roomNumber,
+        token: who.token,
+        mediaUrl: joined.data.mediaUrl,
+        mediaToken: joined.data.mediaToken,
+      });
+      rooms.push({ roomNumber, token: who.token, stopMedia });
+    }
+
+    const idleSampler = sampleTree(product.recorderPid, o.sampleMs ?? 500);
+    await new Promise((r) => setTimeout(r, 3000));
+    const idle = idleSampler.stop();
+
+    const startMs = await Promise.all(
+      rooms.map(async (room) => {
+        const t0 = performance.now();
+        const started = await call(product.url, 'startTask', { roomNumber: room.roomNumber }, { token: room.token });
+        if (started.code !== '0') throw new Error(`startTask: ${started.code} ${started.msg}`);
+        room.taskId = started.data.taskId as string;
+        await until('recordState 1', 20_000, async () => {
+          const s = await call(product.url, 'getRoomMemberRecordState', { roomNumber: room.roomNumber }, { token: room.token });
+          return s.code === '0' && s.data.recordState === '1' ? true : null;
+        });
+        return performance.now() - t0;
+      }),
+    );
+
+    const sampler = sampleTree(product.recorderPid, o.sampleMs ?? 500);
+    await new Promise((r) => setTimeout(r, o.seconds * 1000));
+    const recording = sampler.stop();
+
+    const stopped = await Promise.all(
+      rooms.map(async (room) => {
+        const t0 = performance.now();
+        const stop = await call(product.url, 'stopTask', { roomNumber: room.roomNumber, taskId: room.taskId }, { token: room.token });
+        if (stop.code !== '0') throw new Error(`stopTask: ${stop.code} ${stop.msg}`);
+        const row = await until('the MP4 in the library', 120_000, async () => {
+          const list = await call(product.url, 'getRecordList', { recordType: 1, pageSize: 50 }, { token: room.token });
+          const found = (
+            list.data?.recordList as Array<{ taskId: string; fileId: string; fileSize: string; durationMs: number | null }> | undefined
+          )?.find((r) => r.taskId === room.taskId && r.fileSize !== '');
+          return found ?? null;
+        });
+        return { ms: performance.now() - t0, file: { fileId: row.fileId, bytes: Number(row.fileSize), durationMs: row.durationMs } };
+      }),
+    );
+    return {
+      recordings: o.recordings,
+      idle,
+      recording,
+      startMs,
+      stopToListedMs: stopped.map((s) => s.ms),
+      files: stopped.map((s) => s.file),
+    };
+  } finally {
+    for (const room of rooms) await room.stopMedia();
+  }
+}
+
+async function main(): Promise<void> {
+  const dir = await mkdtemp(path.join(tmpdir(), 'banshu-bench-recorder-'));
+  const sections: string[] = [
+    `recorder · ${new Date().toISOString()} · ${String(cpus().length)} cores (${cpus()[0]?.model ?? '?'}), ` +
+      `${String(Math.round(totalmem() / 2 ** 30))} GiB · Node ${process.version}`,
+  ];
+  const json: Record<string, unknown> = { settings: SETTINGS, seconds };
+  try {
+    log(`reference: ${String(seconds)} s of 720p30 at real time`);
+    const ref = await reference(dir);
+    json['reference'] = ref;
+    if (parts.has('reference')) {
+      const meanSegMb = ref.segmentBytes.reduce((a, b) => a + b, 0) / ref.segmentBytes.length / 1e6;
+      sections.push(
+        '',
+        markdownTable(
+          [
+            'run',
+            'wall s',
+            'CPU (% of a core)',
+            'CPU s per media s',
+            'peak PSS MB',
+            'mean PSS MB',
+            'segments',
+            'segment size',
+            'machine busy (% of both cores)',
+          ],
+          [
+            [
+              `reference: testsrc2 720p30 + tone -> x264 veryfast 3M, AAC 128k, 4 s TS segments, -re`,
+              ref.wallS.toFixed(1),
+              `${ref.usage.cpuPct.toFixed(0)} %`,
+              (ref.usage.cpuSeconds / ref.usage.seconds).toFixed(3),
+              ref.usage.peakPssMb.toFixed(0),
+              ref.usage.meanPssMb.toFixed(0),
+              String(ref.segments),
+              `${meanSegMb.toFixed(2)} MB (${((meanSegMb * 8) / SETTINGS.segmentSeconds).toFixed(2)} Mbit/s)`,
+              `${ref.machinePct.toFixed(0)} %`,
+            ],
+          ],
+        ),
+      );
+    }
+
+    if (parts.has('stop')) {
+      // A whole segment from the middle of the run (the last one may be short).
+      const segment = path.join(dir, 'reference', 'seg-000001.ts');
+      const s3 = await startS3();
+      const store = new S3ObjectStore({
+        endpoint: s3.endpoint,
+        bucket: s3.bucket,
+        region: 'us-east-1',
+        accessKeyId: 'S3RVER',
+        secretAccessKey: 'S3RVER',
+      });
+      const rows: StopRow[] = [];
+      try {
+        for (const minutes of minutesList) {
+          log(`stop to MP4: ${String(minutes)} min`);
+          rows.push(await stopToMp4(dir, segment, minutes, store));
+        }
+      } finally {
+        await s3.close();
+      }
+      json['stop'] = rows;
+      sections.push(
+        '',
+        markdownTable(
+          [
+            'class length',
+            'segments',
+            'scan s',
+            'join s (scan + ffmpeg + ffprobe)',
+            'join CPU s',
+            'upload s (s3rver)',
+            'stop to MP4 in store s',
+            'MP4',
+            'duration s',
+            'moov first',
+            'machine busy (% of both cores)',
+          ],
+          rows.map((r) => [
+            `${String(r.minutes)} min`,
+            String(r.segments),
+            r.scanS.toFixed(2),
+            r.joinS.toFixed(2),
+            r.joinCpuS.toFixed(2),
+            r.uploadS.toFixed(2),
+            r.totalS.toFixed(2),
+            `${(r.mp4Bytes / 1e6).toFixed(0)} MB`,
+            r.durationS.toFixed(1),
+            r.moovFirst ? 'yes' : 'no',
+            `${r.machinePct.toFixed(0)} %`,
+          ]),
+        ),
+      );
+    }
+    if (parts.has('recording'))
+      throw new Error('bench/recorder --parts=recording: wired at integration (needs ROLE=recorder and a real-media publisher)');
+
+    const report = sections.join('\n');
+    console.log(report);
+    const resultsDir = path.join(import.meta.dirname, 'results');
+    mkdirSync(resultsDir, { recursive: true });
+    const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+    writeFileSync(path.join(resultsDir, `recorder-${stamp}.md`), report + '\n');
+    writeFileSync(path.join(resultsDir, `recorder-${stamp}.json`), JSON.stringify(json, null, 2));
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+// Imported for benchRecording (integration) it does nothing; run as a script it measures.
+if (import.meta.main) runBench(main, 30 * 60_000, log);
