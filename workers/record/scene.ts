@@ -105,36 +105,42 @@ export function rgbaToYuv420p(rgba: Uint8Array, width: number, height: number, o
   const ySize = width * height;
   const size = ySize + 2 * cw * ch;
   const yuv = out && out.length === size ? out : Buffer.allocUnsafe(size);
-  const uOff = ySize;
-  const vOff = ySize + cw * ch;
+  let u = ySize;
+  let v = ySize + cw * ch;
   for (let y = 0; y < height; y += 2) {
-    const y1 = y + 1 < height ? y + 1 : y;
-    const row0 = y * width;
-    const row1 = y1 * width;
-    const cRow = (y >> 1) * cw;
+    // The row below (the same row again at an odd bottom edge).
+    const down = y + 1 < height ? width : 0;
     for (let x = 0; x < width; x += 2) {
-      const x1 = x + 1 < width ? x + 1 : x;
-      let rs = 0;
-      let gs = 0;
-      let bs = 0;
-      // Four pixels of the block (repeated at an odd edge).
-      for (let k = 0; k < 4; k++) {
-        const px = (k & 1 ? x1 : x) + (k & 2 ? row1 : row0);
-        const i = px << 2;
-        const r = rgba[i]!;
-        const g = rgba[i + 1]!;
-        const b = rgba[i + 2]!;
-        yuv[px] = ((66 * r + 129 * g + 25 * b + 128) >> 8) + 16;
-        rs += r;
-        gs += g;
-        bs += b;
-      }
-      const r = rs >> 2;
-      const g = gs >> 2;
-      const b = bs >> 2;
-      const c = cRow + (x >> 1);
-      yuv[uOff + c] = ((-38 * r - 74 * g + 112 * b + 128) >> 8) + 128;
-      yuv[vOff + c] = ((112 * r - 94 * g - 18 * b + 128) >> 8) + 128;
+      const right = x + 1 < width ? 1 : 0;
+      const p0 = y * width + x;
+      const p1 = p0 + right;
+      const p2 = p0 + down;
+      const p3 = p2 + right;
+      const i0 = p0 << 2;
+      const i1 = p1 << 2;
+      const i2 = p2 << 2;
+      const i3 = p3 << 2;
+      const r0 = rgba[i0]!;
+      const g0 = rgba[i0 + 1]!;
+      const b0 = rgba[i0 + 2]!;
+      const r1 = rgba[i1]!;
+      const g1 = rgba[i1 + 1]!;
+      const b1 = rgba[i1 + 2]!;
+      const r2 = rgba[i2]!;
+      const g2 = rgba[i2 + 1]!;
+      const b2 = rgba[i2 + 2]!;
+      const r3 = rgba[i3]!;
+      const g3 = rgba[i3 + 1]!;
+      const b3 = rgba[i3 + 2]!;
+      yuv[p0] = ((66 * r0 + 129 * g0 + 25 * b0 + 128) >> 8) + 16;
+      yuv[p1] = ((66 * r1 + 129 * g1 + 25 * b1 + 128) >> 8) + 16;
+      yuv[p2] = ((66 * r2 + 129 * g2 + 25 * b2 + 128) >> 8) + 16;
+      yuv[p3] = ((66 * r3 + 129 * g3 + 25 * b3 + 128) >> 8) + 16;
+      const r = (r0 + r1 + r2 + r3) >> 2;
+      const g = (g0 + g1 + g2 + g3) >> 2;
+      const b = (b0 + b1 + b2 + b3) >> 2;
+      yuv[u++] = ((-38 * r - 74 * g + 112 * b + 128) >> 8) + 128;
+      yuv[v++] = ((112 * r - 94 * g - 18 * b + 128) >> 8) + 128;
     }
   }
   return yuv;
