@@ -417,6 +417,90 @@ it('draws the board’s pictures (an uploaded image from the object store, a ste
   scene.close();
 });
 
+it('follows the presenter’s viewport while “follow me” is on, as members see it', async () => {
+  await services().live.patch(creator(), { showState: 'wb', roomExtend: JSON.stringify({ pageIndex: 4, color: 0 }) });
+  await seedBoard(services().board, creator(), [line('f1', 'wb:4', 200)]);
+  const scene = await open();
+  // The whole page: board (300, 200) at (281, 188).
+  expect(near(scene.current().main, 281, 188, CSS_COLOURS.red)).toBe(true);
+  // The creator zooms into the top-left 768 x 576 of the page and turns 'follow me' on.
+  await services().board.submit(creator(), {
+    opId: 'v1',
+    type: 'move_by_presenter',
+    page: 'wb:4',
+    data: { x: 0, y: 0, width: 768, height: 576 },
+  });
+  await services().live.patch(creator(), { roomExtend: JSON.stringify({ pageIndex: 4, color: 0, follow: 1 }) });
+  // 1.25 pixels a board unit from the page's corner: board (300, 200) at (375, 250).
+  const zoomed = await until(
+    'the viewport',
+    () => scene.current(),
+    (v) => near(v.main, 375, 250, CSS_COLOURS.red),
+  );
+  expect(near(zoomed.main, 281, 188, BACKGROUND_COLOURS[0])).toBe(true);
+  // 'Follow me' off: the whole page again.
+  await services().live.patch(creator(), { roomExtend: JSON.stringify({ pageIndex: 4, color: 0, follow: 0 }) });
+  await until(
+    'the whole page',
+    () => scene.current(),
+    (v) => near(v.main, 281, 188, CSS_COLOURS.red),
+  );
+  scene.close();
+});
+
+it('scrolls a portrait page with its ink as the browser does', async () => {
+  const p = server.banshu.platform;
+  const prefix = `docs/portrait-${Date.now()}`;
+  // 1280 x 2560: green top half, orange bottom half (drawn 1024 x 2048 board units).
+  const halves = await sharp({ create: { width: 1280, height: 2560, channels: 3, background: { r: 20, g: 160, b: 80 } } })
+    .composite([
+      { input: { create: { width: 1280, height: 1280, channels: 3, background: { r: 200, g: 120, b: 20 } } }, top: 1280, left: 0 },
+    ])
+    .jpeg({ quality: 95 })
+    .toBuffer();
+  await p.objects.put(pageKey(prefix, 1), halves, 'image/jpeg');
+  const now = new Date();
+  const doc = await p.database.db
+    .insertInto('documents')
+    .values({
+      user_id: room.teacher.userId,
+      name: 'a4.pdf',
+      source_key: `${prefix}/source.pdf`,
+      pages_prefix: prefix,
+      file_hash: 'd'.repeat(32),
+      task_id: `task-p-${Date.now()}`,
+      document_type: 1,
+      status: 3,
+      size: 1000,
+      page_count: 1,
+      page_sizes: '[[1280,2560]]',
+      created_at: now,
+      updated_at: now,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  await services().courseware.openExisting({ userId: room.teacher.userId }, doc.id, room.roomNumber);
+  // Ink far down the page (board y 1300): out of the window at the top.
+  await seedBoard(services().board, creator(), [line('pp1', slideLayer(doc.id, 1), 1300)]);
+  const scene = await open();
+  const top = await until(
+    'the page top',
+    () => scene.current(),
+    (v) => near(v.main, px(512), px(400), '#14a050', 8),
+  );
+  expect(top.showState).toBe('ppt');
+  // Scrolled by 1.5 board heights: the window shows board y 1152..1920, the ink at 1300 with it.
+  await services().courseware.setPage(creator(), 1, 1.5);
+  const down = await until(
+    'scrolled',
+    () => scene.current(),
+    (v) => near(v.main, px(800), px(400), '#c87814', 8),
+  );
+  expect(near(down.main, px(300), px(1300 - 1152), CSS_COLOURS.red)).toBe(true);
+  await shot('portrait', scene);
+  scene.close();
+});
+
 /**
  * Numbers for ADR 075 (SCENE_BENCH=1, under `flock /tmp/banshu-bench.lock`): one full update
  * (repaint of a page of 1,000 strokes + conversion), one stroke added, the conversion alone, and

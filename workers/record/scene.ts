@@ -75,6 +75,8 @@ const IMAGE_CACHE = 8;
 const LABEL_CACHE = 256;
 /** Layers kept with their items (the current one, the ones turned away from). */
 const LAYER_CACHE = 8;
+/** A slide image that did not load is asked for again after this long. */
+const SLIDE_RETRY_MS = 5000;
 /** A video link is signed again after half its lifetime. */
 const VIDEO_RESIGN_MS = (SIGNED_URL_TTL_SECONDS * 1000) / 2;
 
@@ -203,6 +205,8 @@ export class RoomScene implements Scene {
   #viewKey = '';
   readonly #images = new Map<string, Promise<Decoded>>();
   readonly #slides = new Map<string, Decoded>();
+  /** Slide images that failed to load, and when (tried again after SLIDE_RETRY_MS). */
+  readonly #slideFailed = new Map<string, number>();
   #backdropKey = '';
   #view: SceneView;
   #yuv: Buffer | null = null;
@@ -525,13 +529,18 @@ export class RoomScene implements Scene {
 
   /** Loads a slide image; the next poll puts it under the ink. */
   async #slide(key: string): Promise<Decoded | null> {
+    const failed = this.#slideFailed.get(key);
+    if (failed !== undefined && Date.now() - failed < SLIDE_RETRY_MS) return null;
     try {
       const img = await this.#decode(key, () => this.#objectBytes(key));
+      this.#slideFailed.delete(key);
       this.#slides.set(key, img);
       if (this.#slides.size > IMAGE_CACHE) this.#slides.delete(this.#slides.keys().next().value!);
       return img;
     } catch (err) {
-      this.#o.logger.warn({ err, key }, 'recording scene: a slide image did not load');
+      // The slide stays away (the board's colour under the ink) until a later try finds it.
+      if (!this.#slideFailed.has(key)) this.#o.logger.warn({ err, key }, 'recording scene: a slide image did not load');
+      this.#slideFailed.set(key, Date.now());
       return null;
     }
   }
