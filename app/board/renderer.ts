@@ -57,15 +57,29 @@ export interface RendererOptions {
   stencilUrl: (stencilId: string) => string | null;
   /** Skip lines buried under later ones on a full repaint (default on; off to check it). */
   cull?: boolean;
+  /**
+   * When outstanding painting runs: the browser's animation frames by default. A page-less host
+   * (the recorder draws the board in Node, ADR 075) passes its own and calls the callback when it paints.
+   */
+  frames?: { request(paint: () => void): number; cancel(id: number): void };
+  /** Loads a picture by URL: an HTMLImageElement by default; a page-less host decodes its own. */
+  loadImage?: (url: string) => Promise<CanvasImageSource>;
 }
 
 type Ctx = CanvasRenderingContext2D;
 
 interface ImageEntry {
-  img: HTMLImageElement;
+  img: CanvasImageSource | null;
   ready: boolean;
   failed: boolean;
+  /** Stops the callbacks of a load still under way (dispose). */
+  drop: () => void;
 }
+
+const animationFrames = {
+  request: (paint: () => void) => requestAnimationFrame(paint),
+  cancel: (id: number) => cancelAnimationFrame(id),
+};
 
 export class BoardRenderer {
   readonly #paper: HTMLCanvasElement;
@@ -119,8 +133,11 @@ export class BoardRenderer {
     for (const c of [this.#paper, this.#ink, this.#overlay]) {
       c.width = Math.round(this.#cssW * this.#dpr);
       c.height = Math.round(this.#cssH * this.#dpr);
-      c.style.width = `${this.#cssW}px`;
-      c.style.height = `${this.#cssH}px`;
+      // A canvas outside a page (Node) has no style to size.
+      if (c.style) {
+        c.style.width = `${this.#cssW}px`;
+        c.style.height = `${this.#cssH}px`;
+      }
     }
     this.#clampPan();
     // Resizing clears the canvases; the repaint comes in the next frame (one per burst of resizes).
@@ -253,7 +270,7 @@ export class BoardRenderer {
 
   #schedule(): void {
     if (this.#frame) return;
-    this.#frame = requestAnimationFrame(() => {
+    this.#frame = (this.#options.frames ?? animationFrames).request(() => {
       this.#frame = 0;
       this.flush();
     });
@@ -434,7 +451,7 @@ export class BoardRenderer {
       case 'stencil': {
         const url = data.kind === 'image' ? this.#options.imageUrl(data.src) : this.#options.stencilUrl(data.stencilId);
         const entry = url ? this.#image(url) : null;
-        if (entry?.ready) ctx.drawImage(entry.img, data.x, data.y, data.w, data.h);
+        if (entry?.ready && entry.img) ctx.drawImage(entry.img, data.x, data.y, data.w, data.h);
         else {
           // Until it arrives (or if it cannot): a light frame where it goes.
           ctx.save();
@@ -454,9 +471,37 @@ export class BoardRenderer {
   #image(url: string): ImageEntry {
     let entry = this.#images.get(url);
     if (entry) return entry;
+    const load = this.#options.loadImage;
+    if (load) {
+      let live = true;
+      const e: ImageEntry = { img: null, ready: false, failed: false, drop: () => (live = false) };
+      this.#images.set(url, e);
+      load(url).then(
+        (img) => {
+          if (!live) return;
+          e.img = img;
+          e.ready = true;
+          this.requestFull();
+        },
+        () => {
+          if (!live) return;
+          e.failed = true;
+          this.requestFull();
+        },
+      );
+      return e;
+    }
     const img = new Image();
     img.decoding = 'async';
-    entry = { img, ready: false, failed: false };
+    entry = {
+      img,
+      ready: false,
+      failed: false,
+      drop: () => {
+        img.onload = null;
+        img.onerror = null;
+      },
+    };
     this.#images.set(url, entry);
     const e = entry;
     img.onload = () => {
@@ -525,12 +570,9 @@ export class BoardRenderer {
   }
 
   dispose(): void {
-    if (this.#frame) cancelAnimationFrame(this.#frame);
+    if (this.#frame) (this.#options.frames ?? animationFrames).cancel(this.#frame);
     this.#frame = 0;
-    for (const e of this.#images.values()) {
-      e.img.onload = null;
-      e.img.onerror = null;
-    }
+    for (const e of this.#images.values()) e.drop();
   }
 }
 
