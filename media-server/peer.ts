@@ -28,6 +28,11 @@ export class Peer extends EventEmitter<{ closed: [] }> {
     this.#send = send;
   }
 
+  /** The cloud recorder: it subscribes only, and the room never reports it to anyone. */
+  get hidden(): boolean {
+    return this.role === 'recorder';
+  }
+
   get closed(): boolean {
     return this.#closed;
   }
@@ -37,7 +42,7 @@ export class Peer extends EventEmitter<{ closed: [] }> {
   }
 
   may(source: MediaSource): boolean {
-    return this.rights.includes(source);
+    return !this.hidden && this.rights.includes(source);
   }
 
   publicationOf(source: MediaSource): Publication | undefined {

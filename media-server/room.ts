@@ -229,6 +229,8 @@ export class Room extends EventEmitter<{ closed: [] }> {
   qualityReports(): QualityReport[] {
     const byUser = new Map<string, { up: number | null; down: number | null }>();
     for (const peer of this.peers.values()) {
+      // The recorder is nobody's business: its downlink is never graded or shown.
+      if (peer.hidden) continue;
       const entry = byUser.get(peer.userId) ?? { up: null, down: null };
       for (const pub of peer.publications.values()) {
         const loss = pub.takeLoss();

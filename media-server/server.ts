@@ -39,7 +39,7 @@ const mediaClaim = z.object({
   scope: z.literal('media'),
   room: z.string().regex(ROOM_RULE),
   uid: z.string(),
-  role: z.enum(['creator', 'member', 'tourist', 'observer']),
+  role: z.enum(['creator', 'member', 'tourist', 'observer', 'recorder']),
   rt: z.union([z.literal(1), z.literal(2), z.literal(3), z.literal(4)]),
   pub: z.array(z.enum(MEDIA_SOURCES)),
   exp: z.number(),
@@ -67,7 +67,8 @@ export class MediaServer {
   join(token: string, send: (note: MediaNote) => void): { peer: Peer; room: Room } {
     if (this.#closed) throw new DomainError('33005');
     const claim = this.verify(token);
-    const pub = this.revocations.check(claim, (this.#opts.now ?? Date.now)());
+    // A recorder never publishes, whatever its token says.
+    const pub = claim.role === 'recorder' ? [] : this.revocations.check(claim, (this.#opts.now ?? Date.now)());
     let room = this.rooms.get(claim.room);
     if (!room || room.closed) {
       room = new Room(claim.room, this.#opts.rtc, this.#opts.roomLingerMs ?? 5000);
@@ -85,8 +86,9 @@ export class MediaServer {
   /** A new token for a joined peer: same room and person only. */
   refresh(peer: Peer, room: Room, token: string): MediaSource[] {
     const claim = this.verify(token);
-    if (claim.room !== room.number || claim.uid !== peer.userId) throw new DomainError('33001', 'token for another room or person');
-    room.setRights(peer, this.revocations.check(claim, (this.#opts.now ?? Date.now)()));
+    if (claim.room !== room.number || claim.uid !== peer.userId || claim.role !== peer.role)
+      throw new DomainError('33001', 'token for another room or person');
+    room.setRights(peer, peer.hidden ? [] : this.revocations.check(claim, (this.#opts.now ?? Date.now)()));
     return peer.rights;
   }
 

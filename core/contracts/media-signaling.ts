@@ -26,12 +26,16 @@ export const LAYERS = ['l', 'm', 'h'] as const;
 export type Layer = (typeof LAYERS)[number];
 export const layerSchema = z.enum(LAYERS);
 
+/** The user id in a recorder's token: not a person's id (those are digits), so no revocation or kick-out meant for a person reaches it. */
+export const RECORDER_USER_ID = 'recorder';
+
 /** The signed claim a web node puts in the join answer (`mediaToken`). */
 export interface MediaTokenPayload extends Record<string, unknown> {
   scope: 'media';
   room: string;
   uid: string;
-  role: 'creator' | 'member' | 'tourist' | 'observer';
+  /** 'recorder': the cloud recorder, a hidden peer that only subscribes (never listed, never publishes). */
+  role: 'creator' | 'member' | 'tourist' | 'observer' | 'recorder';
   /** The room type (docs/product/decisions.md), so the node can apply revocations without the database. */
   rt: 1 | 2 | 3 | 4;
   /** What this person may publish now. */

@@ -4,7 +4,7 @@
  * token does not name.
  */
 import type { JoinAnswer, RoomType } from '../contracts/api.ts';
-import type { MediaSource, MediaTokenPayload } from '../contracts/media-signaling.ts';
+import { RECORDER_USER_ID, type MediaSource, type MediaTokenPayload } from '../contracts/media-signaling.ts';
 import type { TokenSigner } from '../platform/secrets.ts';
 
 export interface MediaGrantInput {
@@ -55,6 +55,24 @@ export function signMediaToken(signer: TokenSigner, g: MediaGrantInput, ttlSecon
     role: g.role,
     rt: g.roomType,
     pub: mediaRights(g),
+  };
+  return signer.sign(payload, ttlSeconds, nowMs);
+}
+
+/** The cloud recorder's token: a hidden peer of the room that publishes nothing and only subscribes. */
+export function signRecorderToken(
+  signer: TokenSigner,
+  g: { roomNumber: string; roomType: RoomType },
+  ttlSeconds: number,
+  nowMs: number,
+): string {
+  const payload: MediaTokenPayload = {
+    scope: 'media',
+    room: g.roomNumber,
+    uid: RECORDER_USER_ID,
+    role: 'recorder',
+    rt: g.roomType,
+    pub: [],
   };
   return signer.sign(payload, ttlSeconds, nowMs);
 }

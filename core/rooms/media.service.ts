@@ -8,7 +8,7 @@ import { DomainError, notAllowed, roomNotFound } from '../platform/errors.ts';
 import type { TokenSigner } from '../platform/secrets.ts';
 import type { JoinAnswer, RoomType } from '../contracts/api.ts';
 import type { LiveRepository } from './live.repository.ts';
-import { signMediaToken, type MediaGrantInput } from './media-grant.ts';
+import { signMediaToken, signRecorderToken, type MediaGrantInput } from './media-grant.ts';
 import { ROOM_NUMBER_RULE } from './room.schema.ts';
 
 /** Where rooms' media is served. Embedded: this process. Distributed: the registry of media nodes. */
@@ -85,6 +85,25 @@ export class MediaService {
       userType: screen ? '2' : role === 'observer' ? '3' : '1',
       micConnected: room.mic_phase === 'connected' && room.mic_user_id === viewer.userId,
     });
+  }
+
+  /**
+   * The cloud recorder's access to a room (issue 13): a token with role 'recorder' that publishes
+   * nothing, for the node the room is placed on. The room must be open.
+   */
+  async forRecorder(roomNumber: string): Promise<MediaAccess> {
+    if (!ROOM_NUMBER_RULE.test(roomNumber)) throw roomNotFound();
+    const room = await this.live.room(roomNumber);
+    if (!room) throw roomNotFound();
+    if (room.state !== 'open') throw new DomainError('31009');
+    const node = await this.nodes.place(roomNumber);
+    const mediaToken = signRecorderToken(
+      this.signer,
+      { roomNumber, roomType: room.room_type as RoomType },
+      this.config.MEDIA_TOKEN_TTL_SECONDS,
+      this.clock.now().getTime(),
+    );
+    return { mediaToken, mediaUrl: node.url };
   }
 
   /** A node to probe for the network check (docs/product/01-account-and-lobby.md §2): where a new room would go. */

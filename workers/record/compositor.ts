@@ -1,0 +1,196 @@
+/**
+ * The composed picture and the mixed sound, made in Node (ADR 074). The picture is one yuv420p
+ * canvas kept between frames: each frame only the parts whose source changed are copied in (row
+ * by row, Buffer.copy), then the canvas is copied out whole for the encoder. The sound is every
+ * audio track summed with clipping.
+ */
+import type { AudioIn, VideoIn } from './intake.ts';
+import { LAYOUT, type Scene, type SceneView } from './types.ts';
+
+const BLACK = { y: 16, u: 128, v: 128 };
+/** The background of a tile whose person shows no camera. */
+const DARK = { y: 40, u: 128, v: 128 };
+
+/** A yuv420p picture: Y plane then U then V, each row packed. */
+export class Yuv {
+  readonly width: number;
+  readonly height: number;
+  readonly data: Buffer;
+
+  constructor(width: number, height: number, data?: Buffer) {
+    this.width = width;
+    this.height = height;
+    this.data = data ?? Buffer.alloc((width * height * 3) / 2);
+  }
+
+  /** Copies `src` (w x h yuv420p) in at (x, y); x, y, w and h even. */
+  blit(src: Buffer, w: number, h: number, x: number, y: number): void {
+    const W = this.width;
+    const H = this.height;
+    for (let r = 0; r < h; r++) src.copy(this.data, (y + r) * W + x, r * w, r * w + w);
+    const cw = w >> 1;
+    const cW = W >> 1;
+    const srcU = w * h;
+    const srcV = srcU + (w * h) / 4;
+    const dstU = W * H;
+    const dstV = dstU + (W * H) / 4;
+    for (let r = 0; r < h >> 1; r++) {
+      const s = r * cw;
+      const d = ((y >> 1) + r) * cW + (x >> 1);
+      src.copy(this.data, dstU + d, srcU + s, srcU + s + cw);
+      src.copy(this.data, dstV + d, srcV + s, srcV + s + cw);
+    }
+  }
+
+  fill(x: number, y: number, w: number, h: number, c: { y: number; u: number; v: number }): void {
+    const W = this.width;
+    const H = this.height;
+    for (let r = 0; r < h; r++) this.data.fill(c.y, (y + r) * W + x, (y + r) * W + x + w);
+    const cW = W >> 1;
+    const dstU = W * H;
+    const dstV = dstU + (W * H) / 4;
+    for (let r = 0; r < h >> 1; r++) {
+      const d = ((y >> 1) + r) * cW + (x >> 1);
+      this.data.fill(c.u, dstU + d, dstU + d + (w >> 1));
+      this.data.fill(c.v, dstV + d, dstV + d + (w >> 1));
+    }
+  }
+
+  /** The luma of the pixel at (x, y) (tests). */
+  luma(x: number, y: number): number {
+    return this.data[y * this.width + x]!;
+  }
+}
+
+/** The picture of the main area for 'video' courseware (a file source), when there is one. */
+export interface MainVideo {
+  frame: Buffer | null;
+}
+
+export interface Tracks {
+  videos: Map<string, VideoIn>;
+  audios: Map<string, AudioIn>;
+}
+
+/**
+ * Tile order (the contract): the creator first, then the others by the time their camera track
+ * appeared; a person with a microphone but no camera gets a slot too. The first four.
+ */
+export function tileOrder(t: Tracks, creatorId: string): Array<{ userId: string; camera: VideoIn | null }> {
+  const people = new Map<string, { camera: VideoIn | null; at: number }>();
+  for (const v of t.videos.values()) {
+    if (v.source !== 'camera') continue;
+    const p = people.get(v.userId);
+    if (!p || !p.camera || v.appearedAt < p.camera.appearedAt) people.set(v.userId, { camera: v, at: v.appearedAt });
+  }
+  for (const a of t.audios.values()) {
+    const p = people.get(a.userId);
+    if (!p) people.set(a.userId, { camera: null, at: a.appearedAt });
+  }
+  return [...people]
+    .sort(([ua, a], [ub, b]) => (ua === creatorId ? -1 : ub === creatorId ? 1 : a.at - b.at))
+    .slice(0, LAYOUT.tile.slots)
+    .map(([userId, p]) => ({ userId, camera: p.camera }));
+}
+
+export class Compositor {
+  readonly canvas: Yuv;
+  readonly #scene: Scene;
+  readonly #tracks: Tracks;
+  readonly #video: MainVideo | null;
+  /** What each region shows now: a source compared by identity, so unchanged parts are not copied again. */
+  #mainKey: unknown = undefined;
+  #mainKind = '';
+  readonly #tileKeys: unknown[][] = Array.from({ length: LAYOUT.tile.slots }, () => []);
+
+  constructor(o: { width: number; height: number; scene: Scene; tracks: Tracks; video?: MainVideo | null }) {
+    if (o.width !== 1280 || o.height !== 720) throw new Error('the recorder composes 1280x720 only (its layout is fixed)');
+    this.canvas = new Yuv(o.width, o.height);
+    this.canvas.fill(0, 0, o.width, o.height, BLACK);
+    this.#scene = o.scene;
+    this.#tracks = o.tracks;
+    this.#video = o.video ?? null;
+  }
+
+  /** Brings the canvas up to date and returns a copy of it for the encoder. */
+  compose(): Buffer {
+    const view = this.#scene.current();
+    this.#drawMain(view);
+    this.#drawTiles(view);
+    const out = Buffer.allocUnsafe(this.canvas.data.length);
+    this.canvas.data.copy(out);
+    return out;
+  }
+
+  #drawMain(view: SceneView): void {
+    const c = this.canvas;
+    const m = LAYOUT.main;
+    const s = LAYOUT.screen;
+    if (view.main) {
+      if (this.#mainKind === 'main' && this.#mainKey === view.main) return;
+      c.blit(view.main, m.w, m.h, m.x, m.y);
+      this.#mainKind = 'main';
+      this.#mainKey = view.main;
+      return;
+    }
+    let frame: Buffer | null = null;
+    if (view.showState === 'screen') {
+      for (const v of this.#tracks.videos.values()) if (v.source === 'screen' && !v.paused && v.frame) frame = v.frame;
+    } else if (view.showState === 'video') frame = this.#video?.frame ?? null;
+    const kind = frame ? 'letterbox' : 'black';
+    if (kind === this.#mainKind && this.#mainKey === frame) return;
+    // Switching in: the whole area goes black first (the bars of the letterbox).
+    if (this.#mainKind !== kind || !frame) c.fill(m.x, m.y, m.w, m.h, BLACK);
+    if (frame) c.blit(frame, s.w, s.h, s.x, s.y);
+    this.#mainKind = kind;
+    this.#mainKey = frame;
+  }
+
+  #drawTiles(view: SceneView): void {
+    const c = this.canvas;
+    const t = LAYOUT.tile;
+    const slots = tileOrder(this.#tracks, view.creatorId);
+    for (let i = 0; i < t.slots; i++) {
+      const y = i * t.h;
+      const slot = slots[i];
+      const frame = slot?.camera && !slot.camera.paused ? slot.camera.frame : null;
+      const label = slot ? this.#scene.label(slot.userId, t.w, LAYOUT.strip) : null;
+      const key = [slot?.userId ?? null, frame, label];
+      const old = this.#tileKeys[i]!;
+      if (key.every((k, j) => k === old[j])) continue;
+      this.#tileKeys[i] = key;
+      if (!slot) {
+        c.fill(t.x, y, t.w, t.h, BLACK);
+        continue;
+      }
+      if (frame) c.blit(frame, t.w, t.h, t.x, y);
+      else c.fill(t.x, y, t.w, t.h, DARK);
+      if (label) c.blit(label, t.w, LAYOUT.strip, t.x, y + t.h - LAYOUT.strip);
+    }
+  }
+}
+
+/** Sums every audio track's next `n` samples with clipping; silence when nobody sends. */
+export class Mixer {
+  readonly #tracks: Tracks;
+  #acc = new Int32Array(0);
+
+  constructor(tracks: Tracks) {
+    this.#tracks = tracks;
+  }
+
+  mix(n: number): Buffer {
+    if (this.#acc.length < n) this.#acc = new Int32Array(n);
+    const acc = this.#acc;
+    acc.fill(0, 0, n);
+    let any = false;
+    for (const a of this.#tracks.audios.values()) if (a.mixInto(acc, n)) any = true;
+    const out = Buffer.alloc(n * 2);
+    if (!any) return out;
+    for (let i = 0; i < n; i++) {
+      const v = acc[i]!;
+      out.writeInt16LE(v > 32767 ? 32767 : v < -32768 ? -32768 : v, i * 2);
+    }
+    return out;
+  }
+}

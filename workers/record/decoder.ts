@@ -1,0 +1,127 @@
+/**
+ * One ffmpeg per track: RTP arrives on a loopback UDP port described by an SDP file, and the
+ * decoded media leaves raw on stdout (video yuv420p at the tile's size, audio s16le 48 kHz mono).
+ * A decoder dies with the recorder: its stdout is a pipe to us, so a write after we are gone
+ * fails (EPIPE) and it exits; `stop` kills it too.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createSocket } from 'node:dgram';
+import { writeFile, rm } from 'node:fs/promises';
+import path from 'node:path';
+import { AUDIO_RATE } from './types.ts';
+
+/** Flags that keep the decoder from waiting: no probing, no buffering, no reordering window. */
+const LOW_DELAY = ['-fflags', 'nobuffer', '-flags', 'low_delay', '-analyzeduration', '0', '-probesize', '32', '-reorder_queue_size', '0'];
+
+export function sdpFor(kind: 'audio' | 'video', port: number): string {
+  const media =
+    kind === 'video'
+      ? [`m=video ${String(port)} RTP/AVP 96`, 'a=rtpmap:96 VP8/90000']
+      : [`m=audio ${String(port)} RTP/AVP 111`, 'a=rtpmap:111 opus/48000/2', 'a=fmtp:111 minptime=10;useinbandfec=1'];
+  return ['v=0', 'o=- 0 0 IN IP4 127.0.0.1', 's=banshu-recorder', 'c=IN IP4 127.0.0.1', 't=0 0', ...media, 'a=recvonly', ''].join('\r\n');
+}
+
+/** An even loopback UDP port that is free now, with its odd neighbour (ffmpeg takes port+1 for RTCP). */
+export async function freeRtpPort(): Promise<number> {
+  for (let i = 0; i < 20; i++) {
+    const port = await new Promise<number>((resolve, reject) => {
+      const s = createSocket('udp4');
+      s.once('error', reject);
+      s.bind(0, '127.0.0.1', () => {
+        const p = s.address().port;
+        s.close(() => resolve(p));
+      });
+    });
+    const even = port & ~1;
+    if (even < 1024 || even + 1 > 65535) continue;
+    const free = await Promise.all([even, even + 1].map(isFree));
+    if (free.every(Boolean)) return even;
+  }
+  throw new Error('no free UDP port pair');
+}
+
+function isFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = createSocket('udp4');
+    s.once('error', () => resolve(false));
+    s.bind(port, '127.0.0.1', () => s.close(() => resolve(true)));
+  });
+}
+
+export interface DecoderOptions {
+  kind: 'audio' | 'video';
+  /** Where the SDP file goes. */
+  dir: string;
+  name: string;
+  /** Video: the size of the output (scaled keeping the aspect, padded black). */
+  width?: number;
+  height?: number;
+  /** Each chunk of raw output, as it comes (video: frames are cut by the caller). */
+  onData: (chunk: Buffer) => void;
+  onExit: (code: number | null, stderrTail: string) => void;
+}
+
+export class Decoder {
+  readonly port: number;
+  readonly child: ChildProcess;
+  readonly #sdpFile: string;
+  #stopped = false;
+
+  private constructor(port: number, sdpFile: string, child: ChildProcess) {
+    this.port = port;
+    this.#sdpFile = sdpFile;
+    this.child = child;
+  }
+
+  static async start(o: DecoderOptions): Promise<Decoder> {
+    const port = await freeRtpPort();
+    const sdpFile = path.join(o.dir, `${o.name}.sdp`);
+    await writeFile(sdpFile, sdpFor(o.kind, port));
+    const output =
+      o.kind === 'video'
+        ? [
+            '-an',
+            '-vf',
+            `scale=${String(o.width)}:${String(o.height)}:force_original_aspect_ratio=decrease,pad=${String(o.width)}:${String(o.height)}:(ow-iw)/2:(oh-ih)/2,format=yuv420p`,
+            '-fps_mode',
+            'passthrough',
+            '-f',
+            'rawvideo',
+          ]
+        : ['-vn', '-ac', '1', '-ar', String(AUDIO_RATE), '-f', 's16le', '-flush_packets', '1'];
+    const child = spawn(
+      'ffmpeg',
+      ['-hide_banner', '-nostdin', '-nostats', '-loglevel', 'error', '-protocol_whitelist', 'file,udp,rtp', ...LOW_DELAY, '-i', sdpFile]
+        .concat(output)
+        .concat(['pipe:1']),
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    const d = new Decoder(port, sdpFile, child);
+    let tail = '';
+    child.stderr.on('data', (c: Buffer) => {
+      tail = (tail + c.toString()).slice(-2000);
+    });
+    child.stdout.on('data', (c: Buffer) => {
+      if (!d.#stopped) o.onData(c);
+    });
+    child.once('error', (err) => {
+      tail += String(err);
+    });
+    child.once('close', (code) => {
+      void rm(sdpFile, { force: true });
+      if (!d.#stopped) o.onExit(code, tail);
+    });
+    return d;
+  }
+
+  get running(): boolean {
+    return this.child.exitCode === null && this.child.signalCode === null;
+  }
+
+  stop(): void {
+    if (this.#stopped) return;
+    this.#stopped = true;
+    if (this.running) this.child.kill('SIGKILL');
+    void rm(this.#sdpFile, { force: true });
+  }
+}

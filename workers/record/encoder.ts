@@ -1,0 +1,139 @@
+/**
+ * The one encoder of a recording: composed yuv420p frames on pipe:0, mixed s16le 48 kHz mono on
+ * pipe:3, H.264 (x264 veryfast, a keyframe every 2 s exactly) and AAC out, cut into MPEG-TS
+ * segments numbered from `firstSeq`. ffmpeg writes a line to a CSV list each time it closes a
+ * segment (name, start, end); the list is watched, and each new line is handed on with the
+ * segment's real duration and size.
+ *
+ * Its log goes to a file, not a pipe to us: if the recorder is killed (-9), the encoder sees its
+ * inputs end, closes the segment it was writing and exits, with nothing of ours to write to.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { openSync, closeSync } from 'node:fs';
+import { readFile, stat } from 'node:fs/promises';
+import path from 'node:path';
+import type { Writable } from 'node:stream';
+import { AUDIO_RATE, type ClosedSegment, type Logger, type RecordingSettings } from './types.ts';
+
+const LIST_POLL_MS = 250;
+/** A keyframe every this many seconds, so segments cut on time. */
+const KEYFRAME_SECONDS = 2;
+
+export const segmentName = (seq: number) => `seg-${String(seq).padStart(6, '0')}.ts`;
+
+export function encoderArgs(s: RecordingSettings, firstSeq: number, workDir: string, list: string): string[] {
+  const gop = String(Math.round(s.fps * KEYFRAME_SECONDS));
+  return [
+    ...['-hide_banner', '-nostdin', '-nostats', '-loglevel', 'warning'],
+    ...['-f', 'rawvideo', '-pix_fmt', 'yuv420p', '-s', `${String(s.width)}x${String(s.height)}`, '-framerate', String(s.fps)],
+    ...['-thread_queue_size', '64', '-i', 'pipe:0'],
+    ...['-f', 's16le', '-ar', String(AUDIO_RATE), '-ac', '1', '-thread_queue_size', '64', '-i', 'pipe:3'],
+    ...['-map', '0:v', '-map', '1:a'],
+    ...['-c:v', 'libx264', '-preset', 'veryfast', '-pix_fmt', 'yuv420p'],
+    ...['-b:v', `${String(s.videoKbps)}k`, '-maxrate', `${String(s.videoKbps)}k`, '-bufsize', `${String(s.videoKbps * 2)}k`],
+    ...['-g', gop, '-keyint_min', gop, '-sc_threshold', '0', '-force_key_frames', `expr:gte(t,n_forced*${String(KEYFRAME_SECONDS)})`],
+    ...['-c:a', 'aac', '-b:a', `${String(s.audioKbps)}k`, '-ar', String(AUDIO_RATE), '-ac', '2'],
+    ...['-f', 'segment', '-segment_time', String(s.segmentSeconds), '-segment_format', 'mpegts'],
+    ...['-segment_start_number', String(firstSeq), '-segment_list', list, '-segment_list_type', 'csv'],
+    path.join(workDir, 'seg-%06d.ts'),
+  ];
+}
+
+export interface EncoderOptions {
+  settings: RecordingSettings;
+  workDir: string;
+  firstSeq: number;
+  logger: Logger;
+  /** Called once per closed segment, in order; the next waits for it. */
+  onSegment: (s: ClosedSegment) => Promise<void>;
+}
+
+export class Encoder {
+  readonly child: ChildProcess;
+  readonly video: Writable;
+  readonly audio: Writable;
+  /** Resolves when ffmpeg exited and every segment was handed on; rejects if it died on its own. */
+  readonly done: Promise<void>;
+  readonly #o: EncoderOptions;
+  readonly #list: string;
+  readonly #log: string;
+  readonly #poll: NodeJS.Timeout;
+  #seen = 0;
+  #chain: Promise<void> = Promise.resolve();
+  #ending = false;
+  #failure: Error | null = null;
+
+  constructor(o: EncoderOptions) {
+    this.#o = o;
+    const tag = `${String(o.firstSeq)}-${String(Date.now())}`;
+    this.#list = path.join(o.workDir, `segments-${tag}.csv`);
+    this.#log = path.join(o.workDir, `encoder-${tag}.log`);
+    const logFd = openSync(this.#log, 'a');
+    this.child = spawn('ffmpeg', encoderArgs(o.settings, o.firstSeq, o.workDir, this.#list), {
+      stdio: ['pipe', 'ignore', logFd, 'pipe'],
+    });
+    closeSync(logFd);
+    this.video = this.child.stdin!;
+    this.audio = this.child.stdio[3] as Writable;
+    // A write after ffmpeg is gone fails here; its exit tells the session.
+    this.video.on('error', () => undefined);
+    this.audio.on('error', () => undefined);
+    this.#poll = setInterval(() => this.#readList(), LIST_POLL_MS);
+    this.#poll.unref();
+    this.done = new Promise<void>((resolve, reject) => {
+      this.child.once('error', (err) => (this.#failure = err));
+      this.child.once('exit', (code, signal) => {
+        clearInterval(this.#poll);
+        this.#readList();
+        const clean = code === 0 && this.#ending;
+        if (!clean && !this.#failure) this.#failure = new Error(`the encoder exited (${String(code ?? signal)})`);
+        void this.#chain.then(async () => {
+          if (clean) return resolve();
+          const tail = await readFile(this.#log, 'utf8').catch(() => '');
+          reject(Object.assign(this.#failure!, { log: tail.slice(-1500) }));
+        }, reject);
+      });
+    });
+    this.done.catch(() => undefined);
+  }
+
+  /** Frames and samples written and not yet taken by ffmpeg (bytes). */
+  get backlog(): number {
+    return this.video.writableLength + this.audio.writableLength;
+  }
+
+  /** Ends both inputs: ffmpeg finishes the segment it writes and exits; `done` follows. */
+  end(): Promise<void> {
+    this.#ending = true;
+    this.video.end();
+    this.audio.end();
+    return this.done;
+  }
+
+  kill(): void {
+    this.#ending = true;
+    this.child.kill('SIGKILL');
+  }
+
+  #readList(): void {
+    this.#chain = this.#chain.then(async () => {
+      const text = await readFile(this.#list, 'utf8').catch(() => '');
+      const lines = text.split('\n').filter((l) => l.trim() !== '');
+      // Only whole lines: the last one may still be written.
+      const complete = text.endsWith('\n') ? lines : lines.slice(0, -1);
+      while (this.#seen < complete.length) {
+        const [name, start, end] = complete[this.#seen]!.split(',');
+        this.#seen++;
+        const seq = Number(/seg-(\d+)\.ts/.exec(name ?? '')?.[1]);
+        const file = path.join(this.#o.workDir, name!);
+        const bytes = (await stat(file)).size;
+        const durationMs = Math.round((Number(end) - Number(start)) * 1000);
+        await this.#o.onSegment({ seq, file, durationMs, bytes });
+      }
+    });
+    this.#chain.catch((err: unknown) => {
+      this.#failure ??= err instanceof Error ? err : new Error(String(err));
+      this.#o.logger.warn({ err }, 'a closed segment could not be handed on');
+    });
+  }
+}

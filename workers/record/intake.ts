@@ -1,0 +1,407 @@
+/**
+ * The recorder's side of the SFU: a hidden peer (media token role 'recorder') that subscribes to
+ * every track of the room and hands each track's RTP, unchanged, to its own ffmpeg decoder over a
+ * loopback UDP port. What comes back is kept for the compositor: the latest decoded picture per
+ * video track, and a short queue of samples per audio track.
+ */
+import { createSocket, type Socket as UdpSocket } from 'node:dgram';
+import { io, type Socket } from 'socket.io-client';
+import { RTCPeerConnection, RTCRtpCodecParameters, useNACK, usePLI, useSdesMid, type MediaStreamTrack } from 'werift';
+import {
+  MEDIA_NAMESPACE,
+  MEDIA_NOTE_EVENT,
+  MEDIA_PROTOCOL_VERSION,
+  MEDIA_REQUEST_EVENT,
+  type Layer,
+  type MediaNote,
+  type MediaSource,
+  type PublishedTrack,
+} from '#core/contracts/media-signaling.ts';
+import { Decoder } from './decoder.ts';
+import { AUDIO_RATE, LAYOUT, type Logger } from './types.ts';
+
+/** A video decoder that showed nothing for this long asks for a keyframe again. */
+const NO_FRAME_PLI_MS = 2000;
+/** Give ffmpeg a moment to bind its port before the first keyframe is asked for. */
+const FIRST_PLI_DELAY_MS = 400;
+const REQUEST_TIMEOUT_MS = 10_000;
+/** Audio a track must have queued before the mixer starts taking from it (absorbs packet jitter). */
+const AUDIO_PRIME_SAMPLES = (AUDIO_RATE * 30) / 1000;
+/** More than this queued (a stall upstream, then a burst) is dropped, oldest first, down to the prime. */
+const AUDIO_MAX_SAMPLES = (AUDIO_RATE * 200) / 1000;
+
+interface Ack<T> {
+  code: string;
+  msg: string;
+  data?: T;
+}
+
+/** A track the recorder follows. */
+abstract class TrackIn {
+  readonly trackId: string;
+  readonly userId: string;
+  readonly source: MediaSource;
+  /** When the recorder first saw the track (tile order). */
+  readonly appearedAt: number;
+  paused: boolean;
+  pc: RTCPeerConnection | null = null;
+  remote: MediaStreamTrack | null = null;
+  decoder: Decoder | null = null;
+  /** A decoder is being spawned (not yet in `decoder`), and when the last one was. */
+  starting = false;
+  startedAt = 0;
+  closed = false;
+
+  constructor(t: PublishedTrack) {
+    this.trackId = t.trackId;
+    this.userId = t.userId;
+    this.source = t.source;
+    this.paused = t.paused;
+    this.appearedAt = performance.now();
+  }
+
+  abstract onData(chunk: Buffer): void;
+}
+
+export class VideoIn extends TrackIn {
+  readonly width: number;
+  readonly height: number;
+  /** The latest whole picture (yuv420p width x height); a new Buffer per picture, so identity tells a change. */
+  frame: Buffer | null = null;
+  frames = 0;
+  lastFrameAt = 0;
+  decoderStartedAt = 0;
+  #partial: Buffer;
+  #filled = 0;
+
+  constructor(t: PublishedTrack) {
+    super(t);
+    const size = t.source === 'screen' ? LAYOUT.screen : LAYOUT.tile;
+    this.width = size.w;
+    this.height = size.h;
+    this.#partial = Buffer.allocUnsafe((this.width * this.height * 3) / 2);
+  }
+
+  onData(chunk: Buffer): void {
+    let at = 0;
+    while (at < chunk.length) {
+      const n = chunk.copy(this.#partial, this.#filled, at);
+      at += n;
+      this.#filled += n;
+      if (this.#filled === this.#partial.length) {
+        this.frame = this.#partial;
+        this.frames++;
+        this.lastFrameAt = performance.now();
+        this.#partial = Buffer.allocUnsafe(this.#partial.length);
+        this.#filled = 0;
+      }
+    }
+  }
+
+  resetPartial(): void {
+    this.#filled = 0;
+  }
+}
+
+export class AudioIn extends TrackIn {
+  readonly #chunks: Buffer[] = [];
+  #queued = 0; // bytes
+  #primed = false;
+  /** Samples decoded so far (tests and diagnostics). */
+  received = 0;
+
+  onData(chunk: Buffer): void {
+    this.#chunks.push(chunk);
+    this.#queued += chunk.length;
+    this.received += chunk.length / 2;
+    if (this.#queued > AUDIO_MAX_SAMPLES * 2) this.#drop(this.#queued - AUDIO_PRIME_SAMPLES * 2);
+  }
+
+  #drop(bytes: number): void {
+    let left = bytes & ~1;
+    while (left > 0 && this.#chunks.length) {
+      const c = this.#chunks[0]!;
+      if (c.length <= left) {
+        this.#chunks.shift();
+        left -= c.length;
+        this.#queued -= c.length;
+      } else {
+        this.#chunks[0] = c.subarray(left);
+        this.#queued -= left;
+        left = 0;
+      }
+    }
+  }
+
+  /** Adds up to `n` samples into `acc` (silence where there are none); false when it added nothing. */
+  mixInto(acc: Int32Array, n: number): boolean {
+    if (!this.#primed) {
+      if (this.#queued < AUDIO_PRIME_SAMPLES * 2) return false;
+      this.#primed = true;
+    }
+    let i = 0;
+    while (i < n && this.#chunks.length) {
+      const c = this.#chunks[0]!;
+      const samples = c.length >> 1;
+      if (samples === 0) {
+        // An odd byte left over: join it with the next chunk.
+        if (this.#chunks.length < 2) break;
+        this.#chunks.splice(0, 2, Buffer.concat([c, this.#chunks[1]!]));
+        continue;
+      }
+      const take = Math.min(samples, n - i);
+      for (let k = 0; k < take; k++) acc[i + k]! += c.readInt16LE(k * 2);
+      i += take;
+      this.#queued -= take * 2;
+      if (take * 2 >= c.length) this.#chunks.shift();
+      else this.#chunks[0] = c.subarray(take * 2);
+    }
+    // Ran dry: wait for a prime's worth again rather than crackle.
+    if (i < n) this.#primed = false;
+    return i > 0;
+  }
+
+  /** Samples waiting (tests and diagnostics). */
+  get queued(): number {
+    return this.#queued >> 1;
+  }
+}
+
+function recorderPeerConnection(): RTCPeerConnection {
+  return new RTCPeerConnection({
+    iceServers: [],
+    iceUseIpv6: false,
+    iceUseIpv4: false,
+    iceAdditionalHostAddresses: ['127.0.0.1'],
+    iceInterfaceAddresses: { udp4: '127.0.0.1' },
+    codecs: {
+      audio: [new RTCRtpCodecParameters({ mimeType: 'audio/opus', clockRate: 48000, channels: 2, payloadType: 111 })],
+      video: [new RTCRtpCodecParameters({ mimeType: 'video/VP8', clockRate: 90000, payloadType: 96, rtcpFeedback: [useNACK(), usePLI()] })],
+    },
+    headerExtensions: { audio: [useSdesMid()], video: [useSdesMid()] },
+  });
+}
+
+/** Cameras: the middle simulcast layer is enough for a 320x180 tile. The screen: the best there is. */
+export function layerFor(t: Pick<PublishedTrack, 'source' | 'layers'>): Layer {
+  return t.source === 'screen' ? 'h' : t.layers.length > 0 ? 'm' : 'h';
+}
+
+export interface IntakeOptions {
+  mediaUrl: string;
+  mediaToken: string;
+  /** Where the decoders' SDP files go. */
+  workDir: string;
+  logger: Logger;
+}
+
+export class Intake {
+  readonly videos = new Map<string, VideoIn>();
+  readonly audios = new Map<string, AudioIn>();
+  readonly broken: Promise<never>;
+  readonly #o: IntakeOptions;
+  readonly #socket: Socket;
+  readonly #udp: UdpSocket;
+  readonly #watch: NodeJS.Timeout;
+  #fail!: (err: Error) => void;
+  #closed = false;
+  peerId = '';
+
+  private constructor(o: IntakeOptions, socket: Socket) {
+    this.#o = o;
+    this.#socket = socket;
+    this.#udp = createSocket('udp4');
+    this.#udp.on('error', (err) => o.logger.warn({ err }, 'recorder udp'));
+    this.broken = new Promise<never>((_, reject) => (this.#fail = reject));
+    this.broken.catch(() => undefined);
+    this.#watch = setInterval(() => this.#checkDecoders(), 500);
+    this.#watch.unref();
+  }
+
+  /** Joins the room's media node as the hidden recorder and subscribes to what is there. */
+  static async open(o: IntakeOptions): Promise<Intake> {
+    const socket = io(`${o.mediaUrl}${MEDIA_NAMESPACE}`, { transports: ['websocket'], forceNew: true, reconnection: false });
+    await new Promise<void>((resolve, reject) => {
+      socket.once('connect', resolve);
+      socket.once('connect_error', reject);
+    });
+    const intake = new Intake(o, socket);
+    socket.on(MEDIA_NOTE_EVENT, (n: MediaNote) => intake.#onNote(n));
+    socket.on('disconnect', (reason) => intake.#breaks(new Error(`media node connection lost: ${reason}`)));
+    try {
+      const joined = await intake.#req<{ peerId: string; tracks: PublishedTrack[] }>('join', { token: o.mediaToken });
+      intake.peerId = joined.peerId;
+      for (const t of joined.tracks) intake.#follow(t);
+    } catch (err) {
+      intake.close();
+      throw err;
+    }
+    return intake;
+  }
+
+  async #req<T>(type: string, body: Record<string, unknown>): Promise<T> {
+    const ack = (await this.#socket
+      .timeout(REQUEST_TIMEOUT_MS)
+      .emitWithAck(MEDIA_REQUEST_EVENT, { v: MEDIA_PROTOCOL_VERSION, type, ...body })) as Ack<T>;
+    if (ack.code !== '0') throw Object.assign(new Error(`media ${type}: ${ack.code} ${ack.msg}`), { code: ack.code });
+    return ack.data as T;
+  }
+
+  #breaks(err: Error): void {
+    if (this.#closed) return;
+    this.#o.logger.warn({ err: err.message }, 'recorder intake broke');
+    this.#fail(err);
+    this.close();
+  }
+
+  #onNote(n: MediaNote): void {
+    if (this.#closed) return;
+    switch (n.type) {
+      case 'trackAdded':
+        // Also sent again when a publisher's simulcast layers change: the SFU picks the layer for us.
+        if (!this.videos.has(n.track.trackId) && !this.audios.has(n.track.trackId)) this.#follow(n.track);
+        break;
+      case 'trackRemoved':
+        this.#drop(n.trackId);
+        break;
+      case 'trackPaused': {
+        const t = this.videos.get(n.trackId) ?? this.audios.get(n.trackId);
+        if (t) {
+          t.paused = n.paused;
+          if (!n.paused && t instanceof VideoIn) this.#pli(t);
+        }
+        break;
+      }
+      case 'closed':
+        this.#breaks(new Error(`media node closed the recorder: ${n.reason}`));
+        break;
+      case 'audioLevels':
+      case 'quality':
+      case 'rightsChanged':
+      case 'layerChanged':
+        break;
+    }
+  }
+
+  #follow(t: PublishedTrack): void {
+    const track = t.kind === 'video' ? new VideoIn(t) : new AudioIn(t);
+    if (track instanceof VideoIn) this.videos.set(t.trackId, track);
+    else this.audios.set(t.trackId, track);
+    this.#subscribe(track, t).catch((err: unknown) => {
+      this.#o.logger.warn({ err, trackId: t.trackId }, 'recorder could not subscribe');
+      this.#drop(t.trackId);
+    });
+  }
+
+  async #subscribe(track: TrackIn, t: PublishedTrack): Promise<void> {
+    await this.#startDecoder(track);
+    const offer = await this.#req<{ subscriptionId: string; sdp: string }>('subscribe', {
+      trackId: t.trackId,
+      ...(t.kind === 'video' ? { layer: layerFor(t) } : {}),
+    });
+    if (track.closed) {
+      await this.#req('unsubscribe', { subscriptionId: offer.subscriptionId }).catch(() => undefined);
+      return;
+    }
+    const pc = recorderPeerConnection();
+    track.pc = pc;
+    pc.onTrack.subscribe((remote) => {
+      track.remote = remote;
+      remote.onReceiveRtp.subscribe((rtp) => {
+        const d = track.decoder;
+        if (track.closed || !d?.running) return;
+        this.#udp.send(rtp.serialize(), d.port, '127.0.0.1');
+      });
+    });
+    pc.connectionStateChange.subscribe((state) => {
+      if (state === 'connected' && track instanceof VideoIn) setTimeout(() => this.#pli(track), FIRST_PLI_DELAY_MS).unref();
+    });
+    await pc.setRemoteDescription({ type: 'offer', sdp: offer.sdp });
+    await pc.setLocalDescription(await pc.createAnswer());
+    await this.#req('answer', { subscriptionId: offer.subscriptionId, sdp: pc.localDescription!.sdp });
+  }
+
+  async #startDecoder(track: TrackIn): Promise<void> {
+    const video = track instanceof VideoIn ? track : null;
+    video?.resetPartial();
+    track.starting = true;
+    track.startedAt = performance.now();
+    const decoder = await Decoder.start({
+      kind: video ? 'video' : 'audio',
+      dir: this.#o.workDir,
+      name: `${track.source}-${track.trackId}`,
+      ...(video ? { width: video.width, height: video.height } : {}),
+      onData: (c) => track.onData(c),
+      onExit: (code, tail) => {
+        if (track.closed || this.#closed) return;
+        this.#o.logger.warn({ trackId: track.trackId, code, stderr: tail.slice(-500) }, 'a track decoder exited; restarting it');
+        track.decoder = null;
+      },
+    }).finally(() => (track.starting = false));
+    if (track.closed || this.#closed) {
+      decoder.stop();
+      return;
+    }
+    track.decoder = decoder;
+    if (video) {
+      video.decoderStartedAt = performance.now();
+      setTimeout(() => this.#pli(video), FIRST_PLI_DELAY_MS).unref();
+    }
+  }
+
+  /** Restarts decoders that died, and asks for a keyframe where a picture is overdue. */
+  #checkDecoders(): void {
+    const now = performance.now();
+    for (const t of [...this.videos.values(), ...this.audios.values()]) {
+      if (t.closed || this.#closed) continue;
+      if (!t.decoder) {
+        // At most one restart a second: a decoder that cannot start must not spin.
+        if (!t.starting && now - t.startedAt > 1000)
+          this.#startDecoder(t).catch((err: unknown) => this.#o.logger.warn({ err }, 'could not restart a decoder'));
+        continue;
+      }
+      if (t instanceof VideoIn && !t.paused && t.decoder.running) {
+        const since = Math.max(t.lastFrameAt, t.decoderStartedAt);
+        if (now - since > NO_FRAME_PLI_MS) {
+          t.decoderStartedAt = now; // ask again in 2 s at the earliest
+          this.#pli(t);
+        }
+      }
+    }
+  }
+
+  #pli(t: VideoIn): void {
+    const ssrc = t.remote?.ssrc;
+    const receiver = t.pc?.getTransceivers()[0]?.receiver;
+    if (t.closed || ssrc === undefined || !receiver) return;
+    receiver.sendRtcpPLI(ssrc).catch(() => undefined);
+  }
+
+  #drop(trackId: string): void {
+    const t = this.videos.get(trackId) ?? this.audios.get(trackId);
+    if (!t) return;
+    this.videos.delete(trackId);
+    this.audios.delete(trackId);
+    this.#close(t);
+  }
+
+  #close(t: TrackIn): void {
+    t.closed = true;
+    t.decoder?.stop();
+    t.decoder = null;
+    void t.pc?.close().catch(() => undefined);
+  }
+
+  /** Leaves the room and kills every decoder. */
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    clearInterval(this.#watch);
+    for (const t of [...this.videos.values(), ...this.audios.values()]) this.#close(t);
+    this.videos.clear();
+    this.audios.clear();
+    if (this.#socket.connected) this.#socket.emit(MEDIA_REQUEST_EVENT, { v: MEDIA_PROTOCOL_VERSION, type: 'leave' });
+    this.#socket.close();
+    this.#udp.close();
+  }
+}

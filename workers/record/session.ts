@@ -1,0 +1,144 @@
+/**
+ * One recording running on this process: the intake (the room's tracks from the SFU, one decoder
+ * per track), the compositor and mixer, the encoder cutting segments. One clock drives it all:
+ * at every tick as many frames as wall time says are due are written, and with each frame exactly
+ * the samples of its 1/fps, so picture and sound cannot drift apart whatever the timers do.
+ */
+import { Compositor, Mixer } from './compositor.ts';
+import { Encoder } from './encoder.ts';
+import { FileVideo } from './file-video.ts';
+import { Intake } from './intake.ts';
+import { AUDIO_RATE, type ClosedSegment, type Logger, type RecordingSettings, type Scene } from './types.ts';
+
+export type { ClosedSegment, RecordingSettings };
+
+/** An encoder this far behind (bytes queued) is not keeping up: the recording would only lag more. */
+const MAX_BACKLOG_SECONDS = 5;
+
+export interface SessionOptions {
+  mediaUrl: string;
+  mediaToken: string;
+  workDir: string;
+  firstSeq: number;
+  settings: RecordingSettings;
+  scene: Scene;
+  logger: Logger;
+  onSegment: (s: ClosedSegment) => Promise<void>;
+}
+
+export class RecordingSession {
+  /** Resolves when the first composed frame went to the encoder. */
+  readonly flowing: Promise<void>;
+  /** Rejects if the session breaks (encoder died, SFU gone for good). */
+  readonly broken: Promise<never>;
+  readonly intake: Intake;
+  readonly encoder: Encoder;
+  readonly #o: SessionOptions;
+  readonly #compositor: Compositor;
+  readonly #mixer: Mixer;
+  readonly #video: FileVideo;
+  readonly #timer: NodeJS.Timeout;
+  readonly #t0 = performance.now();
+  #frames = 0;
+  #samples = 0;
+  #flowing!: () => void;
+  #fail!: (err: Error) => void;
+  #stopping: Promise<void> | null = null;
+  #writing = true;
+
+  private constructor(o: SessionOptions, intake: Intake) {
+    this.#o = o;
+    this.intake = intake;
+    this.flowing = new Promise<void>((resolve) => (this.#flowing = resolve));
+    this.broken = new Promise<never>((_, reject) => (this.#fail = reject));
+    this.broken.catch(() => undefined);
+    this.#video = new FileVideo({ scene: o.scene, logger: o.logger });
+    this.#compositor = new Compositor({
+      width: o.settings.width,
+      height: o.settings.height,
+      scene: o.scene,
+      tracks: intake,
+      video: this.#video,
+    });
+    this.#mixer = new Mixer(intake);
+    this.encoder = new Encoder({
+      settings: o.settings,
+      workDir: o.workDir,
+      firstSeq: o.firstSeq,
+      logger: o.logger,
+      onSegment: async (s) => {
+        try {
+          await o.onSegment(s);
+        } catch (err) {
+          this.#breaks(err instanceof Error ? err : new Error(String(err)));
+          throw err;
+        }
+      },
+    });
+    this.encoder.done.catch((err: unknown) => this.#breaks(err instanceof Error ? err : new Error(String(err))));
+    intake.broken.catch((err: unknown) => this.#breaks(err instanceof Error ? err : new Error(String(err))));
+    this.#tick();
+    this.#timer = setInterval(() => this.#tick(), Math.max(5, Math.floor(1000 / o.settings.fps / 2)));
+  }
+
+  static async start(o: SessionOptions): Promise<RecordingSession> {
+    const intake = await Intake.open({ mediaUrl: o.mediaUrl, mediaToken: o.mediaToken, workDir: o.workDir, logger: o.logger });
+    return new RecordingSession(o, intake);
+  }
+
+  /** Seconds of media written so far. */
+  get writtenSeconds(): number {
+    return this.#frames / this.#o.settings.fps;
+  }
+
+  #tick(): void {
+    if (!this.#writing) return;
+    const fps = this.#o.settings.fps;
+    const due = Math.floor(((performance.now() - this.#t0) * fps) / 1000) + 1;
+    if (due <= this.#frames) return;
+    if (this.encoder.backlog > MAX_BACKLOG_SECONDS * this.#bytesPerSecond()) {
+      this.#breaks(new Error('the encoder does not keep up with real time'));
+      return;
+    }
+    this.#video.update();
+    // One picture for every frame due now (more than one only after a stall of the event loop).
+    const frame = this.#compositor.compose();
+    while (this.#frames < due) {
+      this.#frames++;
+      const samplesDue = Math.round((this.#frames * AUDIO_RATE) / fps);
+      this.encoder.video.write(frame);
+      this.encoder.audio.write(this.#mixer.mix(samplesDue - this.#samples));
+      this.#samples = samplesDue;
+    }
+    this.#flowing();
+  }
+
+  #bytesPerSecond(): number {
+    const s = this.#o.settings;
+    return (s.width * s.height * 3 * s.fps) / 2 + AUDIO_RATE * 2;
+  }
+
+  #breaks(err: Error): void {
+    if (this.#stopping) return;
+    this.#o.logger.warn({ err: err.message }, 'recording session broke');
+    this.#fail(err);
+    // Keep what was recorded: the encoder closes its segment and hands it on.
+    void this.stop().catch(() => undefined);
+  }
+
+  /** Ends the encoder cleanly; every segment has been handed to onSegment before it resolves. */
+  stop(): Promise<void> {
+    this.#stopping ??= (async () => {
+      this.#writing = false;
+      clearInterval(this.#timer);
+      this.#video.close();
+      this.intake.close();
+      try {
+        await this.encoder.end();
+      } finally {
+        this.encoder.kill();
+      }
+    })();
+    return this.#stopping;
+  }
+}
