@@ -240,15 +240,6 @@ export class RecordingRepository {
       .executeTakeFirst();
   }
 
-  record(recordId: string): Promise<RecordRowDb | undefined> {
-    return this.db
-      .selectFrom('records')
-      .select(['id', 'user_id', 'type', 'task_id', 'room_number', 'file_name', 'object_key', 'file_size', 'duration_ms', 'created_at'])
-      .where('id', '=', recordId)
-      .where('deleted_at', 'is', null)
-      .executeTakeFirst();
-  }
-
   /** A page of the owner's records, newest first, before `before` (ms epoch) when given; and how many there are. */
   async list(userId: string, type: 1 | 2, pageSize: number, before: Date | null): Promise<{ rows: RecordRowDb[]; total: number }> {
     let q = this.db
