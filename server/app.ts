@@ -8,12 +8,16 @@ import { startWeb, type WebOptions, type WebServer } from './web/http.ts';
 import { startMedia, type MediaRole } from './media.ts';
 import { attachMediaControlSender, recentKicks, type MediaControlSender } from './media-control.ts';
 import { attachRedisEmitter } from './redis.ts';
+import { startRecorder } from './recorder.ts';
+import type { RecorderRunner } from '../workers/record/runner.ts';
 
 export interface Banshu {
   config: Config;
   platform: Platform;
   web: WebServer | null;
   media: MediaRole | null;
+  /** The recorder role's runner (ADR 077), when this process records. */
+  recorder: RecorderRunner | null;
   url: string;
   close(): Promise<void>;
 }
@@ -28,6 +32,7 @@ export async function startBanshu(
   const runsMedia = config.roles.has('media');
   let web: WebServer | null = null;
   let media: MediaRole | null = null;
+  let recorder: RecorderRunner | null = null;
   let stopControl: (() => void) | null = null;
   let emitter: { close(): Promise<void> } | null = null;
   try {
@@ -80,7 +85,10 @@ export async function startBanshu(
         sender?.send(cmd);
       }
     }
+    // Last: it joins rooms on the SFU started above (or the node MEDIA_PUBLIC_URL names).
+    if (config.roles.has('recorder')) recorder = startRecorder(platform);
   } catch (err) {
+    await recorder?.close();
     await web?.close();
     await emitter?.close();
     await platform.close();
@@ -92,10 +100,12 @@ export async function startBanshu(
     platform,
     web,
     media,
+    recorder,
     url: web?.url ?? media?.url ?? config.publicUrl,
     close: () =>
       (closed ??= (async () => {
         stopControl?.();
+        await recorder?.close();
         await media?.close();
         await web?.close();
         await emitter?.close();

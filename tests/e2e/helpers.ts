@@ -39,10 +39,21 @@ export interface World {
 }
 
 /** `jobs`: the server works its job queue (conversions run); off by default, as most tests need no worker. */
-export async function startWorld(options: { env?: Record<string, string>; jobs?: boolean } = {}): Promise<World> {
+/**
+ * `realTime`: the server's clock moves with real time (recordings); `chromiumArgs`: more switches,
+ * e.g. the fake camera and microphone files of tests/support/av-fixtures.ts.
+ */
+export async function startWorld(
+  options: { env?: Record<string, string>; jobs?: boolean; realTime?: boolean; chromiumArgs?: string[] } = {},
+): Promise<World> {
   const [server, browser] = await Promise.all([
-    startTestServer({ pages: true, ...(options.env ? { env: options.env } : {}), ...(options.jobs ? { overrides: { jobs: true } } : {}) }),
-    chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS }),
+    startTestServer({
+      pages: true,
+      ...(options.env ? { env: options.env } : {}),
+      ...(options.jobs ? { overrides: { jobs: true } } : {}),
+      ...(options.realTime ? { realTime: true } : {}),
+    }),
+    chromium.launch({ executablePath: '/usr/bin/chromium', args: [...CHROMIUM_ARGS, ...(options.chromiumArgs ?? [])] }),
   ]);
   const contexts: BrowserContext[] = [];
   const cspViolations: string[] = [];

@@ -30,12 +30,25 @@ export interface TestServerOptions {
   env?: Record<string, string>;
   /** Adapters in place of the built-in ones (same ports the real adapters use). */
   overrides?: Pick<PlatformOverrides, 'payments' | 'converter' | 'jobs'>;
+  /**
+   * The clock runs with real time (plus whatever a test advances) instead of standing still: for
+   * tests where other processes or real media share the timeline (the recorder's leases).
+   */
+  realTime?: boolean;
+}
+
+/** A ManualClock that moves with real time; `advance` and `set` still shift it. */
+class RunningClock extends ManualClock {
+  readonly #since = Date.now();
+  override now(): Date {
+    return new Date(super.now().getTime() + (Date.now() - this.#since));
+  }
 }
 
 export async function startTestServer(opts: TestServerOptions = {}): Promise<TestServer> {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'banshu-test-'));
   const database = await freshDatabase(opts.engine ?? 'pglite', opts.postgresAdminUrl);
-  const clock = new ManualClock(Date.now());
+  const clock = opts.realTime ? new RunningClock(Date.now()) : new ManualClock(Date.now());
   const env: Record<string, string> = {
     NODE_ENV: 'test',
     PORT: '0',
@@ -43,6 +56,8 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
     DATA_DIR: dataDir,
     LOG_LEVEL: process.env['TEST_LOG_LEVEL'] ?? 'silent',
     SMS_SENDER: 'console',
+    // Most tests start recordings without wanting one made; the recorder's own tests turn it on.
+    RECORDER_SLOTS: '0',
     ...opts.env,
   };
   const banshu = await startBanshu(env, {

@@ -11,59 +11,17 @@ import { mkdir, readdir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from '#core/platform/logger.ts';
 import type { ObjectStore } from '#core/platform/objects.ts';
-
-export interface RecordingSettings {
-  width: number;
-  height: number;
-  fps: number;
-  videoKbps: number;
-  audioKbps: number;
-  segmentSeconds: number;
-}
-
-export interface ClaimedTask {
-  taskId: string;
-  roomNumber: string;
-  userId: string;
-  state: 'starting' | 'recording' | 'stopping';
-  resumed: boolean;
-  nextSeq: number;
-  startedAt: Date | null;
-}
-
-export interface SegmentRow {
-  seq: number;
-  key: string;
-  durationMs: number;
-  bytes: number;
-}
+import { segmentKey, type ClaimedTask, type RecordTasks } from '#core/recording/record-tasks.ts';
+import type { ClosedSegment, RecordingSettings, Scene } from './types.ts';
+import { segmentName } from './encoder.ts';
 
 /** The task store (core/recording/record-tasks.ts) as the runner uses it. */
-export interface TaskStore {
-  claim(owner: string): Promise<ClaimedTask | null>;
-  renew(taskId: string, owner: string): Promise<'recording' | 'stopping' | 'lost'>;
-  started(taskId: string, owner: string): Promise<void>;
-  addSegment(taskId: string, owner: string, s: SegmentRow): Promise<void>;
-  segments(taskId: string): Promise<SegmentRow[]>;
-  finish(taskId: string, owner: string, mp4: { key: string; bytes: number; durationMs: number }): Promise<void>;
-  fail(taskId: string, owner: string, reason: string): Promise<void>;
-}
-
-export interface ClosedSegment {
-  seq: number;
-  file: string;
-  durationMs: number;
-  bytes: number;
-}
+export type TaskStore = Pick<RecordTasks, 'claim' | 'renew' | 'started' | 'addSegment' | 'segments' | 'finish' | 'fail'>;
 
 export interface SessionHandle {
   readonly flowing: Promise<void>;
   readonly broken: Promise<never>;
   stop(): Promise<void>;
-}
-
-export interface SceneHandle {
-  close(): void;
 }
 
 export interface RunnerDeps {
@@ -77,14 +35,14 @@ export interface RunnerDeps {
   /** Where segments are written before upload (DATA_DIR/recordings). */
   workRoot: string;
   mediaFor(roomNumber: string): Promise<{ mediaToken: string; mediaUrl: string }>;
-  openScene(roomNumber: string): Promise<SceneHandle>;
+  openScene(roomNumber: string): Promise<Scene>;
   startSession(o: {
     mediaUrl: string;
     mediaToken: string;
     workDir: string;
     firstSeq: number;
     settings: RecordingSettings;
-    scene: SceneHandle;
+    scene: Scene;
     logger: Logger;
     onSegment: (s: ClosedSegment) => Promise<void>;
   }): Promise<SessionHandle>;
@@ -96,8 +54,7 @@ export interface RunnerDeps {
 }
 
 const SEGMENT_FILE = /^seg-(\d{6})\.ts$/;
-export const segmentFile = (seq: number) => `seg-${String(seq).padStart(6, '0')}.ts`;
-export const segmentKey = (userId: string, taskId: string, seq: number) => `records/${userId}/${taskId}/${segmentFile(seq)}`;
+/** The joined file of a task (inside the task's prefix, as the task store checks). */
 export const recordingKey = (userId: string, taskId: string) => `records/${userId}/${taskId}/recording.mp4`;
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref());
@@ -213,7 +170,7 @@ export class RecorderRunner {
       while (!stopAsked && !lost && !this.#closed) {
         const stopped = new Promise<void>((resolve) => (signal.stop = resolve));
         let session: SessionHandle | null = null;
-        let scene: SceneHandle | null = null;
+        let scene: Scene | null = null;
         try {
           const media = await d.mediaFor(task.roomNumber);
           scene = await d.openScene(task.roomNumber);
@@ -300,7 +257,7 @@ export class RecorderRunner {
     const began = Date.now();
     const files: string[] = [];
     for (const s of segments) {
-      const file = path.join(workDir, segmentFile(s.seq));
+      const file = path.join(workDir, segmentName(s.seq));
       const here = await stat(file).catch(() => null);
       // Pieces recorded by another machine before a takeover come from the store.
       if (!here || here.size !== s.bytes) await withRetries(() => d.objects.download(s.key, file));

@@ -1,0 +1,52 @@
+/**
+ * The recorder role (ADR 077): a RecorderRunner over this process's platform. It records only
+ * with RECORDER_SLOTS above 0, and says it runs only then.
+ */
+import path from 'node:path';
+import { openRoomScene } from '../workers/record/scene.ts';
+import { RecordingSession } from '../workers/record/session.ts';
+import { joinSegments, probeMedia } from '../workers/record/join.ts';
+import { RecorderRunner } from '../workers/record/runner.ts';
+import { LAYOUT } from '../workers/record/types.ts';
+import type { Platform } from './platform.ts';
+
+export function startRecorder(platform: Platform): RecorderRunner | null {
+  const { config, services, objects, logger, database } = platform;
+  if (config.RECORDER_SLOTS === 0) return null;
+  const log = logger.child({ part: 'recorder' });
+  const runner = new RecorderRunner({
+    tasks: services.recordTasks,
+    objects,
+    logger: log,
+    settings: {
+      width: config.RECORDING_WIDTH,
+      height: config.RECORDING_HEIGHT,
+      fps: config.RECORDING_FPS,
+      videoKbps: config.RECORDING_VIDEO_KBPS,
+      audioKbps: config.RECORDING_AUDIO_KBPS,
+      segmentSeconds: config.RECORDING_SEGMENT_SECONDS,
+    },
+    slots: config.RECORDER_SLOTS,
+    leaseSeconds: config.RECORDING_LEASE_SECONDS,
+    workRoot: path.resolve(config.DATA_DIR, 'recordings'),
+    mediaFor: (roomNumber) => {
+      if (!services.media) throw new Error('no media nodes to record from');
+      return services.media.forRecorder(roomNumber);
+    },
+    openScene: (roomNumber) =>
+      openRoomScene({ db: database.db, objects, roomNumber, logger: log, width: LAYOUT.main.w, height: LAYOUT.main.h }),
+    startSession: (o) => RecordingSession.start(o),
+    join: (files, out) => joinSegments(files, out),
+    probeSegment: async (file) => {
+      try {
+        const p = await probeMedia(file);
+        return { durationMs: Math.round(p.durationSec * 1000), bytes: p.bytes };
+      } catch {
+        return null;
+      }
+    },
+  });
+  runner.start();
+  log.info({ slots: config.RECORDER_SLOTS, owner: runner.owner }, 'recorder running');
+  return runner;
+}
