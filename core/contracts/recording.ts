@@ -1,7 +1,7 @@
 /**
  * Cloud recording (issue 13): the /api answers merged into `ApiAnswers` (core/contracts/api.ts)
  * and the events merged into the room and user channels. recordState: '0' idle, '2' starting
- * (asked, no recorder yet), '1' recording. Record type 1 is a class recording, 2 a studio one.
+ * (asked, no recorder yet), '1' recording. Record type 1 is a studio recording, 2 a class (cloud) recording (docs/product/decisions.md).
  */
 import { z } from 'zod';
 import type { Events } from './channel.ts';

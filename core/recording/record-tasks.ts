@@ -45,6 +45,10 @@ export const segmentKey = (userId: string, taskId: string, seq: number) =>
   `${taskPrefix(userId, taskId)}seg-${String(seq).padStart(6, '0')}.ts`;
 export const mp4Key = (userId: string, taskId: string, fileId: string) => `${taskPrefix(userId, taskId)}${fileId}.mp4`;
 
+/** Record types (docs/product): 1 a studio recording made in the browser, 2 a cloud recording of a class. */
+export const RECORD_TYPE_STUDIO = 1;
+export const RECORD_TYPE_CLASS = 2;
+
 /** The library's name of a class recording: the room and when it began (UTC). */
 export function recordFileName(roomNumber: string, at: Date): string {
   const stamp = at.toISOString().slice(0, 19).replace(/[-:]/g, '').replace('T', '-');
@@ -143,7 +147,7 @@ export class RecordTasks {
       taskId: t.id,
       roomNumber: t.room_number,
       fileName: recordFileName(t.room_number, t.started_at ?? t.created_at),
-      type: 1,
+      type: RECORD_TYPE_CLASS,
       now,
     });
     await this.repo.setTask(trx, t.id, { record_id: rec.id });

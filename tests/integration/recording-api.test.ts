@@ -29,7 +29,7 @@ async function finishedRecord(server: TestServer, userId: string, bytes = Buffer
     .insertInto('records')
     .values({
       user_id: userId,
-      type: 1,
+      type: 2,
       task_id: task.id,
       room_number: room.room_number,
       file_name: '课堂 1.mp4',
@@ -186,7 +186,7 @@ describe('recording api [pglite]', () => {
     await until(async () => (await taskRow(server, taskId)).state === 'stopping', 10_000, 'the stop at the end of the allowance');
     expect(await roomRecordState(server, roomNumber)).toBe('0');
     expect(
-      (await call(server.url, 'getRecordList', { recordType: 1, pageSize: 10 }, { token: teacher.token })).data.recordList[0],
+      (await call(server.url, 'getRecordList', { recordType: 2, pageSize: 10 }, { token: teacher.token })).data.recordList[0],
     ).toMatchObject({
       taskId,
       fileSize: '',
@@ -214,7 +214,7 @@ describe('recording api [pglite]', () => {
         .insertInto('records')
         .values({
           user_id: teacher.userId,
-          type: 1,
+          type: 2,
           file_name: `r${i}.mp4`,
           object_key: i === 11 ? null : `records/${teacher.userId}/0/${i}.mp4`,
           file_size: i === 11 ? null : 1000 + i,
@@ -227,9 +227,9 @@ describe('recording api [pglite]', () => {
     // A studio recording of theirs is on the other tab.
     await db
       .insertInto('records')
-      .values({ user_id: teacher.userId, type: 2, file_name: 'studio.mp4', created_at: new Date(t0) })
+      .values({ user_id: teacher.userId, type: 1, file_name: 'studio.mp4', created_at: new Date(t0) })
       .execute();
-    const first = await call(server.url, 'getRecordList', { recordType: 1, pageSize: 10 }, { token: teacher.token });
+    const first = await call(server.url, 'getRecordList', { recordType: 2, pageSize: 10 }, { token: teacher.token });
     expect(first.code).toBe('0');
     expect(first.data.total).toBe(12);
     expect(first.data.recordList).toHaveLength(10);
@@ -245,22 +245,22 @@ describe('recording api [pglite]', () => {
       'r3.mp4',
       'r2.mp4',
     ]);
-    expect(first.data.recordList[0]).toMatchObject({ fileSize: '', durationMs: null, type: 1, roomNumber: '123456', taskId: '' });
+    expect(first.data.recordList[0]).toMatchObject({ fileSize: '', durationMs: null, type: 2, roomNumber: '123456', taskId: '' });
     expect(first.data.recordList[1]).toMatchObject({ fileSize: '1010', durationMs: 60_000 });
     const last = first.data.recordList[9];
     const second = await call(
       server.url,
       'getRecordList',
-      { recordType: 1, pageSize: 10, pageTime: String(last.createTime) },
+      { recordType: 2, pageSize: 10, pageTime: String(last.createTime) },
       { token: teacher.token },
     );
     expect(second.data.recordList.map((r: any) => r.fileName)).toEqual(['r1.mp4', 'r0.mp4']);
     expect(second.data.total).toBe(12);
-    const studio = await call(server.url, 'getRecordList', { recordType: 2, pageSize: 10 }, { token: teacher.token });
+    const studio = await call(server.url, 'getRecordList', { recordType: 1, pageSize: 10 }, { token: teacher.token });
     expect(studio.data.recordList.map((r: any) => r.fileName)).toEqual(['studio.mp4']);
     // Someone else sees none of them.
     const other = await signIn(server);
-    expect((await call(server.url, 'getRecordList', { recordType: 1, pageSize: 10 }, { token: other.token })).data).toEqual({
+    expect((await call(server.url, 'getRecordList', { recordType: 2, pageSize: 10 }, { token: other.token })).data).toEqual({
       recordList: [],
       total: 0,
     });
@@ -320,13 +320,13 @@ describe('recording api [pglite]', () => {
     const objects = server.banshu.platform.objects;
     expect(await objects.head(key)).not.toBeNull();
     for (const k of segs) expect(await objects.head(k)).not.toBeNull();
-    expect((await call(server.url, 'getRecordList', { recordType: 1, pageSize: 10 }, { token: owner.teacher.token })).data.total).toBe(1);
+    expect((await call(server.url, 'getRecordList', { recordType: 2, pageSize: 10 }, { token: owner.teacher.token })).data.total).toBe(1);
 
     // The owner deletes: the row and every object go.
     expect((await call(server.url, 'delRecord', { fileId }, { token: owner.teacher.token })).code).toBe('0');
     expect(await objects.head(key)).toBeNull();
     for (const k of segs) expect(await objects.head(k)).toBeNull();
-    expect((await call(server.url, 'getRecordList', { recordType: 1, pageSize: 10 }, { token: owner.teacher.token })).data.total).toBe(0);
+    expect((await call(server.url, 'getRecordList', { recordType: 2, pageSize: 10 }, { token: owner.teacher.token })).data.total).toBe(0);
     expect(
       await server.banshu.platform.database.db.selectFrom('record_segments').select('seq').where('task_id', '=', taskId).execute(),
     ).toEqual([]);
