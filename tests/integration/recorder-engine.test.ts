@@ -142,7 +142,7 @@ it('records three people publishing real media into H.264 + AAC segments, on tim
       session.intake.videos.size === 3 &&
       [...session.intake.videos.values()].every((v) => v.frames > 5) &&
       [...session.intake.audios.values()].filter((a) => a.received > 48_000).length === 3,
-    15_000,
+    30_000,
     'every track decoded',
   ).catch((err: unknown) => {
     const state = [...session.intake.videos.values(), ...session.intake.audios.values()].map((t) => ({
@@ -153,7 +153,10 @@ it('records three people publishing real media into H.264 + AAC segments, on tim
       connection: t.pc?.connectionState,
       forwarded: t.forwarded,
     }));
-    throw new Error(`${String(err)}: ${JSON.stringify(state)} ${JSON.stringify(server.banshu.media!.server.serialize())}`);
+    const pubsNow = server.banshu.media!.server.serialize().rooms.flatMap((r) =>
+      r.peers.flatMap((p) => p.publications.map((x) => [p.userId, x.source, x.packets, x.subscribers])),
+    );
+    throw new Error(`${String(err)}: ${JSON.stringify(state)} ${JSON.stringify(pubsNow)} ${JSON.stringify(pubs.map((p) => p.sent))}`);
   });
   const decodedS = (performance.now() - flowingAt) / 1000;
   console.log('DEBUG decoded after', decodedS);
