@@ -65,6 +65,9 @@ export class Subscription extends EventEmitter<{ closed: []; layerChanged: [Laye
       }
       if (state === 'failed' || state === 'closed') this.close();
     });
+    // Audio has one stream and no layer checks: a microphone quiet for a while when the
+    // subscription is made (layers() is then empty) must still be forwarded once it sends again.
+    if (publication.kind === 'audio') this.#current = '';
     this.#choose();
     publication.on('layer', this.#onLayer);
     publication.attach(this);

@@ -6,7 +6,7 @@ import { afterEach, expect, it } from 'vitest';
 import { RECORDER_USER_ID } from '#core/contracts/media-signaling.ts';
 import { call, signIn } from '#tests/support/api.ts';
 import { eachEngine } from '#tests/support/engines-matrix.ts';
-import { MediaTestPeer, until } from '#tests/support/media-client.ts';
+import { MediaTestPeer, sendSynthetic, until } from '#tests/support/media-client.ts';
 import { ask, connectRoom, type RoomSocket } from '#tests/support/room-client.ts';
 
 const open: Array<MediaTestPeer | RoomSocket> = [];
@@ -77,5 +77,37 @@ eachEngine('media recorder peer', (server) => {
     expect((await ask(tSock, 'endRoom')).code).toBe('0');
     await expect(media.forRecorder(roomNumber)).rejects.toMatchObject({ code: '31009' });
     await expect(media.forRecorder('99999999')).rejects.toMatchObject({ code: '31002' });
+  });
+});
+
+eachEngine('media forwarding after a quiet microphone', (server) => {
+  it('a microphone that sent nothing for a while when the subscription was made is forwarded once it sends again', async () => {
+    const teacher = await signIn(server());
+    const created = await call(server().url, 'createRoom', { roomType: 2 }, { token: teacher.token });
+    const roomNumber = created.data.roomInfo.roomNumber as string;
+    const joined = await call(server().url, 'userJoinAgoraRoom', { roomNumber }, { token: teacher.token });
+    const t = await MediaTestPeer.connect(joined.data.mediaUrl);
+    open.push(t);
+    await t.ok('join', { token: joined.data.mediaToken });
+    const mic = await t.publish('mic');
+    await until(() => mic.sent > 5, 5000, 'the microphone sending');
+    mic.stop();
+    // Quiet long enough that the node no longer counts its stream as arriving.
+    const pub = server().banshu.media!.server.rooms.get(roomNumber)!.publications.get(mic.trackId)!;
+    await until(() => pub.layers.length === 0, 10_000, 'the stream counted as gone');
+
+    const access = await server().banshu.platform.services.media!.forRecorder(roomNumber);
+    const recorder = await MediaTestPeer.connect(access.mediaUrl);
+    open.push(recorder);
+    await recorder.ok('join', { token: access.mediaToken });
+    const got = await recorder.subscribe(mic.trackId);
+    await until(() => got.pc.connectionState === 'connected', 10_000, 'the subscription connected');
+    const track = mic.pc.getTransceivers()[0]!.sender.track!;
+    const again = sendSynthetic(track, 'audio');
+    try {
+      await until(() => got.packets > 10, 10_000, 'audio forwarded after the pause');
+    } finally {
+      clearInterval(again);
+    }
   });
 });

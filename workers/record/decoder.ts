@@ -80,7 +80,8 @@ export class Decoder {
     const output =
       o.kind === 'video'
         ? [
-            '-an',
+            '-map',
+            '0:v:0',
             '-vf',
             `scale=${String(o.width)}:${String(o.height)}:force_original_aspect_ratio=decrease,pad=${String(o.width)}:${String(o.height)}:(ow-iw)/2:(oh-ih)/2,format=yuv420p`,
             '-fps_mode',
@@ -88,7 +89,7 @@ export class Decoder {
             '-f',
             'rawvideo',
           ]
-        : ['-vn', '-ac', '1', '-ar', String(AUDIO_RATE), '-f', 's16le', '-flush_packets', '1'];
+        : ['-map', '0:a:0', '-ac', '1', '-ar', String(AUDIO_RATE), '-f', 's16le', '-flush_packets', '1'];
     const child = spawn(
       'ffmpeg',
       ['-hide_banner', '-nostdin', '-nostats', '-loglevel', 'error', '-protocol_whitelist', 'file,udp,rtp', ...LOW_DELAY, '-i', sdpFile]

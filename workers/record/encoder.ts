@@ -27,7 +27,7 @@ export function encoderArgs(s: RecordingSettings, firstSeq: number, workDir: str
     ...['-hide_banner', '-nostdin', '-nostats', '-loglevel', 'warning'],
     ...['-f', 'rawvideo', '-pix_fmt', 'yuv420p', '-s', `${String(s.width)}x${String(s.height)}`, '-framerate', String(s.fps)],
     ...['-thread_queue_size', '64', '-i', 'pipe:0'],
-    ...['-f', 's16le', '-ar', String(AUDIO_RATE), '-ac', '1', '-thread_queue_size', '64', '-i', 'pipe:3'],
+    ...['-f', 's16le', '-ar', String(AUDIO_RATE), '-ac', '1', '-thread_queue_size', '1024', '-i', 'pipe:3'],
     ...['-map', '0:v', '-map', '1:a'],
     ...['-c:v', 'libx264', '-preset', 'veryfast', '-pix_fmt', 'yuv420p'],
     ...['-b:v', `${String(s.videoKbps)}k`, '-maxrate', `${String(s.videoKbps)}k`, '-bufsize', `${String(s.videoKbps * 2)}k`],
@@ -95,11 +95,6 @@ export class Encoder {
       });
     });
     this.done.catch(() => undefined);
-  }
-
-  /** Frames and samples written and not yet taken by ffmpeg (bytes). */
-  get backlog(): number {
-    return this.video.writableLength + this.audio.writableLength;
   }
 
   /** Ends both inputs: ffmpeg finishes the segment it writes and exits; `done` follows. */

@@ -50,6 +50,10 @@ abstract class TrackIn {
   /** A decoder is being spawned (not yet in `decoder`), and when the last one was. */
   starting = false;
   startedAt = 0;
+  /** Decoders started for this track (a restart gets a new SDP file name). */
+  starts = 0;
+  /** RTP packets handed to the decoder. */
+  forwarded = 0;
   closed = false;
 
   constructor(t: PublishedTrack) {
@@ -311,6 +315,7 @@ export class Intake {
         const d = track.decoder;
         if (track.closed || !d?.running) return;
         this.#udp.send(rtp.serialize(), d.port, '127.0.0.1');
+        track.forwarded++;
       });
     });
     pc.connectionStateChange.subscribe((state) => {
@@ -329,7 +334,7 @@ export class Intake {
     const decoder = await Decoder.start({
       kind: video ? 'video' : 'audio',
       dir: this.#o.workDir,
-      name: `${track.source}-${track.trackId}`,
+      name: `${track.source}-${track.trackId}-${String(++track.starts)}`,
       ...(video ? { width: video.width, height: video.height } : {}),
       onData: (c) => track.onData(c),
       onExit: (code, tail) => {

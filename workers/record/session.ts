@@ -12,8 +12,15 @@ import { AUDIO_RATE, type ClosedSegment, type Logger, type RecordingSettings, ty
 
 export type { ClosedSegment, RecordingSettings };
 
-/** An encoder this far behind (bytes queued) is not keeping up: the recording would only lag more. */
-const MAX_BACKLOG_SECONDS = 5;
+/**
+ * An encoder more than this far behind gets the last picture again instead of a new one: the
+ * same Buffer queued twice costs no memory, and x264 encodes a repeated picture almost for free,
+ * so a machine short of CPU for a while freezes the picture for a moment instead of losing the
+ * recording (the sound and the timeline stay exact).
+ */
+const REPEAT_BEHIND_SECONDS = 1;
+/** This far behind, the encoder is stuck: the session breaks (and the runner starts it again). */
+const BROKEN_BEHIND_SECONDS = 30;
 
 export interface SessionOptions {
   mediaUrl: string;
@@ -41,6 +48,11 @@ export class RecordingSession {
   readonly #t0 = performance.now();
   #frames = 0;
   #samples = 0;
+  #last: Buffer | null = null;
+  /** Time spent composing, mixing and queueing (the Node side's own cost, diagnostics). */
+  busyMs = 0;
+  /** Frames that repeated the previous picture because the encoder was behind (diagnostics). */
+  repeated = 0;
   #flowing!: () => void;
   #fail!: (err: Error) => void;
   #stopping: Promise<void> | null = null;
@@ -93,16 +105,26 @@ export class RecordingSession {
 
   #tick(): void {
     if (!this.#writing) return;
+    const began = performance.now();
+    this.#compose();
+    this.busyMs += performance.now() - began;
+  }
+
+  #compose(): void {
     const fps = this.#o.settings.fps;
     const due = Math.floor(((performance.now() - this.#t0) * fps) / 1000) + 1;
     if (due <= this.#frames) return;
-    if (this.encoder.backlog > MAX_BACKLOG_SECONDS * this.#bytesPerSecond()) {
+    const behind = this.encoder.video.writableLength / this.#frameBytes() / fps;
+    if (behind > BROKEN_BEHIND_SECONDS) {
       this.#breaks(new Error('the encoder does not keep up with real time'));
       return;
     }
-    this.#video.update();
     // One picture for every frame due now (more than one only after a stall of the event loop).
-    const frame = this.#compositor.compose();
+    let frame = this.#last;
+    if (!frame || behind < REPEAT_BEHIND_SECONDS) {
+      this.#video.update();
+      frame = this.#last = this.#compositor.compose();
+    } else this.repeated += due - this.#frames;
     while (this.#frames < due) {
       this.#frames++;
       const samplesDue = Math.round((this.#frames * AUDIO_RATE) / fps);
@@ -113,9 +135,9 @@ export class RecordingSession {
     this.#flowing();
   }
 
-  #bytesPerSecond(): number {
+  #frameBytes(): number {
     const s = this.#o.settings;
-    return (s.width * s.height * 3 * s.fps) / 2 + AUDIO_RATE * 2;
+    return (s.width * s.height * 3) / 2;
   }
 
   #breaks(err: Error): void {

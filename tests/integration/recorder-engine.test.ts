@@ -1,0 +1,280 @@
+/**
+ * The recording engine end to end on a real media server: three people publish real VP8 and Opus
+ * (ffmpeg over RTP through werift, as browsers would), a RecordingSession joins as the hidden
+ * recorder and records about 12 s, and the segments are checked with ffprobe and ffmpeg: the
+ * format, the length against the wall clock, a camera tile that shows a picture, a mix that is
+ * not silent, and the A/V drift between a flash and a click made at the same instants.
+ */
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { createLogger } from '#core/platform/logger.ts';
+import { RECORDER_USER_ID } from '#core/contracts/media-signaling.ts';
+import { call, signIn } from '#tests/support/api.ts';
+import { MediaTestPeer, until } from '#tests/support/media-client.ts';
+import { flashAndClick, publishRtp, type RtpPublication } from '#tests/support/rtp-file-publisher.ts';
+import { startTestServer, type TestServer } from '#tests/support/server.ts';
+import { RecordingSession, type ClosedSegment } from '../../workers/record/session.ts';
+import type { Scene, SceneView } from '../../workers/record/types.ts';
+
+const run = promisify(execFile);
+const RECORD_MS = 12_000;
+const FPS = 30;
+
+let server: TestServer;
+let workDir: string;
+const peers: MediaTestPeer[] = [];
+const pubs: RtpPublication[] = [];
+
+beforeAll(async () => {
+  server = await startTestServer();
+  workDir = await mkdtemp(path.join(tmpdir(), 'banshu-rec-'));
+});
+afterAll(async () => {
+  for (const p of pubs) p.stop();
+  for (const p of peers) p.close();
+  await server.close();
+  await rm(workDir, { recursive: true, force: true });
+});
+
+/** A stand-in for the room scene: a mid-grey board and a light name strip per person. */
+function greyScene(creatorId: string): Scene & { labels: string[] } {
+  const main = Buffer.alloc((960 * 720 * 3) / 2, 128);
+  const strip = Buffer.alloc((320 * 24 * 3) / 2, 128);
+  strip.fill(200, 0, 320 * 24);
+  const view: SceneView = { version: 1, showState: 'wb', main, video: null, creatorId };
+  const labels: string[] = [];
+  return {
+    labels,
+    current: () => view,
+    label: (userId) => {
+      if (!labels.includes(userId)) labels.push(userId);
+      return strip;
+    },
+    close: () => undefined,
+  };
+}
+
+async function probe(file: string) {
+  const { stdout } = await run('ffprobe', [
+    '-v',
+    'error',
+    '-show_entries',
+    'stream=codec_name,width,height,sample_rate,start_time',
+    '-of',
+    'json',
+    file,
+  ]);
+  return (
+    JSON.parse(stdout) as {
+      streams: Array<{ codec_name: string; width?: number; height?: number; sample_rate?: string; start_time: string }>;
+    }
+  ).streams;
+}
+
+/** Raw output of ffmpeg as a Buffer. */
+async function raw(args: string[]): Promise<Buffer> {
+  const { stdout } = await run('ffmpeg', ['-hide_banner', '-nostdin', '-loglevel', 'error', ...args, 'pipe:1'], {
+    encoding: 'buffer',
+    maxBuffer: 512 * 1024 * 1024,
+  });
+  return stdout;
+}
+
+/** Times (s) at which a signal goes above `on` after at least `quietS` below it. */
+function onsets(values: ArrayLike<number>, rate: number, on: number, quietS: number): number[] {
+  const out: number[] = [];
+  let lastAbove = -Infinity;
+  for (let i = 0; i < values.length; i++) {
+    if (values[i]! < on) continue;
+    const t = i / rate;
+    if (t - lastAbove > quietS) out.push(t);
+    lastAbove = t;
+  }
+  return out;
+}
+
+it('records three people publishing real media into H.264 + AAC segments, on time and in sync', async () => {
+  const teacher = await signIn(server);
+  await server.banshu.platform.services.billingRepo.grant(teacher.userId, { vip_room_time: new Date(Date.now() + 86400_000) });
+  const created = await call(server.url, 'createAgoraRoom', { roomType: 1, consumption: 'on' }, { token: teacher.token });
+  const roomNumber = created.data.roomInfo.roomNumber as string;
+  const people = [teacher, await signIn(server), await signIn(server)];
+  const sources = [
+    flashAndClick(2),
+    { video: 'testsrc2=s=320x240:r=15', audio: 'sine=f=300:r=48000,volume=0.05' },
+    { video: 'smptebars=s=320x240:r=15', audio: 'sine=f=500:r=48000,volume=0.05' },
+  ];
+  for (const [i, who] of people.entries()) {
+    const joined = await call(server.url, 'userJoinAgoraRoom', { roomNumber }, { token: who.token });
+    const peer = await MediaTestPeer.connect(joined.data.mediaUrl);
+    peers.push(peer);
+    await peer.ok('join', { token: joined.data.mediaToken });
+    pubs.push(await publishRtp(peer, sources[i]!));
+  }
+  await until(() => pubs.every((p) => p.sent.video > 10 && p.sent.audio > 10), 20_000, 'publishers sending');
+
+  const access = await server.banshu.platform.services.media!.forRecorder(roomNumber);
+  const scene = greyScene(teacher.userId);
+  const segments: ClosedSegment[] = [];
+  const session = await RecordingSession.start({
+    ...access,
+    workDir,
+    firstSeq: 7,
+    settings: { width: 1280, height: 720, fps: FPS, videoKbps: 3000, audioKbps: 128, segmentSeconds: 4 },
+    scene,
+    logger: createLogger(process.env['TEST_LOG_LEVEL'] ?? 'silent'),
+    onSegment: (s) => {
+      segments.push(s);
+      return Promise.resolve();
+    },
+  });
+  await session.flowing;
+  const flowingAt = performance.now();
+  const cpu0 = process.cpuUsage();
+  // Every track is followed and decoded: three pictures and three voices.
+  await until(
+    () =>
+      session.intake.videos.size === 3 &&
+      [...session.intake.videos.values()].every((v) => v.frames > 5) &&
+      [...session.intake.audios.values()].filter((a) => a.received > 48_000).length === 3,
+    30_000,
+    'every track decoded',
+  ).catch((err: unknown) => {
+    const state = [...session.intake.videos.values(), ...session.intake.audios.values()].map((t) => ({
+      source: t.source,
+      decoder: t.decoder?.running,
+      frames: 'frames' in t ? t.frames : undefined,
+      received: 'received' in t ? t.received : undefined,
+      connection: t.pc?.connectionState,
+      forwarded: t.forwarded,
+    }));
+    const pubsNow = server.banshu.media!.server.serialize().rooms.flatMap((r) =>
+      r.peers.flatMap((p) => p.publications.map((x) => [p.userId, x.source, x.packets, x.subscribers])),
+    );
+    throw new Error(`${String(err)}: ${JSON.stringify(state)} ${JSON.stringify(pubsNow)} ${JSON.stringify(pubs.map((p) => p.sent))}`);
+  });
+  const decodedS = (performance.now() - flowingAt) / 1000;
+  console.log('DEBUG decoded after', decodedS);
+  const { tileOrder } = await import('../../workers/record/compositor.ts');
+  console.log(
+    'DEBUG',
+    JSON.stringify(
+      tileOrder(session.intake, teacher.userId).map((x) => [x.userId, x.camera?.frame?.length, x.camera?.paused, x.camera?.frame?.[1000]]),
+    ),
+  );
+  // Segments are handed on while recording, not only at the end.
+  await until(() => segments.length >= 2, 15_000, 'segments while recording');
+  await until(() => performance.now() - flowingAt >= RECORD_MS, RECORD_MS + 5000, 'the recording length');
+  const stopAt = performance.now();
+  const nodeCpu = process.cpuUsage(cpu0);
+  // CPU of the recorder's children so far (utime + stime from /proc, in clock ticks of 10 ms).
+  const ticks = (pid: number | undefined) => {
+    try {
+      const f = readFileSync(`/proc/${String(pid)}/stat`, 'latin1')
+        .split(') ')[1]!
+        .split(' ');
+      return (Number(f[11]) + Number(f[12])) / 100;
+    } catch {
+      return 0;
+    }
+  };
+  const encoderCpuS = ticks(session.encoder.child.pid);
+  const decoderCpuS = [...session.intake.videos.values(), ...session.intake.audios.values()].reduce(
+    (a, t) => a + ticks(t.decoder?.child.pid),
+    0,
+  );
+  await session.stop();
+  const wallS = (stopAt - flowingAt) / 1000;
+
+  // Segments: numbered from firstSeq, every one on disk, H.264 1280x720 + AAC 48 kHz.
+  expect(segments.map((s) => s.seq)).toEqual(segments.map((_, i) => 7 + i));
+  const files = (await readdir(workDir)).filter((f) => f.endsWith('.ts')).sort();
+  expect(files).toEqual(segments.map((s) => path.basename(s.file)));
+  for (const s of segments) {
+    const streams = await probe(s.file);
+    expect(streams.find((x) => x.codec_name === 'h264')).toMatchObject({ width: 1280, height: 720 });
+    expect(streams.find((x) => x.codec_name === 'aac')).toMatchObject({ sample_rate: '48000' });
+    expect(s.bytes).toBeGreaterThan(10_000);
+  }
+  const totalS = segments.reduce((a, s) => a + s.durationMs, 0) / 1000;
+  expect(Math.abs(totalS - wallS)).toBeLessThanOrEqual(0.5);
+
+  await run('bash', ['-c', `rm -rf /tmp/rec-debug; cp -r ${workDir} /tmp/rec-debug`]);
+  const all = `concat:${segments.map((s) => s.file).join('|')}`;
+  // A student's tile (slot 2: testsrc2) shows a picture, not black; the main area is the grey board.
+  const still = await raw(['-ss', String(Math.floor(totalS - 2)), '-i', all, '-frames:v', '1', '-vf', 'format=gray', '-f', 'rawvideo']);
+  const mean = (x0: number, y0: number, w: number, h: number) => {
+    let sum = 0;
+    for (let y = y0; y < y0 + h; y++) for (let x = x0; x < x0 + w; x++) sum += still[y * 1280 + x]!;
+    return sum / (w * h);
+  };
+  expect(mean(960, 180, 320, 150)).toBeGreaterThan(40);
+  expect(Math.abs(mean(100, 100, 700, 500) - 128)).toBeLessThan(6);
+  // The name strips were asked for everyone, and the teacher (the creator) has the first slot.
+  expect(scene.labels[0]).toBe(teacher.userId);
+  expect(new Set(scene.labels)).toEqual(new Set(people.map((p) => p.userId)));
+
+  // The mix is not silent.
+  const { stderr } = await run('ffmpeg', ['-hide_banner', '-nostdin', '-i', all, '-map', '0:a', '-af', 'volumedetect', '-f', 'null', '-']);
+  const meanVolume = Number(/mean_volume: (-?[\d.]+) dB/.exec(stderr)?.[1]);
+  expect(meanVolume).toBeGreaterThan(-45);
+
+  // A/V drift: the teacher's flashes (slot 0 goes white) against the clicks in the mix.
+  const streams = await probe(segments[0]!.file);
+  const vStart = Number(streams.find((x) => x.codec_name === 'h264')!.start_time);
+  const aStart = Number(streams.find((x) => x.codec_name === 'aac')!.start_time);
+  const tiles = await raw(['-i', all, '-map', '0:v', '-vf', 'crop=320:150:960:0,scale=32:15,format=gray', '-f', 'rawvideo']);
+  const luma: number[] = [];
+  for (let at = 0; at + 480 <= tiles.length; at += 480) {
+    let s = 0;
+    for (let i = at; i < at + 480; i++) s += tiles[i]!;
+    luma.push(s / 480);
+  }
+  const flashes = onsets(luma, FPS, 200, 1).map((t) => t + vStart);
+  const pcm = await raw(['-i', all, '-map', '0:a', '-ac', '1', '-ar', '48000', '-f', 's16le']);
+  const amp = new Float32Array(pcm.length / 2);
+  for (let i = 0; i < amp.length; i++) amp[i] = Math.abs(pcm.readInt16LE(i * 2)) / 32768;
+  const clicks = onsets(amp, 48_000, 0.4, 1).map((t) => t + aStart);
+  console.log(
+    'DEBUG',
+    JSON.stringify({ flashes, clicks, maxLuma: luma.reduce((a, b) => Math.max(a, b), 0), maxAmp: amp.reduce((a, b) => Math.max(a, b), 0) }),
+  );
+  expect(flashes.length).toBeGreaterThanOrEqual(3);
+  expect(clicks.length).toBeGreaterThanOrEqual(3);
+  const drifts = flashes
+    .map((f) => clicks.reduce((best, c) => (Math.abs(c - f) < Math.abs(best - f) ? c : best), Infinity) - f)
+    .filter((d) => Math.abs(d) < 0.5)
+    .map((d) => Math.round(d * 1000));
+  const sorted = [...drifts].sort((a, b) => a - b);
+  const median = sorted[sorted.length >> 1]!;
+  console.log(
+    JSON.stringify({
+      wallS: +wallS.toFixed(3),
+      segmentsS: totalS,
+      segments: segments.map((s) => s.durationMs),
+      driftsMs: drifts,
+      medianDriftMs: median,
+      meanVolumeDb: meanVolume,
+      repeatedFrames: session.repeated,
+      decodedAfterS: +decodedS.toFixed(2),
+      // % of one core over the recording: the encoder, the six decoders, the compositor and mixer
+      // (their own time), and the whole test process (SFU, publishers' werift and recorder together).
+      encoderCpuPct: Math.round((encoderCpuS / wallS) * 100),
+      decodersCpuPct: Math.round((decoderCpuS / wallS) * 100),
+      composeMixPct: Math.round((session.busyMs / 1000 / wallS) * 100),
+      testProcessCpuPct: Math.round(((nodeCpu.user + nodeCpu.system) / 1e6 / wallS) * 100),
+    }),
+  );
+  expect(drifts.length).toBeGreaterThanOrEqual(3);
+  expect(Math.abs(median)).toBeLessThanOrEqual(40);
+
+  // Nobody in the room was told about the recorder.
+  for (const p of peers) expect(JSON.stringify(p.notes)).not.toContain(RECORDER_USER_ID);
+  // It left: its subscriptions are gone from the node.
+  await until(() => server.banshu.media!.server.load().subscriptions === 0, 5000, 'the recorder gone');
+}, 120_000);
