@@ -18,7 +18,7 @@ import { CSS_COLOURS } from '#app/board/renderer.ts';
 import { seedBoard } from '#tests/support/board-seed.ts';
 import { boardRoom, type Person } from '#tests/support/board-client.ts';
 import { startTestServer, type TestServer } from '#tests/support/server.ts';
-import { openRoomScene, rgbaToYuv420p, type RoomScene } from '../../workers/record/scene.ts';
+import { openRoomScene, rgbaToYuv420p, SCENE_POLL_MS, type RoomScene } from '../../workers/record/scene.ts';
 
 const W = 960;
 const H = 720;
@@ -531,21 +531,41 @@ it.runIf(process.env['SCENE_BENCH'])(
     const full: number[] = [];
     for (let i = 0; i < 10; i++) {
       await services().live.patch(creator(), { roomExtend: JSON.stringify({ pageIndex: 11 - (i % 2), color: 0 }) });
+      const n = scene.updates;
       await scene.poll();
+      expect(scene.updates).toBe(n + 1);
       full.push(scene.lastUpdateMs);
     }
     // One stroke added on top (painted over the page, converted).
     const append: number[] = [];
     for (let i = 0; i < 10; i++) {
       await services().board.submit(creator(), strokes('wb:10', 1, `x${i}-`)[0]!);
+      const n = scene.updates;
       await scene.poll();
+      expect(scene.updates).toBe(n + 1);
       append.push(scene.lastUpdateMs);
     }
+    scene.close();
+    // Ink latency: from the board service's acknowledgement to a new picture, 20 strokes, default poll.
+    const follower = await open();
+    const latency: number[] = [];
+    for (let i = 0; i < 20; i++) {
+      const before = follower.current().version;
+      const stored = performance.now();
+      await services().board.submit(creator(), strokes('wb:10', 1, `l${i}-`)[0]!);
+      await until(
+        'a new picture',
+        () => follower.current().version,
+        (v) => v > before,
+      );
+      latency.push(performance.now() - stored);
+      await new Promise((r) => setTimeout(r, 50 + ((i * 37) % 150)));
+    }
+    follower.close();
     const rgba = new Uint8Array(W * H * 4).fill(200);
     const t0 = performance.now();
     for (let i = 0; i < 50; i++) rgbaToYuv420p(rgba, W, H);
     const convert = (performance.now() - t0) / 50;
-    scene.close();
 
     // CPU of this process (server on PGlite included) while strokes are stored 5 times a second for 10 s.
     const run = async (withScene: boolean, tag: string) => {
@@ -589,6 +609,7 @@ it.runIf(process.env['SCENE_BENCH'])(
         `full update (1,000 strokes repaint + convert): ${stats(full)}`,
         `append update (one stroke + convert): ${stats(append)}`,
         `rgba -> yuv420p 960x720: ${convert.toFixed(2)} ms`,
+        `ink latency (stored -> new picture, poll ${SCENE_POLL_MS} ms): ${stats(latency)}`,
         `5 strokes/s for ${without.wallS.toFixed(1)} s without a scene: ${without.cpuPct.toFixed(1)} % of a core`,
         `5 strokes/s for ${withScene.wallS.toFixed(1)} s with a scene: ${withScene.cpuPct.toFixed(1)} % of a core, ${withScene.updates} updates`,
         `idle: server alone ${idleBase.toFixed(1)} %, with a scene polling ${idlePct.toFixed(1)} % of a core`,
