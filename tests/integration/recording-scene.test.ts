@@ -17,6 +17,7 @@ import { createLogger } from '#core/platform/logger.ts';
 import { CSS_COLOURS } from '#app/board/renderer.ts';
 import { seedBoard } from '#tests/support/board-seed.ts';
 import { boardRoom, type Person } from '#tests/support/board-client.ts';
+import { postgresAdminUrl } from '#tests/support/database.ts';
 import { startTestServer, type TestServer } from '#tests/support/server.ts';
 import { openRoomScene, rgbaToYuv420p, SCENE_POLL_MS, type RoomScene } from '../../workers/record/scene.ts';
 
@@ -619,3 +620,39 @@ it.runIf(process.env['SCENE_BENCH'])(
   },
   120_000,
 );
+
+it('follows the room the same way on PostgreSQL (the recorder on its own machine)', async () => {
+  const pg = await startTestServer({ engine: 'postgres', postgresAdminUrl: postgresAdminUrl() });
+  try {
+    const r = await boardRoom(pg, 3, 0);
+    const actor = { room: r.roomNumber, uid: r.teacher.userId, role: 'creator' as const };
+    const s = pg.banshu.platform.services;
+    await s.live.patch(actor, { showState: 'wb' });
+    await seedBoard(s.board, actor, [line('g1', 'wb:0', 200)]);
+    const scene = await openRoomScene({
+      db: pg.banshu.platform.database.db,
+      objects: pg.banshu.platform.objects,
+      roomNumber: r.roomNumber,
+      logger: createLogger('silent'),
+      width: W,
+      height: H,
+    });
+    scenes.push(scene);
+    expect(near(scene.current().main, px(300), px(200), CSS_COLOURS.red)).toBe(true);
+    await s.board.submit(actor, line('g2', 'wb:0', 300, 'blue'));
+    await until(
+      'the new stroke',
+      () => scene.current(),
+      (v) => near(v.main, px(300), px(300), CSS_COLOURS.blue),
+    );
+    await s.live.patch(actor, { roomExtend: JSON.stringify({ pageIndex: 0, color: 1 }) });
+    await until(
+      'the colour',
+      () => scene.current(),
+      (v) => near(v.main, px(300), px(400), BACKGROUND_COLOURS[1]),
+    );
+    scene.close();
+  } finally {
+    await pg.close();
+  }
+});
