@@ -439,6 +439,11 @@ it('follows the presenter’s viewport while “follow me” is on, as members s
     (v) => near(v.main, 375, 250, CSS_COLOURS.red),
   );
   expect(near(zoomed.main, 281, 188, BACKGROUND_COLOURS[0])).toBe(true);
+  // Following an unchanged viewport costs no repaint.
+  const updates = scene.updates;
+  await scene.poll();
+  await scene.poll();
+  expect(scene.updates).toBe(updates);
   // 'Follow me' off: the whole page again.
   await services().live.patch(creator(), { roomExtend: JSON.stringify({ pageIndex: 4, color: 0, follow: 0 }) });
   await until(

@@ -203,13 +203,14 @@ export class RoomScene implements Scene {
   /** The layer the renderer draws (null: none). */
   #source: string | null = null;
   #viewKey = '';
+  /** The presenter viewport shown ('' for the whole page). */
+  #viewport = '';
   readonly #images = new Map<string, Promise<Decoded>>();
   readonly #slides = new Map<string, Decoded>();
   /** Slide images that failed to load, and when (tried again after SLIDE_RETRY_MS). */
   readonly #slideFailed = new Map<string, number>();
   #backdropKey = '';
   #view: SceneView;
-  #yuv: Buffer | null = null;
   #videoSigned: { key: string; url: string; at: number } | null = null;
   readonly #names = new Map<string, string>();
   readonly #asking = new Set<string>();
@@ -396,15 +397,12 @@ export class RoomScene implements Scene {
 
   /** Members who follow the creator ('follow me', ADR 034) see the presenter's viewport; otherwise the whole page. */
   #follow(viewport: Viewport | undefined): void {
-    const r = this.#renderer;
-    if (viewport) {
-      const before = `${r.zoom}|${r.pan.x}|${r.pan.y}`;
-      r.showViewport(viewport);
-      if (`${r.zoom}|${r.pan.x}|${r.pan.y}` !== before) this.#dirty = true;
-    } else if (r.zoom !== 1 || r.pan.x !== 0 || r.pan.y !== 0) {
-      r.setView(1, { x: 0, y: 0 });
-      this.#dirty = true;
-    }
+    const key = viewport ? JSON.stringify(viewport) : '';
+    if (key === this.#viewport) return;
+    this.#viewport = key;
+    if (viewport) this.#renderer.showViewport(viewport);
+    else this.#renderer.setView(1, { x: 0, y: 0 });
+    this.#dirty = true;
   }
 
   /**
@@ -492,11 +490,11 @@ export class RoomScene implements Scene {
     ctx.globalCompositeOperation = 'source-over';
     ctx.drawImage(this.#ink, 0, 0);
     // A new buffer each time: the compositor may still hold the previous view.
-    this.#yuv = rgbaToYuv420p(this.#out.data(), this.#o.width, this.#o.height);
+    const yuv = rgbaToYuv420p(this.#out.data(), this.#o.width, this.#o.height);
     this.lastUpdateMs = performance.now() - started + this.#appendMs;
     this.#appendMs = 0;
     this.updates += 1;
-    return this.#yuv;
+    return yuv;
   }
 
   /** The main area as RGBA PNG (tests and diagnostics). */
