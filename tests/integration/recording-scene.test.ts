@@ -340,6 +340,8 @@ it('draws name strips: a CJK name in white on a dark strip, cached, a name read 
   const before = scene.current().version;
   const blank = scene.label(late.id, 320, 24);
   expect(blank.subarray(0, 320 * 24).filter((y) => y > 180).length).toBe(0);
+  // The same blank strip until then (the compositor does not copy it again).
+  expect(scene.label(late.id, 320, 24)).toBe(blank);
   await until(
     'the name',
     () => scene.current().version,

@@ -593,6 +593,9 @@ export class RoomScene implements Scene {
           eb.selectFrom('room_members').select('room_members.user_id').where('room_members.room_id', '=', this.#roomId),
         );
     const rows = await q.execute();
+    // Someone asked for who has no account row keeps a blank strip, and is not asked for again.
+    const found = new Set(rows.map((r) => r.id));
+    for (const id of userIds ?? []) if (!found.has(id) && !this.#names.has(id)) this.#names.set(id, '');
     let changed = false;
     for (const r of rows) {
       if (this.#names.get(r.id) === r.name) continue;
@@ -619,11 +622,13 @@ export class RoomScene implements Scene {
         },
       );
     }
+    // A name not read yet shares one blank strip per size: the compositor compares strips by identity.
+    const cacheKey = name === undefined ? `|${w}|${h}` : key;
+    const blank = this.#labels.get(cacheKey);
+    if (blank) return blank;
     const strip = drawLabel(name ?? '', w, h);
-    if (name !== undefined) {
-      this.#labels.set(key, strip);
-      if (this.#labels.size > LABEL_CACHE) this.#labels.delete(this.#labels.keys().next().value!);
-    }
+    this.#labels.set(cacheKey, strip);
+    if (this.#labels.size > LABEL_CACHE) this.#labels.delete(this.#labels.keys().next().value!);
     return strip;
   }
 }
