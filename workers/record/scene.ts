@@ -203,13 +203,14 @@ export class RoomScene implements Scene {
   /** The layer the renderer draws (null: none). */
   #source: string | null = null;
   #viewKey = '';
+  /** The presenter viewport shown ('' for the whole page). */
+  #viewport = '';
   readonly #images = new Map<string, Promise<Decoded>>();
   readonly #slides = new Map<string, Decoded>();
   /** Slide images that failed to load, and when (tried again after SLIDE_RETRY_MS). */
   readonly #slideFailed = new Map<string, number>();
   #backdropKey = '';
   #view: SceneView;
-  #yuv: Buffer | null = null;
   #videoSigned: { key: string; url: string; at: number } | null = null;
   readonly #names = new Map<string, string>();
   readonly #asking = new Set<string>();
@@ -217,7 +218,9 @@ export class RoomScene implements Scene {
   #timer: NodeJS.Timeout | null = null;
   #closed = false;
   #failures = 0;
-  /** Time the last repaint + conversion took (ms), for the bench and the logs. */
+  /** Time spent painting new items on top since the last update (counted in lastUpdateMs). */
+  #appendMs = 0;
+  /** Time the last update took (ms): painting, composing and converting; for the bench and the logs. */
   lastUpdateMs = 0;
   updates = 0;
 
@@ -394,15 +397,12 @@ export class RoomScene implements Scene {
 
   /** Members who follow the creator ('follow me', ADR 034) see the presenter's viewport; otherwise the whole page. */
   #follow(viewport: Viewport | undefined): void {
-    const r = this.#renderer;
-    if (viewport) {
-      const before = `${r.zoom}|${r.pan.x}|${r.pan.y}`;
-      r.showViewport(viewport);
-      if (`${r.zoom}|${r.pan.x}|${r.pan.y}` !== before) this.#dirty = true;
-    } else if (r.zoom !== 1 || r.pan.x !== 0 || r.pan.y !== 0) {
-      r.setView(1, { x: 0, y: 0 });
-      this.#dirty = true;
-    }
+    const key = viewport ? JSON.stringify(viewport) : '';
+    if (key === this.#viewport) return;
+    this.#viewport = key;
+    if (viewport) this.#renderer.showViewport(viewport);
+    else this.#renderer.setView(1, { x: 0, y: 0 });
+    this.#dirty = true;
   }
 
   /**
@@ -465,7 +465,9 @@ export class RoomScene implements Scene {
 
   #paint(change: Change): void {
     if (change.kind === 'append') {
+      const started = performance.now();
       this.#renderer.append(change.items);
+      this.#appendMs += performance.now() - started;
       this.#dirty = true;
     } else if (change.kind === 'full') {
       this.#renderer.requestFull();
@@ -488,10 +490,11 @@ export class RoomScene implements Scene {
     ctx.globalCompositeOperation = 'source-over';
     ctx.drawImage(this.#ink, 0, 0);
     // A new buffer each time: the compositor may still hold the previous view.
-    this.#yuv = rgbaToYuv420p(this.#out.data(), this.#o.width, this.#o.height);
-    this.lastUpdateMs = performance.now() - started;
+    const yuv = rgbaToYuv420p(this.#out.data(), this.#o.width, this.#o.height);
+    this.lastUpdateMs = performance.now() - started + this.#appendMs;
+    this.#appendMs = 0;
     this.updates += 1;
-    return this.#yuv;
+    return yuv;
   }
 
   /** The main area as RGBA PNG (tests and diagnostics). */
@@ -590,6 +593,9 @@ export class RoomScene implements Scene {
           eb.selectFrom('room_members').select('room_members.user_id').where('room_members.room_id', '=', this.#roomId),
         );
     const rows = await q.execute();
+    // Someone asked for who has no account row keeps a blank strip, and is not asked for again.
+    const found = new Set(rows.map((r) => r.id));
+    for (const id of userIds ?? []) if (!found.has(id) && !this.#names.has(id)) this.#names.set(id, '');
     let changed = false;
     for (const r of rows) {
       if (this.#names.get(r.id) === r.name) continue;
@@ -616,11 +622,13 @@ export class RoomScene implements Scene {
         },
       );
     }
+    // A name not read yet shares one blank strip per size: the compositor compares strips by identity.
+    const cacheKey = name === undefined ? `|${w}|${h}` : key;
+    const blank = this.#labels.get(cacheKey);
+    if (blank) return blank;
     const strip = drawLabel(name ?? '', w, h);
-    if (name !== undefined) {
-      this.#labels.set(key, strip);
-      if (this.#labels.size > LABEL_CACHE) this.#labels.delete(this.#labels.keys().next().value!);
-    }
+    this.#labels.set(cacheKey, strip);
+    if (this.#labels.size > LABEL_CACHE) this.#labels.delete(this.#labels.keys().next().value!);
     return strip;
   }
 }
