@@ -125,6 +125,22 @@ describe('joinSegments', () => {
     expect(largestStep(await packets(out, 'a'))).toBeCloseTo(AAC_FRAME, 3);
   });
 
+  it('joins a segment cut off by a killed encoder up to where it ends', { timeout: 60_000 }, async () => {
+    // The crashed run's last segment stops mid-packet; the resumed run follows it.
+    const cut = path.join(dir, 'cut.ts');
+    await writeFile(cut, (await readFile(runA[1]!)).subarray(0, 1_000_001));
+    const files = [runA[0]!, cut, ...runB];
+    const partsSec = (await Promise.all(files.map(videoSeconds))).reduce((a, b) => a + b, 0);
+    expect(partsSec).toBeLessThan(15);
+    const out = path.join(dir, 'after-crash.mp4');
+    const joined = await joinSegments(files, out);
+    expect(Math.abs(joined.durationMs / 1000 - partsSec)).toBeLessThanOrEqual(0.1);
+    // In order throughout; at the cut only what the killed encoder never wrote is missing: a frame
+    // held back for reordering, and the audio it had not yet interleaved (up to a quarter second).
+    expect(largestStep(await packets(out, 'v'))).toBeLessThan(4 * FRAME);
+    expect(largestStep(await packets(out, 'a'))).toBeLessThan(0.3);
+  });
+
   it('names a missing segment and leaves no output', async () => {
     const out = path.join(dir, 'missing.mp4');
     const gone = path.join(dir, 'run-a-009.ts');
