@@ -295,6 +295,9 @@ it('shows the slide image fitted as the browser fits it, with that slide’s ink
     (v) => v.showState === 'video',
   );
   expect(paused.main).toBeNull();
+  // No control yet: polling again changes nothing.
+  await scene.poll();
+  expect(scene.current()).toBe(paused);
   expect(paused.video).toMatchObject({ playing: false, positionSec: 0 });
   expect(paused.video?.url).toContain(videoKey(`${prefix}v`).split('/').pop());
   await services().courseware.videoControl(creator(), 'play', 12.5);
@@ -305,6 +308,29 @@ it('shows the slide image fitted as the browser fits it, with that slide’s ink
   );
   expect(playing.video).toMatchObject({ playing: true, positionSec: 12.5 });
   expect(playing.video!.atMs).toBe(server.clock.now().getTime());
+  // Nothing new: the same view, polled again.
+  await scene.poll();
+  expect(scene.current()).toBe(playing);
+  // The heartbeat 5 s later says what the view already says: kept (the compositor's reader goes on).
+  server.clock.advance(5000);
+  await services().courseware.videoControl(creator(), 'heartbeat', 17.6);
+  await scene.poll();
+  expect(scene.current()).toBe(playing);
+  // A seek (or a heartbeat more than 1 s off): a new state from there, still playing.
+  await services().courseware.videoControl(creator(), 'seek', 60);
+  const sought = await until(
+    'the seek',
+    () => scene.current(),
+    (v) => v.video?.positionSec === 60,
+  );
+  expect(sought.video).toMatchObject({ playing: true, atMs: server.clock.now().getTime() });
+  expect(sought.version).toBeGreaterThan(playing.version);
+  await services().courseware.videoControl(creator(), 'pause', 61);
+  await until(
+    'the pause',
+    () => scene.current(),
+    (v) => v.video?.playing === false && v.video.positionSec === 61,
+  );
   scene.close();
 });
 

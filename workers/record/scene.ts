@@ -16,7 +16,7 @@ import path from 'node:path';
 import { createCanvas, GlobalFonts, loadImage, type Canvas, type Image } from '@napi-rs/canvas';
 import { BoardRepository } from '#core/board/board.repository.ts';
 import { BACKGROUND_COLOURS, BOARD_HEIGHT, BOARD_WIDTH, type LayerState, type SequencedOp, type Viewport } from '#core/contracts/board.ts';
-import { SIGNED_URL_TTL_SECONDS, slideLayer } from '#core/contracts/courseware.ts';
+import { SIGNED_URL_TTL_SECONDS, slideLayer, VIDEO_RESYNC_S } from '#core/contracts/courseware.ts';
 import { pageKey, videoKey } from '#core/courseware/courseware-room.ts';
 import type { Database } from '#core/platform/db/database.ts';
 import type { Logger } from '#core/platform/logger.ts';
@@ -212,6 +212,8 @@ export class RoomScene implements Scene {
   #backdropKey = '';
   #view: SceneView;
   #videoSigned: { key: string; url: string; at: number } | null = null;
+  /** The video state last given, kept while controls only confirm it. */
+  #videoState: { key: string; view: NonNullable<SceneView['video']> } | null = null;
   readonly #names = new Map<string, string>();
   readonly #asking = new Set<string>();
   readonly #labels = new Map<string, Buffer>();
@@ -559,13 +561,16 @@ export class RoomScene implements Scene {
     }
   }
 
-  /** The video courseware's link (signed again before it expires) and the creator's last control. */
+  /**
+   * The video courseware's link and the creator's last control, as viewers follow it (ADR 051): a
+   * control that puts the video within 1 s of where it already is (the heartbeat every 5 s while it
+   * plays) keeps the state as it was, so the compositor's reader is not restarted; a play, a pause
+   * or a seek gives a new state. The link is signed when a new state needs it and is older than
+   * half its lifetime.
+   */
   async #video(row: RoomRead): Promise<SceneView['video']> {
     const key = videoKey(row.pages_prefix!);
     const now = Date.now();
-    if (!this.#videoSigned || this.#videoSigned.key !== key || now - this.#videoSigned.at > VIDEO_RESIGN_MS) {
-      this.#videoSigned = { key, url: await this.#o.objects.signedGetUrl(key, SIGNED_URL_TTL_SECONDS), at: now };
-    }
     let control: { type?: unknown; currentTime?: unknown; at?: unknown } = {};
     try {
       control = row.doc_video ? (JSON.parse(row.doc_video) as typeof control) : {};
@@ -574,12 +579,21 @@ export class RoomScene implements Scene {
     }
     const position = Number(control.currentTime);
     const at = Number(control.at);
-    return {
-      url: this.#videoSigned.url,
-      playing: control.type === 'play',
-      positionSec: Number.isFinite(position) && position > 0 ? position : 0,
-      atMs: Number.isFinite(at) && at > 0 ? at : now,
-    };
+    const playing = control.type === 'play';
+    const positionSec = Number.isFinite(position) && position > 0 ? position : 0;
+    const last = this.#videoState;
+    if (last && last.key === key && last.view.playing === playing) {
+      const atMs = Number.isFinite(at) && at > 0 ? at : last.view.atMs;
+      // Where each says the video is at one instant (server times on both sides, so no clock skew).
+      const drift = playing ? positionSec - last.view.positionSec - (atMs - last.view.atMs) / 1000 : positionSec - last.view.positionSec;
+      if (Math.abs(drift) <= (playing ? VIDEO_RESYNC_S : 0)) return last.view;
+    }
+    if (!this.#videoSigned || this.#videoSigned.key !== key || now - this.#videoSigned.at > VIDEO_RESIGN_MS) {
+      this.#videoSigned = { key, url: await this.#o.objects.signedGetUrl(key, SIGNED_URL_TTL_SECONDS), at: now };
+    }
+    const view = { url: this.#videoSigned.url, playing, positionSec, atMs: Number.isFinite(at) && at > 0 ? at : now };
+    this.#videoState = { key, view };
+    return view;
   }
 
   // ---- names ------------------------------------------------------------------------------------
