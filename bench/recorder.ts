@@ -13,7 +13,8 @@
  *               over 1, 10 and 60 minutes of segments, then the upload of the MP4 to an S3 store
  *               (s3rver from tests/support/s3.ts, on this machine). The segments are copies of one
  *               real 4 s segment of the reference run. CPU of ffmpeg/ffprobe from this process's
- *               reaped-children ticks.
+ *               reaped-children ticks. Apart, not in the stop's total: fetching all the segments
+ *               from the store, 8 at a time (a task resumed by a recorder that has none of them).
  *   recording   benchRecording(): the recorder process's CPU and PSS during N concurrent recordings
  *               of a running product, and the time from stop to a listed MP4. It needs the recorder
  *               (ROLE=recorder) and a publisher of real media, so it is wired at integration: this
@@ -114,6 +115,17 @@ interface StopRow {
   durationS: number;
   moovFirst: boolean;
   machinePct: number;
+  /** Fetching every segment from the store first (a task resumed by a recorder that lacks them). */
+  downloadS: number;
+}
+
+/** Runs `work` over `items`, `width` at a time. */
+async function eachLimited<T>(items: T[], width: number, work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    for (let i = next++; i < items.length; i = next++) await work(items[i]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(width, items.length) }, worker));
 }
 
 /** (b) One stop: join `minutes` of segments into a fast-start MP4 and upload it. */
@@ -151,6 +163,19 @@ async function stopToMp4(dir: string, segment: string, minutes: number, store: S
     const head = await store.head(`records/bench/${String(minutes)}/joined.mp4`);
     if (head?.size !== joined.bytes) throw new Error(`the store holds ${String(head?.size)} bytes of ${String(joined.bytes)}`);
     const probe = await probeMedia(out);
+
+    // A recorder resuming someone else's task has none of the segments: they come from the store.
+    log(`  ${String(minutes)} min: segments to the store and back`);
+    const keys = files.map((_, i) => `records/bench/${String(minutes)}/seg-${String(i).padStart(6, '0')}.ts`);
+    await eachLimited(keys, 8, async (key) => store.putFile(key, segment, 'video/mp2t'));
+    const fetched = path.join(dir, `fetched-${String(minutes)}`);
+    await mkdir(fetched, { recursive: true });
+    const down0 = performance.now();
+    await eachLimited(keys, 8, async (key) => {
+      if (!(await store.download(key, path.join(fetched, path.basename(key))))) throw new Error(`${key} is not in the store`);
+    });
+    const downloadS = (performance.now() - down0) / 1000;
+    await rm(fetched, { recursive: true, force: true });
     return {
       minutes,
       segments: count,
@@ -163,6 +188,7 @@ async function stopToMp4(dir: string, segment: string, minutes: number, store: S
       durationS: joined.durationMs / 1000,
       moovFirst: probe.moovFirst,
       machinePct: (100 * (m1.busy - m0.busy)) / (m1.total - m0.total),
+      downloadS,
     };
   } finally {
     await rm(segDir, { recursive: true, force: true });
@@ -378,6 +404,7 @@ async function main(): Promise<void> {
             'duration s',
             'moov first',
             'machine busy (% of both cores)',
+            'segments from the store s',
           ],
           rows.map((r) => [
             `${String(r.minutes)} min`,
@@ -391,6 +418,7 @@ async function main(): Promise<void> {
             r.durationS.toFixed(1),
             r.moovFirst ? 'yes' : 'no',
             `${r.machinePct.toFixed(0)} %`,
+            r.downloadS.toFixed(2),
           ]),
         ),
       );
