@@ -116,6 +116,16 @@ export class RecordTasks {
     return 'recording';
   }
 
+  /**
+   * A read between renewals (no write): whether a stop was asked, so a recording ends within a
+   * fraction of a second of the teacher's click rather than at the next renewal.
+   */
+  async peek(taskId: string, owner: string): Promise<'recording' | 'stopping' | 'lost'> {
+    const t = await this.repo.task(taskId);
+    if (!t || t.owner !== owner || t.state === 'done' || t.state === 'failed') return 'lost';
+    return t.state === 'stopping' ? 'stopping' : 'recording';
+  }
+
   /** First media flowing: starting -> recording, recordState '1' (through RoomState), room event roomRecord. */
   async started(taskId: string, owner: string): Promise<void> {
     const row = await this.repo.markStarted(taskId, owner);

@@ -16,7 +16,10 @@ import type { ClosedSegment, RecordingSettings, Scene } from './types.ts';
 import { segmentName } from './encoder.ts';
 
 /** The task store (core/recording/record-tasks.ts) as the runner uses it. */
-export type TaskStore = Pick<RecordTasks, 'claim' | 'renew' | 'started' | 'addSegment' | 'segments' | 'finish' | 'fail'>;
+export type TaskStore = Pick<RecordTasks, 'claim' | 'renew' | 'peek' | 'started' | 'addSegment' | 'segments' | 'finish' | 'fail'>;
+
+/** How often a running recording looks for a stop between renewals (a read). */
+const STOP_POLL_MS = 250;
 
 export interface SessionHandle {
   readonly flowing: Promise<void>;
@@ -146,11 +149,14 @@ export class RecorderRunner {
     this.#stops.add(stopNow);
     const renewals = (async () => {
       const every = Math.max(500, (d.leaseSeconds * 1000) / 3);
+      let renewedAt = Date.now();
       while (renewing && !this.#closed) {
-        await sleep(every);
+        await sleep(STOP_POLL_MS);
         if (!renewing) break;
         try {
-          const state = await d.tasks.renew(task.taskId, this.owner);
+          const renew = Date.now() - renewedAt >= every;
+          const state = renew ? await d.tasks.renew(task.taskId, this.owner) : await d.tasks.peek(task.taskId, this.owner);
+          if (renew) renewedAt = Date.now();
           if (state === 'lost') {
             lost = true;
             signal.stop?.();
