@@ -52,8 +52,11 @@ export const recordEn: RecordMessages = {
   },
   button: {
     start: 'Start recording',
-    starting: 'Starting…',
+    startShort: 'Record',
+    starting: 'Starting recording…',
+    startingShort: 'Starting…',
     stop: 'Stop recording',
+    stopShort: 'Stop',
     elapsed: 'Recording {{time}}',
     stopTitle: 'Stop recording?',
     stopText: 'The video appears in “My recordings” a few seconds later.',

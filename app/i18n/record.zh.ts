@@ -50,8 +50,11 @@ export const recordZh = {
   },
   button: {
     start: '开始录制',
+    startShort: '录制',
     starting: '正在启动录制…',
+    startingShort: '启动中…',
     stop: '结束录制',
+    stopShort: '停止',
     elapsed: '已录制 {{time}}',
     stopTitle: '结束录制？',
     stopText: '录像会在几秒后出现在“我的录制”中。',

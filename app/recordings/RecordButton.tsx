@@ -58,21 +58,39 @@ export function RecordButton({
     if (ok) await run(onStop);
   };
 
+  // Short words on the button (the creator's bar is full at 1280 px), the whole phrase as its name.
+  const name =
+    view.kind === 'start'
+      ? t('record.button.start')
+      : view.kind === 'starting'
+        ? t('record.button.starting')
+        : `${t('record.button.stop')} · ${t('record.button.elapsed', { time: view.elapsed })}`;
   return (
     <button
       type="button"
       className={`btn btn--${view.kind === 'stop' ? 'danger' : 'secondary'} rec-btn rec-btn--${view.kind}`}
       disabled={view.disabled}
       aria-busy={view.kind === 'starting' || busy || undefined}
+      aria-label={name}
+      title={name}
       onClick={() => void click()}
       data-testid="record-button"
       data-record-state={state}
     >
-      {view.kind === 'starting' || busy ? <span className="spinner" aria-hidden="true" /> : null}
-      {view.kind === 'stop' ? <span className="rec-btn__dot" aria-hidden="true" /> : null}
-      {view.kind === 'start' ? t('record.button.start') : view.kind === 'starting' ? t('record.button.starting') : t('record.button.stop')}
+      {view.kind === 'starting' || busy ? (
+        <span className="spinner" aria-hidden="true" />
+      ) : (
+        <span className="rec-btn__dot" aria-hidden="true" />
+      )}
+      <span aria-hidden="true">
+        {view.kind === 'start'
+          ? t('record.button.startShort')
+          : view.kind === 'starting'
+            ? t('record.button.startingShort')
+            : t('record.button.stopShort')}
+      </span>
       {view.kind === 'stop' ? (
-        <time className="rec-btn__time" data-testid="record-elapsed" aria-label={t('record.button.elapsed', { time: view.elapsed })}>
+        <time className="rec-btn__time" aria-hidden="true" data-testid="record-elapsed">
           {view.elapsed}
         </time>
       ) : null}
