@@ -62,7 +62,7 @@ export const recordZh = {
     stopped: '录制已结束，录像稍后出现在“我的录制”中',
     failed: '录制启动失败，请重试',
     started: '已开始录制',
-    rec: '录制中',
+    rec: 'REC',
     recLabel: '本节课正在录制',
   },
 };

@@ -301,5 +301,54 @@ describe('record button in the classroom', () => {
     expect((await page.getByTestId('top-bar').boundingBox())!.height).toBeLessThan(70);
     expect(await student.getByTestId('rec-dot').count()).toBe(0);
     await shot(page, 'classroom-starting-1280');
+
+    // A recorder takes the task and its media flows (the task store's own calls, as the recorder makes them).
+    const owner = 'e2e-recorder';
+    const claimed = await recordTasks().claim(owner);
+    expect(claimed, 'the starting task is claimable').not.toBeNull();
+    await recordTasks().started(claimed!.taskId, owner);
+    await expect.poll(() => button.getAttribute('data-record-state')).toBe('1');
+    expect(await button.getAttribute('aria-label')).toMatch(/^结束录制 · 已录制 \d\d:\d\d$/);
+    const t0 = await page.getByTestId('record-elapsed').innerText();
+    await expect.poll(() => page.getByTestId('record-elapsed').innerText(), { timeout: 4000 }).not.toBe(t0);
+    // Everyone in the room sees that the class is recorded.
+    await student.getByTestId('rec-dot').waitFor();
+    expect(await student.getByTestId('rec-dot').innerText()).toContain('REC');
+    expect((await page.getByTestId('top-bar').boundingBox())!.height).toBeLessThan(70);
+    await shot(page, 'classroom-recording-1280');
+    await shot(student, 'classroom-student-rec-1280');
+
+    // Stop asks first; cancel keeps recording.
+    await button.click();
+    const confirm = page.getByRole('dialog', { name: '结束录制？' });
+    await confirm.getByRole('button', { name: '取消' }).click();
+    expect(await button.getAttribute('data-record-state')).toBe('1');
+    await button.click();
+    await confirm.getByRole('button', { name: '结束录制' }).click();
+    await expect.poll(() => button.getAttribute('data-record-state')).toBe('0');
+    await student.getByTestId('rec-dot').waitFor({ state: 'detached' });
+  });
+
+  it("a start that no recorder can make goes back to 'start' with 'recording failed to start, please retry'", async () => {
+    const { page } = teacher;
+    const button = page.getByTestId('record-button');
+    await expect.poll(() => button.getAttribute('data-record-state')).toBe('0');
+    await button.click();
+    await expect.poll(() => button.getAttribute('data-record-state')).toBe('2');
+    const owner = 'e2e-recorder-2';
+    const claimed = await recordTasks().claim(owner);
+    await recordTasks().fail(claimed!.taskId, owner, 'encoder would not start');
+    await expectToast(page, '录制启动失败，请重试');
+    await expect.poll(() => button.getAttribute('data-record-state')).toBe('0');
   });
 });
+
+/** The recorders' task store (core/recording/record-tasks.ts). MERGE: `world.server.banshu.platform.services.recordTasks`, typed. */
+function recordTasks(): {
+  claim(owner: string): Promise<{ taskId: string } | null>;
+  started(taskId: string, owner: string): Promise<void>;
+  fail(taskId: string, owner: string, reason: string): Promise<void>;
+} {
+  const services = world.server.banshu.platform.services as unknown as { recordTasks: ReturnType<typeof recordTasks> };
+  return services.recordTasks;
+}
