@@ -56,7 +56,6 @@ export const recordEn: RecordMessages = {
     starting: 'Starting recording…',
     startingShort: 'Starting…',
     stop: 'Stop recording',
-    stopShort: 'Stop',
     elapsed: 'Recording {{time}}',
     stopTitle: 'Stop recording?',
     stopText: 'The video appears in “My recordings” a few seconds later.',

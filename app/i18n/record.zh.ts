@@ -54,7 +54,6 @@ export const recordZh = {
     starting: '正在启动录制…',
     startingShort: '启动中…',
     stop: '结束录制',
-    stopShort: '停止',
     elapsed: '已录制 {{time}}',
     stopTitle: '结束录制？',
     stopText: '录像会在几秒后出现在“我的录制”中。',

@@ -82,13 +82,10 @@ export function RecordButton({
       ) : (
         <span className="rec-btn__dot" aria-hidden="true" />
       )}
-      <span aria-hidden="true">
-        {view.kind === 'start'
-          ? t('record.button.startShort')
-          : view.kind === 'starting'
-            ? t('record.button.startingShort')
-            : t('record.button.stopShort')}
-      </span>
+      {/* Recording: a red stop button with the time (its name says 'stop recording'). */}
+      {view.kind === 'stop' ? null : (
+        <span aria-hidden="true">{view.kind === 'start' ? t('record.button.startShort') : t('record.button.startingShort')}</span>
+      )}
       {view.kind === 'stop' ? (
         <time className="rec-btn__time" aria-hidden="true" data-testid="record-elapsed">
           {view.elapsed}
