@@ -368,3 +368,24 @@ describe('RoomChannelClient: cloud recording', () => {
     expect(recApi).not.toHaveBeenCalled();
   });
 });
+
+it('joined mid-recording, the creator takes the task from the join answer without asking again', async () => {
+  const socket = new FakeSocket();
+  const recApi = vi.fn().mockResolvedValue({ code: 'network', msg: '', data: null });
+  const client = new RoomChannelClient({
+    answer: { ...answer('creator'), userRecordInfo: { taskId: '33', recordState: '1' } },
+    roomNumber: '123456',
+    socket: () => socket as unknown as RoomSocket,
+    api: vi.fn() as never,
+    recApi: recApi as never,
+    listenToWindow: false,
+  });
+  client.start();
+  socket.up();
+  socket.last('joinRoom').answer(null, { code: '0', msg: '', data: { ...snapshot, roomInfo: { ...roomInfo, recordState: '1' } } });
+  expect(client.getSnapshot().state!.record.taskId).toBe('33');
+  recApi.mockResolvedValueOnce({ code: '0', msg: '', data: {} });
+  await expect(client.actions.stopRecord()).resolves.toBe(true);
+  expect(recApi).toHaveBeenCalledTimes(1);
+  expect(recApi).toHaveBeenCalledWith('stopTask', { roomNumber: '123456', taskId: '33' }, expect.anything());
+});

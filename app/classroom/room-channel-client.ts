@@ -527,6 +527,11 @@ export class RoomChannelClient {
     const state = this.#snapshot.state;
     const running = state?.roomInfo.recordState === '1' || state?.roomInfo.recordState === '2';
     if (!this.#isCreator || !state || !running || state.record.taskId) return;
+    const joined = this.#answer.userRecordInfo?.taskId;
+    if (joined && this.#answer.userRecordInfo.recordState === state.roomInfo.recordState) {
+      this.#dispatch({ type: 'record', recordState: state.roomInfo.recordState, taskId: joined, at: Date.now() });
+      return;
+    }
     const answer = await this.#recApi('getRoomMemberRecordState', { roomNumber: this.#roomNumber }, { quietNetworkError: true });
     if (!isOk(answer) || this.#ended) return;
     const { recordState, taskId, startedAt } = answer.data;

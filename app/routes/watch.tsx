@@ -14,7 +14,7 @@ export function meta() {
 }
 
 type Shared = RecordingApi['getSharedRecord']['data'];
-type View = { kind: 'loading' } | { kind: 'ok'; record: Shared } | { kind: 'invalid' } | { kind: 'failed' };
+type View = { kind: 'loading' } | { kind: 'ok'; record: Shared } | { kind: 'invalid'; why: string } | { kind: 'failed' };
 
 /**
  * /watch/:token: a recording somebody shared, for anyone with the link (no account). The token
@@ -30,7 +30,9 @@ export default function Watch({ params }: Route.ComponentProps) {
     void recApi('getSharedRecord', { token }, { quietNetworkError: true, signal: abort.signal }).then((answer) => {
       if (abort.signal.aborted) return;
       if (isOk(answer)) setView({ kind: 'ok', record: answer.data });
-      else setView({ kind: answer.code === NETWORK_ERROR ? 'failed' : 'invalid' });
+      else if (answer.code === NETWORK_ERROR) setView({ kind: 'failed' });
+      // The server says which (forged, expired, deleted): its message, else the general one.
+      else setView({ kind: 'invalid', why: answer.msg });
     });
     return () => abort.abort();
   }, [token]);
@@ -47,6 +49,7 @@ export default function Watch({ params }: Route.ComponentProps) {
         ) : (
           <section className="card card--narrow stack center" data-testid="watch-invalid" role="alert">
             <h1>{view.kind === 'invalid' ? t('record.watch.invalidTitle') : t('record.library.failed')}</h1>
+            {view.kind === 'invalid' && view.why ? <p data-testid="watch-invalid-why">{view.why}</p> : null}
             {view.kind === 'invalid' ? <p className="muted">{t('record.watch.invalidText')}</p> : null}
             <Link className="btn btn--primary" to="/">
               {t('record.watch.goHome')}

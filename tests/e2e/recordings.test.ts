@@ -198,6 +198,7 @@ describe('recordings library', () => {
 
     await open(visitor, `${new URL(url).pathname.slice(0, -3)}xyz`);
     await visitor.getByTestId('watch-invalid').waitFor();
+    expect(await visitor.getByTestId('watch-invalid').innerText()).toContain('链接无效或已过期');
     await open(visitor, '/watch/not-a-token');
     await visitor.getByTestId('watch-invalid').waitFor();
     expect(await visitor.getByTestId('watch-video').count()).toBe(0);
@@ -317,6 +318,13 @@ describe('record button in the classroom', () => {
     expect((await page.getByTestId('top-bar').boundingBox())!.height).toBeLessThan(70);
     await shot(page, 'classroom-recording-1280');
     await shot(student, 'classroom-student-rec-1280');
+    // In English too (longer words everywhere in the bar).
+    await page.getByTestId('lang-switch').click();
+    await expect.poll(() => button.getAttribute('aria-label')).toMatch(/^Stop recording · Recording \d\d:\d\d$/);
+    expect((await page.getByTestId('top-bar').boundingBox())!.height).toBeLessThan(70);
+    await shot(page, 'classroom-recording-en-1280');
+    await page.getByTestId('lang-switch').click();
+    await expect.poll(() => button.getAttribute('aria-label')).toMatch(/^结束录制/);
 
     // Stop asks first; cancel keeps recording.
     await button.click();
