@@ -205,6 +205,14 @@ describe('recordings library', () => {
     await visitor.getByRole('link', { name: '返回首页' }).waitFor();
   });
 
+  it('downloads a recording as a file with its name', async () => {
+    const { page } = teacher;
+    const [download] = await Promise.all([page.waitForEvent('download'), rows(page).first().getByTestId('record-download').click()]);
+    expect(download.suggestedFilename()).toContain('第十二课 勾股定理');
+    const file = await download.path();
+    expect((await readFile(file)).byteLength).toBe(mp4.byteLength);
+  });
+
   it('another teacher’s record cannot be played, shared or deleted by id', async () => {
     const { page } = teacher;
     for (const call of ['getRecordFileUrl', 'createRecordShareLink', 'delRecord']) {
