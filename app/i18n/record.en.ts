@@ -13,7 +13,6 @@ export const recordEn: RecordMessages = {
     name: 'Name',
     size: 'Size',
     time: 'Recorded',
-    duration: 'Length',
     actions: 'Actions',
     transcoding: 'Transcoding',
     play: 'Play',
@@ -27,8 +26,6 @@ export const recordEn: RecordMessages = {
     shareFailed: 'Please retry later',
     loadMore: 'Load more',
     total: '{{n}} recordings in total',
-    live: 'A new recording is ready',
-    room: 'Classroom {{room}}',
   },
   player: {
     close: 'Close',
@@ -42,7 +39,6 @@ export const recordEn: RecordMessages = {
     expires: 'Valid until',
   },
   watch: {
-    title: 'Watch recording',
     recordedAt: 'Recorded',
     size: 'Size',
     duration: 'Length',
@@ -62,7 +58,6 @@ export const recordEn: RecordMessages = {
     stopConfirm: 'Stop recording',
     stopped: 'Recording stopped; the video appears in “My recordings” shortly',
     failed: 'Recording failed to start, please retry',
-    started: 'Recording started',
     rec: 'REC',
     recLabel: 'This class is being recorded',
   },

@@ -11,7 +11,6 @@ export const recordZh = {
     name: '名称',
     size: '大小',
     time: '录制时间',
-    duration: '时长',
     actions: '操作',
     transcoding: '转码中',
     play: '播放',
@@ -25,8 +24,6 @@ export const recordZh = {
     shareFailed: '请稍后重试',
     loadMore: '加载更多',
     total: '共 {{n}} 个录像',
-    live: '新的录像已生成',
-    room: '教室 {{room}}',
   },
   player: {
     close: '关闭',
@@ -40,7 +37,6 @@ export const recordZh = {
     expires: '有效期至',
   },
   watch: {
-    title: '观看录像',
     recordedAt: '录制于',
     size: '大小',
     duration: '时长',
@@ -60,7 +56,6 @@ export const recordZh = {
     stopConfirm: '结束录制',
     stopped: '录制已结束，录像稍后出现在“我的录制”中',
     failed: '录制启动失败，请重试',
-    started: '已开始录制',
     rec: 'REC',
     recLabel: '本节课正在录制',
   },

@@ -32,6 +32,9 @@ export function RecordLibrary() {
   const [params, setParams] = useSearchParams();
   const type = tabOf(params.get('type'));
   const tabRefs = useRef<Array<HTMLButtonElement | null>>([]);
+  // One user-channel socket for the page (not one per tab): a listed MP4 bumps the open list.
+  const [listed, setListed] = useState(0);
+  useUserEvents({ roomRecord: () => setListed((n) => n + 1) });
 
   const setType = (next: RecordType) => {
     setParams(
@@ -76,7 +79,7 @@ export function RecordLibrary() {
       </div>
       <div id="rec-panel" role="tabpanel" aria-labelledby={`rec-tab-${TABS.find((x) => x.type === type)!.param}`}>
         {/* A tab is its own list: switching starts from its first page. */}
-        <RecordList key={type} type={type} />
+        <RecordList key={type} type={type} listed={listed} />
       </div>
     </section>
   );
@@ -86,7 +89,7 @@ function failed(t: (k: 'record.library.failed') => string): void {
   toast.error(t('record.library.failed'));
 }
 
-function RecordList({ type }: { type: RecordType }) {
+function RecordList({ type, listed }: { type: RecordType; listed: number }) {
   const { t } = useTranslation();
   const confirm = useConfirm();
   const [rows, setRows] = useState<RecordRow[] | null>(null);
@@ -112,13 +115,12 @@ function RecordList({ type }: { type: RecordType }) {
       }),
     [type, t],
   );
+  // The first page on arrival, and again whenever a recording is listed (`listed` counts them).
   useEffect(() => {
     const abort = new AbortController();
     void loadFirst(abort.signal);
     return () => abort.abort();
-  }, [loadFirst]);
-
-  useUserEvents({ roomRecord: () => void loadFirst() });
+  }, [loadFirst, listed]);
 
   const loadMore = async () => {
     if (!rows) return;
