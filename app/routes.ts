@@ -14,6 +14,7 @@ export default [
     route('feedback', 'routes/profile.feedback.tsx'),
     route('device', 'routes/profile.device.tsx'),
     route('book', 'routes/profile.book.tsx'),
+    route('record', 'routes/profile.record.tsx'),
   ]),
   route('home', 'routes/home.tsx'),
   route('help/:topic', 'routes/help.tsx'),
@@ -31,5 +32,7 @@ export default [
   route('rec/:id', 'routes/studio.tsx'),
   route('upload/:userId/:id', 'routes/board-upload.tsx'),
   route('wbreview/:id', 'routes/wbreview.tsx'),
+  // A shared recording, watched without an account (the token is the permission).
+  route('watch/:token', 'routes/watch.tsx'),
   route('*', 'routes/not-found.tsx'),
 ] satisfies RouteConfig;

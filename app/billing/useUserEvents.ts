@@ -2,6 +2,7 @@ import { useEffect, useLayoutEffect, useRef } from 'react';
 import { io, type Socket } from 'socket.io-client';
 import type { CoursewareUserEvents } from '#core/contracts/courseware.ts';
 import { USER_NAMESPACE, type UserClientToServer, type UserServerToClient } from '#core/contracts/user-events.ts';
+import type { RecordUserEvents } from '#app/recordings/types.ts';
 
 /**
  * The person's own channel (/user): the session cookie identifies the page. Handlers are kept in a
@@ -12,6 +13,8 @@ export function useUserEvents(
     paymentSuccess?: (p: { orderId: string }) => void;
     addDocumentConvertEvent?: CoursewareUserEvents['addDocumentConvertEvent'];
     documentStatus?: CoursewareUserEvents['documentStatus'];
+    /** A cloud recording's MP4 is listed (the recordings library refreshes). */
+    roomRecord?: RecordUserEvents['roomRecord'];
   },
   enabled = true,
 ): void {
@@ -30,6 +33,9 @@ export function useUserEvents(
     };
     loose.on('addDocumentConvertEvent', (p) => ref.current.addDocumentConvertEvent?.(p));
     loose.on('documentStatus', (p) => ref.current.documentStatus?.(p));
+    (socket as unknown as { on(event: 'roomRecord', handler: RecordUserEvents['roomRecord']): void }).on('roomRecord', (p) =>
+      ref.current.roomRecord?.(p),
+    );
     return () => {
       socket.close();
     };

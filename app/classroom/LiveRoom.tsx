@@ -130,7 +130,7 @@ export function LiveRoom({ answer, roomNumber, inviteUrl }: LiveRoomProps) {
   return (
     <div className={classes} data-testid="classroom">
       {isObserver ? (
-        <ObserverHeader roomNumber={room.roomNumber} />
+        <ObserverHeader roomNumber={room.roomNumber} recording={room.recordState === '1'} />
       ) : isCreator ? (
         <TopBar
           room={room}
@@ -144,6 +144,9 @@ export function LiveRoom({ answer, roomNumber, inviteUrl }: LiveRoomProps) {
           onEndClass={() => void endClass()}
           onExit={() => void exit()}
           disabled={status !== 'live'}
+          recordSince={state?.record.since ?? null}
+          onStartRecord={actions.startRecord}
+          onStopRecord={actions.stopRecord}
         />
       ) : (
         <MemberBar room={room} role={role} onExit={() => void exit()} />

@@ -1,8 +1,12 @@
 import { useTranslation } from 'react-i18next';
 import type { RoomInfo } from '#core/contracts/api.ts';
 import type { Role } from '#core/contracts/room-events.ts';
+import { RecDot } from '#app/recordings/RecordButton.tsx';
 
-/** Type, number and my role, in one line of the bar. */
+/**
+ * Type, number and my role, in one line of the bar; 'REC' while the class is recorded (the
+ * creator's own record button says it, red with the time, so their full bar keeps one line).
+ */
 export function RoomTitle({ room, role }: { room: RoomInfo; role: Role }) {
   const { t } = useTranslation();
   return (
@@ -17,6 +21,7 @@ export function RoomTitle({ room, role }: { room: RoomInfo; role: Role }) {
       <span className="room-title__role" data-testid="room-role">
         {role === 'recorder' ? t('classroom.badge.recorder') : t(`role.${role}`)}
       </span>
+      {room.recordState === '1' && role !== 'creator' ? <RecDot /> : null}
     </div>
   );
 }

@@ -4,6 +4,7 @@ import type { RoomInfo } from '#core/contracts/api.ts';
 import type { Role } from '#core/contracts/room-events.ts';
 import { Button } from '#app/components/Button.tsx';
 import { LanguageSwitch } from '#app/components/lang.tsx';
+import { RecordButton } from '#app/recordings/RecordButton.tsx';
 import { InvitePanel } from './InvitePanel.tsx';
 import { MoreMenu } from './MoreMenu.tsx';
 import { RoomTitle } from './RoomTitle.tsx';
@@ -23,9 +24,13 @@ export interface TopBarProps {
   onEndClass: () => void;
   onExit: () => void;
   disabled: boolean;
+  /** When the running recording began (local ms epoch), null unless recordState is '1'. */
+  recordSince: number | null;
+  onStartRecord: () => Promise<boolean>;
+  onStopRecord: () => Promise<boolean>;
 }
 
-/** The creator's top bar (docs/product/02-live-classroom.md §2): modes, view switch, invite panel, more menu, exit. */
+/** The creator's top bar (docs/product/02-live-classroom.md §2): modes, view switch, record, invite panel, more menu, exit. */
 export function TopBar(props: TopBarProps) {
   const { t } = useTranslation();
   const [inviting, setInviting] = useState(false);
@@ -60,6 +65,13 @@ export function TopBar(props: TopBarProps) {
         </div>
       </div>
       <div className="room-bar__end">
+        <RecordButton
+          state={props.room.recordState}
+          since={props.recordSince}
+          offline={props.disabled}
+          onStart={props.onStartRecord}
+          onStop={props.onStopRecord}
+        />
         <Button variant="secondary" onClick={() => setInviting(true)} aria-haspopup="dialog">
           {t('classroom.inviteButton')}
         </Button>

@@ -28,6 +28,7 @@ import { api as realApi, isOk, NETWORK_ERROR } from '#app/lib/api.ts';
 import { currentLang } from '#app/lib/lang.ts';
 import { codeMessage, networkMessage } from '#app/lib/messages.ts';
 import { toast } from '#app/lib/toast.ts';
+import { recApi as realRecApi, type RecordRoomEvents } from '#app/recordings/types.ts';
 import { roomReducer, type RoomAction, type RoomState } from './roomState.ts';
 
 export const RECONNECT_WAIT_S = 10;
@@ -50,7 +51,14 @@ export interface ReconnectState {
 
 /** The messages this class shows (react-i18next's `t` fits). */
 export type RoomText = (
-  key: 'classroom.roomClosed' | 'classroom.kicked' | 'classroom.mic.failed' | 'classroom.mic.rejected' | 'common.refresh',
+  key:
+    | 'classroom.roomClosed'
+    | 'classroom.kicked'
+    | 'classroom.mic.failed'
+    | 'classroom.mic.rejected'
+    | 'common.refresh'
+    | 'record.button.failed'
+    | 'record.button.stopped',
 ) => string;
 
 export type RoomSocket = Socket<ServerToClient, ClientToServer>;
@@ -75,6 +83,10 @@ export interface RoomActions {
   reconnectNow: () => void;
   /** A room patch (the board's wbPower and roomExtend), applied here once the server took it. */
   patch: (patch: RoomPatch) => Promise<boolean>;
+  /** Cloud recording (creator): startTask; '2' until the recorder reports (roomRecord) or gives up (roomRecordFailed). */
+  startRecord: () => Promise<boolean>;
+  /** stopTask for the running task (asked of the server first when this page does not know it). */
+  stopRecord: () => Promise<boolean>;
 }
 
 export interface CoursewareChannel {
@@ -106,6 +118,8 @@ export interface RoomChannelOptions {
   socket?: (token: string) => RoomSocket;
   /** For tests: the /api client. */
   api?: typeof realApi;
+  /** For tests: the recording calls' client. */
+  recApi?: typeof realRecApi;
   /** For tests: no window listeners ('online', 'offline'); the default is to listen when there is a window. */
   listenToWindow?: boolean;
 }
@@ -127,6 +141,9 @@ export class RoomChannelClient {
   readonly #isCreator: boolean;
   readonly #makeSocket: (token: string) => RoomSocket;
   readonly #api: typeof realApi;
+  readonly #recApi: typeof realRecApi;
+  /** A start or stop request is out: a second click does nothing. */
+  #recordBusy = false;
   readonly #listenToWindow: boolean;
   #navigate: (to: string) => void;
   #t: RoomText;
@@ -159,6 +176,7 @@ export class RoomChannelClient {
     this.#isCreator = options.answer.role === 'creator';
     this.#makeSocket = options.socket ?? defaultSocket;
     this.#api = options.api ?? realApi;
+    this.#recApi = options.recApi ?? realRecApi;
     this.#listenToWindow = options.listenToWindow ?? typeof window !== 'undefined';
     this.#navigate = options.navigate ?? (() => undefined);
     this.#t = options.t ?? ((key) => key);
@@ -178,6 +196,8 @@ export class RoomChannelClient {
       patch: (patch) => this.#patch(patch),
       reportNetwork: (quality) => this.#reportNetwork(quality),
       reconnectNow: () => this.#reconnectNow(),
+      startRecord: () => this.#startRecord(),
+      stopRecord: () => this.#stopRecord(),
     };
     this.courseware = {
       on: (event, handler) => {
@@ -389,6 +409,7 @@ export class RoomChannelClient {
           status: 'live',
         });
         this.#reportQuality();
+        void this.#learnRecording();
       });
     });
     socket.on('connect_error', (error: Error) => {
@@ -411,7 +432,7 @@ export class RoomChannelClient {
       this.#wentDown();
     });
 
-    socket.on('customRoomEvent', (patch) => this.#dispatch({ type: 'patch', patch }));
+    socket.on('customRoomEvent', (patch) => this.#dispatch({ type: 'patch', patch, at: Date.now() }));
     socket.on('members', (payload) => this.#dispatch({ type: 'members', ...payload }));
     socket.on('messageevent', (message) => this.#dispatch({ type: 'message', message }));
     socket.on('mic', (mic) => {
@@ -426,6 +447,20 @@ export class RoomChannelClient {
       this.#navigate('/profile?joinRoomError=kickout');
     });
     socket.on('roomClosed', () => this.#roomGone());
+    // Cloud recording (issue 13): the recorder started, or nobody took the task / it failed.
+    const recordEvents = socket as unknown as { on<E extends keyof RecordRoomEvents>(event: E, handler: RecordRoomEvents[E]): void };
+    recordEvents.on('roomRecord', (p) => {
+      if (p?.code !== '0' || typeof p.taskId !== 'string') return;
+      const startedAt = typeof p.startedAt === 'number' ? p.startedAt - (this.#snapshot.state?.clockSkew ?? 0) : undefined;
+      this.#dispatch({ type: 'record', recordState: '1', taskId: p.taskId, at: Date.now(), ...(startedAt ? { startedAt } : {}) });
+    });
+    recordEvents.on('roomRecordFailed', (p) => {
+      const known = this.#snapshot.state?.record.taskId ?? '';
+      // A late failure of an older task must not stop the one running now.
+      if (known && p?.taskId && p.taskId !== known) return;
+      this.#dispatch({ type: 'record', recordState: '0', at: Date.now() });
+      if (this.#isCreator) toast.error(this.#t('record.button.failed'));
+    });
     const loose = socket as unknown as { on(event: string, handler: (payload: never) => void): void };
     for (const name of COURSEWARE_EVENTS) {
       loose.on(name, (payload) => {
@@ -485,6 +520,71 @@ export class RoomChannelClient {
       return;
     this.#reportedQuality = quality;
     socket.timeout(ACK_TIMEOUT_MS).emit('customRoomEvent', { networkQuality: quality }, () => undefined);
+  }
+
+  /** After a (re)join as the creator while a recording runs: its task id, and its start time when the server says it. */
+  async #learnRecording(): Promise<void> {
+    const state = this.#snapshot.state;
+    const running = state?.roomInfo.recordState === '1' || state?.roomInfo.recordState === '2';
+    if (!this.#isCreator || !state || !running || state.record.taskId) return;
+    const joined = this.#answer.userRecordInfo?.taskId;
+    if (joined && this.#answer.userRecordInfo.recordState === state.roomInfo.recordState) {
+      this.#dispatch({ type: 'record', recordState: state.roomInfo.recordState, taskId: joined, at: Date.now() });
+      return;
+    }
+    const answer = await this.#recApi('getRoomMemberRecordState', { roomNumber: this.#roomNumber }, { quietNetworkError: true });
+    if (!isOk(answer) || this.#ended) return;
+    const { recordState, taskId, startedAt } = answer.data;
+    const local = typeof startedAt === 'number' && startedAt > 0 ? startedAt - (this.#snapshot.state?.clockSkew ?? 0) : undefined;
+    this.#dispatch({ type: 'record', recordState, taskId, at: Date.now(), ...(local ? { startedAt: local } : {}) });
+  }
+
+  #refusal(answer: { code: string; msg: string }): void {
+    if (answer.code === NETWORK_ERROR) toast.error(answer.msg || networkMessage(currentLang()));
+    else toast.error(answer.msg || codeMessage(answer.code, currentLang()) || this.#t('common.refresh'));
+  }
+
+  async #startRecord(): Promise<boolean> {
+    const state = this.#snapshot.state;
+    if (!this.#isCreator || this.#recordBusy || !state || state.roomInfo.recordState !== '0') return false;
+    this.#recordBusy = true;
+    const answer = await this.#recApi('startTask', { roomNumber: this.#roomNumber }, { quietNetworkError: true });
+    this.#recordBusy = false;
+    if (!isOk(answer)) {
+      this.#refusal(answer);
+      return false;
+    }
+    // The server's own patch ('2') or even roomRecord ('1') may have come first: never step back.
+    if (this.#snapshot.state?.roomInfo.recordState === '1') return true;
+    this.#dispatch({ type: 'record', recordState: '2', taskId: answer.data.taskId, at: Date.now() });
+    return true;
+  }
+
+  async #stopRecord(): Promise<boolean> {
+    const state = this.#snapshot.state;
+    if (!this.#isCreator || this.#recordBusy || !state || state.roomInfo.recordState === '0') return false;
+    this.#recordBusy = true;
+    try {
+      let taskId = state.record.taskId;
+      if (!taskId) {
+        const known = await this.#recApi('getRoomMemberRecordState', { roomNumber: this.#roomNumber }, { quietNetworkError: true });
+        if (!isOk(known)) {
+          this.#refusal(known);
+          return false;
+        }
+        taskId = known.data.taskId;
+      }
+      const answer = await this.#recApi('stopTask', { roomNumber: this.#roomNumber, taskId }, { quietNetworkError: true });
+      if (answer.code !== '0') {
+        this.#refusal(answer);
+        return false;
+      }
+      this.#dispatch({ type: 'record', recordState: '0', at: Date.now() });
+      toast.success(this.#t('record.button.stopped'));
+      return true;
+    } finally {
+      this.#recordBusy = false;
+    }
   }
 
   #reconnectNow(): void {

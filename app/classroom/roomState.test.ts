@@ -72,3 +72,35 @@ describe('helpers', () => {
     expect(chatText('x'.repeat(31))).toBeNull();
   });
 });
+
+describe('recording in the room state', () => {
+  const start = roomReducer(null, {
+    type: 'snapshot',
+    snapshot: { ...snapshot, roomInfo: { ...info, recordState: '0' } },
+    receivedAt: 10_000,
+  })!;
+  it("keeps the time recording began from the first '1', and forgets it on '0'", () => {
+    expect(start.record).toEqual({ taskId: '', since: null });
+    let s = roomReducer(start, { type: 'record', recordState: '2', taskId: '5', at: 11_000 })!;
+    expect(s.record).toEqual({ taskId: '5', since: null });
+    s = roomReducer(s, { type: 'record', recordState: '1', taskId: '5', at: 12_000 })!;
+    expect(s.record).toEqual({ taskId: '5', since: 12_000 });
+    // The room patch repeating '1' later does not restart the clock.
+    s = roomReducer(s, { type: 'patch', patch: { recordState: '1' }, at: 20_000 })!;
+    expect(s.record.since).toBe(12_000);
+    s = roomReducer(s, { type: 'patch', patch: { recordState: '0' }, at: 30_000 })!;
+    expect(s.roomInfo.recordState).toBe('0');
+    expect(s.record.since).toBeNull();
+  });
+  it('takes the start the server names, and keeps it across a reconnect snapshot', () => {
+    let s = roomReducer(start, { type: 'record', recordState: '1', taskId: '8', startedAt: 3_000, at: 12_000 })!;
+    expect(s.record.since).toBe(3_000);
+    s = roomReducer(s, { type: 'snapshot', snapshot: { ...snapshot, roomInfo: { ...info, recordState: '1' } }, receivedAt: 50_000 })!;
+    expect(s.record).toEqual({ taskId: '8', since: 3_000 });
+  });
+  it('a new task starts its own clock', () => {
+    let s = roomReducer(start, { type: 'record', recordState: '1', taskId: '1', at: 1_000 })!;
+    s = roomReducer(s, { type: 'record', recordState: '1', taskId: '2', at: 9_000 })!;
+    expect(s.record).toEqual({ taskId: '2', since: 9_000 });
+  });
+});

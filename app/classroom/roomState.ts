@@ -3,6 +3,7 @@
  * (what a patch changes, how chat is capped, what a mic event means) are tested without a socket.
  */
 import type { RoomInfo } from '#core/contracts/api.ts';
+import type { RecordState } from '#app/recordings/types.ts';
 import { CHAT_HISTORY, type ChatMessage, type Member, type MicState, type RoomSnapshot } from '#core/contracts/room-events.ts';
 
 /** The snapshot as kept by the client: live counts, and the clock skew instead of the server time. */
@@ -10,11 +11,24 @@ export interface RoomState extends Omit<RoomSnapshot, 'serverTime'> {
   participants: number;
   /** serverTime - Date.now() at the last snapshot: deadlines are in server time. */
   clockSkew: number;
+  /** The cloud recording beside roomInfo.recordState: its task and when it began recording. */
+  record: RecordInfo;
 }
+
+export interface RecordInfo {
+  /** The running task ('' until the start answer, the roomRecord event or the state call names it). */
+  taskId: string;
+  /** Local ms epoch when recordState became '1' (the button's elapsed time); null unless recording. */
+  since: number | null;
+}
+
+export const NO_RECORD: RecordInfo = { taskId: '', since: null };
 
 export type RoomAction =
   | { type: 'snapshot'; snapshot: RoomSnapshot; receivedAt: number }
-  | { type: 'patch'; patch: Partial<RoomInfo> }
+  | { type: 'patch'; patch: Partial<RoomInfo>; at?: number }
+  /** A recording event or answer: the state, its task and (when known) when it began, in local time. */
+  | { type: 'record'; recordState: RecordState; taskId?: string; startedAt?: number; at: number }
   | { type: 'members'; members: Member[]; teacherOnline: boolean; participants: number }
   | { type: 'message'; message: ChatMessage }
   | { type: 'mic'; mic: MicState };
@@ -28,7 +42,21 @@ function cleanPatch(patch: Partial<RoomInfo> & { by?: string }): Partial<RoomInf
   return rest;
 }
 
-export function fromSnapshot(snapshot: RoomSnapshot, receivedAt: number): RoomState {
+/**
+ * The recording after recordState becomes `next` at `at`: recording keeps the time it began (or
+ * takes `startedAt`, else now); any other state has no start time. The task id stays until a new one
+ * replaces it (stop needs it after '1', and a failure names it).
+ */
+export function nextRecord(prev: RecordInfo, next: RecordState, at: number, taskId?: string, startedAt?: number): RecordInfo {
+  const task = taskId ?? prev.taskId;
+  if (next !== '1') return { taskId: task, since: null };
+  const sameTask = taskId === undefined || taskId === prev.taskId;
+  return { taskId: task, since: startedAt ?? (sameTask ? prev.since : null) ?? at };
+}
+
+export function fromSnapshot(snapshot: RoomSnapshot, receivedAt: number, prev?: RoomState | null): RoomState {
+  // A reconnect's snapshot keeps the running recording's task and start time.
+  const record = nextRecord(prev?.record ?? NO_RECORD, snapshot.roomInfo.recordState, receivedAt);
   return {
     roomInfo: snapshot.roomInfo,
     you: snapshot.you,
@@ -38,15 +66,26 @@ export function fromSnapshot(snapshot: RoomSnapshot, receivedAt: number): RoomSt
     teacherOnline: snapshot.teacherOnline,
     participants: snapshot.members.length,
     clockSkew: snapshot.serverTime ? snapshot.serverTime - receivedAt : 0,
+    record,
   };
 }
 
 export function roomReducer(state: RoomState | null, action: RoomAction): RoomState | null {
-  if (action.type === 'snapshot') return fromSnapshot(action.snapshot, action.receivedAt);
+  if (action.type === 'snapshot') return fromSnapshot(action.snapshot, action.receivedAt, state);
   if (!state) return state; // events before the first snapshot are covered by the snapshot
   switch (action.type) {
-    case 'patch':
-      return { ...state, roomInfo: { ...state.roomInfo, ...cleanPatch(action.patch) } };
+    case 'patch': {
+      const roomInfo = { ...state.roomInfo, ...cleanPatch(action.patch) };
+      const record =
+        action.patch.recordState === undefined ? state.record : nextRecord(state.record, action.patch.recordState, action.at ?? Date.now());
+      return { ...state, roomInfo, record };
+    }
+    case 'record':
+      return {
+        ...state,
+        roomInfo: { ...state.roomInfo, recordState: action.recordState },
+        record: nextRecord(state.record, action.recordState, action.at, action.taskId, action.startedAt),
+      };
     case 'members':
       return { ...state, members: action.members, teacherOnline: action.teacherOnline, participants: action.participants };
     case 'message':

@@ -1,5 +1,6 @@
 import { boardEn } from './board.en.ts';
 import { coursewareEn } from './courseware.en.ts';
+import { recordEn } from './record.en.ts';
 import type { Messages } from './zh.ts';
 
 /** English. Typed against the Chinese resources: a missing or extra key is a type error. */
@@ -479,6 +480,7 @@ export const en: Messages = {
   },
   board: boardEn,
   courseware: coursewareEn,
+  record: recordEn,
   media: {
     devices: 'Devices',
     controls: 'Camera and microphone',

@@ -1,5 +1,6 @@
 import { boardZh } from './board.zh.ts';
 import { coursewareZh } from './courseware.zh.ts';
+import { recordZh } from './record.zh.ts';
 
 /** Chinese (the default language). The shape of this object is the shape of every language. */
 export const zh = {
@@ -468,6 +469,7 @@ export const zh = {
   },
   board: boardZh,
   courseware: coursewareZh,
+  record: recordZh,
   media: {
     devices: '设备设置',
     controls: '摄像头和麦克风',

@@ -43,6 +43,9 @@ export default function Profile({ loaderData }: Route.ComponentProps) {
             <li>
               <NavLink to="/profile/book">{t('courseware.library.nav')}</NavLink>
             </li>
+            <li>
+              <NavLink to="/profile/record">{t('record.library.nav')}</NavLink>
+            </li>
           </ul>
         </nav>
         <main id="main" className="profile__main">

@@ -50,6 +50,12 @@ it('connects to the site (with its websocket), the media nodes and the object st
   expect(p['media-src']).toContain('https://s3.example.com');
 });
 
+it('plays media from the disk store at the public URL (recordings), even when the page was reached on another origin', () => {
+  const p = parse(pagePolicy('n', { site: 'http://127.0.0.1:3000/', media: [] }));
+  expect(p['media-src']).toEqual(["'self'", 'blob:', 'data:', 'http://127.0.0.1:3000']);
+  expect(p['media-src']).not.toContain('ws://127.0.0.1:3000');
+});
+
 it('lets Vite inject its styles and reach its HMR socket in development only', () => {
   const p = parse(pagePolicy('n', { media: [], dev: true }));
   expect(p['style-src']).toEqual(["'self'", "'unsafe-inline'"]);

@@ -52,13 +52,15 @@ export interface PageSources {
 export function pagePolicy(nonce: string, s: PageSources): string {
   const unique = (xs: string[]) => [...new Set(xs)];
   const store = s.objects ? originsOf(s.objects).slice(0, 1) : [];
+  // The disk store signs its links with PUBLIC_URL, which need not be the origin the page was reached on.
+  const disk = originsOf(s.site).slice(0, 1);
   const connect = unique(["'self'", ...originsOf(s.site), ...s.media.flatMap(originsOf), ...store, ...(s.dev ? ['ws:'] : [])]);
   const directives: Array<[string, string[]]> = [
     ['default-src', ["'self'"]],
     ['script-src', ["'self'", `'nonce-${nonce}'`]],
     ['style-src', s.dev ? ["'self'", "'unsafe-inline'"] : ["'self'", `'nonce-${nonce}'`]],
     ['img-src', ["'self'", 'blob:', 'data:', ...store]],
-    ['media-src', ["'self'", 'blob:', 'data:', ...store]],
+    ['media-src', unique(["'self'", 'blob:', 'data:', ...disk, ...store])],
     ['connect-src', connect],
     ['worker-src', ["'self'"]],
     ['object-src', ["'none'"]],
