@@ -1,21 +1,25 @@
 /**
  * The recorder as operators run it (ADR 077): `ROLE=recorder` processes beside a `ROLE=web,media`
  * process, on PostgreSQL, s3rver and Redis. Three people publish real VP8 and Opus (ffmpeg over
- * RTP through werift). The teacher's camera carries a time code (8 blocks = whole seconds since
- * its publisher started), so a frame of the MP4 tells when it was recorded.
+ * RTP through werift). In the kill test the board's background colour, changed by the teacher at
+ * known moments, is the minute's clock: a frame of the MP4 tells which part of the minute it shows.
  * - one recording from start to stop: one fast-start MP4, H.264 1280x720 + AAC 48 kHz, as long as
  *   the recording, listed with its size within 15 s of the stop;
  * - `kill -9` of the recorder 20 s into 60 s: the other recorder takes over within 10 s, and the
  *   MP4 plays, lasts at least 45 s and covers the minute's first and last 10 s.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createWriteStream } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import sharp from 'sharp';
+import { BACKGROUND_COLOURS } from '#core/contracts/board.ts';
 import { call, signIn } from '#tests/support/api.ts';
+import { ask, connectRoom, type RoomSocket } from '#tests/support/room-client.ts';
 import { postgresAdminUrl } from '#tests/support/database.ts';
 import { MediaTestPeer, until } from '#tests/support/media-client.ts';
 import { publishRtp, type RtpPublication } from '#tests/support/rtp-file-publisher.ts';
@@ -39,9 +43,10 @@ let dataDir: string;
 const recorders: ChildProcess[] = [];
 const peers: MediaTestPeer[] = [];
 const pubs: RtpPublication[] = [];
-let publishedAt = 0;
 let teacher: { token: string; userId: string };
 let roomNumber = '';
+/** The teacher's room channel: the board's background colour is the minute's clock in the kill test. */
+let teacherRoom: RoomSocket;
 
 /**
  * The teacher's camera: grey, with a row of 8 black/white blocks along the top sixth giving the
@@ -53,7 +58,10 @@ const TIMECODE_CAMERA = {
   video: [
     'color=c=0x505050:s=320x180:r=15',
     'drawbox=x=0:y=0:w=320:h=30:color=black:t=fill',
-    ...Array.from({ length: 8 }, (_, bit) => `drawbox=x=${String(bit * 40)}:y=0:w=40:h=30:color=white:t=fill:enable='mod(floor(t/${String(2 ** (7 - bit))})\\,2)'`),
+    ...Array.from(
+      { length: 8 },
+      (_, bit) => `drawbox=x=${String(bit * 40)}:y=0:w=40:h=30:color=white:t=fill:enable='mod(floor(t/${String(2 ** (7 - bit))})\\,2)'`,
+    ),
   ].join(','),
   audio: 'sine=f=440:r=48000,volume=0.1',
   gop: 15,
@@ -82,6 +90,11 @@ async function startRecorder(): Promise<ChildProcess> {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   recorders.push(child);
+  // Each recorder's log, for a person reading a failure.
+  const logFile = path.join(tmpdir(), `banshu-recorder-${String(recorders.length)}.log`);
+  const sink = createWriteStream(logFile);
+  child.stdout.pipe(sink);
+  child.stderr.pipe(sink);
   let log = '';
   await new Promise<void>((resolve, reject) => {
     child.stdout.on('data', (c: Buffer) => {
@@ -117,6 +130,35 @@ async function waitFor<T>(what: string, read: () => Promise<T>, ok: (v: T) => bo
     await new Promise((r) => setTimeout(r, 100));
   }
 }
+
+/** The board as students see it: showState 'wb' with background colour `color` (an index of BACKGROUND_COLOURS). */
+async function showBoard(color: number): Promise<void> {
+  const a = await ask(teacherRoom, 'customRoomEvent', { showState: 'wb', roomExtend: JSON.stringify({ color, pageIndex: 0 }) });
+  expect(a.code).toBe('0');
+}
+
+/** Which background colour the main area shows at `t` (the palette index nearest to the pixel at its centre). */
+async function boardColourAt(file: string, t: number): Promise<number> {
+  const { data } = await sharp(await frameAt(file, t))
+    .extract({ left: 470, top: 350, width: 20, height: 20 })
+    .raw()
+    .toBuffer({ resolveWithObject: true });
+  const rgb = [0, 1, 2].map((c) => {
+    let sum = 0;
+    for (let i = c; i < data.length; i += 3) sum += data[i]!;
+    return sum / (data.length / 3);
+  });
+  let best = 0;
+  let bestDistance = Infinity;
+  BACKGROUND_COLOURS.forEach((hex, index) => {
+    const ref = [1, 3, 5].map((o) => parseInt(hex.slice(o, o + 2), 16));
+    const distance = ref.reduce((d, v, c) => d + (v - rgb[c]!) ** 2, 0);
+    if (distance < bestDistance) [best, bestDistance] = [index, distance];
+  });
+  return best;
+}
+
+const sleepUntil = (t: number) => new Promise((r) => setTimeout(r, Math.max(0, t - Date.now())));
 
 /** Starts a recording and waits until the recorder reports it running; returns the task id and when. */
 async function startRecording(): Promise<{ taskId: string; at: number }> {
@@ -179,7 +221,10 @@ beforeAll(async () => {
     const peer = await MediaTestPeer.connect(joined.data.mediaUrl);
     peers.push(peer);
     await peer.ok('join', { token: joined.data.mediaToken });
-    if (i === 0) publishedAt = Date.now();
+    if (i === 0) {
+      teacherRoom = await connectRoom(web.url, joined.data.imToken as string);
+      expect((await ask(teacherRoom, 'joinRoom')).code).toBe('0');
+    }
     pubs.push(await publishRtp(peer, sources[i]!));
   }
   await until(() => pubs.every((p) => p.sent.video > 10 && p.sent.audio > 10), 20_000, 'publishers sending');
@@ -189,6 +234,7 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const p of pubs) p.stop();
   for (const p of peers) p.close();
+  teacherRoom?.close();
   for (const r of recorders) await kill(r);
   await web?.close();
   await Promise.all([s3?.close(), redis?.close()]);
@@ -202,6 +248,7 @@ describe('ROLE=recorder beside ROLE=web,media on PostgreSQL, s3rver and Redis', 
     const wanted = (Date.now() - at) / 1000;
     const { file, listedAfter } = await stopRecording(taskId, 'whole');
     console.info(`stop -> listed: ${listedAfter.toFixed(1)} s for ${wanted.toFixed(1)} s recorded`);
+    if (SHOTS) await writeFile(`${SHOTS}/recorder-whole-middle.png`, await frameAt(file, 10));
     expect(listedAfter).toBeLessThan(15);
     const p = await probeMedia(file);
     expect(p).toMatchObject({ videoCodec: 'h264', width: 1280, height: 720, audioCodec: 'aac', sampleRate: 48000, moovFirst: true });
@@ -216,8 +263,12 @@ describe('ROLE=recorder beside ROLE=web,media on PostgreSQL, s3rver and Redis', 
   }, 120_000);
 
   it('survives kill -9 of its recorder 20 s into a minute: the MP4 lasts >= 45 s and covers the first and last 10 s', async () => {
+    // The minute's clock: colour 0 for its first 5 s, colour 1 until 52 s, colour 3 (blue) for the last 8 s.
+    await showBoard(0);
     const { taskId, at } = await startRecording();
-    await new Promise((r) => setTimeout(r, 20_000));
+    await sleepUntil(at + 5000);
+    await showBoard(1);
+    await sleepUntil(at + 20_000);
     const owner = (await task(taskId)).owner!;
     const pid = Number(owner.split(':')[1]);
     const victim = recorders.find((r) => r.pid === pid);
@@ -233,7 +284,9 @@ describe('ROLE=recorder beside ROLE=web,media on PostgreSQL, s3rver and Redis', 
     const takeover = (Date.now() - killedAt) / 1000;
     console.info(`kill -9 -> taken over by ${taken.owner!}: ${takeover.toFixed(1)} s`);
     expect(takeover).toBeLessThan(10);
-    await new Promise((r) => setTimeout(r, Math.max(0, at + 60_000 - Date.now())));
+    await sleepUntil(at + 52_000);
+    await showBoard(3);
+    await sleepUntil(at + 60_000);
     const stoppedAt = Date.now();
     const { file } = await stopRecording(taskId, 'killed');
     const p = await probeMedia(file);
@@ -244,22 +297,23 @@ describe('ROLE=recorder beside ROLE=web,media on PostgreSQL, s3rver and Redis', 
     const decoded = await run('ffmpeg', ['-v', 'error', '-i', file, '-f', 'null', '-'], { maxBuffer: 64 * 1024 * 1024 });
     expect(decoded.stderr.trim()).toBe('');
     if (SHOTS) {
-      await writeFile(`${SHOTS}/recorder-killed-first.png`, await frameAt(file, 3));
-      await writeFile(`${SHOTS}/recorder-killed-last.png`, await frameAt(file, p.durationSec - 1.5));
+      await writeFile(`${SHOTS}/recorder-killed-first.png`, await frameAt(file, 1));
+      await writeFile(`${SHOTS}/recorder-killed-last.png`, await frameAt(file, p.durationSec - 1));
     }
-    // The camera's time code (seconds since its publisher started) at both ends of the file.
-    const first = await readTimecode(file, 3, CREATOR_TILE, 1);
-    const last = await readTimecode(file, p.durationSec - 1.5, CREATOR_TILE, 1);
-    expect(first).not.toBeNull();
-    expect(last).not.toBeNull();
-    const startSec = (at - publishedAt) / 1000;
-    const stopSec = (stoppedAt - publishedAt) / 1000;
-    console.info(
-      `time code: first ${String(first!.frame)} s (recording began at ${startSec.toFixed(1)}), last ${String(last!.frame)} s (stopped at ${stopSec.toFixed(1)})`,
-    );
-    expect(first!.frame).toBeLessThanOrEqual(startSec + 10);
-    expect(first!.frame).toBeGreaterThanOrEqual(startSec - 3);
-    expect(last!.frame).toBeGreaterThanOrEqual(stopSec - 10);
-    expect(last!.frame).toBeLessThanOrEqual(stopSec + 1);
+    // The board's colour every half second of the file: 0 first, then 1, then 3, never back.
+    const colours: number[] = [];
+    for (let t = 0.25; t < p.durationSec - 0.1; t += 0.5) colours.push(await boardColourAt(file, t));
+    console.info(`board colour every 0.5 s: ${colours.join('')}`);
+    expect(colours.every((c) => c === 0 || c === 1 || c === 3)).toBe(true);
+    expect([...colours].sort()).toEqual(colours);
+    const span = (c: number) => colours.filter((x) => x === c).length / 2;
+    // The first 5 s of the minute are there (the teacher's first seconds) ...
+    expect(colours[0]).toBe(0);
+    expect(span(0)).toBeGreaterThanOrEqual(4);
+    // ... and its last 8 s (the scene follows within ~0.3 s; the stop cuts within ~0.3 s).
+    expect(colours.at(-1)).toBe(3);
+    expect(span(3)).toBeGreaterThanOrEqual(7);
+    // The camera tiles carry picture after the takeover too: the teacher's time code reads at the end.
+    expect(await readTimecode(file, p.durationSec - 1, CREATOR_TILE, 1)).not.toBeNull();
   }, 180_000);
 });

@@ -18,6 +18,8 @@ import { segmentName } from './encoder.ts';
 /** The task store (core/recording/record-tasks.ts) as the runner uses it. */
 export type TaskStore = Pick<RecordTasks, 'claim' | 'renew' | 'peek' | 'started' | 'addSegment' | 'segments' | 'finish' | 'fail'>;
 
+/** How long a session may take to end before it is ended by force. */
+const SESSION_STOP_MS = 20_000;
 /** How often a running recording looks for a stop between renewals (a read). */
 const STOP_POLL_MS = 250;
 
@@ -25,6 +27,8 @@ export interface SessionHandle {
   readonly flowing: Promise<void>;
   readonly broken: Promise<never>;
   stop(): Promise<void>;
+  /** Ends every process of the session at once (after a stop that took too long). */
+  kill?(): void;
 }
 
 export interface RunnerDeps {
@@ -212,7 +216,7 @@ export class RecorderRunner {
           }
           await sleep(1000);
         } finally {
-          await session?.stop().catch((err: unknown) => log.warn({ err }, 'session stop failed'));
+          await this.#stopSession(session, log);
           scene?.close();
         }
       }
@@ -225,13 +229,29 @@ export class RecorderRunner {
     }
   }
 
+  /** Ends a session, giving it SESSION_STOP_MS to hand on its last pieces (a busy machine may be slow). */
+  async #stopSession(session: SessionHandle | null, log: Logger): Promise<void> {
+    if (!session) return;
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), SESSION_STOP_MS)));
+    try {
+      const how = await Promise.race([session.stop().then(() => 'done' as const), late]);
+      if (how === 'late') log.warn({ ms: SESSION_STOP_MS }, 'the session did not end in time; its pieces on disk are taken as they are');
+    } catch (err) {
+      log.warn({ err }, 'session stop failed');
+    } finally {
+      clearTimeout(timer);
+      session.kill?.();
+    }
+  }
+
   /**
    * Segments a killed recorder on this machine finished after its last upload: the encoder
    * closes its current file when its input ends. Each one that probes as media is uploaded.
    */
-  async #recoverLocal(task: ClaimedTask, workDir: string, log: Logger): Promise<number> {
+  async #recoverLocal(task: ClaimedTask, workDir: string, log: Logger, always = false): Promise<number> {
     let next = task.nextSeq;
-    if (!task.resumed) return next;
+    if (!task.resumed && !always) return next;
     const known = new Set((await this.#d.tasks.segments(task.taskId)).map((s) => s.seq));
     const files = (await readdir(workDir).catch(() => [] as string[])).filter((f) => SEGMENT_FILE.test(f)).sort();
     for (const f of files) {
@@ -254,6 +274,8 @@ export class RecorderRunner {
 
   async #finish(task: ClaimedTask, workDir: string, log: Logger): Promise<void> {
     const d = this.#d;
+    // Pieces a session closed but could not hand on (it was ended by force) are on this disk.
+    await this.#recoverLocal(task, workDir, log, true);
     const segments = (await d.tasks.segments(task.taskId)).sort((a, b) => a.seq - b.seq);
     if (segments.length === 0) {
       await d.tasks.fail(task.taskId, this.owner, 'nothing was recorded');

@@ -148,6 +148,15 @@ export class RecordingSession {
     void this.stop().catch(() => undefined);
   }
 
+  /** Ends the encoder and the decoders at once (after a stop that took too long); closed pieces stay on disk. */
+  kill(): void {
+    this.#writing = false;
+    clearInterval(this.#timer);
+    this.#video.close();
+    this.intake.close();
+    this.encoder.kill();
+  }
+
   /** Ends the encoder cleanly; every segment has been handed to onSegment before it resolves. */
   stop(): Promise<void> {
     this.#stopping ??= (async () => {
