@@ -200,7 +200,7 @@ it('records three people publishing real media into H.264 + AAC segments, on tim
     expect(s.bytes).toBeGreaterThan(10_000);
   }
   const totalS = segments.reduce((a, s) => a + s.durationMs, 0) / 1000;
-  expect(Math.abs(totalS - wallS)).toBeLessThanOrEqual(0.5);
+  expect.soft(Math.abs(totalS - wallS)).toBeLessThanOrEqual(0.5);
 
   const all = `concat:${segments.map((s) => s.file).join('|')}`;
   // A student's tile (slot 2: testsrc2) shows a picture, not black; the main area is the grey board.
@@ -210,8 +210,8 @@ it('records three people publishing real media into H.264 + AAC segments, on tim
     for (let y = y0; y < y0 + h; y++) for (let x = x0; x < x0 + w; x++) sum += still[y * 1280 + x]!;
     return sum / (w * h);
   };
-  expect(mean(960, 180, 320, 150)).toBeGreaterThan(40);
-  expect(Math.abs(mean(100, 100, 700, 500) - 128)).toBeLessThan(6);
+  expect.soft(mean(960, 180, 320, 150)).toBeGreaterThan(40);
+  expect.soft(Math.abs(mean(100, 100, 700, 500) - 128)).toBeLessThan(6);
   // The name strips were asked for everyone, and the teacher (the creator) has the first slot.
   expect(scene.labels[0]).toBe(teacher.userId);
   expect(new Set(scene.labels)).toEqual(new Set(people.map((p) => p.userId)));
@@ -219,7 +219,7 @@ it('records three people publishing real media into H.264 + AAC segments, on tim
   // The mix is not silent.
   const { stderr } = await run('ffmpeg', ['-hide_banner', '-nostdin', '-i', all, '-map', '0:a', '-af', 'volumedetect', '-f', 'null', '-']);
   const meanVolume = Number(/mean_volume: (-?[\d.]+) dB/.exec(stderr)?.[1]);
-  expect(meanVolume).toBeGreaterThan(-45);
+  expect.soft(meanVolume).toBeGreaterThan(-45);
 
   // A/V drift: the teacher's flashes (slot 0 goes white) against the clicks in the mix.
   const streams = await probe(segments[0]!.file);
@@ -237,18 +237,14 @@ it('records three people publishing real media into H.264 + AAC segments, on tim
   const amp = new Float32Array(pcm.length / 2);
   for (let i = 0; i < amp.length; i++) amp[i] = Math.abs(pcm.readInt16LE(i * 2)) / 32768;
   const clicks = onsets(amp, 48_000, 0.4, 0.5).map((t) => t + aStart);
-  console.log(
-    'DEBUG',
-    JSON.stringify({ flashes, clicks, maxLuma: luma.reduce((a, b) => Math.max(a, b), 0), maxAmp: amp.reduce((a, b) => Math.max(a, b), 0) }),
-  );
-  expect(flashes.length).toBeGreaterThanOrEqual(3);
-  expect(clicks.length).toBeGreaterThanOrEqual(3);
+  expect.soft(flashes.length).toBeGreaterThanOrEqual(3);
+  expect.soft(clicks.length).toBeGreaterThanOrEqual(3);
   const drifts = flashes
     .map((f) => clicks.reduce((best, c) => (Math.abs(c - f) < Math.abs(best - f) ? c : best), Infinity) - f)
     .filter((d) => Math.abs(d) < 0.5)
     .map((d) => Math.round(d * 1000));
   const sorted = [...drifts].sort((a, b) => a - b);
-  const median = sorted[sorted.length >> 1]!;
+  const median = sorted[sorted.length >> 1] ?? NaN;
   console.log(
     JSON.stringify({
       wallS: +wallS.toFixed(3),
@@ -259,6 +255,7 @@ it('records three people publishing real media into H.264 + AAC segments, on tim
       driftsMs: drifts,
       medianDriftMs: median,
       meanVolumeDb: meanVolume,
+      studentTileLuma: Math.round(mean(960, 180, 320, 150)),
       repeatedFrames: session.repeated,
       decodedAfterS: +decodedS.toFixed(2),
       // % of one core over the recording: the encoder, the six decoders, the compositor and mixer
@@ -269,6 +266,7 @@ it('records three people publishing real media into H.264 + AAC segments, on tim
       testProcessCpuPct: Math.round(((nodeCpu.user + nodeCpu.system) / 1e6 / wallS) * 100),
     }),
   );
+  // Checked once every number is printed (above), so a failing run still reports them.
   expect(drifts.length).toBeGreaterThanOrEqual(3);
   expect(Math.abs(median)).toBeLessThanOrEqual(40);
 
