@@ -22,6 +22,7 @@ import { RecordingSession, type ClosedSegment } from '../../workers/record/sessi
 import type { Scene, SceneView } from '../../workers/record/types.ts';
 
 const run = promisify(execFile);
+/** At least this long, and this long again once every track is decoded (enough flashes to pair). */
 const RECORD_MS = 12_000;
 const FPS = 30;
 
@@ -133,6 +134,8 @@ it('records three people publishing real media into H.264 + AAC segments, on tim
       return Promise.resolve();
     },
   });
+  let brokeWith: unknown = null;
+  session.broken.catch((err: unknown) => (brokeWith = err));
   await session.flowing;
   const flowingAt = performance.now();
   const cpu0 = process.cpuUsage();
@@ -167,7 +170,12 @@ it('records three people publishing real media into H.264 + AAC segments, on tim
   const decodedS = (performance.now() - flowingAt) / 1000;
   // Segments are handed on while recording, not only at the end.
   await until(() => segments.length >= 2, 15_000, 'segments while recording');
-  await until(() => performance.now() - flowingAt >= RECORD_MS, RECORD_MS + 5000, 'the recording length');
+  const decodedAt = performance.now();
+  await until(
+    () => performance.now() - flowingAt >= RECORD_MS && performance.now() - decodedAt >= RECORD_MS * 0.75,
+    RECORD_MS * 2,
+    'the recording length',
+  );
   const stopAt = performance.now();
   const nodeCpu = process.cpuUsage(cpu0);
   // CPU of the recorder's children so far (utime + stime from /proc, in clock ticks of 10 ms).
@@ -187,6 +195,8 @@ it('records three people publishing real media into H.264 + AAC segments, on tim
     0,
   );
   await session.stop();
+  // It never broke (encoder alive, media node connected) while it recorded.
+  expect(brokeWith).toBeNull();
   const wallS = (stopAt - flowingAt) / 1000;
 
   // Segments: numbered from firstSeq, every one on disk, H.264 1280x720 + AAC 48 kHz.
@@ -232,7 +242,11 @@ it('records three people publishing real media into H.264 + AAC segments, on tim
     for (let i = at; i < at + 480; i++) s += tiles[i]!;
     luma.push(s / 480);
   }
-  const flashes = onsets(luma, FPS, 200, 0.5).map((t) => t + vStart);
+  // Only once every track was decoded (before, a picture may be missing while the sound is there).
+  const from = decodedS + 0.5;
+  const flashes = onsets(luma, FPS, 200, 0.5)
+    .map((t) => t + vStart)
+    .filter((t) => t > from);
   const pcm = await raw(['-i', all, '-map', '0:a', '-ac', '1', '-ar', '48000', '-f', 's16le']);
   const amp = new Float32Array(pcm.length / 2);
   for (let i = 0; i < amp.length; i++) amp[i] = Math.abs(pcm.readInt16LE(i * 2)) / 32768;
