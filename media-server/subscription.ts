@@ -141,6 +141,9 @@ export class Subscription extends EventEmitter<{ closed: []; layerChanged: [Laye
 
   push(key: LayerKey, rtp: RtpPacket): void {
     if (this.#closed) return;
+    // Made while the publisher was quiet (no layer arriving), and the layer check may not have
+    // seen the gap: choose now that a packet is here.
+    if (this.#current === null) this.#choose();
     if (key !== this.#current) {
       // Switch at the first keyframe of the layer we are moving to; until then keep the old one.
       if (key !== this.#pending || !isVp8Keyframe(rtp.payload)) return;

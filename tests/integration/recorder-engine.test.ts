@@ -22,6 +22,7 @@ import { RecordingSession, type ClosedSegment } from '../../workers/record/sessi
 import type { Scene, SceneView } from '../../workers/record/types.ts';
 
 const run = promisify(execFile);
+/** At least this long, and this long again once every track is decoded (enough flashes to pair). */
 const RECORD_MS = 12_000;
 const FPS = 30;
 
@@ -105,7 +106,7 @@ it('records three people publishing real media into H.264 + AAC segments, on tim
   const roomNumber = created.data.roomInfo.roomNumber as string;
   const people = [teacher, await signIn(server), await signIn(server)];
   const sources = [
-    flashAndClick(2),
+    flashAndClick(1),
     { video: 'testsrc2=s=320x240:r=15', audio: 'sine=f=300:r=48000,volume=0.05' },
     { video: 'smptebars=s=320x240:r=15', audio: 'sine=f=500:r=48000,volume=0.05' },
   ];
@@ -133,6 +134,8 @@ it('records three people publishing real media into H.264 + AAC segments, on tim
       return Promise.resolve();
     },
   });
+  let brokeWith: unknown = null;
+  session.broken.catch((err: unknown) => (brokeWith = err));
   await session.flowing;
   const flowingAt = performance.now();
   const cpu0 = process.cpuUsage();
@@ -146,6 +149,7 @@ it('records three people publishing real media into H.264 + AAC segments, on tim
     'every track decoded',
   ).catch((err: unknown) => {
     const state = [...session.intake.videos.values(), ...session.intake.audios.values()].map((t) => ({
+      id: t.trackId.slice(0, 4),
       source: t.source,
       decoder: t.decoder?.running,
       frames: 'frames' in t ? t.frames : undefined,
@@ -153,23 +157,25 @@ it('records three people publishing real media into H.264 + AAC segments, on tim
       connection: t.pc?.connectionState,
       forwarded: t.forwarded,
     }));
-    const pubsNow = server.banshu.media!.server.serialize().rooms.flatMap((r) =>
-      r.peers.flatMap((p) => p.publications.map((x) => [p.userId, x.source, x.packets, x.subscribers])),
-    );
+    const pubsNow = server.banshu
+      .media!.server.serialize()
+      .rooms.flatMap((r) =>
+        r.peers.flatMap((p) => [
+          ...p.publications.map((x) => [p.userId, x.source, x.packets, x.subscribers]),
+          ...p.subscriptions.map((x) => ['sub', p.userId, x.trackId.slice(0, 4), x.packets]),
+        ]),
+      );
     throw new Error(`${String(err)}: ${JSON.stringify(state)} ${JSON.stringify(pubsNow)} ${JSON.stringify(pubs.map((p) => p.sent))}`);
   });
   const decodedS = (performance.now() - flowingAt) / 1000;
-  console.log('DEBUG decoded after', decodedS);
-  const { tileOrder } = await import('../../workers/record/compositor.ts');
-  console.log(
-    'DEBUG',
-    JSON.stringify(
-      tileOrder(session.intake, teacher.userId).map((x) => [x.userId, x.camera?.frame?.length, x.camera?.paused, x.camera?.frame?.[1000]]),
-    ),
-  );
   // Segments are handed on while recording, not only at the end.
   await until(() => segments.length >= 2, 15_000, 'segments while recording');
-  await until(() => performance.now() - flowingAt >= RECORD_MS, RECORD_MS + 5000, 'the recording length');
+  const decodedAt = performance.now();
+  await until(
+    () => performance.now() - flowingAt >= RECORD_MS && performance.now() - decodedAt >= RECORD_MS * 0.75,
+    RECORD_MS * 2,
+    'the recording length',
+  );
   const stopAt = performance.now();
   const nodeCpu = process.cpuUsage(cpu0);
   // CPU of the recorder's children so far (utime + stime from /proc, in clock ticks of 10 ms).
@@ -189,6 +195,8 @@ it('records three people publishing real media into H.264 + AAC segments, on tim
     0,
   );
   await session.stop();
+  // It never broke (encoder alive, media node connected) while it recorded.
+  expect(brokeWith).toBeNull();
   const wallS = (stopAt - flowingAt) / 1000;
 
   // Segments: numbered from firstSeq, every one on disk, H.264 1280x720 + AAC 48 kHz.
@@ -202,9 +210,8 @@ it('records three people publishing real media into H.264 + AAC segments, on tim
     expect(s.bytes).toBeGreaterThan(10_000);
   }
   const totalS = segments.reduce((a, s) => a + s.durationMs, 0) / 1000;
-  expect(Math.abs(totalS - wallS)).toBeLessThanOrEqual(0.5);
+  expect.soft(Math.abs(totalS - wallS)).toBeLessThanOrEqual(0.5);
 
-  await run('bash', ['-c', `rm -rf /tmp/rec-debug; cp -r ${workDir} /tmp/rec-debug`]);
   const all = `concat:${segments.map((s) => s.file).join('|')}`;
   // A student's tile (slot 2: testsrc2) shows a picture, not black; the main area is the grey board.
   const still = await raw(['-ss', String(Math.floor(totalS - 2)), '-i', all, '-frames:v', '1', '-vf', 'format=gray', '-f', 'rawvideo']);
@@ -213,8 +220,8 @@ it('records three people publishing real media into H.264 + AAC segments, on tim
     for (let y = y0; y < y0 + h; y++) for (let x = x0; x < x0 + w; x++) sum += still[y * 1280 + x]!;
     return sum / (w * h);
   };
-  expect(mean(960, 180, 320, 150)).toBeGreaterThan(40);
-  expect(Math.abs(mean(100, 100, 700, 500) - 128)).toBeLessThan(6);
+  expect.soft(mean(960, 180, 320, 150)).toBeGreaterThan(40);
+  expect.soft(Math.abs(mean(100, 100, 700, 500) - 128)).toBeLessThan(6);
   // The name strips were asked for everyone, and the teacher (the creator) has the first slot.
   expect(scene.labels[0]).toBe(teacher.userId);
   expect(new Set(scene.labels)).toEqual(new Set(people.map((p) => p.userId)));
@@ -222,7 +229,7 @@ it('records three people publishing real media into H.264 + AAC segments, on tim
   // The mix is not silent.
   const { stderr } = await run('ffmpeg', ['-hide_banner', '-nostdin', '-i', all, '-map', '0:a', '-af', 'volumedetect', '-f', 'null', '-']);
   const meanVolume = Number(/mean_volume: (-?[\d.]+) dB/.exec(stderr)?.[1]);
-  expect(meanVolume).toBeGreaterThan(-45);
+  expect.soft(meanVolume).toBeGreaterThan(-45);
 
   // A/V drift: the teacher's flashes (slot 0 goes white) against the clicks in the mix.
   const streams = await probe(segments[0]!.file);
@@ -235,31 +242,34 @@ it('records three people publishing real media into H.264 + AAC segments, on tim
     for (let i = at; i < at + 480; i++) s += tiles[i]!;
     luma.push(s / 480);
   }
-  const flashes = onsets(luma, FPS, 200, 1).map((t) => t + vStart);
+  // Only once every track was decoded (before, a picture may be missing while the sound is there).
+  const from = decodedS + 0.5;
+  const flashes = onsets(luma, FPS, 200, 0.5)
+    .map((t) => t + vStart)
+    .filter((t) => t > from);
   const pcm = await raw(['-i', all, '-map', '0:a', '-ac', '1', '-ar', '48000', '-f', 's16le']);
   const amp = new Float32Array(pcm.length / 2);
   for (let i = 0; i < amp.length; i++) amp[i] = Math.abs(pcm.readInt16LE(i * 2)) / 32768;
-  const clicks = onsets(amp, 48_000, 0.4, 1).map((t) => t + aStart);
-  console.log(
-    'DEBUG',
-    JSON.stringify({ flashes, clicks, maxLuma: luma.reduce((a, b) => Math.max(a, b), 0), maxAmp: amp.reduce((a, b) => Math.max(a, b), 0) }),
-  );
-  expect(flashes.length).toBeGreaterThanOrEqual(3);
-  expect(clicks.length).toBeGreaterThanOrEqual(3);
+  const clicks = onsets(amp, 48_000, 0.4, 0.5).map((t) => t + aStart);
+  expect.soft(flashes.length).toBeGreaterThanOrEqual(3);
+  expect.soft(clicks.length).toBeGreaterThanOrEqual(3);
   const drifts = flashes
     .map((f) => clicks.reduce((best, c) => (Math.abs(c - f) < Math.abs(best - f) ? c : best), Infinity) - f)
     .filter((d) => Math.abs(d) < 0.5)
     .map((d) => Math.round(d * 1000));
   const sorted = [...drifts].sort((a, b) => a - b);
-  const median = sorted[sorted.length >> 1]!;
+  const median = sorted[sorted.length >> 1] ?? NaN;
   console.log(
     JSON.stringify({
       wallS: +wallS.toFixed(3),
       segmentsS: totalS,
       segments: segments.map((s) => s.durationMs),
+      flashes: flashes.map((t) => +t.toFixed(3)),
+      clicks: clicks.map((t) => +t.toFixed(3)),
       driftsMs: drifts,
       medianDriftMs: median,
       meanVolumeDb: meanVolume,
+      studentTileLuma: Math.round(mean(960, 180, 320, 150)),
       repeatedFrames: session.repeated,
       decodedAfterS: +decodedS.toFixed(2),
       // % of one core over the recording: the encoder, the six decoders, the compositor and mixer
@@ -270,6 +280,7 @@ it('records three people publishing real media into H.264 + AAC segments, on tim
       testProcessCpuPct: Math.round(((nodeCpu.user + nodeCpu.system) / 1e6 / wallS) * 100),
     }),
   );
+  // Checked once every number is printed (above), so a failing run still reports them.
   expect(drifts.length).toBeGreaterThanOrEqual(3);
   expect(Math.abs(median)).toBeLessThanOrEqual(40);
 

@@ -26,7 +26,7 @@ export interface RtpSource {
 export function flashAndClick(everySec = 2): Required<Pick<RtpSource, 'video' | 'audio'>> {
   const e = String(everySec);
   return {
-    video: `testsrc2=s=640x360:r=30,drawbox=x=0:y=0:w=iw:h=ih:color=white:t=fill:enable='lt(mod(t\\,${e})\\,0.1)'`,
+    video: `testsrc2=s=320x180:r=30,drawbox=x=0:y=0:w=iw:h=ih:color=white:t=fill:enable='lt(mod(t\\,${e})\\,0.1)'`,
     audio: `aevalsrc='0.02*sin(2*PI*200*t)+if(lt(mod(t\\,${e})\\,0.02)\\,0.8*sin(2*PI*1000*t)\\,0)':s=48000:c=mono`,
   };
 }

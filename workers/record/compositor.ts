@@ -4,7 +4,7 @@
  * by row, Buffer.copy), then the canvas is copied out whole for the encoder. The sound is every
  * audio track summed with clipping.
  */
-import type { AudioIn, VideoIn } from './intake.ts';
+import { VIDEO_DELAY_MS, type AudioIn, type VideoIn } from './intake.ts';
 import { LAYOUT, type Scene, type SceneView } from './types.ts';
 
 const BLACK = { y: 16, u: 128, v: 128 };
@@ -115,14 +115,15 @@ export class Compositor {
   /** Brings the canvas up to date and returns a copy of it for the encoder. */
   compose(): Buffer {
     const view = this.#scene.current();
-    this.#drawMain(view);
-    this.#drawTiles(view);
+    const shown = performance.now() - VIDEO_DELAY_MS;
+    this.#drawMain(view, shown);
+    this.#drawTiles(view, shown);
     const out = Buffer.allocUnsafe(this.canvas.data.length);
     this.canvas.data.copy(out);
     return out;
   }
 
-  #drawMain(view: SceneView): void {
+  #drawMain(view: SceneView, shown: number): void {
     const c = this.canvas;
     const m = LAYOUT.main;
     const s = LAYOUT.screen;
@@ -135,7 +136,7 @@ export class Compositor {
     }
     let frame: Buffer | null = null;
     if (view.showState === 'screen') {
-      for (const v of this.#tracks.videos.values()) if (v.source === 'screen' && !v.paused && v.frame) frame = v.frame;
+      for (const v of this.#tracks.videos.values()) if (v.source === 'screen' && !v.paused) frame = v.pictureAt(shown) ?? frame;
     } else if (view.showState === 'video') frame = this.#video?.frame ?? null;
     const kind = frame ? 'letterbox' : 'black';
     if (kind === this.#mainKind && this.#mainKey === frame) return;
@@ -146,14 +147,14 @@ export class Compositor {
     this.#mainKey = frame;
   }
 
-  #drawTiles(view: SceneView): void {
+  #drawTiles(view: SceneView, shown: number): void {
     const c = this.canvas;
     const t = LAYOUT.tile;
     const slots = tileOrder(this.#tracks, view.creatorId);
     for (let i = 0; i < t.slots; i++) {
       const y = i * t.h;
       const slot = slots[i];
-      const frame = slot?.camera && !slot.camera.paused ? slot.camera.frame : null;
+      const frame = slot?.camera && !slot.camera.paused ? slot.camera.pictureAt(shown) : null;
       const label = slot ? this.#scene.label(slot.userId, t.w, LAYOUT.strip) : null;
       const key = [slot?.userId ?? null, frame, label];
       const old = this.#tileKeys[i]!;

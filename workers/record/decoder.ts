@@ -77,6 +77,8 @@ export class Decoder {
     const port = await freeRtpPort();
     const sdpFile = path.join(o.dir, `${o.name}.sdp`);
     await writeFile(sdpFile, sdpFor(o.kind, port));
+    // One decoding thread for video: frame threads would hold each picture back a frame or two.
+    const threads = o.kind === 'video' ? ['-threads', '1'] : [];
     const output =
       o.kind === 'video'
         ? [
@@ -92,7 +94,19 @@ export class Decoder {
         : ['-map', '0:a:0', '-ac', '1', '-ar', String(AUDIO_RATE), '-f', 's16le', '-flush_packets', '1'];
     const child = spawn(
       'ffmpeg',
-      ['-hide_banner', '-nostdin', '-nostats', '-loglevel', 'error', '-protocol_whitelist', 'file,udp,rtp', ...LOW_DELAY, '-i', sdpFile]
+      [
+        '-hide_banner',
+        '-nostdin',
+        '-nostats',
+        '-loglevel',
+        'error',
+        '-protocol_whitelist',
+        'file,udp,rtp',
+        ...LOW_DELAY,
+        ...threads,
+        '-i',
+        sdpFile,
+      ]
         .concat(output)
         .concat(['pipe:1']),
       { stdio: ['ignore', 'pipe', 'pipe'] },

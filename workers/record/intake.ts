@@ -25,10 +25,20 @@ const NO_FRAME_PLI_MS = 2000;
 /** Give ffmpeg a moment to bind its port before the first keyframe is asked for. */
 const FIRST_PLI_DELAY_MS = 400;
 const REQUEST_TIMEOUT_MS = 10_000;
-/** Audio a track must have queued before the mixer starts taking from it (absorbs packet jitter). */
-const AUDIO_PRIME_SAMPLES = (AUDIO_RATE * 30) / 1000;
-/** More than this queued (a stall upstream, then a burst) is dropped, oldest first, down to the prime. */
-const AUDIO_MAX_SAMPLES = (AUDIO_RATE * 200) / 1000;
+/**
+ * Audio a track must have queued before the mixer starts taking from it: more than one frame's
+ * pull (33 ms at 30 fps) plus a packet (20 ms), so packet jitter does not starve it.
+ */
+const AUDIO_PRIME_SAMPLES = (AUDIO_RATE * 50) / 1000;
+/** More than this queued (a stall, then a burst) is dropped, oldest first, down to the prime: audio never lags more. */
+const AUDIO_MAX_SAMPLES = (AUDIO_RATE * 120) / 1000;
+/**
+ * Pictures are shown this much after they were decoded, to meet their sound: audio waits in the
+ * prime above and in its 20 ms packets, a picture only for the next frame (ADR 074 has the numbers).
+ */
+export const VIDEO_DELAY_MS = 0;
+/** Decoded pictures kept per track to show one VIDEO_DELAY_MS old. */
+const PICTURES_KEPT = 8;
 
 interface Ack<T> {
   code: string;
@@ -72,6 +82,8 @@ export class VideoIn extends TrackIn {
   readonly height: number;
   /** The latest whole picture (yuv420p width x height); a new Buffer per picture, so identity tells a change. */
   frame: Buffer | null = null;
+  /** Recent pictures with when they were decoded, oldest first. */
+  readonly #recent: Array<{ frame: Buffer; at: number }> = [];
   frames = 0;
   lastFrameAt = 0;
   decoderStartedAt = 0;
@@ -96,10 +108,18 @@ export class VideoIn extends TrackIn {
         this.frame = this.#partial;
         this.frames++;
         this.lastFrameAt = performance.now();
+        this.#recent.push({ frame: this.#partial, at: this.lastFrameAt });
+        if (this.#recent.length > PICTURES_KEPT) this.#recent.shift();
         this.#partial = Buffer.allocUnsafe(this.#partial.length);
         this.#filled = 0;
       }
     }
+  }
+
+  /** The newest picture decoded at or before `at` (null when every picture is newer, or none came). */
+  pictureAt(at: number): Buffer | null {
+    for (let i = this.#recent.length - 1; i >= 0; i--) if (this.#recent[i]!.at <= at) return this.#recent[i]!.frame;
+    return null;
   }
 
   resetPartial(): void {

@@ -13,10 +13,10 @@ import { AUDIO_RATE, type ClosedSegment, type Logger, type RecordingSettings, ty
 export type { ClosedSegment, RecordingSettings };
 
 /**
- * An encoder more than this far behind gets the last picture again instead of a new one: the
- * same Buffer queued twice costs no memory, and x264 encodes a repeated picture almost for free,
- * so a machine short of CPU for a while freezes the picture for a moment instead of losing the
- * recording (the sound and the timeline stay exact).
+ * An encoder more than this far behind gets a new picture once a second only, and the last one
+ * again for the other frames: the same Buffer queued twice costs no memory, and x264 encodes a
+ * repeated picture almost for free, so a machine short of CPU for a while shows a jerky picture
+ * instead of losing the recording (the sound and the timeline stay exact).
  */
 const REPEAT_BEHIND_SECONDS = 1;
 /** This far behind, the encoder is stuck: the session breaks (and the runner starts it again). */
@@ -45,10 +45,12 @@ export class RecordingSession {
   readonly #mixer: Mixer;
   readonly #video: FileVideo;
   readonly #timer: NodeJS.Timeout;
-  readonly #t0 = performance.now();
+  /** The clock's zero: the first frame (set after the children are spawned, which can take a while). */
+  #t0 = 0;
   #frames = 0;
   #samples = 0;
   #last: Buffer | null = null;
+  #lastComposedAt = 0;
   /** Time spent composing, mixing and queueing (the Node side's own cost, diagnostics). */
   busyMs = 0;
   /** Frames that repeated the previous picture because the encoder was behind (diagnostics). */
@@ -89,6 +91,7 @@ export class RecordingSession {
     });
     this.encoder.done.catch((err: unknown) => this.#breaks(err instanceof Error ? err : new Error(String(err))));
     intake.broken.catch((err: unknown) => this.#breaks(err instanceof Error ? err : new Error(String(err))));
+    this.#t0 = performance.now();
     this.#tick();
     this.#timer = setInterval(() => this.#tick(), Math.max(5, Math.floor(1000 / o.settings.fps / 2)));
   }
@@ -121,9 +124,12 @@ export class RecordingSession {
     }
     // One picture for every frame due now (more than one only after a stall of the event loop).
     let frame = this.#last;
-    if (!frame || behind < REPEAT_BEHIND_SECONDS) {
+    const now = performance.now();
+    // Behind: a new picture once a second only, the others repeat it.
+    if (!frame || behind < REPEAT_BEHIND_SECONDS || now - this.#lastComposedAt >= 1000) {
       this.#video.update();
       frame = this.#last = this.#compositor.compose();
+      this.#lastComposedAt = now;
     } else this.repeated += due - this.#frames;
     while (this.#frames < due) {
       this.#frames++;
