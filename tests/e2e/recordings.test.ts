@@ -343,10 +343,10 @@ describe('record button in the classroom', () => {
     await expect.poll(() => button.getAttribute('aria-label')).toMatch(/^结束录制/);
 
     // A reload counts from when the recording really began (getRoomMemberRecordState's startedAt),
-    // not from the reload: the task is made to have begun 2 minutes ago.
+    // not from the reload: the task is made to have begun 2 minutes ago (server time, the test's clock).
     await world.server.banshu.platform.database.db
       .updateTable('record_tasks')
-      .set({ started_at: new Date(Date.now() - 120_000) })
+      .set({ started_at: new Date(world.server.clock.now().getTime() - 120_000) })
       .where('id', '=', claimed!.taskId)
       .execute();
     await page.reload();
