@@ -307,6 +307,7 @@ describe('record button in the classroom', () => {
     expect(await button.getAttribute('aria-label')).toBe('开始录制');
     // The creator's bar stays one line at 1280 px with the record button in it.
     expect((await page.getByTestId('top-bar').boundingBox())!.height).toBeLessThan(70);
+    await shot(page, 'classroom-idle-1280');
     const student = (await world.person()).page;
     await signIn(student, world.server, newMobile());
     await open(student, `/${roomNumber}`);
@@ -352,6 +353,7 @@ describe('record button in the classroom', () => {
     await page.reload();
     await expect.poll(() => button.getAttribute('data-record-state')).toBe('1');
     await expect.poll(() => page.getByTestId('record-elapsed').innerText()).toMatch(/^0[2-3]:\d\d$/);
+    await shot(page, 'classroom-reloaded-1280');
 
     // Stop asks first; cancel keeps recording.
     await button.click();
