@@ -2,7 +2,6 @@ import { useEffect, useLayoutEffect, useRef } from 'react';
 import { io, type Socket } from 'socket.io-client';
 import type { CoursewareUserEvents } from '#core/contracts/courseware.ts';
 import { USER_NAMESPACE, type UserClientToServer, type UserServerToClient } from '#core/contracts/user-events.ts';
-import type { RecordUserEvents } from '#app/recordings/types.ts';
 
 /**
  * The person's own channel (/user): the session cookie identifies the page. Handlers are kept in a
@@ -14,7 +13,7 @@ export function useUserEvents(
     addDocumentConvertEvent?: CoursewareUserEvents['addDocumentConvertEvent'];
     documentStatus?: CoursewareUserEvents['documentStatus'];
     /** A cloud recording's MP4 is listed (the recordings library refreshes). */
-    roomRecord?: RecordUserEvents['roomRecord'];
+    roomRecord?: UserServerToClient['roomRecord'];
   },
   enabled = true,
 ): void {
@@ -33,9 +32,7 @@ export function useUserEvents(
     };
     loose.on('addDocumentConvertEvent', (p) => ref.current.addDocumentConvertEvent?.(p));
     loose.on('documentStatus', (p) => ref.current.documentStatus?.(p));
-    (socket as unknown as { on(event: 'roomRecord', handler: RecordUserEvents['roomRecord']): void }).on('roomRecord', (p) =>
-      ref.current.roomRecord?.(p),
-    );
+    socket.on('roomRecord', (p) => ref.current.roomRecord?.(p));
     return () => {
       socket.close();
     };

@@ -271,52 +271,52 @@ describe('RoomChannelClient: cloud recording', () => {
   function recSetup(role: JoinAnswer['role'] = 'creator', recordState: RoomInfo['recordState'] = '0') {
     const socket = new FakeSocket();
     // Anything not set by a test: the network is down.
-    const recApi = vi.fn().mockResolvedValue({ code: 'network', msg: '', data: null });
+    const apiMock = vi.fn().mockResolvedValue({ code: 'network', msg: '', data: null });
     const client = new RoomChannelClient({
       answer: answer(role),
       roomNumber: '123456',
       t: (key) => key,
       socket: () => socket as unknown as RoomSocket,
-      api: vi.fn() as never,
-      recApi: recApi as never,
+      api: apiMock as never,
       listenToWindow: false,
     });
     client.start();
     socket.up();
     socket.last('joinRoom').answer(null, { code: '0', msg: '', data: { ...snapshot, roomInfo: { ...roomInfo, recordState } } });
     const state = () => client.getSnapshot().state!;
-    return { socket, client, recApi, state };
+    return { socket, client, apiMock, state };
   }
 
   it("start: startTask, then '2' with the task until roomRecord says '1' and the time it began", async () => {
-    const { socket, client, recApi, state } = recSetup();
-    recApi.mockResolvedValueOnce({ code: '0', msg: '', data: { taskId: '41' } });
+    const { socket, client, apiMock, state } = recSetup();
+    apiMock.mockResolvedValueOnce({ code: '0', msg: '', data: { taskId: '41' } });
     await expect(client.actions.startRecord()).resolves.toBe(true);
-    expect(recApi).toHaveBeenCalledWith('startTask', { roomNumber: '123456' }, expect.anything());
+    expect(apiMock).toHaveBeenCalledWith('startTask', { roomNumber: '123456' }, expect.anything());
     expect(state().roomInfo.recordState).toBe('2');
     expect(state().record).toEqual({ taskId: '41', since: null });
-    const before = Date.now();
-    socket.fire('roomRecord', { code: '0', taskId: '41', recordState: '1' });
+    // The recorder's first claim, in server time: the elapsed time counts from it (skew removed).
+    const startedAt = snapshot.serverTime + 1_500;
+    socket.fire('roomRecord', { code: '0', taskId: '41', recordState: '1', startedAt });
     expect(state().roomInfo.recordState).toBe('1');
     expect(state().record.taskId).toBe('41');
-    expect(state().record.since).toBeGreaterThanOrEqual(before);
+    expect(state().record.since).toBe(startedAt - state().clockSkew);
   });
 
   it("a refused start stays '0'; a second click while one is out sends nothing", async () => {
-    const { client, recApi, state } = recSetup();
+    const { client, apiMock, state } = recSetup();
     let answerStart: (v: unknown) => void = () => undefined;
-    recApi.mockReturnValueOnce(new Promise((r) => (answerStart = r)));
+    apiMock.mockReturnValueOnce(new Promise((r) => (answerStart = r)));
     const first = client.actions.startRecord();
     await expect(client.actions.startRecord()).resolves.toBe(false);
     answerStart({ code: '31020', msg: 'refused by the package', data: null });
     await expect(first).resolves.toBe(false);
-    expect(recApi).toHaveBeenCalledTimes(1);
+    expect(apiMock).toHaveBeenCalledTimes(1);
     expect(state().roomInfo.recordState).toBe('0');
   });
 
   it("roomRecordFailed goes back to '0', unless it names an older task", async () => {
-    const { socket, client, recApi, state } = recSetup();
-    recApi.mockResolvedValueOnce({ code: '0', msg: '', data: { taskId: '7' } });
+    const { socket, client, apiMock, state } = recSetup();
+    apiMock.mockResolvedValueOnce({ code: '0', msg: '', data: { taskId: '7' } });
     await client.actions.startRecord();
     socket.fire('roomRecordFailed', { taskId: '6', reason: 'late' });
     expect(state().roomInfo.recordState).toBe('2');
@@ -326,28 +326,27 @@ describe('RoomChannelClient: cloud recording', () => {
   });
 
   it('stop sends stopTask with the task id, asking the server for it when this page does not know it', async () => {
-    const { client, recApi, state } = recSetup('creator', '1');
+    const { client, apiMock, state } = recSetup('creator', '1');
     // Joined mid-recording: the page asks for the task (and its start, in server time).
-    await vi.waitFor(() => expect(recApi).toHaveBeenCalledWith('getRoomMemberRecordState', { roomNumber: '123456' }, expect.anything()));
-    recApi.mockReset();
-    recApi.mockResolvedValueOnce({ code: '0', msg: '', data: { recordState: '1', taskId: '9' } });
-    recApi.mockResolvedValueOnce({ code: '0', msg: '', data: {} });
+    await vi.waitFor(() => expect(apiMock).toHaveBeenCalledWith('getRoomMemberRecordState', { roomNumber: '123456' }, expect.anything()));
+    apiMock.mockReset();
+    apiMock.mockResolvedValueOnce({ code: '0', msg: '', data: { recordState: '1', taskId: '9' } });
+    apiMock.mockResolvedValueOnce({ code: '0', msg: '', data: {} });
     await expect(client.actions.stopRecord()).resolves.toBe(true);
-    expect(recApi).toHaveBeenLastCalledWith('stopTask', { roomNumber: '123456', taskId: '9' }, expect.anything());
+    expect(apiMock).toHaveBeenLastCalledWith('stopTask', { roomNumber: '123456', taskId: '9' }, expect.anything());
     expect(state().roomInfo.recordState).toBe('0');
   });
 
   it('joined mid-recording, the creator learns the task and when it began (server time, skew removed)', async () => {
     const socket = new FakeSocket();
-    const recApi = vi
+    const apiMock = vi
       .fn()
       .mockResolvedValue({ code: '0', msg: '', data: { recordState: '1', taskId: '12', startedAt: snapshot.serverTime - 65_000 } });
     const client = new RoomChannelClient({
       answer: answer('creator'),
       roomNumber: '123456',
       socket: () => socket as unknown as RoomSocket,
-      api: vi.fn() as never,
-      recApi: recApi as never,
+      api: apiMock as never,
       listenToWindow: false,
     });
     client.start();
@@ -360,32 +359,55 @@ describe('RoomChannelClient: cloud recording', () => {
   });
 
   it('a member cannot start or stop (the buttons are the creator’s) but sees the state', async () => {
-    const { socket, client, recApi, state } = recSetup('member');
+    const { socket, client, apiMock, state } = recSetup('member');
     await expect(client.actions.startRecord()).resolves.toBe(false);
     socket.fire('customRoomEvent', { recordState: '1' });
     expect(state().roomInfo.recordState).toBe('1');
     await expect(client.actions.stopRecord()).resolves.toBe(false);
-    expect(recApi).not.toHaveBeenCalled();
+    expect(apiMock).not.toHaveBeenCalled();
   });
 });
 
-it('joined mid-recording, the creator takes the task from the join answer without asking again', async () => {
+it('joined mid-recording, the creator takes the task from the join answer: stop does not ask for it', async () => {
   const socket = new FakeSocket();
-  const recApi = vi.fn().mockResolvedValue({ code: 'network', msg: '', data: null });
+  // The start time's question fails (network): the task from the join answer is enough to stop.
+  const apiMock = vi.fn().mockResolvedValue({ code: 'network', msg: '', data: null });
   const client = new RoomChannelClient({
     answer: { ...answer('creator'), userRecordInfo: { taskId: '33', recordState: '1' } },
     roomNumber: '123456',
     socket: () => socket as unknown as RoomSocket,
-    api: vi.fn() as never,
-    recApi: recApi as never,
+    api: apiMock as never,
     listenToWindow: false,
   });
   client.start();
   socket.up();
   socket.last('joinRoom').answer(null, { code: '0', msg: '', data: { ...snapshot, roomInfo: { ...roomInfo, recordState: '1' } } });
   expect(client.getSnapshot().state!.record.taskId).toBe('33');
-  recApi.mockResolvedValueOnce({ code: '0', msg: '', data: {} });
+  await vi.waitFor(() => expect(apiMock).toHaveBeenCalledWith('getRoomMemberRecordState', { roomNumber: '123456' }, expect.anything()));
+  apiMock.mockClear();
+  apiMock.mockResolvedValueOnce({ code: '0', msg: '', data: {} });
   await expect(client.actions.stopRecord()).resolves.toBe(true);
-  expect(recApi).toHaveBeenCalledTimes(1);
-  expect(recApi).toHaveBeenCalledWith('stopTask', { roomNumber: '123456', taskId: '33' }, expect.anything());
+  expect(apiMock).toHaveBeenCalledTimes(1);
+  expect(apiMock).toHaveBeenCalledWith('stopTask', { roomNumber: '123456', taskId: '33' }, expect.anything());
+});
+
+it('after a reload while recording, the elapsed time counts from the real start (getRoomMemberRecordState startedAt), not from the reload', async () => {
+  const socket = new FakeSocket();
+  const startedAt = snapshot.serverTime - 125_000;
+  const apiMock = vi.fn().mockResolvedValue({ code: '0', msg: '', data: { recordState: '1', taskId: '33', startedAt } });
+  const client = new RoomChannelClient({
+    answer: { ...answer('creator'), userRecordInfo: { taskId: '33', recordState: '1' } },
+    roomNumber: '123456',
+    socket: () => socket as unknown as RoomSocket,
+    api: apiMock as never,
+    listenToWindow: false,
+  });
+  client.start();
+  socket.up();
+  socket.last('joinRoom').answer(null, { code: '0', msg: '', data: { ...snapshot, roomInfo: { ...roomInfo, recordState: '1' } } });
+  const record = () => client.getSnapshot().state!.record;
+  // The join answer's task at once; its start once the server said it (2:05 ago, not 0:00).
+  expect(record().taskId).toBe('33');
+  await vi.waitFor(() => expect(record().since).toBe(startedAt - client.getSnapshot().state!.clockSkew));
+  expect(Date.now() - record().since!).toBeGreaterThanOrEqual(125_000);
 });

@@ -28,7 +28,6 @@ import { api as realApi, isOk, NETWORK_ERROR } from '#app/lib/api.ts';
 import { currentLang } from '#app/lib/lang.ts';
 import { codeMessage, networkMessage } from '#app/lib/messages.ts';
 import { toast } from '#app/lib/toast.ts';
-import { recApi as realRecApi, type RecordRoomEvents } from '#app/recordings/types.ts';
 import { roomReducer, type RoomAction, type RoomState } from './roomState.ts';
 
 export const RECONNECT_WAIT_S = 10;
@@ -118,8 +117,6 @@ export interface RoomChannelOptions {
   socket?: (token: string) => RoomSocket;
   /** For tests: the /api client. */
   api?: typeof realApi;
-  /** For tests: the recording calls' client. */
-  recApi?: typeof realRecApi;
   /** For tests: no window listeners ('online', 'offline'); the default is to listen when there is a window. */
   listenToWindow?: boolean;
 }
@@ -141,7 +138,6 @@ export class RoomChannelClient {
   readonly #isCreator: boolean;
   readonly #makeSocket: (token: string) => RoomSocket;
   readonly #api: typeof realApi;
-  readonly #recApi: typeof realRecApi;
   /** A start or stop request is out: a second click does nothing. */
   #recordBusy = false;
   readonly #listenToWindow: boolean;
@@ -176,7 +172,6 @@ export class RoomChannelClient {
     this.#isCreator = options.answer.role === 'creator';
     this.#makeSocket = options.socket ?? defaultSocket;
     this.#api = options.api ?? realApi;
-    this.#recApi = options.recApi ?? realRecApi;
     this.#listenToWindow = options.listenToWindow ?? typeof window !== 'undefined';
     this.#navigate = options.navigate ?? (() => undefined);
     this.#t = options.t ?? ((key) => key);
@@ -448,13 +443,11 @@ export class RoomChannelClient {
     });
     socket.on('roomClosed', () => this.#roomGone());
     // Cloud recording (issue 13): the recorder started, or nobody took the task / it failed.
-    const recordEvents = socket as unknown as { on<E extends keyof RecordRoomEvents>(event: E, handler: RecordRoomEvents[E]): void };
-    recordEvents.on('roomRecord', (p) => {
+    socket.on('roomRecord', (p) => {
       if (p?.code !== '0' || typeof p.taskId !== 'string') return;
-      const startedAt = typeof p.startedAt === 'number' ? p.startedAt - (this.#snapshot.state?.clockSkew ?? 0) : undefined;
-      this.#dispatch({ type: 'record', recordState: '1', taskId: p.taskId, at: Date.now(), ...(startedAt ? { startedAt } : {}) });
+      this.#dispatch({ type: 'record', recordState: '1', taskId: p.taskId, at: Date.now(), ...this.#localStart(p.startedAt) });
     });
-    recordEvents.on('roomRecordFailed', (p) => {
+    socket.on('roomRecordFailed', (p) => {
       const known = this.#snapshot.state?.record.taskId ?? '';
       // A late failure of an older task must not stop the one running now.
       if (known && p?.taskId && p.taskId !== known) return;
@@ -522,7 +515,17 @@ export class RoomChannelClient {
     socket.timeout(ACK_TIMEOUT_MS).emit('customRoomEvent', { networkQuality: quality }, () => undefined);
   }
 
-  /** After a (re)join as the creator while a recording runs: its task id, and its start time when the server says it. */
+  /** A start time in server time (roomRecord, getRoomMemberRecordState) as the action's local `startedAt`; nothing when absent. */
+  #localStart(startedAt: number | undefined): { startedAt?: number } {
+    if (typeof startedAt !== 'number' || !(startedAt > 0)) return {};
+    return { startedAt: startedAt - (this.#snapshot.state?.clockSkew ?? 0) };
+  }
+
+  /**
+   * After a (re)join as the creator while a recording runs: its task id (from the join answer at
+   * once, so stop works), and, while it records, when it began (the state call): a reloaded page's
+   * elapsed time counts from the real start, not from the reload.
+   */
   async #learnRecording(): Promise<void> {
     const state = this.#snapshot.state;
     const running = state?.roomInfo.recordState === '1' || state?.roomInfo.recordState === '2';
@@ -530,13 +533,16 @@ export class RoomChannelClient {
     const joined = this.#answer.userRecordInfo?.taskId;
     if (joined && this.#answer.userRecordInfo.recordState === state.roomInfo.recordState) {
       this.#dispatch({ type: 'record', recordState: state.roomInfo.recordState, taskId: joined, at: Date.now() });
-      return;
+      // Starting: roomRecord will carry the start time.
+      if (state.roomInfo.recordState === '2') return;
     }
-    const answer = await this.#recApi('getRoomMemberRecordState', { roomNumber: this.#roomNumber }, { quietNetworkError: true });
+    const answer = await this.#api('getRoomMemberRecordState', { roomNumber: this.#roomNumber }, { quietNetworkError: true });
     if (!isOk(answer) || this.#ended) return;
     const { recordState, taskId, startedAt } = answer.data;
-    const local = typeof startedAt === 'number' && startedAt > 0 ? startedAt - (this.#snapshot.state?.clockSkew ?? 0) : undefined;
-    this.#dispatch({ type: 'record', recordState, taskId, at: Date.now(), ...(local ? { startedAt: local } : {}) });
+    // A stop or another task came over the socket meanwhile: it wins over this older read.
+    const now = this.#snapshot.state;
+    if (!now || now.roomInfo.recordState === '0' || (now.record.taskId && now.record.taskId !== taskId)) return;
+    this.#dispatch({ type: 'record', recordState, taskId, at: Date.now(), ...this.#localStart(startedAt) });
   }
 
   #refusal(answer: { code: string; msg: string }): void {
@@ -548,7 +554,7 @@ export class RoomChannelClient {
     const state = this.#snapshot.state;
     if (!this.#isCreator || this.#recordBusy || !state || state.roomInfo.recordState !== '0') return false;
     this.#recordBusy = true;
-    const answer = await this.#recApi('startTask', { roomNumber: this.#roomNumber }, { quietNetworkError: true });
+    const answer = await this.#api('startTask', { roomNumber: this.#roomNumber }, { quietNetworkError: true });
     this.#recordBusy = false;
     if (!isOk(answer)) {
       this.#refusal(answer);
@@ -567,14 +573,14 @@ export class RoomChannelClient {
     try {
       let taskId = state.record.taskId;
       if (!taskId) {
-        const known = await this.#recApi('getRoomMemberRecordState', { roomNumber: this.#roomNumber }, { quietNetworkError: true });
+        const known = await this.#api('getRoomMemberRecordState', { roomNumber: this.#roomNumber }, { quietNetworkError: true });
         if (!isOk(known)) {
           this.#refusal(known);
           return false;
         }
         taskId = known.data.taskId;
       }
-      const answer = await this.#recApi('stopTask', { roomNumber: this.#roomNumber, taskId }, { quietNetworkError: true });
+      const answer = await this.#api('stopTask', { roomNumber: this.#roomNumber, taskId }, { quietNetworkError: true });
       if (answer.code !== '0') {
         this.#refusal(answer);
         return false;

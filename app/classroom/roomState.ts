@@ -3,7 +3,7 @@
  * (what a patch changes, how chat is capped, what a mic event means) are tested without a socket.
  */
 import type { RoomInfo } from '#core/contracts/api.ts';
-import type { RecordState } from '#app/recordings/types.ts';
+import type { RecordState } from '#core/contracts/recording.ts';
 import { CHAT_HISTORY, type ChatMessage, type Member, type MicState, type RoomSnapshot } from '#core/contracts/room-events.ts';
 
 /** The snapshot as kept by the client: live counts, and the clock skew instead of the server time. */

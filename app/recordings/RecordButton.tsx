@@ -2,7 +2,7 @@ import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useConfirm } from '#app/components/Dialog.tsx';
 import { recordButtonView } from './format.ts';
-import type { RecordState } from './types.ts';
+import type { RecordState } from '#core/contracts/recording.ts';
 import './record-button.css';
 
 /**

@@ -5,21 +5,21 @@ import { useUserEvents } from '#app/billing/useUserEvents.ts';
 import { Button } from '#app/components/Button.tsx';
 import { Dialog, useConfirm } from '#app/components/Dialog.tsx';
 import { LocalTime } from '#app/components/LocalTime.tsx';
-import { isOk } from '#app/lib/api.ts';
+import { api, isOk } from '#app/lib/api.ts';
 import { copyText } from '#app/lib/clipboard.ts';
 import { toast } from '#app/lib/toast.ts';
+import { RECORD_PAGE_SIZE, type RecordRow, type RecordType } from '#core/contracts/recording.ts';
 import { appendPage, formatDuration, formatRecordSize, nextCursor, refreshFirstPage } from './format.ts';
-import { RECORD_PAGE_SIZE, recApi, type RecordRow, type RecordType } from './types.ts';
 import './recordings.css';
 
 const TABS: ReadonlyArray<{ type: RecordType; param: string; label: 'record.library.tabClass' | 'record.library.tabStudio' }> = [
-  { type: 1, param: 'class', label: 'record.library.tabClass' },
-  { type: 2, param: 'studio', label: 'record.library.tabStudio' },
+  { type: 2, param: 'class', label: 'record.library.tabClass' },
+  { type: 1, param: 'studio', label: 'record.library.tabStudio' },
 ];
 
-/** The tab a `?type=` address asks for; the class recordings by default. */
+/** The tab a `?type=` address asks for; the class recordings (type 2, docs/product/decisions.md) by default. */
 export function tabOf(param: string | null): RecordType {
-  return TABS.find((t) => t.param === param)?.type ?? 1;
+  return TABS.find((t) => t.param === param)?.type ?? 2;
 }
 
 /**
@@ -103,7 +103,7 @@ function RecordList({ type, listed }: { type: RecordType; listed: number }) {
   // The list changes once the answer is here, never while an effect runs.
   const loadFirst = useCallback(
     (signal?: AbortSignal) =>
-      recApi('getRecordList', { recordType: type, pageSize: RECORD_PAGE_SIZE }, { quietNetworkError: true, signal }).then((answer) => {
+      api('getRecordList', { recordType: type, pageSize: RECORD_PAGE_SIZE }, { quietNetworkError: true, signal }).then((answer) => {
         if (signal?.aborted) return;
         if (!isOk(answer)) {
           failed(t);
@@ -126,7 +126,7 @@ function RecordList({ type, listed }: { type: RecordType; listed: number }) {
     if (!rows) return;
     setLoadingMore(true);
     const pageTime = nextCursor(rows);
-    const answer = await recApi(
+    const answer = await api(
       'getRecordList',
       { recordType: type, pageSize: RECORD_PAGE_SIZE, ...(pageTime ? { pageTime } : {}) },
       { quietNetworkError: true },
@@ -139,7 +139,7 @@ function RecordList({ type, listed }: { type: RecordType; listed: number }) {
 
   const fileUrl = async (row: RecordRow, download: boolean): Promise<string | null> => {
     setBusy(row.fileId);
-    const answer = await recApi(
+    const answer = await api(
       'getRecordFileUrl',
       { fileId: row.fileId, ...(row.taskId ? { taskId: row.taskId } : {}), ...(download ? { download: true } : {}) },
       { quietNetworkError: true },
@@ -172,7 +172,7 @@ function RecordList({ type, listed }: { type: RecordType; listed: number }) {
 
   const share = async (row: RecordRow) => {
     setBusy(row.fileId);
-    const answer = await recApi('createRecordShareLink', { fileId: row.fileId }, { quietNetworkError: true });
+    const answer = await api('createRecordShareLink', { fileId: row.fileId }, { quietNetworkError: true });
     setBusy('');
     if (!isOk(answer)) return void toast.error(t('record.library.shareFailed'));
     setSharing({ row, url: answer.data.url, expiresAt: answer.data.expiresAt });
@@ -186,7 +186,7 @@ function RecordList({ type, listed }: { type: RecordType; listed: number }) {
     });
     if (!ok) return;
     setBusy(row.fileId);
-    const answer = await recApi('delRecord', { fileId: row.fileId }, { quietNetworkError: true });
+    const answer = await api('delRecord', { fileId: row.fileId }, { quietNetworkError: true });
     setBusy('');
     if (answer.code !== '0') return failed(t);
     setRows((prev) => (prev ?? []).filter((r) => r.fileId !== row.fileId));
@@ -204,7 +204,7 @@ function RecordList({ type, listed }: { type: RecordType; listed: number }) {
   if (rows.length === 0) {
     return (
       <div className="card rec-empty" data-testid="records-empty">
-        <p className="muted">{type === 1 ? t('record.library.emptyClass') : t('record.library.emptyStudio')}</p>
+        <p className="muted">{type === 2 ? t('record.library.emptyClass') : t('record.library.emptyStudio')}</p>
       </div>
     );
   }

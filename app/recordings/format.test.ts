@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { appendPage, formatClock, formatDuration, formatRecordSize, nextCursor, recordButtonView, refreshFirstPage } from './format.ts';
-import type { RecordRow } from './types.ts';
+import type { RecordRow } from '#core/contracts/recording.ts';
 
 describe('formatRecordSize', () => {
   it('shows bytes, KB, MB and GB in 1024 steps', () => {
@@ -49,7 +49,7 @@ const row = (fileId: string, createTime: number): RecordRow => ({
   fileSize: '100',
   durationMs: 1000,
   createTime,
-  type: 1,
+  type: 2,
   roomNumber: '123456',
 });
 

@@ -2,7 +2,7 @@
  * How the recordings library and the record button show numbers: sizes in B/KB/MB/GB (1024 steps,
  * docs/product/03-board-courseware-billing.md §2.4), durations and elapsed time as mm:ss.
  */
-import type { RecordRow } from './types.ts';
+import type { RecordRow } from '#core/contracts/recording.ts';
 
 const UNITS = ['B', 'KB', 'MB', 'GB'] as const;
 

@@ -4,16 +4,16 @@ import { Link } from 'react-router';
 import type { Route } from './+types/watch.ts';
 import { LocalTime } from '#app/components/LocalTime.tsx';
 import { PageFrame } from '#app/components/PageFrame.tsx';
-import { isOk, NETWORK_ERROR } from '#app/lib/api.ts';
+import { api, isOk, NETWORK_ERROR } from '#app/lib/api.ts';
 import { formatDuration, formatRecordSize } from '#app/recordings/format.ts';
-import { recApi, type RecordingApi } from '#app/recordings/types.ts';
+import type { RecordingApiAnswers } from '#core/contracts/recording.ts';
 import '#app/recordings/recordings.css';
 
 export function meta() {
   return [{ title: '板书 · 观看录像 / Watch recording' }, { name: 'robots', content: 'noindex' }];
 }
 
-type Shared = RecordingApi['getSharedRecord']['data'];
+type Shared = RecordingApiAnswers['getSharedRecord'];
 type View = { kind: 'loading' } | { kind: 'ok'; record: Shared } | { kind: 'invalid'; why: string } | { kind: 'failed' };
 
 /**
@@ -27,7 +27,7 @@ export default function Watch({ params }: Route.ComponentProps) {
 
   useEffect(() => {
     const abort = new AbortController();
-    void recApi('getSharedRecord', { token }, { quietNetworkError: true, signal: abort.signal }).then((answer) => {
+    void api('getSharedRecord', { token }, { quietNetworkError: true, signal: abort.signal }).then((answer) => {
       if (abort.signal.aborted) return;
       if (isOk(answer)) setView({ kind: 'ok', record: answer.data });
       else if (answer.code === NETWORK_ERROR) setView({ kind: 'failed' });

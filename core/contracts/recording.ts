@@ -35,8 +35,12 @@ export interface RecordingApiAnswers {
   startTask: { taskId: string };
   /** The creator stops it: recordState '0'; the record is listed at once with fileSize '' until its MP4 is ready. */
   stopTask: Record<string, never>;
-  /** For everyone in the room; taskId '' when nothing is being recorded. */
-  getRoomMemberRecordState: { recordState: RecordState; taskId: string };
+  /**
+   * For everyone in the room; taskId '' when nothing is being recorded. startedAt (ms epoch, server
+   * time) only while recordState is '1': when the task was first taken, so a reloaded page's elapsed
+   * time counts from the real start.
+   */
+  getRoomMemberRecordState: { recordState: RecordState; taskId: string; startedAt?: number };
   /** The owner's records, newest first; pageTime: createTime of the last row shown. */
   getRecordList: { recordList: RecordRow[]; total: number };
   /** A signed GET link (range requests work); with download, the link asks for an attachment. */
@@ -50,9 +54,17 @@ export interface RecordingApiAnswers {
 
 const taskIdSchema = z.string().regex(/^\d{1,19}$/);
 
-/** Room channel: the recorder started (code '0'), or the recording failed ('timeout': no recorder took it in time). */
+/**
+ * Room channel: the recorder started (code '0'; startedAt ms epoch, server time, as
+ * getRoomMemberRecordState answers it), or the recording failed ('timeout': no recorder took it in time).
+ */
 export const recordingRoomEvents = {
-  roomRecord: z.strictObject({ code: z.literal('0'), taskId: taskIdSchema, recordState: z.literal('1') }),
+  roomRecord: z.strictObject({
+    code: z.literal('0'),
+    taskId: taskIdSchema,
+    recordState: z.literal('1'),
+    startedAt: z.number().int().nonnegative(),
+  }),
   roomRecordFailed: z.strictObject({ taskId: taskIdSchema, reason: z.enum(['timeout', 'failed']) }),
 };
 export type RecordingRoomEvents = Events<typeof recordingRoomEvents>;

@@ -126,7 +126,7 @@ export class RecordTasks {
     return t.state === 'stopping' ? 'stopping' : 'recording';
   }
 
-  /** First media flowing: starting -> recording, recordState '1' (through RoomState), room event roomRecord. */
+  /** First media flowing: starting -> recording, recordState '1' (through RoomState), room event roomRecord with startedAt. */
   async started(taskId: string, owner: string): Promise<void> {
     const row = await this.repo.markStarted(taskId, owner);
     if (!row) {
@@ -136,7 +136,9 @@ export class RecordTasks {
       throw new RecordTaskLost(`task ${taskId} is not ${owner}'s to start`);
     }
     await this.setRoomState(row, '1', ['2']);
-    this.bus.publish(roomMessage(row.room_number, 'roomRecord', { code: '0', taskId, recordState: '1' }));
+    // started_at is the first claim's time (kept across a resume): the creator's elapsed time counts from it.
+    const startedAt = (row.started_at ?? this.clock.now()).getTime();
+    this.bus.publish(roomMessage(row.room_number, 'roomRecord', { code: '0', taskId, recordState: '1', startedAt }));
   }
 
   /** Runs `fn` in a transaction holding the task, only while `owner` holds it in one of `states`. */

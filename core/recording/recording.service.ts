@@ -155,7 +155,10 @@ export class RecordingService {
     const { room } = await this.#room(viewer, roomNumber);
     await this.#catchUp(room.id);
     const task = await this.repo.liveTaskOfRoom(room.id);
-    return { recordState: stateOf(task), taskId: task?.id ?? '' };
+    const recordState = stateOf(task);
+    // When it began, only while it records (a starting task may be claimed without media yet).
+    const startedAt = recordState === '1' && task?.started_at ? { startedAt: task.started_at.getTime() } : {};
+    return { recordState, taskId: task?.id ?? '', ...startedAt };
   }
 
   /**

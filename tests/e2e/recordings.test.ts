@@ -9,10 +9,9 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { sql } from 'kysely';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { BusMessage } from '#core/platform/events.ts';
+import { userMessage } from '#core/platform/events.ts';
 import { testMp4 } from '#tests/fixtures/courseware.ts';
 import { createRoom, expectToast, newMobile, open, signIn, startWorld, type World } from './helpers.ts';
 
@@ -39,8 +38,8 @@ async function userIdOf(mobile: string): Promise<string> {
 
 /**
  * A `records` row as the contract lays it out (core/platform/db/migrations/0008-recording.ts);
- * with `withFile` the real MP4 goes to the store under the contract's key. Raw SQL: the table's
- * Kysely type arrives with the server's branch.
+ * type 2 a class recording (the default), 1 a studio one (docs/product/decisions.md). With
+ * `withFile` the real MP4 goes to the store under the contract's key.
  */
 async function seedRecord(o: {
   userId: string;
@@ -52,15 +51,24 @@ async function seedRecord(o: {
 }): Promise<string> {
   const db = world.server.banshu.platform.database.db;
   const size = o.withFile ? mp4.byteLength : o.size === undefined ? 1234 : o.size;
-  const inserted = await sql<{ id: string }>`
-    insert into records (user_id, type, room_number, file_name, file_size, duration_ms, created_at)
-    values (${o.userId}, ${o.type ?? 1}, '123456', ${o.name}, ${size}, ${size === null ? null : CLIP_SECONDS * 1000}, ${new Date(o.at)})
-    returning id`.execute(db);
-  const fileId = String(inserted.rows[0]!.id);
+  const inserted = await db
+    .insertInto('records')
+    .values({
+      user_id: o.userId,
+      type: o.type ?? 2,
+      room_number: '123456',
+      file_name: o.name,
+      file_size: size,
+      duration_ms: size === null ? null : CLIP_SECONDS * 1000,
+      created_at: new Date(o.at),
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  const fileId = String(inserted.id);
   if (o.withFile) {
     const key = `records/${o.userId}/seed/${fileId}.mp4`;
     await world.server.banshu.platform.objects.put(key, mp4, 'video/mp4');
-    await sql`update records set object_key = ${key} where id = ${fileId}`.execute(db);
+    await db.updateTable('records').set({ object_key: key }).where('id', '=', fileId).execute();
   }
   return fileId;
 }
@@ -119,7 +127,7 @@ describe('recordings library', () => {
       });
     }
     ids['transcoding'] = await seedRecord({ userId: teacher.userId, name: '第1课', at: base + 60_000, size: null });
-    ids['studio'] = await seedRecord({ userId: teacher.userId, name: '录课室 示范', at: base, type: 2, size: 2048 });
+    ids['studio'] = await seedRecord({ userId: teacher.userId, name: '录课室 示范', at: base, type: 1, size: 2048 });
     const { page: otherPage } = await world.person();
     const otherMobile = await signIn(otherPage, world.server, newMobile());
     otherId = await seedRecord({ userId: await userIdOf(otherMobile), name: '别人的录像', at: base + 30 * 60_000, withFile: true });
@@ -220,10 +228,13 @@ describe('recordings library', () => {
       const body = (await res.json()) as { code: string };
       expect(body.code, call).not.toBe('0');
     }
-    const left = await sql<{ n: string }>`select count(*) as n from records where id = ${otherId} and deleted_at is null`.execute(
-      world.server.banshu.platform.database.db,
-    );
-    expect(Number(left.rows[0]!.n)).toBe(1);
+    const left = await world.server.banshu.platform.database.db
+      .selectFrom('records')
+      .select('id')
+      .where('id', '=', otherId)
+      .where('deleted_at', 'is', null)
+      .execute();
+    expect(left).toHaveLength(1);
   });
 
   it('deletes a record after the confirm; the row goes and stays gone', async () => {
@@ -261,9 +272,7 @@ describe('recordings library', () => {
     await open(page, '/profile/record');
     await expect.poll(() => rows(page).count()).toBe(10);
     const fileId = await seedRecord({ userId: teacher.userId, name: '刚下课的录像', at: Date.now(), size: 4096 });
-    const message = { target: { user: teacher.userId }, event: 'roomRecord', payload: { code: '0', taskId: '1', fileId } };
-    // MERGE: typed by core/contracts/user-events.ts once the server's branch is in (then userMessage()).
-    world.server.banshu.platform.events.publish(message as unknown as BusMessage);
+    world.server.banshu.platform.events.publish(userMessage(teacher.userId, 'roomRecord', { code: '0', taskId: '1', fileId }));
     await expect.poll(() => rows(page).first().getAttribute('data-file-id')).toBe(fileId);
     // The pages already loaded stay (10 + the new one).
     expect(await rows(page).count()).toBe(11);
@@ -298,6 +307,7 @@ describe('record button in the classroom', () => {
     expect(await button.getAttribute('aria-label')).toBe('开始录制');
     // The creator's bar stays one line at 1280 px with the record button in it.
     expect((await page.getByTestId('top-bar').boundingBox())!.height).toBeLessThan(70);
+    await shot(page, 'classroom-idle-1280');
     const student = (await world.person()).page;
     await signIn(student, world.server, newMobile());
     await open(student, `/${roomNumber}`);
@@ -333,6 +343,18 @@ describe('record button in the classroom', () => {
     await page.getByTestId('lang-switch').click();
     await expect.poll(() => button.getAttribute('aria-label')).toMatch(/^结束录制/);
 
+    // A reload counts from when the recording really began (getRoomMemberRecordState's startedAt),
+    // not from the reload: the task is made to have begun 2 minutes ago (server time, the test's clock).
+    await world.server.banshu.platform.database.db
+      .updateTable('record_tasks')
+      .set({ started_at: new Date(world.server.clock.now().getTime() - 120_000) })
+      .where('id', '=', claimed!.taskId)
+      .execute();
+    await page.reload();
+    await expect.poll(() => button.getAttribute('data-record-state')).toBe('1');
+    await expect.poll(() => page.getByTestId('record-elapsed').innerText()).toMatch(/^0[2-3]:\d\d$/);
+    await shot(page, 'classroom-reloaded-1280');
+
     // Stop asks first; cancel keeps recording.
     await button.click();
     const confirm = page.getByRole('dialog', { name: '结束录制？' });
@@ -358,12 +380,10 @@ describe('record button in the classroom', () => {
   });
 });
 
-/** The recorders' task store (core/recording/record-tasks.ts). MERGE: `world.server.banshu.platform.services.recordTasks`, typed. */
-function recordTasks(): {
-  claim(owner: string): Promise<{ taskId: string } | null>;
-  started(taskId: string, owner: string): Promise<void>;
-  fail(taskId: string, owner: string, reason: string): Promise<void>;
-} {
-  const services = world.server.banshu.platform.services as unknown as { recordTasks: ReturnType<typeof recordTasks> };
-  return services.recordTasks;
+/**
+ * The recorders' task store (core/recording/record-tasks.ts), driven here as a recorder would: the
+ * test server runs no recorder (RECORDER_SLOTS 0), so nobody else claims these tasks.
+ */
+function recordTasks() {
+  return world.server.banshu.platform.services.recordTasks;
 }

@@ -77,7 +77,12 @@ eachEngine('record tasks', (server, engine) => {
     expect(a).toMatchObject({ taskId, roomNumber, userId: teacher.userId, resumed: false, nextSeq: 0 });
     await tasksOf(s).started(taskId, 'rec-a');
     expect(await roomRecordState(s, roomNumber)).toBe('1');
-    expect(bus).toContainEqual({ target: { room: roomNumber }, event: 'roomRecord', payload: { code: '0', taskId, recordState: '1' } });
+    const startedAt = (await taskRow(s, taskId)).started_at!.getTime();
+    expect(bus).toContainEqual({
+      target: { room: roomNumber },
+      event: 'roomRecord',
+      payload: { code: '0', taskId, recordState: '1', startedAt },
+    });
     expect(bus).toContainEqual({ target: { room: roomNumber }, event: 'customRoomEvent', payload: { recordState: '1', by: '' } });
     await tasksOf(s).addSegment(taskId, 'rec-a', seg(teacher.userId, taskId, 0));
     await tasksOf(s).addSegment(taskId, 'rec-a', seg(teacher.userId, taskId, 1));
@@ -113,9 +118,9 @@ eachEngine('record tasks', (server, engine) => {
     expect(await roomRecordState(s, roomNumber)).toBe('0');
     expect(await tasksOf(s).renew(taskId, 'rec-a')).toBe('stopping');
     // Listed at once, transcoding.
-    const listed = await call(s.url, 'getRecordList', { recordType: 1, pageSize: 10 }, { token: teacher.token });
+    const listed = await call(s.url, 'getRecordList', { recordType: 2, pageSize: 10 }, { token: teacher.token });
     expect(listed.data.total).toBe(1);
-    expect(listed.data.recordList[0]).toMatchObject({ taskId, fileSize: '', roomNumber, type: 1 });
+    expect(listed.data.recordList[0]).toMatchObject({ taskId, fileSize: '', roomNumber, type: 2 });
     const fileId = listed.data.recordList[0].fileId as string;
     const key = await tasksOf(s).finalKey(taskId, 'rec-a');
     expect(key).toBe(`records/${teacher.userId}/${taskId}/${fileId}.mp4`);
@@ -123,7 +128,7 @@ eachEngine('record tasks', (server, engine) => {
     await expect(tasksOf(s).finish(taskId, 'rec-b', { key, bytes: 5000, durationMs: 60_000 })).rejects.toBeInstanceOf(RecordTaskLost);
     await tasksOf(s).finish(taskId, 'rec-a', { key, bytes: 5000, durationMs: 60_000 });
     expect(bus).toContainEqual({ target: { user: teacher.userId }, event: 'roomRecord', payload: { code: '0', taskId, fileId } });
-    const after = await call(s.url, 'getRecordList', { recordType: 1, pageSize: 10 }, { token: teacher.token });
+    const after = await call(s.url, 'getRecordList', { recordType: 2, pageSize: 10 }, { token: teacher.token });
     expect(after.data.recordList[0]).toMatchObject({ fileId, fileSize: '5000', durationMs: 60_000 });
     expect((await taskRow(s, taskId)).state).toBe('done');
     expect(await tasksOf(s).renew(taskId, 'rec-a')).toBe('lost');
@@ -164,10 +169,10 @@ eachEngine('record tasks', (server, engine) => {
     await tasksOf(s).claim('rec-a');
     await tasksOf(s).started(taskId, 'rec-a');
     expect((await call(s.url, 'stopTask', { roomNumber, taskId }, { token: teacher.token })).code).toBe('0');
-    expect((await call(s.url, 'getRecordList', { recordType: 1, pageSize: 10 }, { token: teacher.token })).data.total).toBe(1);
+    expect((await call(s.url, 'getRecordList', { recordType: 2, pageSize: 10 }, { token: teacher.token })).data.total).toBe(1);
     const bus = busLog(s);
     await tasksOf(s).fail(taskId, 'rec-a', 'the join failed');
-    expect((await call(s.url, 'getRecordList', { recordType: 1, pageSize: 10 }, { token: teacher.token })).data.total).toBe(0);
+    expect((await call(s.url, 'getRecordList', { recordType: 2, pageSize: 10 }, { token: teacher.token })).data.total).toBe(0);
     // The room was told at the stop; a failure after it says nothing more.
     expect(bus).toEqual([]);
   });

@@ -205,6 +205,41 @@ describe('recording api [pglite]', () => {
     expect(bus).toContainEqual({ target: { room: roomNumber }, event: 'roomRecordFailed', payload: { taskId, reason: 'timeout' } });
   });
 
+  it('while recording, the state answers when it began (the first claim, kept across a resume) and roomRecord carries the same time', async () => {
+    const tasks = server.banshu.platform.services.recordTasks;
+    const { roomNumber, teacher, students } = await recordingClass(server, 1);
+    const bus = busLog(server);
+    const { taskId } = (await call(server.url, 'startTask', { roomNumber }, { token: teacher.token })).data;
+    await claimFor(server, taskId, 'rec-time');
+    const claimedAt = server.clock.now().getTime();
+    expect((await taskRow(server, taskId)).started_at?.getTime()).toBe(claimedAt);
+    // Claimed, no media yet: still starting, no start time to show.
+    const starting = await call(server.url, 'getRoomMemberRecordState', { roomNumber }, { token: teacher.token });
+    expect(starting.data).toEqual({ recordState: '2', taskId });
+
+    server.clock.advance(2_000);
+    await tasks.started(taskId, 'rec-time');
+    expect(bus).toContainEqual({
+      target: { room: roomNumber },
+      event: 'roomRecord',
+      payload: { code: '0', taskId, recordState: '1', startedAt: claimedAt },
+    });
+    // A page loaded a minute later (the creator's reload, a student) learns the same start.
+    server.clock.advance(60_000);
+    for (const token of [teacher.token, students[0]!.token]) {
+      const state = await call(server.url, 'getRoomMemberRecordState', { roomNumber }, { token });
+      expect(state.data).toEqual({ recordState: '1', taskId, startedAt: claimedAt });
+    }
+    // The recorder dies; the next one resumes: the recording began when it began.
+    server.clock.advance(6_001);
+    await claimFor(server, taskId, 'rec-time-2');
+    const resumed = await call(server.url, 'getRoomMemberRecordState', { roomNumber }, { token: teacher.token });
+    expect(resumed.data).toEqual({ recordState: '1', taskId, startedAt: claimedAt });
+    expect((await call(server.url, 'stopTask', { roomNumber, taskId }, { token: teacher.token })).code).toBe('0');
+    const stopped = await call(server.url, 'getRoomMemberRecordState', { roomNumber }, { token: teacher.token });
+    expect(stopped.data).toEqual({ recordState: '0', taskId: '' });
+  });
+
   it('lists 10 a page with a cursor and the total; size is empty while transcoding', async () => {
     const teacher = await signIn(server);
     const { db } = server.banshu.platform.database;

@@ -275,7 +275,7 @@ export interface RecordSegmentsTable {
 export interface RecordsTable {
   id: Generated<string>;
   user_id: string;
-  /** 1 class recording, 2 studio. */
+  /** 1 a studio recording, 2 a class (cloud) recording (docs/product/decisions.md). */
   type: number;
   task_id: string | null;
   room_number: string | null;
