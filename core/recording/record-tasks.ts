@@ -128,7 +128,7 @@ export class RecordTasks {
 
   /** First media flowing: starting -> recording, recordState '1' (through RoomState), room event roomRecord with startedAt. */
   async started(taskId: string, owner: string): Promise<void> {
-    const row = await this.repo.markStarted(taskId, owner);
+    const row = await this.repo.markStarted(taskId, owner, this.clock.now());
     if (!row) {
       // A resumed task that was recording already: nothing to announce again.
       const now = await this.repo.task(taskId);
@@ -136,7 +136,7 @@ export class RecordTasks {
       throw new RecordTaskLost(`task ${taskId} is not ${owner}'s to start`);
     }
     await this.setRoomState(row, '1', ['2']);
-    // started_at is the first claim's time (kept across a resume): the creator's elapsed time counts from it.
+    // started_at is when the first frame was composed (kept across a resume): the creator's elapsed time counts from it.
     const startedAt = (row.started_at ?? this.clock.now()).getTime();
     this.bus.publish(roomMessage(row.room_number, 'roomRecord', { code: '0', taskId, recordState: '1', startedAt }));
   }

@@ -147,10 +147,11 @@ export class RecordingRepository {
   }
 
   /** starting -> recording for its owner; undefined when it is not theirs or not starting. */
-  async markStarted(taskId: string, owner: string): Promise<TaskRow | undefined> {
+  async markStarted(taskId: string, owner: string, now: Date): Promise<TaskRow | undefined> {
     return await this.db
       .updateTable('record_tasks')
-      .set({ state: 'recording' })
+      // The recording begins with its first frame, not with the claim: the creator's timer counts from here.
+      .set({ state: 'recording', started_at: now })
       .where('id', '=', taskId)
       .where('owner', '=', owner)
       .where('state', '=', 'starting')

@@ -205,7 +205,7 @@ describe('recording api [pglite]', () => {
     expect(bus).toContainEqual({ target: { room: roomNumber }, event: 'roomRecordFailed', payload: { taskId, reason: 'timeout' } });
   });
 
-  it('while recording, the state answers when it began (the first claim, kept across a resume) and roomRecord carries the same time', async () => {
+  it('while recording, the state answers when it began (its first frame, kept across a resume) and roomRecord carries the same time', async () => {
     const tasks = server.banshu.platform.services.recordTasks;
     const { roomNumber, teacher, students } = await recordingClass(server, 1);
     const bus = busLog(server);
@@ -218,23 +218,24 @@ describe('recording api [pglite]', () => {
     expect(starting.data).toEqual({ recordState: '2', taskId });
 
     server.clock.advance(2_000);
+    const startedAt = server.clock.now().getTime();
     await tasks.started(taskId, 'rec-time');
     expect(bus).toContainEqual({
       target: { room: roomNumber },
       event: 'roomRecord',
-      payload: { code: '0', taskId, recordState: '1', startedAt: claimedAt },
+      payload: { code: '0', taskId, recordState: '1', startedAt },
     });
     // A page loaded a minute later (the creator's reload, a student) learns the same start.
     server.clock.advance(60_000);
     for (const token of [teacher.token, students[0]!.token]) {
       const state = await call(server.url, 'getRoomMemberRecordState', { roomNumber }, { token });
-      expect(state.data).toEqual({ recordState: '1', taskId, startedAt: claimedAt });
+      expect(state.data).toEqual({ recordState: '1', taskId, startedAt });
     }
     // The recorder dies; the next one resumes: the recording began when it began.
     server.clock.advance(6_001);
     await claimFor(server, taskId, 'rec-time-2');
     const resumed = await call(server.url, 'getRoomMemberRecordState', { roomNumber }, { token: teacher.token });
-    expect(resumed.data).toEqual({ recordState: '1', taskId, startedAt: claimedAt });
+    expect(resumed.data).toEqual({ recordState: '1', taskId, startedAt });
     expect((await call(server.url, 'stopTask', { roomNumber, taskId }, { token: teacher.token })).code).toBe('0');
     const stopped = await call(server.url, 'getRoomMemberRecordState', { roomNumber }, { token: teacher.token });
     expect(stopped.data).toEqual({ recordState: '0', taskId: '' });
