@@ -20,6 +20,24 @@ import {
 import { Decoder } from './decoder.ts';
 import { AUDIO_RATE, LAYOUT, type Logger } from './types.ts';
 
+/**
+ * Whether a VP8 RTP payload starts a keyframe (RFC 7741): the first packet of partition 0 (S bit,
+ * PID 0), after the descriptor's optional extension, a payload header whose P bit is 0.
+ */
+export function vp8KeyframeStart(p: Uint8Array): boolean {
+  if (p.length < 2) return false;
+  let i = 0;
+  const b0 = p[i++]!;
+  if ((b0 & 0x10) === 0 || (b0 & 0x07) !== 0) return false;
+  if (b0 & 0x80) {
+    const x = p[i++]!;
+    if (x & 0x80) i += (p[i]! & 0x80) !== 0 ? 2 : 1; // picture id, 7 or 15 bits
+    if (x & 0x40) i++; // TL0PICIDX
+    if (x & 0x30) i++; // TID / KEYIDX
+  }
+  return i < p.length && (p[i]! & 0x01) === 0;
+}
+
 /** A video decoder that showed nothing for this long asks for a keyframe again. */
 const NO_FRAME_PLI_MS = 2000;
 /** Give ffmpeg a moment to bind its port before the first keyframe is asked for. */
@@ -87,6 +105,8 @@ export class VideoIn extends TrackIn {
   frames = 0;
   lastFrameAt = 0;
   decoderStartedAt = 0;
+  /** The decoder that has not had its first keyframe yet (packets before it are not forwarded). */
+  waitingForKey: unknown = null;
   #partial: Buffer;
   #filled = 0;
 
@@ -334,6 +354,12 @@ export class Intake {
       remote.onReceiveRtp.subscribe((rtp) => {
         const d = track.decoder;
         if (track.closed || !d?.running) return;
+        // A video decoder starts at a keyframe: without probing, a first frame it cannot decode
+        // leaves ffmpeg without a picture size, and it gives up (then restarts, and fails again).
+        if (track instanceof VideoIn && track.waitingForKey === d) {
+          if (!vp8KeyframeStart(rtp.payload)) return;
+          track.waitingForKey = null;
+        }
         this.#udp.send(rtp.serialize(), d.port, '127.0.0.1');
         track.forwarded++;
       });
@@ -369,6 +395,7 @@ export class Intake {
     }
     track.decoder = decoder;
     if (video) {
+      video.waitingForKey = decoder;
       video.decoderStartedAt = performance.now();
       setTimeout(() => this.#pli(video), FIRST_PLI_DELAY_MS).unref();
     }
