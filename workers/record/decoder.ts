@@ -66,6 +66,8 @@ export class Decoder {
   readonly child: ChildProcess;
   readonly #sdpFile: string;
   #stopped = false;
+  /** ffmpeg has bound its UDP port: what is sent now reaches it (before, it is lost). */
+  listening = false;
 
   private constructor(port: number, sdpFile: string, child: ChildProcess) {
     this.port = port;
@@ -126,7 +128,20 @@ export class Decoder {
       void rm(sdpFile, { force: true });
       if (!d.#stopped) o.onExit(code, tail);
     });
+    void d.#watchBind();
     return d;
+  }
+
+  /** Polls until ffmpeg holds its port (our own bind fails), for at most 10 s. */
+  async #watchBind(): Promise<void> {
+    const end = Date.now() + 10_000;
+    while (!this.#stopped && this.running && Date.now() < end) {
+      if (!(await isFree(this.port))) {
+        this.listening = true;
+        return;
+      }
+      await new Promise((r) => setTimeout(r, 20));
+    }
   }
 
   get running(): boolean {

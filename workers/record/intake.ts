@@ -353,7 +353,7 @@ export class Intake {
       track.remote = remote;
       remote.onReceiveRtp.subscribe((rtp) => {
         const d = track.decoder;
-        if (track.closed || !d?.running) return;
+        if (track.closed || !d?.running || !d.listening) return;
         // A video decoder starts at a keyframe: without probing, a first frame it cannot decode
         // leaves ffmpeg without a picture size, and it gives up (then restarts, and fails again).
         if (track instanceof VideoIn && track.waitingForKey === d) {
