@@ -43,7 +43,7 @@ import { MediaTestPeer, until as mediaUntil } from '#tests/support/media-client.
 import { publishRtp } from '#tests/support/rtp-file-publisher.ts';
 import { joinSegments, probeMedia, scanSegment } from '../workers/record/join.ts';
 import { runBench } from './lib/entry.ts';
-import { machineTicks, reapedChildrenCpuSeconds, sampleTree, type TreeUsage } from './lib/process-tree.ts';
+import { machineTicks, ownCpuSeconds, reapedChildrenCpuSeconds, sampleTree, type TreeUsage } from './lib/process-tree.ts';
 import { markdownTable } from './lib/stats.ts';
 
 const { values } = parseArgs({
@@ -235,6 +235,10 @@ export interface RecordingBenchResult {
   recording: TreeUsage;
   /** The whole machine over the same window, % of both cores (the publishers, the SFU and everyone else included). */
   machinePct: number;
+  /** The recorder's Node process alone (intake, SRTP, composition, mixing, uploads), % of a core; the rest of its tree is ffmpeg. */
+  recorderNodePct: number;
+  /** This bench's own tree without the recorder: the web + media server and the publishers (ffmpeg + werift), % of a core. */
+  restPct: number;
   /** Per recording: startTask to recordState '1', stopTask to the MP4 listed (fileSize set), in ms. */
   startMs: number[];
   stopToListedMs: number[];
@@ -309,7 +313,8 @@ export async function benchRecording(
           };
           await showBoard();
           const timer = setInterval(() => void showBoard().catch((e: unknown) => log(`board: ${String(e)}`)), 2000);
-          room.stops.push(() => clearInterval(timer));
+          // First of the stops, so no change is on its way when the socket closes.
+          room.stops.unshift(() => clearInterval(timer));
         }
         room.stops.push(await product.publish({ index: p, mediaUrl: joined.data.mediaUrl, mediaToken: joined.data.mediaToken }));
       }
@@ -334,9 +339,14 @@ export async function benchRecording(
     );
 
     const m0 = machineTicks();
+    const node0 = ownCpuSeconds(product.recorderPid);
+    // This process's whole tree holds the recorder's too: the rest is the server, the SFU and the publishers.
+    const everything = sampleTree(process.pid, o.sampleMs ?? 500);
     const sampler = sampleTree(product.recorderPid, o.sampleMs ?? 500);
     await new Promise((r) => setTimeout(r, o.seconds * 1000));
     const recording = sampler.stop();
+    const all = everything.stop();
+    const recorderNodePct = (100 * (ownCpuSeconds(product.recorderPid) - node0)) / recording.seconds;
     const m1 = machineTicks();
 
     const stopped = await Promise.all(
@@ -360,6 +370,8 @@ export async function benchRecording(
       idle,
       recording,
       machinePct: (100 * (m1.busy - m0.busy)) / (m1.total - m0.total),
+      recorderNodePct,
+      restPct: all.cpuPct - recording.cpuPct,
       startMs,
       stopToListedMs: stopped.map((s) => s.ms),
       files: stopped.map((s) => s.file),
@@ -597,6 +609,7 @@ async function main(): Promise<void> {
             'of both cores',
             'per recording (% of a core)',
             'CPU s per media s per recording',
+            'of it Node / ffmpeg (% of a core)',
             'idle before (% of a core)',
             'peak PSS MB',
             'mean PSS MB',
@@ -604,6 +617,7 @@ async function main(): Promise<void> {
             'startTask -> recordState 1 s',
             'stopTask -> MP4 listed s',
             'MP4 durations s',
+            'server + SFU + publishers (% of a core)',
             'machine busy (% of both cores)',
           ],
           rows.map((r) => [
@@ -613,6 +627,7 @@ async function main(): Promise<void> {
             `${(r.recording.cpuPct / cpus().length).toFixed(0)} %`,
             `${(r.recording.cpuPct / r.recordings).toFixed(0)} %`,
             (r.recording.cpuSeconds / r.recording.seconds / r.recordings).toFixed(3),
+            `${r.recorderNodePct.toFixed(0)} / ${(r.recording.cpuPct - r.recorderNodePct).toFixed(0)} %`,
             `${r.idle.cpuPct.toFixed(0)} %`,
             r.recording.peakPssMb.toFixed(0),
             r.recording.meanPssMb.toFixed(0),
@@ -620,6 +635,7 @@ async function main(): Promise<void> {
             s(r.startMs),
             s(r.stopToListedMs),
             r.files.map((f) => (f.durationMs === null ? '?' : (f.durationMs / 1000).toFixed(1))).join(' / '),
+            `${r.restPct.toFixed(0)} %`,
             `${r.machinePct.toFixed(0)} %`,
           ]),
         ),
