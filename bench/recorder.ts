@@ -1,7 +1,7 @@
 /**
  * bench/recorder: what a cloud recording costs (issue 13; docs/decisions/070 and 076).
  *
- *   node bench/recorder.ts [--seconds=30] [--minutes=1,10,60] [--parts=reference,stop]
+ *   node bench/recorder.ts [--seconds=30] [--minutes=1,10,60] [--recordings=1,2] [--parts=reference,stop,recording]
  *
  * Measured, one after the other:
  *   reference   ffmpeg encoding a 720p30 test pattern and a tone at real time (-re) with the
@@ -15,10 +15,12 @@
  *               real 4 s segment of the reference run. CPU of ffmpeg/ffprobe from this process's
  *               reaped-children ticks. Apart, not in the stop's total: fetching all the segments
  *               from the store, 8 at a time (a task resumed by a recorder that has none of them).
- *   recording   benchRecording(): the recorder process's CPU and PSS during N concurrent recordings
- *               of a running product, and the time from stop to a listed MP4. It needs the recorder
- *               (ROLE=recorder) and a publisher of real media, so it is wired at integration: this
- *               run has no product to drive and does not pretend to (see benchRecording below).
+ *   recording   benchRecording(): a ROLE=web,media server in this process (throwaway PostgreSQL,
+ *               s3rver, Redis) and a child ROLE=recorder process with RECORDER_SLOTS=2; for each N
+ *               of --recordings, N class rooms of 3 people publishing real VP8 + Opus (ffmpeg +
+ *               werift, in this process, so outside the recorder's tree) with the board shown and
+ *               changing colour every 2 s, recorded at once for --seconds: the recorder tree's CPU
+ *               and PSS from /proc, startTask to recordState '1', and stopTask to the MP4 listed.
  *
  * Run it alone: `flock /tmp/banshu-bench.lock node bench/recorder.ts`. Results go to
  * bench/results/recorder-<time>.{md,json}.
@@ -28,20 +30,28 @@ import { copyFile, mkdir, mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { createWriteStream, mkdirSync, writeFileSync } from 'node:fs';
+import { BACKGROUND_COLOURS } from '#core/contracts/board.ts';
 import { S3ObjectStore } from '#core/platform/s3-objects.ts';
 import { call } from '#tests/support/api.ts';
 import { startS3 } from '#tests/support/s3.ts';
+import { startRedis } from '#tests/support/redis.ts';
+import { startTestServer } from '#tests/support/server.ts';
+import { startPostgres } from '#tests/support/postgres.ts';
+import { ask, connectRoom } from '#tests/support/room-client.ts';
+import { MediaTestPeer, until as mediaUntil } from '#tests/support/media-client.ts';
+import { publishRtp } from '#tests/support/rtp-file-publisher.ts';
 import { joinSegments, probeMedia, scanSegment } from '../workers/record/join.ts';
 import { runBench } from './lib/entry.ts';
-import { machineTicks, reapedChildrenCpuSeconds, sampleTree, type TreeUsage } from './lib/process-tree.ts';
+import { machineTicks, ownCpuSeconds, reapedChildrenCpuSeconds, sampleTree, type TreeUsage } from './lib/process-tree.ts';
 import { markdownTable } from './lib/stats.ts';
 
 const { values } = parseArgs({
   options: {
     seconds: { type: 'string', default: '30' },
     minutes: { type: 'string', default: '1,10,60' },
-    parts: { type: 'string', default: 'reference,stop' },
+    parts: { type: 'string', default: 'reference,stop,recording' },
+    recordings: { type: 'string', default: '1,2' },
   },
   allowPositionals: true,
 });
@@ -51,6 +61,10 @@ const minutesList = values.minutes
   .map(Number)
   .filter((m) => m > 0);
 const parts = new Set(values.parts.split(','));
+const recordingsList = values.recordings
+  .split(',')
+  .map(Number)
+  .filter((n) => n > 0);
 const log = (line: string) => console.error(line);
 
 /** The contract's settings (RECORDING_* defaults). */
@@ -206,8 +220,11 @@ export interface RecordingProduct {
   grant(userId: string): Promise<void>;
   /** The process that records (ROLE=recorder); its children (the ffmpeg processes) count with it. */
   recorderPid: number;
-  /** Puts real media (camera + microphone) into the room as this person; resolves to its stop. */
-  publish(o: { roomNumber: string; token: string; mediaUrl: string; mediaToken: string }): Promise<() => Promise<void> | void>;
+  /**
+   * Puts real media (camera + microphone) into the room as this person, the `index`th of the
+   * class; resolves to its stop. The publisher's own processes must not be in the recorder's tree.
+   */
+  publish(o: { index: number; mediaUrl: string; mediaToken: string }): Promise<() => Promise<void> | void>;
 }
 
 export interface RecordingBenchResult {
@@ -216,6 +233,12 @@ export interface RecordingBenchResult {
   idle: TreeUsage;
   /** The recorder tree while all N recorded. */
   recording: TreeUsage;
+  /** The whole machine over the same window, % of both cores (the publishers, the SFU and everyone else included). */
+  machinePct: number;
+  /** The recorder's Node process alone (intake, SRTP, composition, mixing, uploads), % of a core; the rest of its tree is ffmpeg. */
+  recorderNodePct: number;
+  /** This bench's own tree without the recorder: the web + media server and the publishers (ffmpeg + werift), % of a core. */
+  restPct: number;
   /** Per recording: startTask to recordState '1', stopTask to the MP4 listed (fileSize set), in ms. */
   startMs: number[];
   stopToListedMs: number[];
@@ -228,7 +251,7 @@ async function until<T>(what: string, timeoutMs: number, poll: () => Promise<T |
     const v = await poll();
     if (v !== null) return v;
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
+    await new Promise((r) => setTimeout(r, 100));
   }
 }
 
@@ -244,34 +267,57 @@ async function signIn(product: RecordingProduct): Promise<{ token: string; userI
   return { token: login.data.userInfo.userToken, userId: login.data.userInfo.userId };
 }
 
+/** People per class: the creator and two students, each with a camera and a microphone. */
+const CLASS_SIZE = 3;
+
 /**
- * (c) N concurrent recordings of a running product, each a class room whose creator publishes
- * real media: the recorder process tree sampled while idle and while all N record for `seconds`,
- * the time each took to start, and the time from stop to its MP4 in the library. Uses only the
- * contract's calls (startTask, getRoomMemberRecordState, stopTask, getRecordList). Not run by
- * main() until the recorder and a real-media publisher exist (integration).
+ * (c) N concurrent recordings of a running product, each a class room of three people publishing
+ * real media, with the board in the main area changing colour every 2 s (set by the creator's
+ * room socket, as a teacher does): the recorder process tree sampled while idle and while all N
+ * record for `seconds`, the time each took to start, and the time from stop to its MP4 in the
+ * library. Uses only the contract's calls (startTask, getRoomMemberRecordState, stopTask,
+ * getRecordList) and the room channel.
  */
 export async function benchRecording(
   product: RecordingProduct,
   o: { recordings: number; seconds: number; sampleMs?: number },
 ): Promise<RecordingBenchResult> {
-  const rooms: Array<{ roomNumber: string; token: string; stopMedia: () => Promise<void> | void; taskId?: string }> = [];
+  const rooms: Array<{ roomNumber: string; token: string; stops: Array<() => Promise<void> | void>; taskId?: string }> = [];
   try {
     for (let i = 0; i < o.recordings; i++) {
-      const who = await signIn(product);
-      await product.grant(who.userId);
-      const created = await call(product.url, 'createAgoraRoom', { roomType: 1, consumption: 'on' }, { token: who.token });
+      const creator = await signIn(product);
+      await product.grant(creator.userId);
+      const created = await call(product.url, 'createAgoraRoom', { roomType: 1, consumption: 'on' }, { token: creator.token });
       if (created.code !== '0') throw new Error(`createAgoraRoom: ${created.code} ${created.msg}`);
-      const roomNumber = created.data.roomInfo.roomNumber as string;
-      const joined = await call(product.url, 'userJoinAgoraRoom', { roomNumber }, { token: who.token });
-      if (joined.code !== '0') throw new Error(`userJoinAgoraRoom: ${joined.code} ${joined.msg}`);
-      const stopMedia = await product.publish({
-        roomNumber,
-        token: who.token,
-        mediaUrl: joined.data.mediaUrl,
-        mediaToken: joined.data.mediaToken,
-      });
-      rooms.push({ roomNumber, token: who.token, stopMedia });
+      const room = {
+        roomNumber: created.data.roomInfo.roomNumber as string,
+        token: creator.token,
+        stops: [] as Array<() => Promise<void> | void>,
+      };
+      rooms.push(room);
+      for (let p = 0; p < CLASS_SIZE; p++) {
+        const who = p === 0 ? creator : await signIn(product);
+        const joined = await call(product.url, 'userJoinAgoraRoom', { roomNumber: room.roomNumber }, { token: who.token });
+        if (joined.code !== '0') throw new Error(`userJoinAgoraRoom: ${joined.code} ${joined.msg}`);
+        if (p === 0) {
+          const socket = await connectRoom(product.url, joined.data.imToken as string);
+          room.stops.push(() => void socket.close());
+          if ((await ask(socket, 'joinRoom')).code !== '0') throw new Error('joinRoom refused');
+          let colour = 0;
+          const showBoard = async () => {
+            const a = await ask(socket, 'customRoomEvent', {
+              showState: 'wb',
+              roomExtend: JSON.stringify({ color: colour++ % BACKGROUND_COLOURS.length, pageIndex: 0 }),
+            });
+            if (a.code !== '0') throw new Error(`customRoomEvent: ${a.code}`);
+          };
+          await showBoard();
+          const timer = setInterval(() => void showBoard().catch((e: unknown) => log(`board: ${String(e)}`)), 2000);
+          // First of the stops, so no change is on its way when the socket closes.
+          room.stops.unshift(() => clearInterval(timer));
+        }
+        room.stops.push(await product.publish({ index: p, mediaUrl: joined.data.mediaUrl, mediaToken: joined.data.mediaToken }));
+      }
     }
 
     const idleSampler = sampleTree(product.recorderPid, o.sampleMs ?? 500);
@@ -292,9 +338,16 @@ export async function benchRecording(
       }),
     );
 
+    const m0 = machineTicks();
+    const node0 = ownCpuSeconds(product.recorderPid);
+    // This process's whole tree holds the recorder's too: the rest is the server, the SFU and the publishers.
+    const everything = sampleTree(process.pid, o.sampleMs ?? 500);
     const sampler = sampleTree(product.recorderPid, o.sampleMs ?? 500);
     await new Promise((r) => setTimeout(r, o.seconds * 1000));
     const recording = sampler.stop();
+    const all = everything.stop();
+    const recorderNodePct = (100 * (ownCpuSeconds(product.recorderPid) - node0)) / recording.seconds;
+    const m1 = machineTicks();
 
     const stopped = await Promise.all(
       rooms.map(async (room) => {
@@ -302,7 +355,8 @@ export async function benchRecording(
         const stop = await call(product.url, 'stopTask', { roomNumber: room.roomNumber, taskId: room.taskId }, { token: room.token });
         if (stop.code !== '0') throw new Error(`stopTask: ${stop.code} ${stop.msg}`);
         const row = await until('the MP4 in the library', 120_000, async () => {
-          const list = await call(product.url, 'getRecordList', { recordType: 1, pageSize: 50 }, { token: room.token });
+          // Class recordings are type 2.
+          const list = await call(product.url, 'getRecordList', { recordType: 2, pageSize: 50 }, { token: room.token });
           const found = (
             list.data?.recordList as Array<{ taskId: string; fileId: string; fileSize: string; durationMs: number | null }> | undefined
           )?.find((r) => r.taskId === room.taskId && r.fileSize !== '');
@@ -315,12 +369,120 @@ export async function benchRecording(
       recordings: o.recordings,
       idle,
       recording,
+      machinePct: (100 * (m1.busy - m0.busy)) / (m1.total - m0.total),
+      recorderNodePct,
+      restPct: all.cpuPct - recording.cpuPct,
       startMs,
       stopToListedMs: stopped.map((s) => s.ms),
       files: stopped.map((s) => s.file),
     };
   } finally {
-    for (const room of rooms) await room.stopMedia();
+    for (const room of rooms) for (const stop of room.stops) await stop();
+  }
+}
+
+/** Three camera + microphone sources, as the recorder's integration test publishes them. */
+const SOURCES = [
+  { video: 'testsrc2=s=320x180:r=30', audio: 'sine=f=440:r=48000,volume=0.1', gop: 30 },
+  { video: 'testsrc2=s=320x240:r=15', audio: 'sine=f=300:r=48000,volume=0.05', gop: 15 },
+  { video: 'smptebars=s=320x240:r=15', audio: 'sine=f=500:r=48000,volume=0.05', gop: 15 },
+];
+
+/**
+ * The product as operators run it (ADR 077): this process is a `ROLE=web,media` server on a
+ * throwaway PostgreSQL, s3rver and Redis, and hosts the publishers (ffmpeg + werift); the
+ * recorder is a child `ROLE=recorder` process with RECORDER_SLOTS=2, so its tree holds only it
+ * and the ffmpeg processes it starts.
+ */
+async function startProduct(dir: string): Promise<RecordingProduct & { close(): Promise<void> }> {
+  const closers: Array<() => Promise<void> | void> = [];
+  const close = async () => {
+    for (const c of closers.reverse()) await c();
+  };
+  try {
+    const pg = await startPostgres();
+    closers.push(() => pg.stop());
+    const [s3, redis] = await Promise.all([startS3(), startRedis()]);
+    closers.push(
+      () => s3.close(),
+      () => redis.close(),
+    );
+    const secret = 's'.repeat(64);
+    const web = await startTestServer({
+      engine: 'postgres',
+      postgresAdminUrl: pg.url,
+      env: { ROLE: 'web,media', SESSION_SECRET: secret, REDIS_URL: redis.url, ...s3.env },
+      realTime: true,
+    });
+    closers.push(() => web.close());
+    const recorderLog = path.join(dir, 'recorder.log');
+    const child = spawn(process.execPath, [path.resolve(import.meta.dirname, '../server/main.ts')], {
+      cwd: path.resolve(import.meta.dirname, '..'),
+      env: {
+        PATH: process.env['PATH'] ?? '',
+        HOME: process.env['HOME'] ?? '/tmp',
+        NODE_ENV: 'test',
+        ROLE: 'recorder',
+        PORT: '0',
+        HOST: '127.0.0.1',
+        LOG_LEVEL: 'info',
+        SESSION_SECRET: secret,
+        DATA_DIR: path.join(dir, 'recorder-data'),
+        DATABASE_URL: web.banshu.platform.database.url!,
+        REDIS_URL: redis.url,
+        MEDIA_PUBLIC_URL: web.url,
+        RECORDER_SLOTS: '2',
+        ...s3.env,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    closers.push(async () => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const gone = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      await gone;
+      clearTimeout(timer);
+    });
+    const sink = createWriteStream(recorderLog);
+    child.stdout.pipe(sink);
+    child.stderr.pipe(sink);
+    let text = '';
+    await new Promise<void>((resolve, reject) => {
+      child.stdout.on('data', (c: Buffer) => {
+        text = (text + c.toString()).slice(-20_000);
+        if (text.includes('recorder running')) resolve();
+      });
+      child.stderr.on('data', (c: Buffer) => (text = (text + c.toString()).slice(-20_000)));
+      child.once('exit', (code, signal) => reject(new Error(`recorder exited ${String(code ?? signal)}: ${text.slice(-3000)}`)));
+    });
+    const peers: MediaTestPeer[] = [];
+    closers.push(() => {
+      for (const p of peers) p.close();
+    });
+    return {
+      url: web.url,
+      outbox: () => web.outbox(),
+      grant: async (userId) => {
+        await web.banshu.platform.services.billingRepo.grant(userId, { vip_room_time: new Date(Date.now() + 86400_000) });
+      },
+      recorderPid: child.pid!,
+      async publish({ index, mediaUrl, mediaToken }) {
+        const peer = await MediaTestPeer.connect(mediaUrl);
+        peers.push(peer);
+        await peer.ok('join', { token: mediaToken });
+        const pub = await publishRtp(peer, SOURCES[index % SOURCES.length]!);
+        await mediaUntil(() => pub.sent.video > 10 && pub.sent.audio > 10, 20_000, 'publisher sending');
+        return () => {
+          pub.stop();
+          peer.close();
+        };
+      },
+      close,
+    };
+  } catch (e) {
+    await close();
+    throw e;
   }
 }
 
@@ -423,8 +585,62 @@ async function main(): Promise<void> {
         ),
       );
     }
-    if (parts.has('recording'))
-      throw new Error('bench/recorder --parts=recording: wired at integration (needs ROLE=recorder and a real-media publisher)');
+    if (parts.has('recording')) {
+      log('recording: starting PostgreSQL, s3rver, Redis, a web,media server and a ROLE=recorder process');
+      const product = await startProduct(dir);
+      const rows: RecordingBenchResult[] = [];
+      try {
+        for (const n of recordingsList) {
+          log(`recording: ${String(n)} at once, ${String(seconds)} s`);
+          rows.push(await benchRecording(product, { recordings: n, seconds }));
+        }
+      } finally {
+        await product.close();
+      }
+      json['recording'] = rows;
+      const s = (ms: number[]) => ms.map((v) => (v / 1000).toFixed(1)).join(' / ');
+      sections.push(
+        '',
+        markdownTable(
+          [
+            'recordings (3 publishers each)',
+            'window s',
+            'recorder tree CPU (% of a core)',
+            'of both cores',
+            'per recording (% of a core)',
+            'CPU s per media s per recording',
+            'of it Node / ffmpeg (% of a core)',
+            'idle before (% of a core)',
+            'peak PSS MB',
+            'mean PSS MB',
+            'processes',
+            'startTask -> recordState 1 s',
+            'stopTask -> MP4 listed s',
+            'MP4 durations s',
+            'server + SFU + publishers (% of a core)',
+            'machine busy (% of both cores)',
+          ],
+          rows.map((r) => [
+            String(r.recordings),
+            r.recording.seconds.toFixed(1),
+            `${r.recording.cpuPct.toFixed(0)} %`,
+            `${(r.recording.cpuPct / cpus().length).toFixed(0)} %`,
+            `${(r.recording.cpuPct / r.recordings).toFixed(0)} %`,
+            (r.recording.cpuSeconds / r.recording.seconds / r.recordings).toFixed(3),
+            `${r.recorderNodePct.toFixed(0)} / ${(r.recording.cpuPct - r.recorderNodePct).toFixed(0)} %`,
+            `${r.idle.cpuPct.toFixed(0)} %`,
+            r.recording.peakPssMb.toFixed(0),
+            r.recording.meanPssMb.toFixed(0),
+            String(r.recording.processes),
+            s(r.startMs),
+            s(r.stopToListedMs),
+            r.files.map((f) => (f.durationMs === null ? '?' : (f.durationMs / 1000).toFixed(1))).join(' / '),
+            `${r.restPct.toFixed(0)} %`,
+            `${r.machinePct.toFixed(0)} %`,
+          ]),
+        ),
+      );
+    }
 
     const report = sections.join('\n');
     console.log(report);

@@ -144,3 +144,14 @@ export function machineTicks(): { busy: number; total: number } {
   const total = v.slice(0, 8).reduce((a, b) => a + b, 0);
   return { busy: total - (v[3] ?? 0) - (v[4] ?? 0), total };
 }
+
+/** CPU seconds of one process itself (utime + stime, no children), or NaN when it is gone. */
+export function ownCpuSeconds(pid: number): number {
+  try {
+    const text = readFileSync(`/proc/${String(pid)}/stat`, 'latin1');
+    const f = text.slice(text.lastIndexOf(')') + 2).split(' ');
+    return (Number(f[11]) + Number(f[12])) / TICKS_PER_SECOND;
+  } catch {
+    return NaN;
+  }
+}
