@@ -125,7 +125,7 @@ beforeAll(async () => {
     '录制课件.pptx',
     path.join(dir, 'profile'),
   );
-  world = await startWorld({ realTime: true, jobs: true, env: { RECORDER_SLOTS: '2' }, chromiumArgs: av.chromiumArgs });
+  world = await startWorld({ realTime: true, jobs: true, env: { RECORDER_SLOTS: '2', ...(process.env['RECORDING_FPS'] ? { RECORDING_FPS: process.env['RECORDING_FPS'] } : {}) }, chromiumArgs: av.chromiumArgs });
   // The students' own browser: their fake camera and microphone carry no flash and no click.
   studentBrowser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: [...CHROMIUM_ARGS, ...quiet.chromiumArgs] });
 
