@@ -118,8 +118,9 @@ it('records three people publishing real media into H.264 + AAC segments, on tim
   const people = [teacher, await signIn(server), await signIn(server)];
   const sources = [
     flashAndClick(1),
-    { video: 'testsrc2=s=320x240:r=15', audio: 'sine=f=300:r=48000,volume=0.05' },
-    { video: 'smptebars=s=320x240:r=15', audio: 'sine=f=500:r=48000,volume=0.05' },
+    // A keyframe every second: a browser answers the recorder's PLI at once, ffmpeg never does.
+    { video: 'testsrc2=s=320x240:r=15', audio: 'sine=f=300:r=48000,volume=0.05', gop: 15 },
+    { video: 'smptebars=s=320x240:r=15', audio: 'sine=f=500:r=48000,volume=0.05', gop: 15 },
   ];
   for (const [i, who] of people.entries()) {
     const joined = await call(server.url, 'userJoinAgoraRoom', { roomNumber }, { token: who.token });

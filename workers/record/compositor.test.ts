@@ -66,8 +66,7 @@ describe('galleryCells', () => {
         expect([c.x, c.y, c.w, c.h, c.strip].every((v) => v % 2 === 0)).toBe(true);
       }
       for (const a of cells)
-        for (const b of cells)
-          if (a !== b) expect(a.x + a.w <= b.x || b.x + b.w <= a.x || a.y + a.h <= b.y || b.y + b.h <= a.y).toBe(true);
+        for (const b of cells) if (a !== b) expect(a.x + a.w <= b.x || b.x + b.w <= a.x || a.y + a.h <= b.y || b.y + b.h <= a.y).toBe(true);
     }
   });
 });
