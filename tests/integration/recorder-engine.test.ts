@@ -25,6 +25,7 @@ const run = promisify(execFile);
 /** At least this long, and this long again once every track is decoded (enough flashes to pair). */
 const RECORD_MS = 12_000;
 const FPS = 30;
+const FIRST_PICTURES_WAIT_MS = 20_000;
 
 let server: TestServer;
 let workDir: string;
@@ -140,6 +141,8 @@ it('records three people publishing real media into H.264 + AAC segments, on tim
     firstSeq: 7,
     settings: { width: 1280, height: 720, fps: FPS, videoKbps: 3000, audioKbps: 128, segmentSeconds: 4 },
     scene,
+    // Longer than the 3 s a real start waits: the decoders start slowly on a loaded machine.
+    firstPicturesWaitMs: FIRST_PICTURES_WAIT_MS,
     logger: createLogger(process.env['TEST_LOG_LEVEL'] ?? 'silent'),
     onSegment: (s) => {
       segments.push(s);
@@ -150,8 +153,7 @@ it('records three people publishing real media into H.264 + AAC segments, on tim
   session.broken.catch((err: unknown) => (brokeWith = err));
   await session.flowing;
   const flowingAt = performance.now();
-  // The recording begins with the class: every camera there at the start has a picture (unless the
-  // decoders took longer than the 3 s the start waits at most).
+  // The recording begins with the class: every camera there at the start has a picture.
   const firstPicturesMs = Math.round(session.firstPicturesMs);
   const camerasAtFlowing = [...session.intake.videos.values()].map((v) => v.frames);
   const cpu0 = process.cpuUsage();
@@ -235,10 +237,9 @@ it('records three people publishing real media into H.264 + AAC segments, on tim
     for (let y = y0; y < y0 + 150; y++) for (let x = 960; x < 1280; x++) sum += first[y * 1280 + x]!;
     return Math.round(sum / (320 * 150));
   });
-  if (firstPicturesMs < 2900) {
-    expect.soft(camerasAtFlowing.every((f) => f > 0)).toBe(true);
-    for (const l of firstTiles) expect.soft(l).toBeGreaterThan(55);
-  }
+  expect.soft(firstPicturesMs).toBeLessThan(FIRST_PICTURES_WAIT_MS);
+  expect.soft(camerasAtFlowing.every((f) => f > 0)).toBe(true);
+  for (const l of firstTiles) expect.soft(l).toBeGreaterThan(55);
 
   const all = `concat:${segments.map((s) => s.file).join('|')}`;
   // A student's tile (slot 2: testsrc2) shows a picture, not black; the main area is the grey board.

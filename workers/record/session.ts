@@ -36,6 +36,8 @@ export interface SessionOptions {
   scene: Scene;
   logger: Logger;
   onSegment: (s: ClosedSegment) => Promise<void>;
+  /** How long the start waits for the first pictures at most (default FIRST_PICTURES_WAIT_MS; tests on a loaded machine). */
+  firstPicturesWaitMs?: number;
 }
 
 export class RecordingSession {
@@ -127,7 +129,7 @@ export class RecordingSession {
 
   /** Every camera there at the start has shown a picture (or gone, or paused), or the wait is over. */
   #firstPicturesIn(now: number): boolean {
-    if (now - this.#openedAt >= FIRST_PICTURES_WAIT_MS) return true;
+    if (now - this.#openedAt >= (this.#o.firstPicturesWaitMs ?? FIRST_PICTURES_WAIT_MS)) return true;
     return this.#firstCameras.every((v) => v.frames > 0 || v.closed || v.paused);
   }
 
