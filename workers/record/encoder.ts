@@ -25,8 +25,9 @@ export const segmentName = (seq: number) => `seg-${String(seq).padStart(6, '0')}
 export function encoderArgs(s: RecordingSettings, firstSeq: number, workDir: string, list: string): string[] {
   const gop = String(Math.round(s.fps * KEYFRAME_SECONDS));
   const { w, h } = LAYOUT.frame;
-  // Frames come at the layout's size; another output size is scaled here (bicubic, x264's input).
-  const scale = s.width === w && s.height === h ? [] : ['-vf', `scale=${String(s.width)}:${String(s.height)}:flags=bicubic`];
+  // Frames come at the layout's size; another output size is scaled here (bicubic; even, as yuv420p needs).
+  const out = { w: s.width & ~1, h: s.height & ~1 };
+  const scale = out.w === w && out.h === h ? [] : ['-vf', `scale=${String(out.w)}:${String(out.h)}:flags=bicubic`];
   return [
     ...['-hide_banner', '-nostdin', '-nostats', '-loglevel', 'warning'],
     ...['-f', 'rawvideo', '-pix_fmt', 'yuv420p', '-s', `${String(w)}x${String(h)}`, '-framerate', String(s.fps)],
