@@ -25,6 +25,7 @@ const run = promisify(execFile);
 /** At least this long, and this long again once every track is decoded (enough flashes to pair). */
 const RECORD_MS = 12_000;
 const FPS = 30;
+const FIRST_PICTURES_WAIT_MS = 20_000;
 
 let server: TestServer;
 let workDir: string;
@@ -42,18 +43,29 @@ afterAll(async () => {
   await rm(workDir, { recursive: true, force: true });
 });
 
-/** A stand-in for the room scene: a mid-grey board and a light name strip per person. */
+/**
+ * A stand-in for the room scene: a mid-grey board and a light name strip per person.
+ * `REC_SHOW=cameras` shows the room's video view instead (the gallery; for measuring its cost only:
+ * the assertions below are the board's).
+ */
 function greyScene(creatorId: string): Scene & { labels: string[] } {
   const main = Buffer.alloc((960 * 720 * 3) / 2, 128);
-  const strip = Buffer.alloc((320 * 24 * 3) / 2, 128);
-  strip.fill(200, 0, 320 * 24);
-  const view: SceneView = { version: 1, showState: 'wb', main, video: null, creatorId };
+  const cameras = process.env['REC_SHOW'] === 'cameras';
+  const view: SceneView = { version: 1, showState: cameras ? 'cameras' : 'wb', main: cameras ? null : main, video: null, creatorId };
   const labels: string[] = [];
+  const strips = new Map<string, Buffer>();
   return {
     labels,
     current: () => view,
-    label: (userId) => {
+    label: (userId, w, h) => {
       if (!labels.includes(userId)) labels.push(userId);
+      const key = `${String(w)}x${String(h)}`;
+      let strip = strips.get(key);
+      if (!strip) {
+        strip = Buffer.alloc((w * h * 3) / 2, 128);
+        strip.fill(200, 0, w * h);
+        strips.set(key, strip);
+      }
       return strip;
     },
     close: () => undefined,
@@ -107,8 +119,9 @@ it('records three people publishing real media into H.264 + AAC segments, on tim
   const people = [teacher, await signIn(server), await signIn(server)];
   const sources = [
     flashAndClick(1),
-    { video: 'testsrc2=s=320x240:r=15', audio: 'sine=f=300:r=48000,volume=0.05' },
-    { video: 'smptebars=s=320x240:r=15', audio: 'sine=f=500:r=48000,volume=0.05' },
+    // A keyframe every second: a browser answers the recorder's PLI at once, ffmpeg never does.
+    { video: 'testsrc2=s=320x240:r=15', audio: 'sine=f=300:r=48000,volume=0.05', gop: 15 },
+    { video: 'smptebars=s=320x240:r=15', audio: 'sine=f=500:r=48000,volume=0.05', gop: 15 },
   ];
   for (const [i, who] of people.entries()) {
     const joined = await call(server.url, 'userJoinAgoraRoom', { roomNumber }, { token: who.token });
@@ -128,6 +141,8 @@ it('records three people publishing real media into H.264 + AAC segments, on tim
     firstSeq: 7,
     settings: { width: 1280, height: 720, fps: FPS, videoKbps: 3000, audioKbps: 128, segmentSeconds: 4 },
     scene,
+    // Longer than the 3 s a real start waits: the decoders start slowly on a loaded machine.
+    firstPicturesWaitMs: FIRST_PICTURES_WAIT_MS,
     logger: createLogger(process.env['TEST_LOG_LEVEL'] ?? 'silent'),
     onSegment: (s) => {
       segments.push(s);
@@ -138,6 +153,9 @@ it('records three people publishing real media into H.264 + AAC segments, on tim
   session.broken.catch((err: unknown) => (brokeWith = err));
   await session.flowing;
   const flowingAt = performance.now();
+  // The recording begins with the class: every camera there at the start has a picture.
+  const firstPicturesMs = Math.round(session.firstPicturesMs);
+  const camerasAtFlowing = [...session.intake.videos.values()].map((v) => v.frames);
   const cpu0 = process.cpuUsage();
   // Every track is followed and decoded: three pictures and three voices.
   await until(
@@ -212,6 +230,17 @@ it('records three people publishing real media into H.264 + AAC segments, on tim
   const totalS = segments.reduce((a, s) => a + s.durationMs, 0) / 1000;
   expect.soft(Math.abs(totalS - wallS)).toBeLessThanOrEqual(0.5);
 
+  // The first frame of the file shows the three cameras, not empty dark tiles (luma 40).
+  const first = await raw(['-i', segments[0]!.file, '-frames:v', '1', '-vf', 'format=gray', '-f', 'rawvideo']);
+  const firstTiles = [0, 180, 360].map((y0) => {
+    let sum = 0;
+    for (let y = y0; y < y0 + 150; y++) for (let x = 960; x < 1280; x++) sum += first[y * 1280 + x]!;
+    return Math.round(sum / (320 * 150));
+  });
+  expect.soft(firstPicturesMs).toBeLessThan(FIRST_PICTURES_WAIT_MS);
+  expect.soft(camerasAtFlowing.every((f) => f > 0)).toBe(true);
+  for (const l of firstTiles) expect.soft(l).toBeGreaterThan(55);
+
   const all = `concat:${segments.map((s) => s.file).join('|')}`;
   // A student's tile (slot 2: testsrc2) shows a picture, not black; the main area is the grey board.
   const still = await raw(['-ss', String(Math.floor(totalS - 2)), '-i', all, '-frames:v', '1', '-vf', 'format=gray', '-f', 'rawvideo']);
@@ -272,6 +301,8 @@ it('records three people publishing real media into H.264 + AAC segments, on tim
       studentTileLuma: Math.round(mean(960, 180, 320, 150)),
       repeatedFrames: session.repeated,
       decodedAfterS: +decodedS.toFixed(2),
+      firstPicturesMs,
+      firstTilesLuma: firstTiles,
       // % of one core over the recording: the encoder, the six decoders, the compositor and mixer
       // (their own time), and the whole test process (SFU, publishers' werift and recorder together).
       encoderCpuPct: Math.round((encoderCpuS / wallS) * 100),
@@ -289,3 +320,37 @@ it('records three people publishing real media into H.264 + AAC segments, on tim
   // It left: its subscriptions are gone from the node.
   await until(() => server.banshu.media!.server.load().subscriptions === 0, 5000, 'the recorder gone');
 }, 120_000);
+
+it('composes at 1280x720 and lets the encoder scale to another configured size (640x360)', async () => {
+  const teacher = await signIn(server);
+  await server.banshu.platform.services.billingRepo.grant(teacher.userId, { vip_room_time: new Date(Date.now() + 86400_000) });
+  const created = await call(server.url, 'createAgoraRoom', { roomType: 1, consumption: 'on' }, { token: teacher.token });
+  const access = await server.banshu.platform.services.media!.forRecorder(created.data.roomInfo.roomNumber as string);
+  const dir = await mkdtemp(path.join(tmpdir(), 'banshu-rec-small-'));
+  const segments: ClosedSegment[] = [];
+  const session = await RecordingSession.start({
+    ...access,
+    workDir: dir,
+    firstSeq: 0,
+    settings: { width: 640, height: 360, fps: FPS, videoKbps: 800, audioKbps: 64, segmentSeconds: 1 },
+    scene: greyScene(teacher.userId),
+    logger: createLogger(process.env['TEST_LOG_LEVEL'] ?? 'silent'),
+    onSegment: (s) => {
+      segments.push(s);
+      return Promise.resolve();
+    },
+  });
+  try {
+    await session.flowing;
+    await until(() => segments.length >= 2, 20_000, 'two segments');
+  } finally {
+    await session.stop();
+  }
+  const streams = await probe(segments[0]!.file);
+  expect(streams.find((x) => x.codec_name === 'h264')).toMatchObject({ width: 640, height: 360 });
+  // The whole layout, scaled: the grey board fills the left three quarters.
+  const still = await raw(['-i', segments[1]!.file, '-frames:v', '1', '-vf', 'format=gray', '-f', 'rawvideo']);
+  expect(still.length).toBe(640 * 360);
+  expect(Math.abs(still[180 * 640 + 240]! - 128)).toBeLessThan(6);
+  await rm(dir, { recursive: true, force: true });
+}, 60_000);

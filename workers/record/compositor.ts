@@ -1,11 +1,12 @@
 /**
  * The composed picture and the mixed sound, made in Node (ADR 074). The picture is one yuv420p
  * canvas kept between frames: each frame only the parts whose source changed are copied in (row
- * by row, Buffer.copy), then the canvas is copied out whole for the encoder. The sound is every
- * audio track summed with clipping.
+ * by row, Buffer.copy), then the canvas is copied out whole for the encoder. The room's video view
+ * ('cameras') is a gallery of the cameras over the whole frame; the other views put the main area
+ * beside the tiles column. The sound is every audio track summed with clipping.
  */
 import { VIDEO_DELAY_MS, type AudioIn, type VideoIn } from './intake.ts';
-import { LAYOUT, type Scene, type SceneView } from './types.ts';
+import { LAYOUT, galleryCells, type Scene, type SceneView } from './types.ts';
 
 const BLACK = { y: 16, u: 128, v: 128 };
 /** The background of a tile whose person shows no camera. */
@@ -62,6 +63,46 @@ export class Yuv {
   }
 }
 
+/** A w x h yuv420p picture halved (each output pixel the mean of a 2x2 block); w and h multiples of 4. */
+export function halve(src: Buffer, w: number, h: number): Buffer {
+  const out = Buffer.allocUnsafe((w * h * 3) / 8);
+  let o = 0;
+  const plane = (at: number, pw: number, ph: number) => {
+    for (let y = 0; y < ph; y += 2) {
+      const r0 = at + y * pw;
+      const r1 = r0 + pw;
+      for (let x = 0; x < pw; x += 2) out[o++] = (src[r0 + x]! + src[r0 + x + 1]! + src[r1 + x]! + src[r1 + x + 1]! + 2) >> 2;
+    }
+  };
+  plane(0, w, h);
+  plane(w * h, w >> 1, h >> 1);
+  plane(w * h + (w * h) / 4, w >> 1, h >> 1);
+  return out;
+}
+
+/** A w x h yuv420p picture doubled (each pixel twice across, each row twice down). */
+export function double(src: Buffer, w: number, h: number): Buffer {
+  const out = Buffer.allocUnsafe(w * h * 6);
+  let i = 0;
+  let o = 0;
+  const plane = (pw: number, ph: number) => {
+    for (let y = 0; y < ph; y++) {
+      const row = o;
+      for (let x = 0; x < pw; x++) {
+        const v = src[i++]!;
+        out[o++] = v;
+        out[o++] = v;
+      }
+      out.copyWithin(o, row, o);
+      o += pw * 2;
+    }
+  };
+  plane(w, h);
+  plane(w >> 1, h >> 1);
+  plane(w >> 1, h >> 1);
+  return out;
+}
+
 /** The picture of the main area for 'video' courseware (a file source), when there is one. */
 export interface MainVideo {
   frame: Buffer | null;
@@ -101,12 +142,22 @@ export class Compositor {
   /** What each region shows now: a source compared by identity, so unchanged parts are not copied again. */
   #mainKey: unknown = undefined;
   #mainKind = '';
-  readonly #tileKeys: unknown[][] = Array.from({ length: LAYOUT.tile.slots }, () => []);
+  #tileKeys: unknown[][] = [];
+  /** The gallery is on the canvas (the room's video view), and what each of its cells shows. */
+  #gallery = false;
+  #cellKeys: unknown[][] = [];
+  /**
+   * Cameras arrive at gallery size: their halves for the tiles column and their doubles for a
+   * gallery of one, made once per decoded picture (a new picture is a new Buffer).
+   */
+  readonly #halves = new WeakMap<Buffer, Buffer>();
+  readonly #doubles = new WeakMap<Buffer, Buffer>();
 
-  constructor(o: { width: number; height: number; scene: Scene; tracks: Tracks; video?: MainVideo | null }) {
-    if (o.width !== 1280 || o.height !== 720) throw new Error('the recorder composes 1280x720 only (its layout is fixed)');
-    this.canvas = new Yuv(o.width, o.height);
-    this.canvas.fill(0, 0, o.width, o.height, BLACK);
+  /** Always the layout's 1280x720: the encoder scales to another output size. */
+  constructor(o: { scene: Scene; tracks: Tracks; video?: MainVideo | null }) {
+    const { w, h } = LAYOUT.frame;
+    this.canvas = new Yuv(w, h);
+    this.canvas.fill(0, 0, w, h, BLACK);
     this.#scene = o.scene;
     this.#tracks = o.tracks;
     this.#video = o.video ?? null;
@@ -116,10 +167,58 @@ export class Compositor {
   compose(): Buffer {
     const view = this.#scene.current();
     const shown = performance.now() - VIDEO_DELAY_MS;
-    this.#drawMain(view, shown);
-    this.#drawTiles(view, shown);
+    if (view.showState === 'cameras') this.#drawGallery(view, shown);
+    else {
+      if (this.#gallery) this.#clear();
+      this.#drawMain(view, shown);
+      this.#drawTiles(view, shown);
+    }
     const out = Buffer.allocUnsafe(this.canvas.data.length);
     this.canvas.data.copy(out);
+    return out;
+  }
+
+  /** The whole canvas black, every region to be drawn again. */
+  #clear(): void {
+    this.canvas.fill(0, 0, this.canvas.width, this.canvas.height, BLACK);
+    this.#gallery = false;
+    this.#mainKind = '';
+    this.#mainKey = undefined;
+    this.#tileKeys = [];
+    this.#cellKeys = [];
+  }
+
+  #drawGallery(view: SceneView, shown: number): void {
+    const c = this.canvas;
+    const slots = tileOrder(this.#tracks, view.creatorId);
+    const cells = galleryCells(slots.length);
+    // Switching in, or a person more or less: the cells move, so everything is drawn again.
+    if (!this.#gallery || this.#cellKeys.length !== cells.length) {
+      this.#clear();
+      this.#gallery = true;
+    }
+    const cam = LAYOUT.camera;
+    for (const [i, cell] of cells.entries()) {
+      const slot = slots[i]!;
+      let frame = slot.camera && !slot.camera.paused ? slot.camera.pictureAt(shown) : null;
+      if (frame && cell.w !== cam.w) frame = this.#cached(this.#doubles, frame, double);
+      const label = this.#scene.label(slot.userId, cell.w, cell.strip);
+      const key = [slot.userId, frame, label];
+      const old = this.#cellKeys[i] ?? [];
+      if (key.every((k, j) => k === old[j])) continue;
+      this.#cellKeys[i] = key;
+      if (frame) c.blit(frame, cell.w, cell.h, cell.x, cell.y);
+      else c.fill(cell.x, cell.y, cell.w, cell.h, DARK);
+      c.blit(label, cell.w, cell.strip, cell.x, cell.y + cell.h - cell.strip);
+    }
+  }
+
+  #cached(cache: WeakMap<Buffer, Buffer>, frame: Buffer, make: (src: Buffer, w: number, h: number) => Buffer): Buffer {
+    let out = cache.get(frame);
+    if (!out) {
+      out = make(frame, LAYOUT.camera.w, LAYOUT.camera.h);
+      cache.set(frame, out);
+    }
     return out;
   }
 
@@ -154,11 +253,12 @@ export class Compositor {
     for (let i = 0; i < t.slots; i++) {
       const y = i * t.h;
       const slot = slots[i];
-      const frame = slot?.camera && !slot.camera.paused ? slot.camera.pictureAt(shown) : null;
+      const camera = slot?.camera && !slot.camera.paused ? slot.camera.pictureAt(shown) : null;
+      const frame = camera ? this.#cached(this.#halves, camera, halve) : null;
       const label = slot ? this.#scene.label(slot.userId, t.w, LAYOUT.strip) : null;
       const key = [slot?.userId ?? null, frame, label];
-      const old = this.#tileKeys[i]!;
-      if (key.every((k, j) => k === old[j])) continue;
+      const old = this.#tileKeys[i] ?? [];
+      if (old.length > 0 && key.every((k, j) => k === old[j])) continue;
       this.#tileKeys[i] = key;
       if (!slot) {
         c.fill(t.x, y, t.w, t.h, BLACK);

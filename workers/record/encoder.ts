@@ -1,5 +1,6 @@
 /**
- * The one encoder of a recording: composed yuv420p frames on pipe:0, mixed s16le 48 kHz mono on
+ * The one encoder of a recording: composed yuv420p frames (always 1280x720, scaled to the
+ * configured size when it differs) on pipe:0, mixed s16le 48 kHz mono on
  * pipe:3, H.264 (x264 veryfast, a keyframe every 2 s exactly) and AAC out, cut into MPEG-TS
  * segments numbered from `firstSeq`. ffmpeg writes a line to a CSV list each time it closes a
  * segment (name, start, end); the list is watched, and each new line is handed on with the
@@ -13,7 +14,7 @@ import { openSync, closeSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Writable } from 'node:stream';
-import { AUDIO_RATE, type ClosedSegment, type Logger, type RecordingSettings } from './types.ts';
+import { AUDIO_RATE, LAYOUT, type ClosedSegment, type Logger, type RecordingSettings } from './types.ts';
 
 const LIST_POLL_MS = 250;
 /** A keyframe every this many seconds, so segments cut on time. */
@@ -23,12 +24,17 @@ export const segmentName = (seq: number) => `seg-${String(seq).padStart(6, '0')}
 
 export function encoderArgs(s: RecordingSettings, firstSeq: number, workDir: string, list: string): string[] {
   const gop = String(Math.round(s.fps * KEYFRAME_SECONDS));
+  const { w, h } = LAYOUT.frame;
+  // Frames come at the layout's size; another output size is scaled here (bicubic; even, as yuv420p needs).
+  const out = { w: s.width & ~1, h: s.height & ~1 };
+  const scale = out.w === w && out.h === h ? [] : ['-vf', `scale=${String(out.w)}:${String(out.h)}:flags=bicubic`];
   return [
     ...['-hide_banner', '-nostdin', '-nostats', '-loglevel', 'warning'],
-    ...['-f', 'rawvideo', '-pix_fmt', 'yuv420p', '-s', `${String(s.width)}x${String(s.height)}`, '-framerate', String(s.fps)],
+    ...['-f', 'rawvideo', '-pix_fmt', 'yuv420p', '-s', `${String(w)}x${String(h)}`, '-framerate', String(s.fps)],
     ...['-thread_queue_size', '64', '-i', 'pipe:0'],
     ...['-f', 's16le', '-ar', String(AUDIO_RATE), '-ac', '1', '-thread_queue_size', '1024', '-i', 'pipe:3'],
     ...['-map', '0:v', '-map', '1:a'],
+    ...scale,
     ...['-c:v', 'libx264', '-preset', 'veryfast', '-pix_fmt', 'yuv420p'],
     ...['-b:v', `${String(s.videoKbps)}k`, '-maxrate', `${String(s.videoKbps)}k`, '-bufsize', `${String(s.videoKbps * 2)}k`],
     ...['-g', gop, '-keyint_min', gop, '-sc_threshold', '0', '-force_key_frames', `expr:gte(t,n_forced*${String(KEYFRAME_SECONDS)})`],

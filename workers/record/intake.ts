@@ -112,7 +112,8 @@ export class VideoIn extends TrackIn {
 
   constructor(t: PublishedTrack) {
     super(t);
-    const size = t.source === 'screen' ? LAYOUT.screen : LAYOUT.tile;
+    // Cameras at gallery size (the tiles column halves them), the screen at its area's.
+    const size = t.source === 'screen' ? LAYOUT.screen : LAYOUT.camera;
     this.width = size.w;
     this.height = size.h;
     this.#partial = Buffer.allocUnsafe((this.width * this.height * 3) / 2);

@@ -7,8 +7,8 @@
 import { Compositor, Mixer } from './compositor.ts';
 import { Encoder } from './encoder.ts';
 import { FileVideo } from './file-video.ts';
-import { Intake } from './intake.ts';
-import { AUDIO_RATE, type ClosedSegment, type Logger, type RecordingSettings, type Scene } from './types.ts';
+import { Intake, type VideoIn } from './intake.ts';
+import { AUDIO_RATE, LAYOUT, type ClosedSegment, type Logger, type RecordingSettings, type Scene } from './types.ts';
 
 export type { ClosedSegment, RecordingSettings };
 
@@ -21,6 +21,11 @@ export type { ClosedSegment, RecordingSettings };
 const REPEAT_BEHIND_SECONDS = 1;
 /** This far behind, the encoder is stuck: the session breaks (and the runner starts it again). */
 const BROKEN_BEHIND_SECONDS = 30;
+/**
+ * The recording begins when every camera there at the start shows its first picture (so the file
+ * does not open on empty tiles while decoders wait for a keyframe), or after this long at most.
+ */
+const FIRST_PICTURES_WAIT_MS = 3000;
 
 export interface SessionOptions {
   mediaUrl: string;
@@ -31,10 +36,15 @@ export interface SessionOptions {
   scene: Scene;
   logger: Logger;
   onSegment: (s: ClosedSegment) => Promise<void>;
+  /** How long the start waits for the first pictures at most (default FIRST_PICTURES_WAIT_MS; tests on a loaded machine). */
+  firstPicturesWaitMs?: number;
 }
 
 export class RecordingSession {
-  /** Resolves when the first composed frame went to the encoder. */
+  /**
+   * Resolves when the first composed frame went to the encoder: once every camera present at the
+   * start has a picture (or FIRST_PICTURES_WAIT_MS passed). Nothing is written before.
+   */
   readonly flowing: Promise<void>;
   /** Rejects if the session breaks (encoder died, SFU gone for good). */
   readonly broken: Promise<never>;
@@ -45,14 +55,19 @@ export class RecordingSession {
   readonly #mixer: Mixer;
   readonly #video: FileVideo;
   readonly #timer: NodeJS.Timeout;
-  /** The clock's zero: the first frame (set after the children are spawned, which can take a while). */
+  /** The clock's zero: the first frame, once the first pictures are in (0 until then). */
   #t0 = 0;
+  /** When the session began waiting for the first pictures, and the cameras it waits for. */
+  readonly #openedAt: number;
+  readonly #firstCameras: VideoIn[];
   #frames = 0;
   #samples = 0;
   #last: Buffer | null = null;
   #lastComposedAt = 0;
   /** Time spent composing, mixing and queueing (the Node side's own cost, diagnostics). */
   busyMs = 0;
+  /** How long the start waited for the first pictures (diagnostics; FIRST_PICTURES_WAIT_MS at most). */
+  firstPicturesMs = 0;
   /** Frames that repeated the previous picture because the encoder was behind (diagnostics). */
   repeated = 0;
   #flowing!: () => void;
@@ -68,8 +83,6 @@ export class RecordingSession {
     this.broken.catch(() => undefined);
     this.#video = new FileVideo({ scene: o.scene, logger: o.logger });
     this.#compositor = new Compositor({
-      width: o.settings.width,
-      height: o.settings.height,
       scene: o.scene,
       tracks: intake,
       video: this.#video,
@@ -91,7 +104,8 @@ export class RecordingSession {
     });
     this.encoder.done.catch((err: unknown) => this.#breaks(err instanceof Error ? err : new Error(String(err))));
     intake.broken.catch((err: unknown) => this.#breaks(err instanceof Error ? err : new Error(String(err))));
-    this.#t0 = performance.now();
+    this.#openedAt = performance.now();
+    this.#firstCameras = [...intake.videos.values()].filter((v) => v.source === 'camera' && !v.paused);
     this.#tick();
     this.#timer = setInterval(() => this.#tick(), Math.max(5, Math.floor(1000 / o.settings.fps / 2)));
   }
@@ -113,7 +127,19 @@ export class RecordingSession {
     this.busyMs += performance.now() - began;
   }
 
+  /** Every camera there at the start has shown a picture (or gone, or paused), or the wait is over. */
+  #firstPicturesIn(now: number): boolean {
+    if (now - this.#openedAt >= (this.#o.firstPicturesWaitMs ?? FIRST_PICTURES_WAIT_MS)) return true;
+    return this.#firstCameras.every((v) => v.frames > 0 || v.closed || v.paused);
+  }
+
   #compose(): void {
+    if (this.#t0 === 0) {
+      const now = performance.now();
+      if (!this.#firstPicturesIn(now)) return;
+      this.#t0 = now;
+      this.firstPicturesMs = now - this.#openedAt;
+    }
     const fps = this.#o.settings.fps;
     const due = Math.floor(((performance.now() - this.#t0) * fps) / 1000) + 1;
     if (due <= this.#frames) return;
@@ -141,9 +167,9 @@ export class RecordingSession {
     this.#flowing();
   }
 
+  /** Composed frames are always the layout's size (the encoder scales them). */
   #frameBytes(): number {
-    const s = this.#o.settings;
-    return (s.width * s.height * 3) / 2;
+    return (LAYOUT.frame.w * LAYOUT.frame.h * 3) / 2;
   }
 
   #breaks(err: Error): void {

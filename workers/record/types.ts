@@ -41,9 +41,15 @@ export interface Scene {
   close(): void;
 }
 
-/** The layout of the composed frame (the contract's, at 1280x720). */
+/**
+ * The layout of the composed frame (the contract's, at 1280x720). The recorder always composes at
+ * this size; the encoder scales to RECORDING_WIDTH x RECORDING_HEIGHT when they differ.
+ */
 export const LAYOUT = {
+  frame: { w: 1280, h: 720 },
   main: { x: 0, y: 0, w: 960, h: 720 },
+  /** Cameras are decoded at this size: a gallery cell; the tiles column takes them halved. */
+  camera: { w: 640, h: 360 },
   /** Screen share and video courseware: 16:9 letterboxed in the main area. */
   screen: { x: 0, y: 90, w: 960, h: 540 },
   tile: { x: 960, w: 320, h: 180, slots: 4 },
@@ -51,3 +57,37 @@ export const LAYOUT = {
 } as const;
 
 export const AUDIO_RATE = 48_000;
+
+export interface Cell {
+  x: number;
+  y: number;
+  w: number;
+  h: number;
+  /** Height of the name strip at the bottom of the cell. */
+  strip: number;
+}
+
+/**
+ * The room's video view ('cameras'), as students see it: the cameras over the whole frame. One
+ * person fills it (the 640x360 picture doubled); two sit side by side, centred; three or four make
+ * a 2x2 of 640x360 cells (the third centred on the bottom row). At most four, in tile order.
+ */
+export function galleryCells(n: number): Cell[] {
+  const { w, h } = LAYOUT.camera;
+  const strip = 32;
+  if (n <= 0) return [];
+  if (n === 1) return [{ x: 0, y: 0, w: w * 2, h: h * 2, strip: strip * 2 }];
+  if (n === 2)
+    return [
+      { x: 0, y: h / 2, w, h, strip },
+      { x: w, y: h / 2, w, h, strip },
+    ];
+  const cells = [
+    { x: 0, y: 0, w, h, strip },
+    { x: w, y: 0, w, h, strip },
+    { x: 0, y: h, w, h, strip },
+    { x: w, y: h, w, h, strip },
+  ];
+  if (n === 3) cells[2] = { x: w / 2, y: h, w, h, strip };
+  return cells.slice(0, n);
+}
