@@ -36,7 +36,7 @@ export function startRecorder(platform: Platform): RecorderRunner | null {
     openScene: (roomNumber) =>
       openRoomScene({ db: database.db, objects, roomNumber, logger: log, width: LAYOUT.main.w, height: LAYOUT.main.h }),
     startSession: (o) => RecordingSession.start(o),
-    join: (files, out) => joinSegments(files, out),
+    join: (files, out, trimEndSec) => joinSegments(files, out, { trimEndSec }),
     probeSegment: async (file) => {
       try {
         const p = await probeMedia(file);

@@ -126,6 +126,11 @@ export class RecordTasks {
     return t.state === 'stopping' ? 'stopping' : 'recording';
   }
 
+  /** When the stop was asked (null: not asked): the recorder cuts what it recorded after it. */
+  async stopRequestedAt(taskId: string): Promise<Date | null> {
+    return (await this.repo.task(taskId))?.stop_requested_at ?? null;
+  }
+
   /** First media flowing: starting -> recording, recordState '1' (through RoomState), room event roomRecord with startedAt. */
   async started(taskId: string, owner: string): Promise<void> {
     const row = await this.repo.markStarted(taskId, owner, this.clock.now());

@@ -125,6 +125,14 @@ describe('joinSegments', () => {
     expect(largestStep(await packets(out, 'a'))).toBeCloseTo(AAC_FRAME, 3);
   });
 
+  it('cuts what was recorded after the stop from the end (trimEndSec)', { timeout: 60_000 }, async () => {
+    const out = path.join(dir, 'trimmed.mp4');
+    const joined = await joinSegments(runA, out, { trimEndSec: 2.5 });
+    expect(Math.abs(joined.durationMs - 5500)).toBeLessThanOrEqual(150); // cut at packets: a few AAC frames
+    expect((await probeMedia(out)).moovFirst).toBe(true);
+    expect((await packets(out, 'v')).length).toBeLessThanOrEqual(5.5 * 30 + 1);
+  });
+
   it('joins a segment cut off by a killed encoder up to where it ends', { timeout: 60_000 }, async () => {
     // The crashed run's last segment stops mid-packet; the resumed run follows it.
     const cut = path.join(dir, 'cut.ts');

@@ -16,7 +16,10 @@ import type { ClosedSegment, RecordingSettings, Scene } from './types.ts';
 import { segmentName } from './encoder.ts';
 
 /** The task store (core/recording/record-tasks.ts) as the runner uses it. */
-export type TaskStore = Pick<RecordTasks, 'claim' | 'renew' | 'peek' | 'started' | 'addSegment' | 'segments' | 'finish' | 'fail'>;
+export type TaskStore = Pick<
+  RecordTasks,
+  'claim' | 'renew' | 'peek' | 'stopRequestedAt' | 'started' | 'addSegment' | 'segments' | 'finish' | 'fail'
+>;
 
 /** How long a session may take to end before it is ended by force. */
 const SESSION_STOP_MS = 20_000;
@@ -53,7 +56,8 @@ export interface RunnerDeps {
     logger: Logger;
     onSegment: (s: ClosedSegment) => Promise<void>;
   }): Promise<SessionHandle>;
-  join(files: string[], outFile: string): Promise<{ durationMs: number; bytes: number }>;
+  /** `trimEndSec`: what was recorded after the stop was asked, cut from the end. */
+  join(files: string[], outFile: string, trimEndSec: number): Promise<{ durationMs: number; bytes: number }>;
   /** Duration and size of a segment file a killed process left (null: unusable). */
   probeSegment(file: string): Promise<{ durationMs: number; bytes: number } | null>;
   /** How often an idle recorder looks for work (ms). */
@@ -145,6 +149,8 @@ export class RecorderRunner {
     let nextSeq = await this.#recoverLocal(task, workDir, log);
     let lost = false;
     let stopAsked = task.state === 'stopping';
+    /** When the last session stopped writing frames, if it ran until the stop. */
+    let sessionEndedAt: number | null = null;
 
     // The lease is renewed for as long as this process works on the task, the join included.
     let renewing = true;
@@ -207,6 +213,7 @@ export class RecorderRunner {
             log.info('recording started');
           }
           await Promise.race([stopped, session.broken]);
+          if (stopAsked) sessionEndedAt = Date.now();
         } catch (err) {
           log.warn({ err }, 'recording session broke');
           if (task.state === 'starting' && !task.resumed) {
@@ -221,7 +228,11 @@ export class RecorderRunner {
         }
       }
       if (lost || this.#closed) return;
-      await this.#finish(task, workDir, log);
+      // The stop reaches the recorder a little late (a read every 250 ms, a busy machine): what it
+      // recorded after the teacher's stop is cut, so the file lasts as long as the class was recorded.
+      const askedAt = sessionEndedAt !== null ? await d.tasks.stopRequestedAt(task.taskId) : null;
+      const overshootSec = askedAt && sessionEndedAt !== null ? Math.max(0, (sessionEndedAt - askedAt.getTime()) / 1000) : 0;
+      await this.#finish(task, workDir, log, Math.min(overshootSec, 30));
     } finally {
       this.#stops.delete(stopNow);
       renewing = false;
@@ -272,7 +283,7 @@ export class RecorderRunner {
     return next;
   }
 
-  async #finish(task: ClaimedTask, workDir: string, log: Logger): Promise<void> {
+  async #finish(task: ClaimedTask, workDir: string, log: Logger, trimEndSec = 0): Promise<void> {
     const d = this.#d;
     // Pieces a session closed but could not hand on (it was ended by force) are on this disk.
     await this.#recoverLocal(task, workDir, log, true);
@@ -292,11 +303,20 @@ export class RecorderRunner {
       files.push(file);
     }
     const out = path.join(workDir, 'recording.mp4');
-    const joined = await d.join(files, out);
+    const joined = await d.join(files, out, trimEndSec);
     const key = recordingKey(task.userId, task.taskId);
     await withRetries(() => d.objects.putFile(key, out, 'video/mp4'));
     await d.tasks.finish(task.taskId, this.owner, { key, bytes: joined.bytes, durationMs: joined.durationMs });
-    log.info({ segments: segments.length, durationMs: joined.durationMs, bytes: joined.bytes, ms: Date.now() - began }, 'recording listed');
+    log.info(
+      {
+        segments: segments.length,
+        durationMs: joined.durationMs,
+        trimmedMs: Math.round(trimEndSec * 1000),
+        bytes: joined.bytes,
+        ms: Date.now() - began,
+      },
+      'recording listed',
+    );
     // The MP4 holds everything now: the pieces go from the store and the disk.
     for (const s of segments) await d.objects.delete(s.key).catch((err: unknown) => log.warn({ err, key: s.key }, 'segment delete failed'));
     await rm(workDir, { recursive: true, force: true });
