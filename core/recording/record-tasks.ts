@@ -132,8 +132,11 @@ export class RecordTasks {
   }
 
   /** First media flowing: starting -> recording, recordState '1' (through RoomState), room event roomRecord with startedAt. */
-  async started(taskId: string, owner: string): Promise<void> {
-    const row = await this.repo.markStarted(taskId, owner, this.clock.now());
+  async started(taskId: string, owner: string, at?: Date): Promise<void> {
+    // `at`: the recorder's first frame (a busy process reports it a moment later).
+    const now = this.clock.now();
+    const when = at && at.getTime() <= now.getTime() && now.getTime() - at.getTime() < 60_000 ? at : now;
+    const row = await this.repo.markStarted(taskId, owner, when);
     if (!row) {
       // A resumed task that was recording already: nothing to announce again.
       const now = await this.repo.task(taskId);

@@ -30,6 +30,8 @@ export interface SessionHandle {
   readonly flowing: Promise<void>;
   readonly broken: Promise<never>;
   stop(): Promise<void>;
+  /** Wall time (ms epoch) of the first frame, once flowing. */
+  readonly startedAtMs?: number;
   /** Ends every process of the session at once (after a stop that took too long). */
   kill?(): void;
 }
@@ -208,7 +210,7 @@ export class RecorderRunner {
           });
           await Promise.race([session.flowing, session.broken, stopped]);
           if (task.state === 'starting' && !stopAsked && !lost) {
-            await d.tasks.started(task.taskId, this.owner);
+            await d.tasks.started(task.taskId, this.owner, session.startedAtMs ? new Date(session.startedAtMs) : undefined);
             task.state = 'recording';
             log.info('recording started');
           }

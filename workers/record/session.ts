@@ -68,6 +68,8 @@ export class RecordingSession {
   busyMs = 0;
   /** How long the start waited for the first pictures (diagnostics; FIRST_PICTURES_WAIT_MS at most). */
   firstPicturesMs = 0;
+  /** Wall time (ms epoch) of the recording's first frame: where the file's timeline begins. */
+  startedAtMs = 0;
   /** Frames that repeated the previous picture because the encoder was behind (diagnostics). */
   repeated = 0;
   #flowing!: () => void;
@@ -138,6 +140,7 @@ export class RecordingSession {
       const now = performance.now();
       if (!this.#firstPicturesIn(now)) return;
       this.#t0 = now;
+      this.startedAtMs = Date.now();
       this.firstPicturesMs = now - this.#openedAt;
     }
     const fps = this.#o.settings.fps;
