@@ -344,10 +344,11 @@ describe('record button in the classroom', () => {
     await expect.poll(() => button.getAttribute('aria-label')).toMatch(/^结束录制/);
 
     // A reload counts from when the recording really began (getRoomMemberRecordState's startedAt),
-    // not from the reload: the task is made to have begun 2 minutes ago (server time, the test's clock).
+    // not from the reload: the task is made to have begun 2 minutes ago (server time, the test's clock,
+    // which stands still here: a second more so the page's rounding down still reads 02:00).
     await world.server.banshu.platform.database.db
       .updateTable('record_tasks')
-      .set({ started_at: new Date(world.server.clock.now().getTime() - 120_000) })
+      .set({ started_at: new Date(world.server.clock.now().getTime() - 121_000) })
       .where('id', '=', claimed!.taskId)
       .execute();
     await page.reload();
