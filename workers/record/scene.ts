@@ -25,31 +25,9 @@ import { LayerView, type Change } from '#app/board/layer.ts';
 import { BoardRenderer } from '#app/board/renderer.ts';
 import { readExtend, readFollow, wbLayer } from '#app/board/tools.ts';
 import { slideOffset } from '#app/courseware/paging.ts';
+import type { Scene, SceneView } from './types.ts';
 
-export interface SceneView {
-  /** Changes whenever `main`, `video`, the view or the names change. */
-  version: number;
-  /**
-   * The main area's view: 'wb' (board page: background + ink), 'ppt' (slide + its ink), 'screen'
-   * (the screen share), 'video' (the video courseware, see `video`), or 'cameras' (the room's
-   * video view: the camera tiles only). Normalised from the rooms row as the classroom reads it:
-   * a whiteboard class (type 2) always shows its board, an mp4 document under 'ppt' is 'video',
-   * and any showState the classroom does not know shows the cameras.
-   */
-  showState: string;
-  /** yuv420p of the main area for 'wb' and 'ppt'; null otherwise. */
-  main: Buffer | null;
-  /** The video courseware: where the creator's player is (`positionSec` at server time `atMs`) and whether it plays. */
-  video: { url: string; playing: boolean; positionSec: number; atMs: number } | null;
-  creatorId: string;
-}
-
-export interface Scene {
-  current(): SceneView;
-  /** yuv420p w x h name strip for the tile of this user (cached). */
-  label(userId: string, w: number, h: number): Buffer;
-  close(): void;
-}
+export type { Scene, SceneView };
 
 export interface SceneOptions {
   db: Database;

@@ -23,13 +23,18 @@ export interface ClosedSegment {
 }
 
 export interface SceneView {
-  /** Changes whenever `main` or names change. */
+  /** Changes whenever `main`, `video`, the view or the names change. */
   version: number;
-  /** As in the rooms row ('wb', 'ppt', 'video', 'screen', ...). */
+  /**
+   * The main area's view: 'wb' (board page: background + ink), 'ppt' (slide + its ink), 'screen'
+   * (the screen share), 'video' (the video courseware, see `video`), or 'cameras' (the room's
+   * video view: the camera gallery). Normalised by the scene from the rooms row as the classroom
+   * reads it.
+   */
   showState: string;
-  /** yuv420p 960x720 for 'wb' and 'ppt'; null for 'screen' and 'video'. */
+  /** yuv420p of the main area (960x720) for 'wb' and 'ppt'; null otherwise. */
   main: Buffer | null;
-  /** Video courseware. */
+  /** The video courseware: where the creator's player is (`positionSec` at server time `atMs`) and whether it plays. */
   video: { url: string; playing: boolean; positionSec: number; atMs: number } | null;
   creatorId: string;
 }
