@@ -1,8 +1,9 @@
 // Test projects (see docs/decisions/006-testing.md). Deliberately separate from vite.config.ts:
 // the React Router plugin builds the app and has no business in test runs.
-// tests/run.ts runs unit + integration together, then e2e on its own.
+// tests/run.ts runs unit + integration together, then the media files, then e2e, each on its own.
 import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
+import { MEDIA_FILES } from './tests/media-files.ts';
 
 // Integration tests start real servers (PostgreSQL, Redis, LibreOffice, ffmpeg): on a 2-core
 // machine more than two files at once only makes them slower and flakier.
@@ -26,9 +27,23 @@ export default defineConfig({
         test: {
           name: 'integration',
           include: ['tests/integration/**/*.test.ts'],
+          exclude: MEDIA_FILES,
           environment: 'node',
           pool: 'forks',
           maxWorkers: heavyWorkers,
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
+          globalSetup: ['tests/support/global-postgres.ts'],
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'media',
+          include: MEDIA_FILES,
+          environment: 'node',
+          pool: 'forks',
+          fileParallelism: false,
           testTimeout: 60_000,
           hookTimeout: 60_000,
           globalSetup: ['tests/support/global-postgres.ts'],

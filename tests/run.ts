@@ -1,21 +1,24 @@
 // The test step of `npm test` (after set-up, check and build): vitest's unit and integration
-// projects in one run, then the e2e project on its own, then one summary line `N passed, N failed`.
+// projects in one run, then the media project (real-time recordings, one file at a time, nothing
+// beside them), then the e2e project on its own, then one summary line `N passed, N failed`.
 // Extra arguments are passed to both vitest runs, e.g. `node tests/run.ts rooms` to filter files.
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
+import { MEDIA_FILES } from './media-files.ts';
 
 const root = join(import.meta.dirname, '..');
 const vitestBin = join(root, 'node_modules', 'vitest', 'vitest.mjs');
 
 // Projects that must run at least one test; an empty one fails the run, so a broken glob can
 // never pass silently.
-const requiredProjects = ['unit', 'integration', 'e2e'];
+const requiredProjects = ['unit', 'integration', 'media', 'e2e'];
 
 const phases: { label: string; projects: string[] }[] = [
   { label: 'unit + integration', projects: ['unit', 'integration'] },
+  { label: 'media (real-time recordings)', projects: ['media'] },
   { label: 'e2e', projects: ['e2e'] },
 ];
 
@@ -62,6 +65,7 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 
 function projectOf(file: string): string {
   const path = relative(root, file);
+  if (MEDIA_FILES.includes(path)) return 'media';
   if (path.startsWith('tests/integration/')) return 'integration';
   if (path.startsWith('tests/e2e/')) return 'e2e';
   return 'unit';

@@ -473,7 +473,8 @@ describe('the shared whiteboard', () => {
     const after = await expectSameBoards();
     expect(after.items).toEqual(before.items);
     expect(await student.locator('[data-testid="board"][data-background="1"]').count()).toBe(1);
-    expect(await inkPixels(student)).toBeGreaterThan(100);
+    // The items are back; their ink is painted on the next frame the page draws.
+    await expect.poll(() => inkPixels(student), { timeout: 10_000 }).toBeGreaterThan(100);
   });
 
   it('makes members follow the creator\'s zoom and pan while "follow me" is on, and not after', async () => {
@@ -591,7 +592,7 @@ describe('the shared whiteboard', () => {
     expect(await board.getAttribute('data-items')).toBe('2');
     expect(await teacher.getByTestId('page-label').textContent()).toContain('3 / 3');
     expect(await teacher.getByTestId('page-next').isDisabled()).toBe(true);
-    expect(await inkPixels(teacher)).toBeGreaterThan(100);
+    await expect.poll(() => inkPixels(teacher), { timeout: 10_000 }).toBeGreaterThan(100);
     await teacher.keyboard.press('ArrowLeft');
     await teacher.locator('[data-testid="review-board"][data-page="wb:1"]').waitFor();
     // Someone else is told it is the creator's, and the server gives them nothing.

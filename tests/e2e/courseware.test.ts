@@ -34,6 +34,7 @@ type HookWindow = Window & {
   };
   __phases?: string[];
   __shownAt?: Promise<number>;
+  __pressedAt?: Promise<number>;
 };
 
 beforeAll(async () => {
@@ -53,8 +54,23 @@ afterAll(async () => {
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
-async function now(page: Page): Promise<number> {
-  return page.evaluate(() => performance.timeOrigin + performance.now());
+/**
+ * When the teacher's next press (pointer or key) reaches the page: the start of a page turn as the
+ * teacher makes it, without the test driver's own time to find and press the button.
+ */
+async function armPress(page: Page): Promise<void> {
+  await page.evaluate(() => {
+    const w = window as HookWindow;
+    w.__pressedAt = new Promise<number>((resolve) => {
+      const at = () => {
+        resolve(performance.timeOrigin + performance.now());
+        document.removeEventListener('pointerdown', at, true);
+        document.removeEventListener('keydown', at, true);
+      };
+      document.addEventListener('pointerdown', at, true);
+      document.addEventListener('keydown', at, true);
+    });
+  });
 }
 
 /** Records every upload phase the teacher's page shows (data-phase of the steps). */
@@ -193,17 +209,19 @@ for (const store of ['disk', 's3'] as const) {
     it('brings page turns to the student within 1 s, bounded 1..total', async () => {
       for (const target of [2, 3]) {
         await watchSlide(student, target);
-        const clickedAt = await now(teacher);
+        await armPress(teacher);
         await teacher.getByTestId('cw-next').click();
         // The teacher sees the page at once, before the 500 ms save.
         expect(await teacher.getByTestId('cw-counter').innerText()).toBe(`${target}/${SLIDES}`);
+        const clickedAt = await teacher.evaluate(() => (window as HookWindow).__pressedAt!);
         const seenAt = await student.evaluate(() => (window as HookWindow).__shownAt!);
         expect(seenAt - clickedAt).toBeLessThan(1000);
       }
       expect(await teacher.getByTestId('cw-next').isDisabled()).toBe(true);
       await watchSlide(student, 2);
-      const clickedAt = await now(teacher);
+      await armPress(teacher);
       await teacher.keyboard.press('PageUp');
+      const clickedAt = await teacher.evaluate(() => (window as HookWindow).__pressedAt!);
       const seenAt = await student.evaluate(() => (window as HookWindow).__shownAt!);
       expect(seenAt - clickedAt).toBeLessThan(1000);
       expect(await student.getByTestId('cw-counter').innerText()).toBe(`2/${SLIDES}`);

@@ -54,6 +54,15 @@ export interface EncoderOptions {
   onSegment: (s: ClosedSegment) => Promise<void>;
 }
 
+/**
+ * The encoder is the one process whose starvation loses the recording (ADR 074's overload mode
+ * only thins the picture; 30 s behind, the session breaks). It is started through nice(1) with a
+ * higher priority than the decoders and the rest of the machine (ENCODER_NICE), which takes where
+ * the recorder may (root or CAP_SYS_NICE) and elsewhere leaves the default: nice says so in the
+ * encoder's log and runs it all the same (ADR 078). Every thread of ffmpeg inherits it.
+ */
+export const ENCODER_NICE = -10;
+
 export class Encoder {
   readonly child: ChildProcess;
   readonly video: Writable;
@@ -75,7 +84,7 @@ export class Encoder {
     this.#list = path.join(o.workDir, `segments-${tag}.csv`);
     this.#log = path.join(o.workDir, `encoder-${tag}.log`);
     const logFd = openSync(this.#log, 'a');
-    this.child = spawn('ffmpeg', encoderArgs(o.settings, o.firstSeq, o.workDir, this.#list), {
+    this.child = spawn('nice', ['-n', String(ENCODER_NICE), 'ffmpeg', ...encoderArgs(o.settings, o.firstSeq, o.workDir, this.#list)], {
       stdio: ['pipe', 'ignore', logFd, 'pipe'],
     });
     closeSync(logFd);

@@ -329,6 +329,7 @@ export class Intake {
   }
 
   #follow(t: PublishedTrack): void {
+    this.#o.logger.debug({ trackId: t.trackId, userId: t.userId, source: t.source, paused: t.paused }, 'recorder follows a track');
     const track = t.kind === 'video' ? new VideoIn(t) : new AudioIn(t);
     if (track instanceof VideoIn) this.videos.set(t.trackId, track);
     else this.audios.set(t.trackId, track);
@@ -366,6 +367,7 @@ export class Intake {
       });
     });
     pc.connectionStateChange.subscribe((state) => {
+      this.#o.logger.debug({ trackId: track.trackId, state }, 'recorder subscription connection');
       if (state === 'connected' && track instanceof VideoIn) setTimeout(() => this.#pli(track), FIRST_PLI_DELAY_MS).unref();
     });
     await pc.setRemoteDescription({ type: 'offer', sdp: offer.sdp });
@@ -433,6 +435,7 @@ export class Intake {
   #drop(trackId: string): void {
     const t = this.videos.get(trackId) ?? this.audios.get(trackId);
     if (!t) return;
+    this.#o.logger.debug({ trackId, userId: t.userId, source: t.source, packets: t.forwarded }, 'recorder drops a track');
     this.videos.delete(trackId);
     this.audios.delete(trackId);
     this.#close(t);
@@ -443,6 +446,25 @@ export class Intake {
     t.decoder?.stop();
     t.decoder = null;
     void t.pc?.close().catch(() => undefined);
+  }
+
+  /** What each followed track delivered (the session logs it when it ends: an operator's first look at a silent or frozen recording). */
+  summary(): Array<{ userId: string; source: MediaSource; packets: number; decoderStarts: number; pictures?: number; samples?: number }> {
+    const videos = [...this.videos.values()].map((v) => ({
+      userId: v.userId,
+      source: v.source,
+      packets: v.forwarded,
+      decoderStarts: v.starts,
+      pictures: v.frames,
+    }));
+    const audios = [...this.audios.values()].map((a) => ({
+      userId: a.userId,
+      source: a.source,
+      packets: a.forwarded,
+      decoderStarts: a.starts,
+      samples: a.received,
+    }));
+    return [...videos, ...audios];
   }
 
   /** Leaves the room and kills every decoder. */

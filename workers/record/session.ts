@@ -197,6 +197,10 @@ export class RecordingSession {
     this.#stopping ??= (async () => {
       this.#writing = false;
       clearInterval(this.#timer);
+      this.#o.logger.info(
+        { seconds: this.writtenSeconds, repeated: this.repeated, busyMs: Math.round(this.busyMs), tracks: this.intake.summary() },
+        'recording session ended',
+      );
       this.#video.close();
       this.intake.close();
       try {

@@ -28,6 +28,8 @@ export const DEVICE_MESSAGE_MS = 5000;
 export const RECONNECT_FIRST_MS = 1000;
 export const RECONNECT_EVERY_MS = 10_000;
 const DEVICE_CHANGE_SETTLE_MS = 1000;
+/** A shared screen's frame rate at most (text over motion; ADR 078). */
+export const SCREEN_FPS = 15;
 
 export interface MediaPerson {
   userId: string;
@@ -468,11 +470,15 @@ export class MediaClient {
     setTimeout(() => this.#set({ screenBlocked: false }), SCREEN_BUTTON_BLOCK_MS);
     void (async () => {
       try {
+        // A shared screen is mostly slides, documents and code: sharp text at up to 1080p matters
+        // more than motion, so 15 fps at most and the 'detail' hint (under load the browser keeps
+        // the resolution and drops frames). It halves the sender's encoding and every decoder's work.
         const stream = await navigator.mediaDevices.getDisplayMedia({
-          video: { width: { max: 1920 }, height: { max: 1080 }, frameRate: { max: 30 } },
+          video: { width: { max: 1920 }, height: { max: 1080 }, frameRate: { ideal: SCREEN_FPS, max: SCREEN_FPS } },
           audio: false,
         });
         const track = stream.getVideoTracks()[0]!;
+        track.contentHint = 'detail';
         this.#tracks.screen = track;
         track.addEventListener('ended', () => {
           if (this.#tracks.screen === track) this.#stopScreen();
