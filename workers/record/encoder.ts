@@ -9,9 +9,9 @@
  * Its log goes to a file, not a pipe to us: if the recorder is killed (-9), the encoder sees its
  * inputs end, closes the segment it was writing and exits, with nothing of ours to write to.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { openSync, closeSync } from 'node:fs';
-import { readFile, stat } from 'node:fs/promises';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { closeSync, constants, createWriteStream, openSync } from 'node:fs';
+import { readFile, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Writable } from 'node:stream';
 import { AUDIO_RATE, LAYOUT, type ClosedSegment, type Logger, type RecordingSettings } from './types.ts';
@@ -22,7 +22,7 @@ const KEYFRAME_SECONDS = 2;
 
 export const segmentName = (seq: number) => `seg-${String(seq).padStart(6, '0')}.ts`;
 
-export function encoderArgs(s: RecordingSettings, firstSeq: number, workDir: string, list: string): string[] {
+export function encoderArgs(s: RecordingSettings, firstSeq: number, workDir: string, list: string, videoIn = 'pipe:0'): string[] {
   const gop = String(Math.round(s.fps * KEYFRAME_SECONDS));
   const { w, h } = LAYOUT.frame;
   // Frames come at the layout's size; another output size is scaled here (bicubic; even, as yuv420p needs).
@@ -31,7 +31,7 @@ export function encoderArgs(s: RecordingSettings, firstSeq: number, workDir: str
   return [
     ...['-hide_banner', '-nostdin', '-nostats', '-loglevel', 'warning'],
     ...['-f', 'rawvideo', '-pix_fmt', 'yuv420p', '-s', `${String(w)}x${String(h)}`, '-framerate', String(s.fps)],
-    ...['-thread_queue_size', '64', '-i', 'pipe:0'],
+    ...['-thread_queue_size', '64', '-i', videoIn],
     ...['-f', 's16le', '-ar', String(AUDIO_RATE), '-ac', '1', '-thread_queue_size', '1024', '-i', 'pipe:3'],
     ...['-map', '0:v', '-map', '1:a'],
     ...scale,
@@ -77,18 +77,34 @@ export class Encoder {
   #chain: Promise<void> = Promise.resolve();
   #ending = false;
   #failure: Error | null = null;
+  readonly #fifo: string;
+  #fifoOpen = false;
 
   constructor(o: EncoderOptions) {
     this.#o = o;
     const tag = `${String(o.firstSeq)}-${String(Date.now())}`;
     this.#list = path.join(o.workDir, `segments-${tag}.csv`);
     this.#log = path.join(o.workDir, `encoder-${tag}.log`);
+    // The pictures go through a named pipe written from libuv's thread pool: one blocking write of
+    // a whole frame there, where a child's stdin pipe takes ~22 turns of the event loop per 1.4 MB
+    // frame (64 KiB at a time) and, beside a busy SFU in the same process, fell 30 s behind in 30 s
+    // (ADR 078 has the measurement). The sound, 6 KiB a frame, stays on a plain pipe.
+    const fifo = path.join(o.workDir, `video-${tag}.fifo`);
+    const made = spawnSync('mkfifo', ['-m', '600', fifo]);
+    if (made.status !== 0) throw new Error(`mkfifo failed: ${made.stderr?.toString() ?? String(made.error)}`);
+    this.#fifo = fifo;
     const logFd = openSync(this.#log, 'a');
-    this.child = spawn('nice', ['-n', String(ENCODER_NICE), 'ffmpeg', ...encoderArgs(o.settings, o.firstSeq, o.workDir, this.#list)], {
-      stdio: ['pipe', 'ignore', logFd, 'pipe'],
-    });
+    this.child = spawn(
+      'nice',
+      ['-n', String(ENCODER_NICE), 'ffmpeg', ...encoderArgs(o.settings, o.firstSeq, o.workDir, this.#list, fifo)],
+      {
+        stdio: ['ignore', 'ignore', logFd, 'pipe'],
+      },
+    );
     closeSync(logFd);
-    this.video = this.child.stdin!;
+    const video = createWriteStream(fifo);
+    video.once('open', () => (this.#fifoOpen = true));
+    this.video = video;
     this.audio = this.child.stdio[3] as Writable;
     // A write after ffmpeg is gone fails here; its exit tells the session.
     this.video.on('error', () => undefined);
@@ -99,6 +115,7 @@ export class Encoder {
       this.child.once('error', (err) => (this.#failure = err));
       this.child.once('exit', (code, signal) => {
         clearInterval(this.#poll);
+        this.#releaseFifo();
         this.#readList();
         const clean = code === 0 && this.#ending;
         if (!clean && !this.#failure) this.#failure = new Error(`the encoder exited (${String(code ?? signal)})`);
@@ -110,6 +127,22 @@ export class Encoder {
       });
     });
     this.done.catch(() => undefined);
+  }
+
+  /**
+   * After ffmpeg is gone: a writer still waiting to open the named pipe (ffmpeg died before it read
+   * its input) is let through by a reader of our own, so no thread of the pool stays blocked; its
+   * writes then fail (EPIPE), which is ignored. The pipe's file goes.
+   */
+  #releaseFifo(): void {
+    if (!this.#fifoOpen) {
+      try {
+        closeSync(openSync(this.#fifo, constants.O_RDONLY | constants.O_NONBLOCK));
+      } catch {
+        // gone already
+      }
+    }
+    void rm(this.#fifo, { force: true });
   }
 
   /** Ends both inputs: ffmpeg finishes the segment it writes and exits; `done` follows. */
