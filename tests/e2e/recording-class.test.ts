@@ -6,7 +6,8 @@
  * flashes or clicks, so every click in the mix is the teacher's. The teacher records 60 s from the
  * top bar, drawing on the board, opening a slide deck, turning a page and sharing the screen, with
  * a log of when each happened (ms since the button showed '1'). Then the proof, from the real file:
- * listed in the library within 15 s of the stop, H.264 1280x720 + AAC 48 kHz lasting 60 s +- 1,
+ * listed in the library within 15 s of the stop, H.264 1280x720 + AAC 48 kHz lasting as long as the
+ * recording (60 s, more when the loaded machine ran the driver behind its plan) +- 1 s,
  * frames at the logged times showing the ink, the slides and the screen, audio not silent, and the
  * teacher tile's flashes against the clicks (measured and printed; the recorder's own drift is
  * bounded by recorder-engine.test.ts).
@@ -28,6 +29,8 @@ const SHOTS = process.env['SHOTS'];
 /** The composed frame's main area (RECORDING-CONTRACT: x 0..959, y 0..719). */
 const MAIN: Region = { x: 0, y: 0, width: 960, height: 720 };
 const RECORD_MS = 60_000;
+/** How long after the students saw an action the next one may begin (a picture of it is taken 0.3 s before). */
+const GAP_MS = 2_500;
 const SLIDES = 3;
 
 interface Person {
@@ -145,6 +148,7 @@ beforeAll(async () => {
   studentBrowser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: [...CHROMIUM_ARGS, ...quiet.chromiumArgs] });
 
   const { context } = await world.person();
+  context.setDefaultTimeout(30_000);
   teacher = await person(context, 'Teacher');
   // A paid class: free teachers cannot record (ADR 072).
   await world.server.banshu.platform.services.billingRepo.grant(teacher.id, { vip_room_time: new Date(Date.now() + 86400_000) });
@@ -154,7 +158,8 @@ beforeAll(async () => {
   await teacher.page.getByTestId('media-controls').and(teacher.page.locator('[data-status="live"]')).waitFor({ timeout: 60_000 });
   for (const name of ['Ann', 'Ben']) {
     const ctx = await studentBrowser.newContext({ baseURL: world.server.url, viewport: { width: 1280, height: 720 }, locale: 'zh-CN' });
-    ctx.setDefaultTimeout(20_000);
+    // Three browsers, the SFU and the recorder share 2 cores: a click can take seconds to land.
+    ctx.setDefaultTimeout(30_000);
     await watchCsp(ctx, world.cspViolations);
     const p = await person(ctx, name);
     await open(p.page, `/${room}`);
@@ -247,8 +252,10 @@ describe('a recorded class of three in real Chromium', () => {
     });
     mark('inkSeen');
 
-    // The deck from the recent list.
-    await until(t0, 13_000);
+    // The deck from the recent list. Each action waits for its plan, and also until the students
+    // saw the previous one GAP_MS ago: the picture of each is taken just before the next begins, so
+    // a loaded machine that runs behind the plan records longer instead of failing its checks.
+    await until(t0, Math.max(13_000, log['inkSeen']! + GAP_MS));
     mark('deckClick');
     await t.getByTestId('view-ppt').click();
     await t.getByTestId('cw-recent').click();
@@ -258,7 +265,7 @@ describe('a recorded class of three in real Chromium', () => {
     await Promise.all([t, ...students.map((s) => s.page)].map((p) => slideShown(p, 1)));
     mark('slide1');
 
-    await until(t0, 28_000);
+    await until(t0, Math.max(28_000, log['slide1']! + GAP_MS));
     mark('nextClick');
     await t.getByTestId('cw-next').click();
     await Promise.all([t, ...students.map((s) => s.page)].map((p) => slideShown(p, 2)));
@@ -266,11 +273,11 @@ describe('a recorded class of three in real Chromium', () => {
 
     // The screen.
     // The screen comes early: a loaded teacher's browser takes up to ~20 s for its first 1080p frame.
-    await until(t0, 36_000);
+    await until(t0, Math.max(36_000, log['slide2']! + GAP_MS));
     mark('shareClick');
     await t.getByTestId('view-screen').click();
     await t.getByTestId('start-share').click();
-    await untilStats(students[0]!.page, (s) => (of(s, teacher.id, 'screen')?.framesDecoded ?? 0) > 0, 'the screen decoded at Ann', 22_000);
+    await untilStats(students[0]!.page, (s) => (of(s, teacher.id, 'screen')?.framesDecoded ?? 0) > 0, 'the screen decoded at Ann', 30_000);
     mark('screen');
     // What the students see of the shared screen (mean grey of the picture), to tell a black source from a black recording.
     const seen = await students[0]!.page
@@ -289,12 +296,14 @@ describe('a recorded class of three in real Chromium', () => {
       });
     console.info(`the shared screen at Ann: ${JSON.stringify(seen)}`);
 
-    // The stop: the button (its confirm opens a little before), confirmed at 60 s.
-    await until(t0, RECORD_MS - 3000);
+    // The stop: the button (its confirm opens a little before), confirmed at 60 s (later when the
+    // screen came late: its picture is taken 2 s before the stop).
+    const stopAt = Math.max(RECORD_MS, log['screen']! + 2 * GAP_MS);
+    await until(t0, stopAt - 3000);
     await button.click();
     const confirm = t.getByRole('dialog', { name: '结束录制？' }).getByRole('button', { name: '结束录制' });
     await confirm.waitFor();
-    await until(t0, RECORD_MS);
+    await until(t0, stopAt);
     mark('stop');
     const stoppedAt = Date.now();
     await confirm.click();
@@ -336,7 +345,7 @@ describe('a recorded class of three in real Chromium', () => {
     expect(listedMs).toBeLessThanOrEqual(15_000);
   }, 600_000);
 
-  it('is an H.264 1280x720 + AAC 48 kHz MP4 of 60 s +- 1, fetched through getRecordFileUrl', async () => {
+  it('is an H.264 1280x720 + AAC 48 kHz MP4 as long as the recording (a minute or more) +- 1 s, fetched through getRecordFileUrl', async () => {
     expect(fileId, 'a listed recording').not.toBe('');
     const res = await teacher.page.request.post('/api/getRecordFileUrl', { data: { fileId } });
     const body = (await res.json()) as { code: string; data: { fileUrl: string } };
@@ -363,9 +372,9 @@ describe('a recorded class of three in real Chromium', () => {
     console.info(
       `the server recorded ${serverSec.toFixed(2)} s (first frame to the stop it received); the file lasts ${probe.durationSec.toFixed(2)} s`,
     );
-    // The schedule held (the driver's own clicks lag on a loaded machine; 3 s at most).
-    expect(Math.abs(log['stop']! - RECORD_MS)).toBeLessThanOrEqual(3000);
-    expect(Math.abs(serverSec - RECORD_MS / 1000)).toBeLessThanOrEqual(5);
+    // At least the minute was recorded (more when the driver ran behind its plan), and the file
+    // is as long as the recording the server ran.
+    expect(serverSec).toBeGreaterThanOrEqual(RECORD_MS / 1000 - 1);
     expect(Math.abs(probe.durationSec - serverSec)).toBeLessThanOrEqual(1);
   }, 120_000);
 
