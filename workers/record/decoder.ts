@@ -6,7 +6,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createSocket } from 'node:dgram';
-import { writeFile, rm } from 'node:fs/promises';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { AUDIO_RATE } from './types.ts';
 
@@ -46,6 +46,22 @@ function isFree(port: number): Promise<boolean> {
     s.once('error', () => resolve(false));
     s.bind(port, '127.0.0.1', () => s.close(() => resolve(true)));
   });
+}
+
+/**
+ * Whether a UDP socket of this machine is bound to `port` (/proc/net/udp and udp6: the local
+ * address column ends in the port in hex); null where the table cannot be read.
+ */
+export async function udpPortBound(port: number): Promise<boolean | null> {
+  const hex = `:${port.toString(16).toUpperCase().padStart(4, '0')}`;
+  let read = false;
+  for (const table of ['/proc/net/udp', '/proc/net/udp6']) {
+    const text = await readFile(table, 'utf8').catch(() => null);
+    if (text === null) continue;
+    read = true;
+    for (const line of text.split('\n').slice(1)) if (line.trim().split(/\s+/)[1]?.endsWith(hex)) return true;
+  }
+  return read ? false : null;
 }
 
 export interface DecoderOptions {
@@ -132,15 +148,21 @@ export class Decoder {
     return d;
   }
 
-  /** Polls until ffmpeg holds its port (our own bind fails), for at most 10 s. */
+  /**
+   * Polls until ffmpeg holds its port, for as long as it runs (a starved machine can take seconds
+   * to start it): often at first, then every 200 ms. On Linux it reads the kernel's socket table;
+   * binding the port ourselves to test it could take it from ffmpeg at the moment it binds (its
+   * bind then fails and it exits), which is used only where there is no such table.
+   */
   async #watchBind(): Promise<void> {
-    const end = Date.now() + 10_000;
-    while (!this.#stopped && this.running && Date.now() < end) {
-      if (!(await isFree(this.port))) {
+    const began = Date.now();
+    while (!this.#stopped && this.running) {
+      const bound = (await udpPortBound(this.port)) ?? !(await isFree(this.port));
+      if (bound) {
         this.listening = true;
         return;
       }
-      await new Promise((r) => setTimeout(r, 20));
+      await new Promise((r) => setTimeout(r, Date.now() - began < 2000 ? 20 : 200));
     }
   }
 
