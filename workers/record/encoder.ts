@@ -86,9 +86,8 @@ export class Encoder {
     this.#list = path.join(o.workDir, `segments-${tag}.csv`);
     this.#log = path.join(o.workDir, `encoder-${tag}.log`);
     // The pictures go through a named pipe written from libuv's thread pool: one blocking write of
-    // a whole frame there, where a child's stdin pipe takes ~22 turns of the event loop per 1.4 MB
-    // frame (64 KiB at a time) and, beside a busy SFU in the same process, fell 30 s behind in 30 s
-    // (ADR 078 has the measurement). The sound, 6 KiB a frame, stays on a plain pipe.
+    // a whole frame there, whatever the event loop (shared with the SFU in a ROLE=all process) is
+    // doing. The sound, 6 KiB a frame, stays on a plain pipe. ADR 078 has what was measured.
     const fifo = path.join(o.workDir, `video-${tag}.fifo`);
     const made = spawnSync('mkfifo', ['-m', '600', fifo]);
     if (made.status !== 0) throw new Error(`mkfifo failed: ${made.stderr?.toString() ?? String(made.error)}`);
