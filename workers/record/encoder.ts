@@ -1,6 +1,6 @@
 /**
  * The one encoder of a recording: composed yuv420p frames (always 1280x720, scaled to the
- * configured size when it differs) on pipe:0, mixed s16le 48 kHz mono on
+ * configured size when it differs) on a named pipe, mixed s16le 48 kHz mono on
  * pipe:3, H.264 (x264 veryfast, a keyframe every 2 s exactly) and AAC out, cut into MPEG-TS
  * segments numbered from `firstSeq`. ffmpeg writes a line to a CSV list each time it closes a
  * segment (name, start, end); the list is watched, and each new line is handed on with the
