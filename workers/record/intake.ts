@@ -38,6 +38,12 @@ export function vp8KeyframeStart(p: Uint8Array): boolean {
   return i < p.length && (p[i]! & 0x01) === 0;
 }
 
+/**
+ * A subscription whose connection is not up this long after it was asked for (ICE or DTLS lost on a
+ * starved machine) is made again, as is one whose connection failed; at most this often.
+ */
+const SUBSCRIBE_CONNECT_MS = 15_000;
+const RESUBSCRIBE_GAP_MS = 2_000;
 /** A video decoder that showed nothing for this long asks for a keyframe again. */
 const NO_FRAME_PLI_MS = 2000;
 /** Give ffmpeg a moment to bind its port before the first keyframe is asked for. */
@@ -72,7 +78,18 @@ abstract class TrackIn {
   /** When the recorder first saw the track (tile order). */
   readonly appearedAt: number;
   paused: boolean;
+  /** The track as published (what a new subscription asks for). */
+  readonly published: PublishedTrack;
   pc: RTCPeerConnection | null = null;
+  /** The SFU's id of the current subscription ('' while none is made). */
+  subscriptionId = '';
+  /** When the current subscription was asked for, and whether its connection came up. */
+  subscribedAt = 0;
+  connected = false;
+  /** A subscription is being asked for (its request and answer are under way). */
+  subscribing = false;
+  /** Subscriptions made for this track (more than one: the connection failed and was made again). */
+  subscriptions = 0;
   remote: MediaStreamTrack | null = null;
   decoder: Decoder | null = null;
   /** A decoder is being spawned (not yet in `decoder`), and when the last one was. */
@@ -82,9 +99,15 @@ abstract class TrackIn {
   starts = 0;
   /** RTP packets handed to the decoder. */
   forwarded = 0;
+  /** RTP packets that arrived from the SFU (forwarded or not: a decoder not yet listening, waiting for a keyframe). */
+  arrived = 0;
+  /** Packets that began a VP8 keyframe, and keyframe requests sent (video; diagnostics). */
+  keyframes = 0;
+  plis = 0;
   closed = false;
 
   constructor(t: PublishedTrack) {
+    this.published = t;
     this.trackId = t.trackId;
     this.userId = t.userId;
     this.source = t.source;
@@ -232,6 +255,20 @@ export function layerFor(t: Pick<PublishedTrack, 'source' | 'layers'>): Layer {
   return t.source === 'screen' ? 'h' : t.layers.length > 0 ? 'm' : 'h';
 }
 
+/** What one followed track delivered (received from the SFU, handed to its decoder, decoded). */
+export interface TrackSummary {
+  userId: string;
+  source: MediaSource;
+  subscriptions: number;
+  arrived: number;
+  packets: number;
+  keyframes?: number;
+  plis?: number;
+  decoderStarts: number;
+  pictures?: number;
+  samples?: number;
+}
+
 export interface IntakeOptions {
   mediaUrl: string;
   mediaToken: string;
@@ -333,33 +370,61 @@ export class Intake {
     const track = t.kind === 'video' ? new VideoIn(t) : new AudioIn(t);
     if (track instanceof VideoIn) this.videos.set(t.trackId, track);
     else this.audios.set(t.trackId, track);
-    this.#subscribe(track, t).catch((err: unknown) => {
-      this.#o.logger.warn({ err, trackId: t.trackId }, 'recorder could not subscribe');
-      this.#drop(t.trackId);
-    });
+    this.#subscribe(track, t).catch((err: unknown) => this.#subscribeFailed(track, err));
   }
 
+  /** A new track: its decoder, then its subscription (a decoder that cannot start is started again by the watch). */
   async #subscribe(track: TrackIn, t: PublishedTrack): Promise<void> {
-    await this.#startDecoder(track);
+    track.subscribing = true;
+    try {
+      await this.#startDecoder(track).catch((err: unknown) =>
+        this.#o.logger.warn({ err, trackId: t.trackId }, 'could not start a decoder'),
+      );
+      await this.#connectOnce(track, t);
+    } finally {
+      track.subscribing = false;
+    }
+  }
+
+  /** Asks the SFU for the track on a new peer connection of its own (the decoder stays). */
+  async #connect(track: TrackIn, t: PublishedTrack): Promise<void> {
+    track.subscribing = true;
+    try {
+      await this.#connectOnce(track, t);
+    } finally {
+      track.subscribing = false;
+    }
+  }
+
+  async #connectOnce(track: TrackIn, t: PublishedTrack): Promise<void> {
+    track.subscribedAt = performance.now();
+    track.connected = false;
+    track.subscriptions++;
     const offer = await this.#req<{ subscriptionId: string; sdp: string }>('subscribe', {
       trackId: t.trackId,
       ...(t.kind === 'video' ? { layer: layerFor(t) } : {}),
     });
-    if (track.closed) {
+    if (track.closed || this.#closed) {
       await this.#req('unsubscribe', { subscriptionId: offer.subscriptionId }).catch(() => undefined);
       return;
     }
     const pc = recorderPeerConnection();
     track.pc = pc;
+    track.subscriptionId = offer.subscriptionId;
+    track.subscribedAt = performance.now();
     pc.onTrack.subscribe((remote) => {
+      if (track.pc !== pc) return;
       track.remote = remote;
       remote.onReceiveRtp.subscribe((rtp) => {
+        track.arrived++;
+        const key = track instanceof VideoIn && vp8KeyframeStart(rtp.payload);
+        if (key) track.keyframes++;
         const d = track.decoder;
         if (track.closed || !d?.running || !d.listening) return;
         // A video decoder starts at a keyframe: without probing, a first frame it cannot decode
         // leaves ffmpeg without a picture size, and it gives up (then restarts, and fails again).
         if (track instanceof VideoIn && track.waitingForKey === d) {
-          if (!vp8KeyframeStart(rtp.payload)) return;
+          if (!key) return;
           track.waitingForKey = null;
         }
         this.#udp.send(rtp.serialize(), d.port, '127.0.0.1');
@@ -367,8 +432,14 @@ export class Intake {
       });
     });
     pc.connectionStateChange.subscribe((state) => {
+      if (track.pc !== pc) return;
       this.#o.logger.debug({ trackId: track.trackId, state }, 'recorder subscription connection');
-      if (state === 'connected' && track instanceof VideoIn) setTimeout(() => this.#pli(track), FIRST_PLI_DELAY_MS).unref();
+      if (state === 'connected') {
+        track.connected = true;
+        if (track instanceof VideoIn) setTimeout(() => this.#pli(track), FIRST_PLI_DELAY_MS).unref();
+      }
+      // Lost (ICE or DTLS gave up, the SFU closed its side): a new subscription, not a silent tile.
+      if (state === 'failed' || state === 'closed') this.#resubscribe(track, `connection ${state}`);
     });
     await pc.setRemoteDescription({ type: 'offer', sdp: offer.sdp });
     await pc.setLocalDescription(await pc.createAnswer());
@@ -409,6 +480,8 @@ export class Intake {
     const now = performance.now();
     for (const t of [...this.videos.values(), ...this.audios.values()]) {
       if (t.closed || this.#closed) continue;
+      if (!t.subscribing && !t.connected && t.subscribedAt > 0 && now - t.subscribedAt > SUBSCRIBE_CONNECT_MS)
+        this.#resubscribe(t, `not connected after ${String(SUBSCRIBE_CONNECT_MS / 1000)} s`);
       if (!t.decoder) {
         // At most one restart a second: a decoder that cannot start must not spin.
         if (!t.starting && now - t.startedAt > 1000)
@@ -425,10 +498,44 @@ export class Intake {
     }
   }
 
+  /** Drops the track's subscription and asks for a new one (RESUBSCRIBE_GAP_MS after the last at the earliest). */
+  #resubscribe(t: TrackIn, why: string): void {
+    if (t.closed || this.#closed || t.subscribing) return;
+    // Counts as under way from now: the watchdog and a late 'failed' do not ask twice.
+    t.subscribing = true;
+    const old = { pc: t.pc, id: t.subscriptionId };
+    t.pc = null;
+    t.remote = null;
+    t.subscriptionId = '';
+    t.connected = false;
+    this.#o.logger.warn(
+      { trackId: t.trackId, userId: t.userId, source: t.source, why, subscriptions: t.subscriptions },
+      'recorder subscribes again',
+    );
+    void old.pc?.close().catch(() => undefined);
+    if (old.id) this.#req('unsubscribe', { subscriptionId: old.id }).catch(() => undefined);
+    const wait = Math.max(0, t.subscribedAt + RESUBSCRIBE_GAP_MS - performance.now());
+    setTimeout(() => {
+      t.subscribing = false;
+      if (t.closed || this.#closed) return;
+      // The decoder starts again at the new leg's first keyframe.
+      if (t instanceof VideoIn && t.decoder) t.waitingForKey = t.decoder;
+      this.#connect(t, t.published).catch((err: unknown) => this.#subscribeFailed(t, err));
+    }, wait).unref();
+  }
+
+  /** A subscription could not be made: a track gone from the room is dropped; otherwise the watchdog asks again. */
+  #subscribeFailed(t: TrackIn, err: unknown): void {
+    const gone = (err as { code?: string }).code === '33003';
+    this.#o.logger.warn({ err, trackId: t.trackId, gone }, 'recorder could not subscribe');
+    if (gone) this.#drop(t.trackId);
+  }
+
   #pli(t: VideoIn): void {
     const ssrc = t.remote?.ssrc;
     const receiver = t.pc?.getTransceivers()[0]?.receiver;
     if (t.closed || ssrc === undefined || !receiver) return;
+    t.plis++;
     receiver.sendRtcpPLI(ssrc).catch(() => undefined);
   }
 
@@ -449,17 +556,23 @@ export class Intake {
   }
 
   /** What each followed track delivered (the session logs it when it ends: an operator's first look at a silent or frozen recording). */
-  summary(): Array<{ userId: string; source: MediaSource; packets: number; decoderStarts: number; pictures?: number; samples?: number }> {
+  summary(): TrackSummary[] {
     const videos = [...this.videos.values()].map((v) => ({
       userId: v.userId,
       source: v.source,
+      subscriptions: v.subscriptions,
+      arrived: v.arrived,
       packets: v.forwarded,
+      keyframes: v.keyframes,
+      plis: v.plis,
       decoderStarts: v.starts,
       pictures: v.frames,
     }));
     const audios = [...this.audios.values()].map((a) => ({
       userId: a.userId,
       source: a.source,
+      subscriptions: a.subscriptions,
+      arrived: a.arrived,
       packets: a.forwarded,
       decoderStarts: a.starts,
       samples: a.received,
