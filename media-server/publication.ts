@@ -38,6 +38,12 @@ interface LayerState {
 }
 
 const KEYFRAME_ASK_GAP_MS = 300;
+/**
+ * Whether RTCP can go to the publisher: connected, or 'disconnected' (consent checks were missed,
+ * seen when the node's event loop ran a second late, and media still flows). Waiting for
+ * 'connected' there left a new subscriber without its first keyframe for as long as it lasted.
+ */
+const sending = (state: string) => state === 'connected' || state === 'disconnected';
 const LAYER_SILENT_MS = 2000;
 const REMB_EVERY_MS = 500;
 
@@ -216,7 +222,7 @@ export class Publication extends EventEmitter<{ closed: []; layer: [LayerKey] }>
     const send = () => {
       layer.keyframeTimer = null;
       if (this.#closed) return;
-      if (this.pc.connectionState !== 'connected') {
+      if (!sending(this.pc.connectionState)) {
         layer.keyframeTimer = setTimeout(send, 100);
         layer.keyframeTimer.unref();
         return;
@@ -224,7 +230,7 @@ export class Publication extends EventEmitter<{ closed: []; layer: [LayerKey] }>
       layer.lastKeyframeAsk = Date.now();
       receiver.sendRtcpPLI(layer.ssrc!).catch(() => undefined);
     };
-    if (wait > 0 || this.pc.connectionState !== 'connected') {
+    if (wait > 0 || !sending(this.pc.connectionState)) {
       layer.keyframeTimer = setTimeout(send, Math.max(wait, 50));
       layer.keyframeTimer.unref();
     } else send();

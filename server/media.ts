@@ -75,7 +75,10 @@ export async function startMedia(deps: MediaDeps, shared: SocketServer | null): 
     announcedAddress: config.MEDIA_ANNOUNCED_ADDRESS ?? config.MEDIA_LISTEN_IP,
     portRange: [config.MEDIA_RTC_MIN_PORT, config.MEDIA_RTC_MAX_PORT],
   };
-  const server = new MediaServer({ signer: new TokenSigner(deps.secret), tokenTtlSeconds: config.MEDIA_TOKEN_TTL_SECONDS, rtc });
+  // The process's one clock: the web side signs media tokens by it, so the node must read their
+  // expiry by it too (on Date.now a test's standing clock made every token expired 120 s in).
+  const now = deps.clock ? () => deps.clock!.now().getTime() : Date.now;
+  const server = new MediaServer({ signer: new TokenSigner(deps.secret), tokenTtlSeconds: config.MEDIA_TOKEN_TTL_SECONDS, rtc, now });
   // Revocations from web nodes in other processes (ADR 032).
   const control = mediaControlHandler(server, deps.secret, logger);
   let http: HttpServer | null = null;
@@ -101,7 +104,7 @@ export async function startMedia(deps: MediaDeps, shared: SocketServer | null): 
 
   // A node (re)starting in a registry shares the database: it holds the recent kick-outs at once (ADR 066).
   if (config.MEDIA_PLACEMENT === 'registry' && deps.db) {
-    for (const cmd of await recentKicks(deps.db, new Date(Date.now() - config.MEDIA_TOKEN_TTL_SECONDS * 1000))) server.apply(cmd);
+    for (const cmd of await recentKicks(deps.db, new Date(now() - config.MEDIA_TOKEN_TTL_SECONDS * 1000))) server.apply(cmd);
   }
 
   const unsubscribe = deps.events?.subscribe((m) => {

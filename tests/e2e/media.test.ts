@@ -199,6 +199,33 @@ describe('paid mini class with four people', () => {
     await until(ann.page, (s) => of(s, teacher.id, 'mic')!.packetsReceived > before + 10, 'audio after unmute');
   });
 
+  it('a camera and a microphone the node loses (their connection failed there) are published again and decoded', async () => {
+    const [teacher, ann] = people as [(typeof people)[0], (typeof people)[0]];
+    const node = world.server.banshu.media!.server.rooms.get(room)!;
+    const mine = () => [...node.publications.values()].filter((p) => p.userId === teacher.id && p.source !== 'screen');
+    const lost = mine().map((p) => p.id);
+    expect(lost).toHaveLength(2);
+    for (const p of mine()) p.close();
+    // New publications, and Ann subscribed to them with packets flowing.
+    await expect
+      .poll(
+        () => {
+          const now = mine();
+          if (now.length !== 2 || now.some((p) => lost.includes(p.id))) return 'not yet published again';
+          const annPeer = [...node.peers.values()].find((p) => p.userId === ann.id)!;
+          const subs = [...annPeer.subscriptions.values()].filter((x) => now.some((p) => p.id === x.publication.id));
+          return subs.length === 2 && subs.every((x) => x.packets > 0) ? 'flowing' : 'not yet subscribed';
+        },
+        { timeout: 20_000 },
+      )
+      .toBe('flowing');
+    await until(
+      ann.page,
+      (s) => (of(s, teacher.id, 'camera')?.framesDecoded ?? 0) > 0 && (of(s, teacher.id, 'mic')?.totalSamplesReceived ?? 0) > 0,
+      'Ann decodes and hears the teacher again',
+    );
+  });
+
   it('the teacher leaving shows "teacher not online"', async () => {
     const [teacher, ann] = people as [(typeof people)[0], (typeof people)[0]];
     await teacher.page.close();
@@ -226,7 +253,16 @@ describe('large class', () => {
       student.page,
       (s) => (of(s, teacher.id, 'camera')?.framesDecoded ?? 0) > 0 && (of(s, teacher.id, 'mic')?.totalSamplesReceived ?? 0) > 0,
       'student receives',
-    );
+    ).catch(async (err: unknown) => {
+      // What the node and the student's page held: where a class that shows nothing stopped.
+      const status = await student.page
+        .getByTestId('media-controls')
+        .getAttribute('data-status')
+        .catch(() => 'none');
+      throw new Error(
+        `${String(err)}; student media status ${String(status)}; node ${JSON.stringify(world.server.banshu.media!.server.serialize())}`,
+      );
+    });
     expect(await student.page.getByTestId('toggle-mic').count()).toBe(0);
     // A stretch of time in which nothing may arrive from the student is the subject: fixed on purpose.
     await teacher.page.waitForTimeout(1000);

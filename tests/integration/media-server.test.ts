@@ -70,6 +70,19 @@ eachEngine('media server', (server) => {
     expect(node.load()).toMatchObject({ rooms: 1, peers: 3, publications: 2, subscriptions: 4 });
   });
 
+  it('reads a media token’s expiry by the server’s clock, as the web side signed it', async () => {
+    // The server's clock stands 200 s behind the wall: its tokens (120 s) would be expired by the wall clock.
+    const clock = server().clock;
+    clock.set(Date.now() - 200_000);
+    try {
+      const { teacher } = await room(server(), 2, 0);
+      const joined = await teacher.peer.ok('join', { token: teacher.mediaToken });
+      expect(joined.rights).toContain('mic');
+    } finally {
+      clock.set(Date.now());
+    }
+  });
+
   it('grades each person’s network 1-6 from RTCP: a receiver losing a fifth of its packets is weak', async () => {
     const { teacher, students } = await room(server(), 2, 2);
     await teacher.peer.ok('join', { token: teacher.mediaToken });

@@ -44,7 +44,15 @@ interface LocalPublication {
   sender: RTCRtpSender;
   track: MediaStreamTrack;
   paused: boolean;
+  simulcast: boolean;
 }
+
+/** A subscription that failed is asked for again this often, this many times in all. */
+const SUBSCRIBE_RETRY_MS = 1000;
+const SUBSCRIBE_ATTEMPTS = 3;
+
+/** A publication the node lost is published again after this (a rights change that ended it arrives first). */
+const REPUBLISH_DELAY_MS = 500;
 
 export interface MediaSessionEvents {
   /** The set of remote tracks changed (added, removed, paused). */
@@ -141,10 +149,11 @@ export class MediaSession {
     return this.rights;
   }
 
-  async publish(source: MediaSource, track: MediaStreamTrack, simulcast = false): Promise<string> {
+  /** `paused`: published muted (no packet leaves until it is unpaused), as a muted track published again. */
+  async publish(source: MediaSource, track: MediaStreamTrack, simulcast = false, paused = false): Promise<string> {
     await this.unpublish(source);
     const pc = this.#pc();
-    const transceiver = pc.addTransceiver(track, {
+    const transceiver = pc.addTransceiver(paused ? track.kind : track, {
       direction: 'sendonly',
       ...(simulcast && source === 'camera' ? { sendEncodings: CAMERA_ENCODINGS } : {}),
     });
@@ -152,8 +161,9 @@ export class MediaSession {
       await pc.setLocalDescription(await pc.createOffer());
       const answer = await this.#req('publish', { source, sdp: pc.localDescription!.sdp });
       await pc.setRemoteDescription({ type: 'answer', sdp: answer.sdp });
-      const pub: LocalPublication = { source, trackId: answer.trackId, pc, sender: transceiver.sender, track, paused: false };
+      const pub: LocalPublication = { source, trackId: answer.trackId, pc, sender: transceiver.sender, track, paused, simulcast };
       this.#local.set(source, pub);
+      if (paused) await this.#req('pause', { trackId: pub.trackId, paused: true });
       this.#watchIce(pc, async () => {
         await pc.setLocalDescription(await pc.createOffer({ iceRestart: true }));
         const r = await this.#req('restartIce', { trackId: pub.trackId, sdp: pc.localDescription!.sdp });
@@ -164,6 +174,14 @@ export class MediaSession {
       pc.close();
       throw err;
     }
+  }
+
+  #republish(pub: LocalPublication): void {
+    setTimeout(() => {
+      // Unpublished, replaced or no longer allowed meanwhile, or the session is gone: nothing to do.
+      if (this.#closed || !this.connected || this.#local.get(pub.source) !== pub || !this.rights.includes(pub.source)) return;
+      this.publish(pub.source, pub.track, pub.simulcast, pub.paused).catch(() => undefined);
+    }, REPUBLISH_DELAY_MS);
   }
 
   async unpublish(source: MediaSource): Promise<void> {
@@ -201,7 +219,18 @@ export class MediaSession {
     this.#known.set(info.trackId, this.#known.get(info.trackId) ?? info);
     this.#pending.add(info.trackId);
     try {
-      await this.#subscribe(info, layer);
+      // A request lost or refused while the node is busy is asked again (a tile that never fills
+      // is worse than a late one); a track gone meanwhile, or a closed session, ends it.
+      for (let attempt = 1; ; attempt++) {
+        try {
+          await this.#subscribe(info, layer);
+          return;
+        } catch (err) {
+          if (attempt >= SUBSCRIBE_ATTEMPTS || this.#closed || !this.#known.has(info.trackId)) throw err;
+          await new Promise((r) => setTimeout(r, SUBSCRIBE_RETRY_MS));
+          if (this.#closed || !this.#known.has(info.trackId) || !this.connected) throw err;
+        }
+      }
     } finally {
       this.#pending.delete(info.trackId);
     }
@@ -322,6 +351,9 @@ export class MediaSession {
         break;
       case 'trackRemoved': {
         this.#known.delete(note.trackId);
+        // One of ours, ended by the node (its connection to us failed there): the others would see
+        // no camera or hear nothing for the rest of the class, so it goes out again.
+        for (const pub of this.#local.values()) if (pub.trackId === note.trackId) this.#republish(pub);
         const r = this.#remote.get(note.trackId);
         if (r) {
           r.pc.close();
