@@ -54,8 +54,14 @@ const REQUEST_TIMEOUT_MS = 10_000;
  * pull (33 ms at 30 fps) plus a packet (20 ms), so packet jitter does not starve it.
  */
 const AUDIO_PRIME_SAMPLES = (AUDIO_RATE * 50) / 1000;
-/** More than this queued (a stall, then a burst) is dropped, oldest first, down to the prime: audio never lags more. */
+/**
+ * More than this queued beyond what a pull takes is dropped, oldest first, down to the prime: audio
+ * never lags more. It is judged when the mixer pulls, not when a decoder delivers: after the event
+ * loop stalled, the decoders' burst arrives before the clock's catch-up, which takes all of it.
+ */
 const AUDIO_MAX_SAMPLES = (AUDIO_RATE * 120) / 1000;
+/** A track nobody pulls from keeps no more than this (memory, not timing). */
+const AUDIO_BACKLOG_SAMPLES = AUDIO_RATE * 5;
 /**
  * Pictures are shown this much after they were decoded, to meet their sound: audio waits in the
  * prime above and in its 20 ms packets, a picture only for the next frame (ADR 074 has the numbers).
@@ -182,7 +188,7 @@ export class AudioIn extends TrackIn {
     this.#chunks.push(chunk);
     this.#queued += chunk.length;
     this.received += chunk.length / 2;
-    if (this.#queued > AUDIO_MAX_SAMPLES * 2) this.#drop(this.#queued - AUDIO_PRIME_SAMPLES * 2);
+    if (this.#queued > AUDIO_BACKLOG_SAMPLES * 2) this.#drop(this.#queued - AUDIO_BACKLOG_SAMPLES * 2);
   }
 
   #drop(bytes: number): void {
@@ -203,6 +209,7 @@ export class AudioIn extends TrackIn {
 
   /** Adds up to `n` samples into `acc` (silence where there are none); false when it added nothing. */
   mixInto(acc: Int32Array, n: number): boolean {
+    if (this.#queued > (n + AUDIO_MAX_SAMPLES) * 2) this.#drop(this.#queued - (n + AUDIO_PRIME_SAMPLES) * 2);
     if (!this.#primed) {
       if (this.#queued < AUDIO_PRIME_SAMPLES * 2) return false;
       this.#primed = true;

@@ -160,13 +160,19 @@ export class RecordingSession {
       frame = this.#last = this.#compositor.compose();
       this.#lastComposedAt = now;
     } else this.repeated += due - this.#frames;
+    // The sound of every frame due is mixed in one pull: after a stall it is all queued already,
+    // and taken whole it is kept (a pull per frame would find more than a frame's worth and drop it).
+    const samplesDue = Math.round((due * AUDIO_RATE) / fps);
+    const pcm = this.#mixer.mix(samplesDue - this.#samples);
+    let at = 0;
     while (this.#frames < due) {
       this.#frames++;
-      const samplesDue = Math.round((this.#frames * AUDIO_RATE) / fps);
+      const upTo = Math.round((this.#frames * AUDIO_RATE) / fps) - this.#samples;
       this.encoder.video.write(frame);
-      this.encoder.audio.write(this.#mixer.mix(samplesDue - this.#samples));
-      this.#samples = samplesDue;
+      this.encoder.audio.write(pcm.subarray(at * 2, upTo * 2));
+      at = upTo;
     }
+    this.#samples = samplesDue;
     this.#flowing();
   }
 
