@@ -105,7 +105,9 @@ export class Subscription extends EventEmitter<{ closed: []; layerChanged: [Laye
       this.#pending = null;
       return;
     }
-    if (this.#current === null || this.publication.kind === 'audio') {
+    // A leg that forwarded nothing yet has no picture to keep: it takes the layer there is at once
+    // (made while a layer looked silent, it could otherwise wait on that layer for good).
+    if (this.#current === null || !this.#keyed || this.publication.kind === 'audio') {
       this.#current = target;
       this.#pending = null;
     } else {
@@ -129,6 +131,8 @@ export class Subscription extends EventEmitter<{ closed: []; layerChanged: [Laye
         this.#retry = null;
         return;
       }
+      // The layers may have changed without a change the publication reported (a stall hid one).
+      this.#choose();
       this.#askKeyframe();
     }, KEYFRAME_RETRY_MS);
     this.#retry.unref();

@@ -2,6 +2,9 @@
  * Shared pieces of the end-to-end suite: one Banshu per test file (fresh database, built pages),
  * Debian Chromium through playwright-core, one browser context per person.
  */
+import { writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from 'playwright-core';
 import { expect } from 'vitest';
 import { startTestServer, type TestServer } from '#tests/support/server.ts';
@@ -38,13 +41,26 @@ export interface World {
   close(): Promise<void>;
 }
 
+/**
+ * Debian's Chromium, or (with `nice` > 0) a wrapper that starts it at that lower priority. The
+ * clients of a class run on their own computers; here they share two cores with the server under
+ * test, and a real-time test (the recording) lets the server go first, as on separate machines.
+ */
+export function chromiumPath(nice = 0): string {
+  if (nice <= 0) return '/usr/bin/chromium';
+  const wrapper = path.join(tmpdir(), `banshu-chromium-nice-${String(nice)}.sh`);
+  // exec keeps the pid, so Playwright stops the browser itself.
+  writeFileSync(wrapper, `#!/bin/sh\nexec nice -n ${String(nice)} /usr/bin/chromium "$@"\n`, { mode: 0o755 });
+  return wrapper;
+}
+
 /** `jobs`: the server works its job queue (conversions run); off by default, as most tests need no worker. */
 /**
  * `realTime`: the server's clock moves with real time (recordings); `chromiumArgs`: more switches,
  * e.g. the fake camera and microphone files of tests/support/av-fixtures.ts.
  */
 export async function startWorld(
-  options: { env?: Record<string, string>; jobs?: boolean; realTime?: boolean; chromiumArgs?: string[] } = {},
+  options: { env?: Record<string, string>; jobs?: boolean; realTime?: boolean; chromiumArgs?: string[]; clientNice?: number } = {},
 ): Promise<World> {
   const [server, browser] = await Promise.all([
     startTestServer({
@@ -53,7 +69,7 @@ export async function startWorld(
       ...(options.jobs ? { overrides: { jobs: true } } : {}),
       ...(options.realTime ? { realTime: true } : {}),
     }),
-    chromium.launch({ executablePath: '/usr/bin/chromium', args: [...CHROMIUM_ARGS, ...(options.chromiumArgs ?? [])] }),
+    chromium.launch({ executablePath: chromiumPath(options.clientNice), args: [...CHROMIUM_ARGS, ...(options.chromiumArgs ?? [])] }),
   ]);
   const contexts: BrowserContext[] = [];
   const cspViolations: string[] = [];

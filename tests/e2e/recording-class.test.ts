@@ -16,13 +16,14 @@
 import { copyFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { presentationFodp, sofficeConvert, writeFixture } from '#tests/fixtures/courseware.ts';
 import { avFixtures, type AvFixture } from '#tests/support/av-fixtures.ts';
 import { CREATOR_TILE, frameAt, grayFrame, measureDrift, measureVolume, readTimecode, type Region } from '#tests/support/av-analysis.ts';
 import { probeMedia, type MediaProbe } from '../../workers/record/join.ts';
-import { CHROMIUM_ARGS, open, signIn, startWorld, watchCsp, type World } from './helpers.ts';
+import { CHROMIUM_ARGS, chromiumPath, open, signIn, startWorld, watchCsp, type World } from './helpers.ts';
 
 /** Set to a directory to keep frames of the recording (a person's check of the composition). */
 const SHOTS = process.env['SHOTS'];
@@ -32,6 +33,12 @@ const RECORD_MS = 60_000;
 /** How long after the students saw an action the next one may begin (a picture of it is taken 0.3 s before). */
 const GAP_MS = 2_500;
 const SLIDES = 3;
+/**
+ * The three browsers run at this lower priority: the class's computers are not the server's, and
+ * sharing two cores at equal priority starved the server's event loop (up to 1.7 s late) and with it
+ * the SFU and the recorder, which then lost packets and connections no real server would.
+ */
+const CLIENT_NICE = 10;
 
 interface Person {
   page: Page;
@@ -60,6 +67,8 @@ let fileId = '';
 let listedAt = 0;
 let mp4 = '';
 let probe: MediaProbe;
+/** What Ann saw of the shared screen (its mean grey tells a real picture from a black one). */
+let seen = { width: 0, height: 0, meanGrey: 0 };
 
 async function me(page: Page): Promise<string> {
   const res = await page.request.post('/api/queryUserInfoByToken', { data: {} });
@@ -153,12 +162,21 @@ beforeAll(async () => {
     jobs: true,
     env: { RECORDER_SLOTS: '2', RECORDING_FPS: process.env['RECORDING_FPS'] ?? '15' },
     chromiumArgs: av.chromiumArgs,
+    clientNice: CLIENT_NICE,
   });
   // The students' own browser: their fake camera and microphone carry no flash and no click.
-  studentBrowser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: [...CHROMIUM_ARGS, ...quiet.chromiumArgs] });
+  studentBrowser = await chromium.launch({ executablePath: chromiumPath(CLIENT_NICE), args: [...CHROMIUM_ARGS, ...quiet.chromiumArgs] });
 
   const { context } = await world.person();
   context.setDefaultTimeout(30_000);
+  // The teacher's screen is 1280x720 (the classroom asks for up to 1080p, and Chromium's fake screen
+  // is 1920x1080): a 1080p share costs the shared cores more than both students' cameras together.
+  await context.addInitScript(() => {
+    const devices = navigator.mediaDevices;
+    const share = devices.getDisplayMedia.bind(devices);
+    devices.getDisplayMedia = (c?: DisplayMediaStreamOptions) =>
+      share({ ...c, video: { ...(typeof c?.video === 'object' ? c.video : {}), width: { max: 1280 }, height: { max: 720 } } });
+  });
   teacher = await person(context, 'Teacher');
   // A paid class: free teachers cannot record (ADR 072).
   await world.server.banshu.platform.services.billingRepo.grant(teacher.id, { vip_room_time: new Date(Date.now() + 86400_000) });
@@ -225,6 +243,9 @@ describe('a recorded class of three in real Chromium', () => {
 
     const button = t.getByTestId('record-button');
     await expect.poll(() => button.getAttribute('data-record-state')).toBe('0');
+    // The server (SFU and recorder) runs in this process: how late its event loop ran while recording.
+    const loop = monitorEventLoopDelay({ resolution: 10 });
+    loop.enable();
     await button.click();
     await t.locator('[data-testid="record-button"][data-record-state="1"]').waitFor({ timeout: 30_000 });
     const seenAt = Date.now();
@@ -282,10 +303,11 @@ describe('a recorded class of three in real Chromium', () => {
     mark('shareClick');
     await t.getByTestId('view-screen').click();
     await t.getByTestId('start-share').click();
-    await untilStats(students[0]!.page, (s) => (of(s, teacher.id, 'screen')?.framesDecoded ?? 0) > 0, 'the screen decoded at Ann', 30_000);
+    // Its first picture takes a loaded machine up to ~30 s to bring (every receiver's leg is made then).
+    await untilStats(students[0]!.page, (s) => (of(s, teacher.id, 'screen')?.framesDecoded ?? 0) > 0, 'the screen decoded at Ann', 60_000);
     mark('screen');
     // What the students see of the shared screen (mean grey of the picture), to tell a black source from a black recording.
-    const seen = await students[0]!.page
+    seen = await students[0]!.page
       .getByTestId('screen-view')
       .locator('video')
       .evaluate((v: HTMLVideoElement) => {
@@ -314,6 +336,10 @@ describe('a recorded class of three in real Chromium', () => {
     await confirm.click();
     await expect.poll(() => button.getAttribute('data-record-state'), { timeout: 10_000 }).toBe('0');
     console.info(`recording log (ms since the recording started): ${JSON.stringify(log)}`);
+    loop.disable();
+    console.info(
+      `event loop delay while recording (ms): p50 ${(loop.percentile(50) / 1e6).toFixed(0)}, p99 ${(loop.percentile(99) / 1e6).toFixed(0)}, max ${(loop.max / 1e6).toFixed(0)}`,
+    );
 
     // The file's id from the API, so what follows can look at the file even if the page lags.
     const deadline = Date.now() + 60_000;
@@ -435,14 +461,33 @@ describe('a recorded class of three in real Chromium', () => {
     );
     expect(mean(screen, MAIN.width, 0, 90)).toBeLessThan(24);
     expect(mean(screen, MAIN.width, 630, 720)).toBeLessThan(24);
+    // The picture between the bands is the shared screen, not a black box where it failed to come:
+    // near what Ann saw of it (a black box reads 6 here; the fake screen moves, so the moment
+    // differs, and the scaling and the encoder change it: 14-26 against Ann's 52 in these runs).
+    expect(seen.meanGrey).toBeGreaterThan(12);
+    expect(mean(screen, MAIN.width, 90, 630)).toBeGreaterThan(seen.meanGrey / 4);
 
     // Three cameras: the teacher's tile, then both students' (each fake camera carries a time code).
+    // A live camera shows a readable code that moves on between the two moments; a missing one
+    // (an empty tile reads as all black blocks) or a frozen one does not.
+    const codes: Array<Array<{ frame: number } | null>> = [];
     for (const sec of [times.slide1, times.screen]) {
-      const codes = [];
-      for (let slot = 0; slot < 3; slot++) codes.push(await readTimecode(mp4, sec, { ...CREATOR_TILE, y: slot * 180 }));
-      console.info(`tiles at ${sec.toFixed(1)} s, camera time codes: ${JSON.stringify(codes)}`);
-      for (const code of codes) expect(code).not.toBeNull();
+      const at = [];
+      for (let slot = 0; slot < 3; slot++) at.push(await readTimecode(mp4, sec, { ...CREATOR_TILE, y: slot * 180 }));
+      console.info(`tiles at ${sec.toFixed(1)} s, camera time codes: ${JSON.stringify(at)}`);
+      codes.push(at);
     }
+    const live = [0, 1, 2].filter((slot) => {
+      const [a, b] = [codes[0]![slot], codes[1]![slot]];
+      return !!a && !!b && !(a.frame === 0 && b.frame === 0) && a.frame !== b.frame;
+    });
+    console.info(`live camera tiles (0 = the teacher): ${JSON.stringify(live)}`);
+    // Every tile shows a readable code (a tile is laid out for each camera in the room).
+    for (const at of codes) for (const code of at) expect(code).not.toBeNull();
+    // At least two cameras are live in the file. All three should be: on this 2-core machine the
+    // teacher's tile stays empty in some runs (its leg from the SFU never brings a keyframe while
+    // the students' browsers show the camera); issue 13 keeps that open (ADR 079).
+    expect(live.length).toBeGreaterThanOrEqual(2);
   }, 300_000);
 
   it('has the class audible; the teacher tile against the clicks is measured and printed', async () => {
@@ -464,6 +509,11 @@ describe('a recorded class of three in real Chromium', () => {
     // tests/integration/recorder-engine.test.ts (media phase) bounds the recorder's own drift with
     // real-time publishers (median within 40 ms, the issue's figure).
     const expected = Math.floor((probe.durationSec / teacherAv.seconds) * teacherAv.events.length);
-    console.info(`drift pairs: ${String(drift.pairs.length)} of ~${String(expected)} events`);
+    const clicks = drift.pairs.length + drift.unpairedClicks.length;
+    console.info(`drift pairs: ${String(drift.pairs.length)} of ~${String(expected)} events; clicks heard: ${String(clicks)}`);
+    // The teacher's microphone is in the mix: its clicks are heard (only the teacher's fake
+    // microphone clicks; the students' carry a tone). A lost microphone leaves none; the loaded
+    // teacher's browser, Opus and the recorder lost many of the 10 ms clicks here (8-17 of 36-43).
+    expect(clicks).toBeGreaterThanOrEqual(3);
   }, 300_000);
 });

@@ -40,15 +40,20 @@ export function vp8KeyframeStart(p: Uint8Array): boolean {
 
 /**
  * A subscription whose connection is not up this long after it was asked for (ICE or DTLS lost on a
- * starved machine) is made again, as is one whose connection failed; at most this often.
+ * starved machine; longer than a request may take) is made again, as is one whose connection
+ * failed; at most this often.
  */
-const SUBSCRIBE_CONNECT_MS = 15_000;
+const SUBSCRIBE_CONNECT_MS = 40_000;
 const RESUBSCRIBE_GAP_MS = 2_000;
 /** A video decoder that showed nothing for this long asks for a keyframe again. */
 const NO_FRAME_PLI_MS = 2000;
 /** Give ffmpeg a moment to bind its port before the first keyframe is asked for. */
 const FIRST_PLI_DELAY_MS = 400;
-const REQUEST_TIMEOUT_MS = 10_000;
+/**
+ * A request to the SFU may take this long: its answer to a subscription took 10 s and more on a
+ * starved 2-core machine, and a request given up too early leaves its leg half made and asks again.
+ */
+const REQUEST_TIMEOUT_MS = 30_000;
 /**
  * Audio a track must have queued before the mixer starts taking from it: more than one frame's
  * pull (33 ms at 30 fps) plus a packet (20 ms), so packet jitter does not starve it.
