@@ -382,33 +382,28 @@ export class Intake {
     const track = t.kind === 'video' ? new VideoIn(t) : new AudioIn(t);
     if (track instanceof VideoIn) this.videos.set(t.trackId, track);
     else this.audios.set(t.trackId, track);
-    this.#subscribe(track, t).catch((err: unknown) => this.#subscribeFailed(track, err));
+    this.#connect(track, true).catch((err: unknown) => this.#subscribeFailed(track, err));
   }
 
-  /** A new track: its decoder, then its subscription (a decoder that cannot start is started again by the watch). */
-  async #subscribe(track: TrackIn, t: PublishedTrack): Promise<void> {
+  /**
+   * Asks the SFU for the track on a new peer connection of its own; a new track starts its decoder
+   * first (one that cannot start is started again by the watch), a leg made again keeps it.
+   */
+  async #connect(track: TrackIn, startDecoder: boolean): Promise<void> {
     track.subscribing = true;
     try {
-      await this.#startDecoder(track).catch((err: unknown) =>
-        this.#o.logger.warn({ err, trackId: t.trackId }, 'could not start a decoder'),
-      );
-      await this.#connectOnce(track, t);
+      if (startDecoder)
+        await this.#startDecoder(track).catch((err: unknown) =>
+          this.#o.logger.warn({ err, trackId: track.trackId }, 'could not start a decoder'),
+        );
+      await this.#connectOnce(track);
     } finally {
       track.subscribing = false;
     }
   }
 
-  /** Asks the SFU for the track on a new peer connection of its own (the decoder stays). */
-  async #connect(track: TrackIn, t: PublishedTrack): Promise<void> {
-    track.subscribing = true;
-    try {
-      await this.#connectOnce(track, t);
-    } finally {
-      track.subscribing = false;
-    }
-  }
-
-  async #connectOnce(track: TrackIn, t: PublishedTrack): Promise<void> {
+  async #connectOnce(track: TrackIn): Promise<void> {
+    const t = track.published;
     track.subscribedAt = performance.now();
     track.connected = false;
     track.subscriptions++;
@@ -532,7 +527,7 @@ export class Intake {
       if (t.closed || this.#closed) return;
       // The decoder starts again at the new leg's first keyframe.
       if (t instanceof VideoIn && t.decoder) t.waitingForKey = t.decoder;
-      this.#connect(t, t.published).catch((err: unknown) => this.#subscribeFailed(t, err));
+      this.#connect(t, false).catch((err: unknown) => this.#subscribeFailed(t, err));
     }, wait).unref();
   }
 

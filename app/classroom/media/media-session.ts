@@ -226,7 +226,7 @@ export class MediaSession {
           await this.#subscribe(info, layer);
           return;
         } catch (err) {
-          if (attempt >= SUBSCRIBE_ATTEMPTS || this.#closed || !this.#known.has(info.trackId)) throw err;
+          if (attempt >= SUBSCRIBE_ATTEMPTS) throw err;
           await new Promise((r) => setTimeout(r, SUBSCRIBE_RETRY_MS));
           if (this.#closed || !this.#known.has(info.trackId) || !this.connected) throw err;
         }
