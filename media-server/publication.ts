@@ -67,6 +67,8 @@ export class Publication extends EventEmitter<{ closed: []; layer: [LayerKey] }>
   #activeLayers = '';
   #closed = false;
   packets = 0;
+  /** Keyframe requests (PLI) sent to the publisher (diagnostics). */
+  keyframesAsked = 0;
 
   constructor(id: string, userId: string, source: MediaSource, pc: RTCPeerConnection) {
     super();
@@ -228,6 +230,7 @@ export class Publication extends EventEmitter<{ closed: []; layer: [LayerKey] }>
         return;
       }
       layer.lastKeyframeAsk = Date.now();
+      this.keyframesAsked++;
       receiver.sendRtcpPLI(layer.ssrc!).catch(() => undefined);
     };
     if (wait > 0 || !sending(this.pc.connectionState)) {

@@ -332,6 +332,25 @@ describe('a recorded class of three in real Chromium', () => {
     await confirm.waitFor();
     await until(t0, stopAt);
     mark('stop');
+    // What the node has of each publication at the stop (an empty tile is told apart: nothing
+    // arriving from the browser, paused, or not forwarded to the recorder).
+    const node = world.server.banshu.media?.server.rooms.get(room);
+    const names = new Map([teacher, ...students].map((p) => [p.id, p.name]));
+    console.info(
+      `publications at the stop: ${JSON.stringify(
+        [...(node?.publications.values() ?? [])].map((p) => ({
+          who: names.get(p.userId) ?? p.userId,
+          source: p.source,
+          paused: p.paused,
+          layers: p.layers,
+          packets: p.packets,
+          subscribers: p.subscriberCount,
+          connection: p.pc.connectionState,
+          ice: p.pc.iceConnectionState,
+          keyframesAsked: p.keyframesAsked,
+        })),
+      )}`,
+    );
     const stoppedAt = Date.now();
     await confirm.click();
     await expect.poll(() => button.getAttribute('data-record-state'), { timeout: 10_000 }).toBe('0');
