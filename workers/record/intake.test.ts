@@ -49,9 +49,9 @@ describe('AudioIn', () => {
     a.onData(pcm(500, 2)); // newest
     const acc = new Int32Array(960); // a 20 ms pull
     a.mixInto(acc, 960, 0);
-    // Down to the pull plus a 10 ms slack: the newest sound is what is heard.
+    // Down to the pull plus a 30 ms slack: the newest sound is what is heard.
     expect(acc.every((v) => v === 2)).toBe(true);
-    expect(a.queued).toBe(480);
+    expect(a.queued).toBe(1440);
   });
 
   it('after running dry it plays what comes at once, with silence only for what was missing', () => {
@@ -70,18 +70,18 @@ describe('AudioIn', () => {
     expect(acc.subarray(0, 960).every((v) => v === 7)).toBe(true);
   });
 
-  it('trims the sound left waiting after every pull of a second down to a 10 ms slack', () => {
+  it('trims the sound left waiting after every pull of a second down to a 30 ms slack', () => {
     const a = new AudioIn(track);
     const acc = new Int32Array(960);
-    a.onData(pcm(80, 3)); // a burst: 80 ms, then a packet per pull
+    a.onData(pcm(100, 3)); // a burst: 100 ms, then a packet per pull
     let t = 0;
     a.mixInto(acc, 960, t);
     for (; t <= 1000; t += 20) {
       a.onData(pcm(20, 3));
       a.mixInto(acc, 960, t + 20);
     }
-    // 60 ms stayed queued all second (the burst's lead): all but 10 ms of it went.
+    // 80 ms stayed queued all second (the burst's lead): all but 30 ms of it went.
     expect(a.trimmed).toBe(2400);
-    expect(a.queued).toBe(480);
+    expect(a.queued).toBe(1440);
   });
 });
