@@ -1,8 +1,6 @@
 /**
- * One ffmpeg per track; the decoded media leaves raw on stdout (video yuv420p at the tile's size,
- * audio s16le 48 kHz mono). Audio arrives as RTP on a loopback UDP port described by an SDP file;
- * video as whole VP8 frames in an IVF stream on stdin (vp8.ts puts them together: ffmpeg's RTP
- * input held each picture a frame).
+ * One ffmpeg per track: RTP arrives on a loopback UDP port described by an SDP file, and the
+ * decoded media leaves raw on stdout (video yuv420p at the tile's size, audio s16le 48 kHz mono).
  * A decoder dies with the recorder: its stdout is a pipe to us, so a write after we are gone
  * fails (EPIPE) and it exits; `stop` kills it too.
  */
@@ -11,10 +9,9 @@ import { createSocket } from 'node:dgram';
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { AUDIO_RATE } from './types.ts';
-import { ivfFrame, ivfHeader } from './vp8.ts';
 
-/** Flags that keep the decoder from waiting: no probing, no frame threads. */
-const LOW_DELAY = ['-flags', 'low_delay', '-analyzeduration', '0', '-probesize', '32'];
+/** Flags that keep the decoder from waiting: no probing, no buffering, no reordering window. */
+const LOW_DELAY = ['-fflags', 'nobuffer', '-flags', 'low_delay', '-analyzeduration', '0', '-probesize', '32', '-reorder_queue_size', '0'];
 
 export function sdpFor(kind: 'audio' | 'video', port: number): string {
   const media =
@@ -81,28 +78,23 @@ export interface DecoderOptions {
 }
 
 export class Decoder {
-  /** Audio: the UDP port ffmpeg reads RTP from (0 for video, which goes to stdin). */
   readonly port: number;
   readonly child: ChildProcess;
-  readonly #sdpFile: string | null;
+  readonly #sdpFile: string;
   #stopped = false;
-  /** What is sent now reaches it: audio once ffmpeg has bound its UDP port (before, it is lost); video at once. */
+  /** ffmpeg has bound its UDP port: what is sent now reaches it (before, it is lost). */
   listening = false;
-  /** Video: the first frame's RTP timestamp and the last one extended past 32 bits (IVF wants 64). */
-  #firstTs: number | null = null;
-  #lastTs = 0;
 
-  private constructor(port: number, sdpFile: string | null, child: ChildProcess) {
+  private constructor(port: number, sdpFile: string, child: ChildProcess) {
     this.port = port;
     this.#sdpFile = sdpFile;
     this.child = child;
   }
 
   static async start(o: DecoderOptions): Promise<Decoder> {
-    const video = o.kind === 'video';
-    const port = video ? 0 : await freeRtpPort();
-    const sdpFile = video ? null : path.join(o.dir, `${o.name}.sdp`);
-    if (sdpFile) await writeFile(sdpFile, sdpFor(o.kind, port));
+    const port = await freeRtpPort();
+    const sdpFile = path.join(o.dir, `${o.name}.sdp`);
+    await writeFile(sdpFile, sdpFor(o.kind, port));
     // One decoding thread for video: frame threads would hold each picture back a frame or two.
     const threads = o.kind === 'video' ? ['-threads', '1'] : [];
     const output =
@@ -114,10 +106,8 @@ export class Decoder {
             `scale=${String(o.width)}:${String(o.height)}:force_original_aspect_ratio=decrease,pad=${String(o.width)}:${String(o.height)}:(ow-iw)/2:(oh-ih)/2,format=yuv420p`,
             '-fps_mode',
             'passthrough',
-            // YUV4MPEG2, not rawvideo: ffmpeg 5.1 let a rawvideo picture out only when the next one
-            // came, a frame late (67 ms at 15 fps; measured: 68 ms a picture, y4m 1 ms).
             '-f',
-            'yuv4mpegpipe',
+            'rawvideo',
           ]
         : ['-map', '0:a:0', '-ac', '1', '-ar', String(AUDIO_RATE), '-f', 's16le', '-flush_packets', '1'];
     const child = spawn(
@@ -128,49 +118,34 @@ export class Decoder {
         '-nostats',
         '-loglevel',
         'error',
-        // Audio: no reordering window, no buffering (on IVF from a pipe, nobuffer broke decoding).
-        ...(video ? ['-f', 'ivf'] : ['-protocol_whitelist', 'file,udp,rtp', '-reorder_queue_size', '0', '-fflags', 'nobuffer']),
+        '-protocol_whitelist',
+        'file,udp,rtp',
         ...LOW_DELAY,
         ...threads,
         '-i',
-        sdpFile ?? 'pipe:0',
+        sdpFile,
       ]
         .concat(output)
         .concat(['pipe:1']),
-      { stdio: [video ? 'pipe' : 'ignore', 'pipe', 'pipe'] },
+      { stdio: ['ignore', 'pipe', 'pipe'] },
     );
     const d = new Decoder(port, sdpFile, child);
-    if (video) {
-      // A write after ffmpeg is gone fails here; its exit tells the intake.
-      child.stdin!.on('error', () => undefined);
-      child.stdin!.write(ivfHeader(o.width ?? 0, o.height ?? 0));
-      d.listening = true;
-    }
     let tail = '';
-    child.stderr!.on('data', (c: Buffer) => {
+    child.stderr.on('data', (c: Buffer) => {
       tail = (tail + c.toString()).slice(-2000);
     });
-    child.stdout!.on('data', (c: Buffer) => {
+    child.stdout.on('data', (c: Buffer) => {
       if (!d.#stopped) o.onData(c);
     });
     child.once('error', (err) => {
       tail += String(err);
     });
     child.once('close', (code) => {
-      if (sdpFile) void rm(sdpFile, { force: true });
+      void rm(sdpFile, { force: true });
       if (!d.#stopped) o.onExit(code, tail);
     });
-    if (!video) void d.#watchBind();
+    void d.#watchBind();
     return d;
-  }
-
-  /** Video: one whole VP8 frame, stamped with its RTP timestamp. */
-  writeFrame(data: Buffer, rtpTimestamp: number): void {
-    if (this.#stopped || !this.running) return;
-    if (this.#firstTs === null) this.#firstTs = this.#lastTs = rtpTimestamp;
-    // Extend across the 32-bit wrap: the step from the last frame, read as a signed 32-bit number.
-    this.#lastTs += (rtpTimestamp - (this.#lastTs >>> 0)) | 0;
-    this.child.stdin?.write(ivfFrame(data, this.#lastTs - this.#firstTs));
   }
 
   /**
@@ -199,6 +174,6 @@ export class Decoder {
     if (this.#stopped) return;
     this.#stopped = true;
     if (this.running) this.child.kill('SIGKILL');
-    if (this.#sdpFile) void rm(this.#sdpFile, { force: true });
+    void rm(this.#sdpFile, { force: true });
   }
 }

@@ -18,8 +18,25 @@ import {
   type PublishedTrack,
 } from '#core/contracts/media-signaling.ts';
 import { Decoder } from './decoder.ts';
-import { Vp8Assembler, vp8KeyframeStart } from './vp8.ts';
 import { AUDIO_RATE, LAYOUT, type Logger } from './types.ts';
+
+/**
+ * Whether a VP8 RTP payload starts a keyframe (RFC 7741): the first packet of partition 0 (S bit,
+ * PID 0), after the descriptor's optional extension, a payload header whose P bit is 0.
+ */
+export function vp8KeyframeStart(p: Uint8Array): boolean {
+  if (p.length < 2) return false;
+  let i = 0;
+  const b0 = p[i++]!;
+  if ((b0 & 0x10) === 0 || (b0 & 0x07) !== 0) return false;
+  if (b0 & 0x80) {
+    const x = p[i++]!;
+    if (x & 0x80) i += (p[i]! & 0x80) !== 0 ? 2 : 1; // picture id, 7 or 15 bits
+    if (x & 0x40) i++; // TL0PICIDX
+    if (x & 0x30) i++; // TID / KEYIDX
+  }
+  return i < p.length && (p[i]! & 0x01) === 0;
+}
 
 /**
  * A subscription whose connection is not up this long after it was asked for (ICE or DTLS lost on a
@@ -38,22 +55,14 @@ const FIRST_PLI_DELAY_MS = 400;
  */
 const REQUEST_TIMEOUT_MS = 30_000;
 /**
- * Audio a track must have queued before the mixer first takes from it: one 20 ms packet. After
- * that a pull that finds too little takes what there is and leaves silence for the rest: waiting
- * for a prime again put the sound 50 ms later for as long as it lasted.
+ * Audio a track must have queued before the mixer starts taking from it: more than one frame's
+ * pull (33 ms at 30 fps) plus a packet (20 ms), so packet jitter does not starve it.
  */
-const AUDIO_PRIME_SAMPLES = (AUDIO_RATE * 20) / 1000;
+const AUDIO_PRIME_SAMPLES = (AUDIO_RATE * 50) / 1000;
 /**
- * The sound kept waiting after a pull, at the least, over each second: more than this and the
- * excess is dropped, oldest first, so a burst of late packets does not leave the sound behind its
- * picture for good. The latency settles near a packet and this slack.
- */
-const AUDIO_SLACK_SAMPLES = (AUDIO_RATE * 30) / 1000;
-const AUDIO_TRIM_EVERY_MS = 1000;
-/**
- * More than this waiting beyond a pull is dropped at once, oldest first, down to the slack: the
- * decoders' burst after the event loop stalled, when it came after the clock's catch-up had taken
- * what was there. It is judged when the mixer pulls, not when a decoder delivers.
+ * More than this queued beyond what a pull takes is dropped, oldest first, down to the prime: audio
+ * never lags more. It is judged when the mixer pulls, not when a decoder delivers: after the event
+ * loop stalled, the decoders' burst arrives before the clock's catch-up, which takes all of it.
  */
 const AUDIO_MAX_SAMPLES = (AUDIO_RATE * 120) / 1000;
 /** A track nobody pulls from keeps no more than this (memory, not timing). */
@@ -130,10 +139,8 @@ export class VideoIn extends TrackIn {
   frames = 0;
   lastFrameAt = 0;
   decoderStartedAt = 0;
-  /** Whole frames from the packets; a new decoder or a new subscription starts it again at a keyframe. */
-  readonly assembler: Vp8Assembler;
-  /** Asks the SFU for a keyframe (set by the intake). */
-  askKeyframe: () => void = () => undefined;
+  /** The decoder that has not had its first keyframe yet (packets before it are not forwarded). */
+  waitingForKey: unknown = null;
   #partial: Buffer;
   #filled = 0;
 
@@ -144,28 +151,11 @@ export class VideoIn extends TrackIn {
     this.width = size.w;
     this.height = size.h;
     this.#partial = Buffer.allocUnsafe((this.width * this.height * 3) / 2);
-    this.assembler = new Vp8Assembler(() => this.askKeyframe());
   }
-
-  /**
-   * The decoder writes YUV4MPEG2: a stream header line, then per picture a "FRAME" line and its
-   * bytes. The header line being read ('' at a line's start), or null while a picture's bytes come.
-   */
-  #line: string | null = '';
 
   onData(chunk: Buffer): void {
     let at = 0;
     while (at < chunk.length) {
-      if (this.#line !== null) {
-        const nl = chunk.indexOf(0x0a, at);
-        const end = nl < 0 ? chunk.length : nl;
-        this.#line += chunk.toString('latin1', at, end);
-        at = end + 1;
-        if (nl < 0) break;
-        // "YUV4MPEG2 W.. H.. ..." opens the stream; "FRAME" comes before each picture.
-        this.#line = this.#line.startsWith('FRAME') ? null : '';
-        continue;
-      }
       const n = chunk.copy(this.#partial, this.#filled, at);
       at += n;
       this.#filled += n;
@@ -177,7 +167,6 @@ export class VideoIn extends TrackIn {
         if (this.#recent.length > PICTURES_KEPT) this.#recent.shift();
         this.#partial = Buffer.allocUnsafe(this.#partial.length);
         this.#filled = 0;
-        this.#line = '';
       }
     }
   }
@@ -188,10 +177,8 @@ export class VideoIn extends TrackIn {
     return null;
   }
 
-  /** A new decoder: its stream begins with the header line. */
   resetPartial(): void {
     this.#filled = 0;
-    this.#line = '';
   }
 }
 
@@ -199,12 +186,8 @@ export class AudioIn extends TrackIn {
   readonly #chunks: Buffer[] = [];
   #queued = 0; // bytes
   #primed = false;
-  /** The least left after a pull in this window, and when the window began. */
-  #leastLeft = Infinity;
-  #windowStart = 0;
-  /** Samples decoded so far, and dropped to keep the latency down (tests and diagnostics). */
+  /** Samples decoded so far (tests and diagnostics). */
   received = 0;
-  trimmed = 0;
 
   onData(chunk: Buffer): void {
     this.#chunks.push(chunk);
@@ -230,13 +213,12 @@ export class AudioIn extends TrackIn {
   }
 
   /** Adds up to `n` samples into `acc` (silence where there are none); false when it added nothing. */
-  mixInto(acc: Int32Array, n: number, now = performance.now()): boolean {
+  mixInto(acc: Int32Array, n: number): boolean {
+    if (this.#queued > (n + AUDIO_MAX_SAMPLES) * 2) this.#drop(this.#queued - (n + AUDIO_PRIME_SAMPLES) * 2);
     if (!this.#primed) {
       if (this.#queued < AUDIO_PRIME_SAMPLES * 2) return false;
       this.#primed = true;
-      this.#windowStart = now;
     }
-    if (this.#queued > (n + AUDIO_MAX_SAMPLES) * 2) this.#drop(this.#queued - (n + AUDIO_SLACK_SAMPLES) * 2);
     let i = 0;
     while (i < n && this.#chunks.length) {
       const c = this.#chunks[0]!;
@@ -254,15 +236,8 @@ export class AudioIn extends TrackIn {
       if (take * 2 >= c.length) this.#chunks.shift();
       else this.#chunks[0] = c.subarray(take * 2);
     }
-    this.#leastLeft = Math.min(this.#leastLeft, this.#queued >> 1);
-    if (now - this.#windowStart >= AUDIO_TRIM_EVERY_MS) {
-      if (this.#leastLeft > AUDIO_SLACK_SAMPLES) {
-        this.#drop((this.#leastLeft - AUDIO_SLACK_SAMPLES) * 2);
-        this.trimmed += this.#leastLeft - AUDIO_SLACK_SAMPLES;
-      }
-      this.#leastLeft = Infinity;
-      this.#windowStart = now;
-    }
+    // Ran dry: wait for a prime's worth again rather than crackle.
+    if (i < n) this.#primed = false;
     return i > 0;
   }
 
@@ -302,12 +277,8 @@ export interface TrackSummary {
   keyframes?: number;
   plis?: number;
   decoderStarts: number;
-  /** Video frames given up: a packet lost for good, or an inter frame while a keyframe was awaited. */
-  framesDropped?: number;
   pictures?: number;
   samples?: number;
-  /** Audio samples dropped to keep the sound's latency down. */
-  trimmed?: number;
 }
 
 export interface IntakeOptions {
@@ -409,10 +380,8 @@ export class Intake {
   #follow(t: PublishedTrack): void {
     this.#o.logger.debug({ trackId: t.trackId, userId: t.userId, source: t.source, paused: t.paused }, 'recorder follows a track');
     const track = t.kind === 'video' ? new VideoIn(t) : new AudioIn(t);
-    if (track instanceof VideoIn) {
-      track.askKeyframe = () => this.#pli(track);
-      this.videos.set(t.trackId, track);
-    } else this.audios.set(t.trackId, track);
+    if (track instanceof VideoIn) this.videos.set(t.trackId, track);
+    else this.audios.set(t.trackId, track);
     this.#connect(track, true).catch((err: unknown) => this.#subscribeFailed(track, err));
   }
 
@@ -459,14 +428,14 @@ export class Intake {
         if (key) track.keyframes++;
         const d = track.decoder;
         if (track.closed || !d?.running || !d.listening) return;
+        // A video decoder starts at a keyframe: without probing, a first frame it cannot decode
+        // leaves ffmpeg without a picture size, and it gives up (then restarts, and fails again).
+        if (track instanceof VideoIn && track.waitingForKey === d) {
+          if (!key) return;
+          track.waitingForKey = null;
+        }
+        this.#udp.send(rtp.serialize(), d.port, '127.0.0.1');
         track.forwarded++;
-        if (track instanceof VideoIn) {
-          // Whole frames, in order; a new decoder's first is a keyframe (without probing, a first
-          // frame it cannot decode leaves ffmpeg without a picture size, and it gives up).
-          const { sequenceNumber, timestamp, marker } = rtp.header;
-          for (const frame of track.assembler.push({ sequenceNumber, timestamp, marker, payload: rtp.payload }, performance.now()))
-            d.writeFrame(frame.data, frame.timestamp);
-        } else this.#udp.send(rtp.serialize(), d.port, '127.0.0.1');
       });
     });
     pc.connectionStateChange.subscribe((state) => {
@@ -507,7 +476,7 @@ export class Intake {
     }
     track.decoder = decoder;
     if (video) {
-      video.assembler.reset();
+      video.waitingForKey = decoder;
       video.decoderStartedAt = performance.now();
       setTimeout(() => this.#pli(video), FIRST_PLI_DELAY_MS).unref();
     }
@@ -557,7 +526,7 @@ export class Intake {
       t.subscribing = false;
       if (t.closed || this.#closed) return;
       // The decoder starts again at the new leg's first keyframe.
-      if (t instanceof VideoIn) t.assembler.reset();
+      if (t instanceof VideoIn && t.decoder) t.waitingForKey = t.decoder;
       this.#connect(t, false).catch((err: unknown) => this.#subscribeFailed(t, err));
     }, wait).unref();
   }
@@ -604,7 +573,6 @@ export class Intake {
       keyframes: v.keyframes,
       plis: v.plis,
       decoderStarts: v.starts,
-      framesDropped: v.assembler.dropped,
       pictures: v.frames,
     }));
     const audios = [...this.audios.values()].map((a) => ({
@@ -615,7 +583,6 @@ export class Intake {
       packets: a.forwarded,
       decoderStarts: a.starts,
       samples: a.received,
-      trimmed: a.trimmed,
     }));
     return [...videos, ...audios];
   }
