@@ -28,7 +28,12 @@ interface JsonReport {
   numFailedTests: number;
   numPendingTests: number;
   numTodoTests: number;
-  testResults: { name: string; status: string; message?: string; assertionResults: { status: string }[] }[];
+  testResults: {
+    name: string;
+    status: string;
+    message?: string;
+    assertionResults: { status: string; fullName?: string; title?: string; failureMessages?: string[] }[];
+  }[];
 }
 
 interface PhaseResult {
@@ -38,6 +43,8 @@ interface PhaseResult {
   skipped: number;
   filesByProject: Map<string, number>;
   testsByProject: Map<string, number>;
+  /** Each failed test (file > name) or file that failed without one, for the run's last lines. */
+  failures: string[];
 }
 
 let activeChild: ReturnType<typeof spawn> | undefined;
@@ -124,17 +131,20 @@ async function runPhase(projects: string[], extraArgs: string[], reportFile: str
     skipped: 0,
     filesByProject: new Map(),
     testsByProject: new Map(),
+    failures: [],
   };
   if (!existsSync(reportFile)) {
     // vitest died before reporting (bad config, crash): count it as one failure so the summary
     // never reads as clean.
     console.error('tests/run: vitest wrote no report');
     result.failed = 1;
+    result.failures.push(`${projects.join(' + ')}: vitest wrote no report`);
     if (result.exitCode === 0) result.exitCode = 1;
     return result;
   }
 
   if (hung) {
+    result.failures.push(`${projects.join(' + ')}: vitest did not exit after its report`);
     result.failed += 1;
     result.exitCode = 1;
   }
@@ -148,8 +158,16 @@ async function runPhase(projects: string[], extraArgs: string[], reportFile: str
     result.testsByProject.set(project, (result.testsByProject.get(project) ?? 0) + file.assertionResults.length);
     // A file that failed to load (syntax error, failing beforeAll) has no failed tests in the
     // counts; count it once so the summary agrees with the exit status.
-    const failedTests = file.assertionResults.filter((test) => test.status === 'failed').length;
-    if (file.status === 'failed' && failedTests === 0) result.failed += 1;
+    const failedTests = file.assertionResults.filter((test) => test.status === 'failed');
+    for (const test of failedTests) {
+      // eslint-disable-next-line no-control-regex -- the colour codes of vitest's messages
+      const why = (test.failureMessages?.[0] ?? '').replace(/\u001b\[[0-9;]*m/g, '').split('\n')[0]!.slice(0, 200);
+      result.failures.push(`${relative(root, file.name)} > ${test.fullName ?? test.title ?? '?'}${why ? `\n      ${why}` : ''}`);
+    }
+    if (file.status === 'failed' && failedTests.length === 0) {
+      result.failed += 1;
+      result.failures.push(`${relative(root, file.name)}: ${(file.message ?? 'failed to run').split('\n')[0]!.slice(0, 300)}`);
+    }
   }
   return result;
 }
@@ -167,6 +185,7 @@ async function main(): Promise<number> {
   let failed = 0;
   let skipped = 0;
   let exitCode = 0;
+  const failures: string[] = [];
   const testsByProject = new Map<string, number>();
 
   try {
@@ -176,6 +195,7 @@ async function main(): Promise<number> {
       const result = await runPhase(phase.projects, extraArgs, join(reportDir, `phase-${String(index)}.json`));
       passed += result.passed;
       failed += result.failed;
+      failures.push(...result.failures);
       skipped += result.skipped;
       if (result.exitCode !== 0) exitCode = 1;
       for (const [project, count] of result.testsByProject) {
@@ -201,6 +221,8 @@ async function main(): Promise<number> {
     exitCode = 1;
   }
   if (skipped > 0) console.log(`(${String(skipped)} skipped or todo)`);
+  // Every phase's failures at the end, where a CI log's tail shows them.
+  if (failures.length > 0) console.log(`failed:\n${failures.map((f) => `  ${f}`).join('\n')}`);
   if (interrupted) {
     console.error('tests/run: interrupted');
     exitCode = 130;

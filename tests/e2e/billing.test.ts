@@ -5,7 +5,7 @@
  * form and the site notice.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Page } from 'playwright-core';
+import type { Page, Response } from 'playwright-core';
 import { expectToast, newMobile, open, openPicker, signIn, startWorld, waitForPath, type World } from './helpers.ts';
 
 const ADMIN = newMobile();
@@ -157,27 +157,43 @@ describe('messages, feedback and operators', () => {
   });
 
   it('sends feedback with the captcha, refreshed by a click', async () => {
-    await open(teacher, '/profile/feedback');
-    const submit = teacher.getByRole('button', { name: '提交' });
-    expect(await submit.isDisabled()).toBe(true);
-    await teacher.getByLabel('反馈内容').fill('白板很好用');
-    // Clicking the image draws a new code; read it from the image the server sent.
-    const [response] = await Promise.all([
-      teacher.waitForResponse((r) => r.url().includes('/feedback/captcha')),
-      teacher.getByRole('button', { name: /看不清|验证码图片/ }).click(),
-    ]);
-    const code = [...(await response.text()).matchAll(/>(\d)<\/text>/g)].map((m) => m[1]).join('');
-    await teacher.getByLabel('验证码', { exact: true }).fill(code === '0000' ? '9999' : '0000');
-    await submit.click();
-    await expectToast(teacher, '验证码错误，请重新输入');
-    const [again] = await Promise.all([
-      teacher.waitForResponse((r) => r.url().includes('/feedback/captcha')),
-      teacher.getByRole('button', { name: /看不清|验证码图片/ }).click(),
-    ]);
-    const good = [...(await again.text()).matchAll(/>(\d)<\/text>/g)].map((m) => m[1]).join('');
-    await teacher.getByLabel('验证码', { exact: true }).fill(good);
-    await submit.click();
-    await teacher.getByRole('dialog', { name: '提交成功' }).waitFor();
+    // Every captcha image the page loads, by its address: a wrong code also draws a new image, so
+    // the code to type is the one of the image shown now, not of the last response seen.
+    const images = new Map<string, Promise<string>>();
+    const onResponse = (r: Response) => {
+      if (r.url().includes('/feedback/captcha')) images.set(new URL(r.url()).search, r.text());
+    };
+    teacher.on('response', onResponse);
+    const shownCode = async () => {
+      const src = (await teacher.getByTestId('captcha').getAttribute('src')) ?? '';
+      const search = new URL(src, world.server.url).search;
+      await expect.poll(() => images.has(search)).toBe(true);
+      return [...(await images.get(search)!).matchAll(/>(\d)<\/text>/g)].map((m) => m[1]).join('');
+    };
+    try {
+      await open(teacher, '/profile/feedback');
+      const submit = teacher.getByRole('button', { name: '提交' });
+      expect(await submit.isDisabled()).toBe(true);
+      await teacher.getByLabel('反馈内容').fill('白板很好用');
+      // Clicking the image draws a new code; read it from the image the server sent.
+      const before = await teacher.getByTestId('captcha').getAttribute('src');
+      await teacher.getByRole('button', { name: /看不清|验证码图片/ }).click();
+      await expect.poll(() => teacher.getByTestId('captcha').getAttribute('src')).not.toBe(before);
+      const code = await shownCode();
+      expect(code).toMatch(/^\d{4}$/);
+      await teacher.getByLabel('验证码', { exact: true }).fill(code === '0000' ? '9999' : '0000');
+      await submit.click();
+      await expectToast(teacher, '验证码错误，请重新输入');
+      const afterWrong = await teacher.getByTestId('captcha').getAttribute('src');
+      await teacher.getByRole('button', { name: /看不清|验证码图片/ }).click();
+      await expect.poll(() => teacher.getByTestId('captcha').getAttribute('src')).not.toBe(afterWrong);
+      const good = await shownCode();
+      await teacher.getByLabel('验证码', { exact: true }).fill(good);
+      await submit.click();
+      await teacher.getByRole('dialog', { name: '提交成功' }).waitFor();
+    } finally {
+      teacher.off('response', onResponse);
+    }
   });
 });
 
