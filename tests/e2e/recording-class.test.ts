@@ -177,6 +177,19 @@ beforeAll(async () => {
     devices.getDisplayMedia = (c?: DisplayMediaStreamOptions) =>
       share({ ...c, video: { ...(typeof c?.video === 'object' ? c.video : {}), width: { max: 1280 }, height: { max: 720 } } });
   });
+  // The teacher's peer connections, to read at the stop what its encoders made of the keyframe
+  // requests (an empty camera tile in the recording: asked, but no keyframe came).
+  await context.addInitScript(() => {
+    const Native = window.RTCPeerConnection;
+    const kept: RTCPeerConnection[] = [];
+    (window as unknown as { __pcs: RTCPeerConnection[] }).__pcs = kept;
+    window.RTCPeerConnection = class extends Native {
+      constructor(config?: RTCConfiguration) {
+        super(config);
+        kept.push(this);
+      }
+    };
+  });
   teacher = await person(context, 'Teacher');
   // A paid class: free teachers cannot record (ADR 072).
   await world.server.banshu.platform.services.billingRepo.grant(teacher.id, { vip_room_time: new Date(Date.now() + 86400_000) });
@@ -351,6 +364,32 @@ describe('a recorded class of three in real Chromium', () => {
         })),
       )}`,
     );
+    const senders = await t
+      .evaluate(async () => {
+        const out: Array<Record<string, unknown>> = [];
+        for (const pc of (window as unknown as { __pcs: RTCPeerConnection[] }).__pcs) {
+          if (pc.connectionState === 'closed') continue;
+          (await pc.getStats()).forEach((r: Record<string, unknown>) => {
+            if (r['type'] === 'outbound-rtp' && r['kind'] === 'video')
+              out.push({
+                rid: r['rid'],
+                size: `${String(r['frameWidth'])}x${String(r['frameHeight'])}`,
+                fps: r['framesPerSecond'],
+                framesEncoded: r['framesEncoded'],
+                keyFramesEncoded: r['keyFramesEncoded'],
+                pliCount: r['pliCount'],
+                firCount: r['firCount'],
+                nackCount: r['nackCount'],
+                limitation: r['qualityLimitationReason'],
+                encoder: r['encoderImplementation'],
+                active: r['active'],
+              });
+          });
+        }
+        return out;
+      })
+      .catch((err: unknown) => String(err));
+    console.info(`the teacher's video senders at the stop: ${JSON.stringify(senders)}`);
     const stoppedAt = Date.now();
     await confirm.click();
     await expect.poll(() => button.getAttribute('data-record-state'), { timeout: 10_000 }).toBe('0');

@@ -3,8 +3,11 @@
  * RTP on loopback UDP ports, and a werift peer publishes those packets to the SFU as a browser
  * would (werift's sender puts its own ssrc, payload type and sequence on each packet).
  *
- * One ffmpeg makes both tracks, so the picture and the sound leave it on one clock: a flash and
- * a click made at the same instants show the A/V drift of everything after it.
+ * One ffmpeg makes both tracks from one media clock: a flash and a click made at the same media
+ * instant. They do not leave it at the same moment (each encoder has its own delay, and on a
+ * loaded machine the video encoder falls behind and catches up), so each frame's arrival is kept
+ * beside its RTP timestamp, and `sentAt` tells when the media of an instant left the publisher:
+ * the recording's drift is measured against what the publisher itself made of each event.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createSocket, type Socket as UdpSocket } from 'node:dgram';
@@ -36,8 +39,20 @@ export interface RtpPublication {
   /** RTP packets passed on to the SFU, per kind. */
   sent: { video: number; audio: number };
   ffmpeg: ChildProcess;
+  /**
+   * When (ms epoch) the frame holding media time `sec` reached the SFU's side: the first video
+   * frame at or after it, the audio packet whose 20 ms hold it. Media time 0 is each kind's first
+   * frame, both starting at lavfi's t = 0 (Opus's 6.5 ms pre-skip is left in). Null when that
+   * frame was not seen (or is no longer kept).
+   */
+  sentAt(kind: 'video' | 'audio', sec: number): number | null;
   stop(): void;
 }
+
+/** RTP clock rates of what ffmpeg sends here (VP8 and Opus). */
+const RTP_CLOCK = { video: 90_000, audio: 48_000 } as const;
+/** Frames kept per kind for the send delay (a minute of video at 30 fps, of audio at 50 packets/s). */
+const TIMINGS_KEPT = 3000;
 
 async function bindPair(): Promise<{ rtp: UdpSocket; rtcp: UdpSocket; port: number }> {
   for (let i = 0; i < 20; i++) {
@@ -65,7 +80,20 @@ export async function publishRtp(peer: MediaTestPeer, src: RtpSource): Promise<R
     trackIds: {},
     sent: { video: 0, audio: 0 },
     ffmpeg: null as unknown as ChildProcess,
+    sentAt: (kind, sec) => {
+      const t = timings[kind];
+      const want = sec * RTP_CLOCK[kind];
+      const frames = t.frames.map((f) => ({ media: (f.ts - t.first) >>> 0, at: f.at }));
+      if (kind === 'video') return frames.find((f) => f.media >= want - 1)?.at ?? null;
+      const packet = frames.findLast((f) => f.media <= want);
+      return packet && want - packet.media < 960 ? packet.at : null;
+    },
     stop: () => undefined,
+  };
+  // Per kind: the first timestamp (media time 0), and each frame's first packet's arrival (ms epoch).
+  const timings = {
+    video: { first: -1, last: -1, frames: [] as Array<{ ts: number; at: number }> },
+    audio: { first: -1, last: -1, frames: [] as Array<{ ts: number; at: number }> },
   };
   const sockets: UdpSocket[] = [];
   const ports: Record<string, number> = {};
@@ -86,7 +114,17 @@ export async function publishRtp(peer: MediaTestPeer, src: RtpSource): Promise<R
     sockets.push(pair.rtp, pair.rtcp);
     ports[kind] = pair.port;
     pair.rtp.on('message', (buf) => {
-      track.writeRtp(RtpPacket.deSerialize(buf));
+      const at = performance.timeOrigin + performance.now();
+      const rtp = RtpPacket.deSerialize(buf);
+      const t = timings[kind];
+      const ts = rtp.header.timestamp;
+      if (t.first < 0) t.first = ts;
+      if (ts !== t.last) {
+        t.last = ts;
+        t.frames.push({ ts, at });
+        if (t.frames.length > TIMINGS_KEPT) t.frames.shift();
+      }
+      track.writeRtp(rtp);
       pub.sent[kind]++;
     });
   }

@@ -1,6 +1,8 @@
 /**
  * One ffmpeg per track: RTP arrives on a loopback UDP port described by an SDP file, and the
- * decoded media leaves raw on stdout (video yuv420p at the tile's size, audio s16le 48 kHz mono).
+ * decoded media leaves on stdout: video as YUV4MPEG2 (yuv420p at the tile's size), audio s16le
+ * 48 kHz mono. Not rawvideo: ffmpeg 5.1 writes a rawvideo picture to a pipe only when the next one
+ * comes (a frame late, 67 ms at 15 fps), a y4m picture at once (ADR 080).
  * A decoder dies with the recorder: its stdout is a pipe to us, so a write after we are gone
  * fails (EPIPE) and it exits; `stop` kills it too.
  */
@@ -72,7 +74,10 @@ export interface DecoderOptions {
   /** Video: the size of the output (scaled keeping the aspect, padded black). */
   width?: number;
   height?: number;
-  /** Each chunk of raw output, as it comes (video: frames are cut by the caller). */
+  /**
+   * Each chunk of output, as it comes (video: the caller reads the y4m stream). One it cannot read
+   * (it throws) ends this decoder, reported as an exit.
+   */
   onData: (chunk: Buffer) => void;
   onExit: (code: number | null, stderrTail: string) => void;
 }
@@ -107,7 +112,7 @@ export class Decoder {
             '-fps_mode',
             'passthrough',
             '-f',
-            'rawvideo',
+            'yuv4mpegpipe',
           ]
         : ['-map', '0:a:0', '-ac', '1', '-ar', String(AUDIO_RATE), '-f', 's16le', '-flush_packets', '1'];
     const child = spawn(
@@ -135,7 +140,14 @@ export class Decoder {
       tail = (tail + c.toString()).slice(-2000);
     });
     child.stdout.on('data', (c: Buffer) => {
-      if (!d.#stopped) o.onData(c);
+      if (d.#stopped) return;
+      try {
+        o.onData(c);
+      } catch (err) {
+        tail += `\n${String(err)}`;
+        child.stdout.removeAllListeners('data');
+        child.kill('SIGKILL');
+      }
     });
     child.once('error', (err) => {
       tail += String(err);

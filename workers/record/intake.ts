@@ -55,21 +55,30 @@ const FIRST_PLI_DELAY_MS = 400;
  */
 const REQUEST_TIMEOUT_MS = 30_000;
 /**
- * Audio a track must have queued before the mixer starts taking from it: more than one frame's
- * pull (33 ms at 30 fps) plus a packet (20 ms), so packet jitter does not starve it.
+ * Audio a track must have queued before the mixer first takes from it: one packet (20 ms). It is
+ * primed once: a pull that finds too little takes what is there and leaves silence for the rest,
+ * since waiting for a prime again after each shortfall moved the sound later by up to 50 ms at a
+ * time (ADR 080).
  */
-const AUDIO_PRIME_SAMPLES = (AUDIO_RATE * 50) / 1000;
+const AUDIO_PRIME_SAMPLES = (AUDIO_RATE * 20) / 1000;
 /**
- * More than this queued beyond what a pull takes is dropped, oldest first, down to the prime: audio
- * never lags more. It is judged when the mixer pulls, not when a decoder delivers: after the event
- * loop stalled, the decoders' burst arrives before the clock's catch-up, which takes all of it.
+ * What a track may keep queued after a pull, steadily: each second, whatever the least left after
+ * any pull in that second exceeded this is dropped, oldest first. It covers packet jitter on a
+ * loaded machine without letting the sound drift behind its picture.
+ */
+const AUDIO_SLACK_SAMPLES = (AUDIO_RATE * 30) / 1000;
+const AUDIO_TRIM_EVERY_MS = 1000;
+/**
+ * More than this queued beyond what a pull takes is dropped at once, down to the slack. It is
+ * judged when the mixer pulls, not when a decoder delivers: after the event loop stalled, the
+ * decoders' burst arrives before the clock's catch-up, which takes all of it.
  */
 const AUDIO_MAX_SAMPLES = (AUDIO_RATE * 120) / 1000;
 /** A track nobody pulls from keeps no more than this (memory, not timing). */
 const AUDIO_BACKLOG_SAMPLES = AUDIO_RATE * 5;
 /**
- * Pictures are shown this much after they were decoded, to meet their sound: audio waits in the
- * prime above and in its 20 ms packets, a picture only for the next frame (ADR 074 has the numbers).
+ * Pictures are shown this much after they were decoded, to meet their sound: the sound waits up to
+ * its slack above, a picture for nothing since the decoders write YUV4MPEG2 (ADR 080).
  */
 export const VIDEO_DELAY_MS = 0;
 /** Decoded pictures kept per track to show one VIDEO_DELAY_MS old. */
@@ -129,6 +138,9 @@ abstract class TrackIn {
   abstract onData(chunk: Buffer): void;
 }
 
+/** The y4m stream's parts: its header line, a picture's `FRAME` line, a picture's bytes. */
+type Y4mPart = 'header' | 'frameLine' | 'picture';
+
 export class VideoIn extends TrackIn {
   readonly width: number;
   readonly height: number;
@@ -141,6 +153,9 @@ export class VideoIn extends TrackIn {
   decoderStartedAt = 0;
   /** The decoder that has not had its first keyframe yet (packets before it are not forwarded). */
   waitingForKey: unknown = null;
+  /** Where the decoder's YUV4MPEG2 output is: a line being read, or a picture being filled. */
+  #part: Y4mPart = 'header';
+  #line = '';
   #partial: Buffer;
   #filled = 0;
 
@@ -153,22 +168,53 @@ export class VideoIn extends TrackIn {
     this.#partial = Buffer.allocUnsafe((this.width * this.height * 3) / 2);
   }
 
+  /**
+   * The decoder's YUV4MPEG2 stream, in chunks cut anywhere: a header line (`YUV4MPEG2 W.. H..`),
+   * then for each picture a line starting `FRAME` and its yuv420p bytes. A header whose size is
+   * not the track's is an error (the decoder scales to it).
+   */
   onData(chunk: Buffer): void {
     let at = 0;
     while (at < chunk.length) {
-      const n = chunk.copy(this.#partial, this.#filled, at);
-      at += n;
-      this.#filled += n;
-      if (this.#filled === this.#partial.length) {
-        this.frame = this.#partial;
-        this.frames++;
-        this.lastFrameAt = performance.now();
-        this.#recent.push({ frame: this.#partial, at: this.lastFrameAt });
-        if (this.#recent.length > PICTURES_KEPT) this.#recent.shift();
-        this.#partial = Buffer.allocUnsafe(this.#partial.length);
+      if (this.#part === 'picture') {
+        const n = chunk.copy(this.#partial, this.#filled, at);
+        at += n;
+        this.#filled += n;
+        if (this.#filled === this.#partial.length) this.#picture();
+        continue;
+      }
+      const nl = chunk.indexOf(0x0a, at);
+      const end = nl < 0 ? chunk.length : nl;
+      this.#line += chunk.toString('latin1', at, end);
+      at = end;
+      if (this.#line.length > 256) throw new Error(`not a y4m stream: ${JSON.stringify(this.#line.slice(0, 40))}`);
+      if (nl < 0) continue;
+      at++; // the newline
+      const line = this.#line;
+      this.#line = '';
+      if (this.#part === 'header') {
+        const w = /\sW(\d+)/.exec(line)?.[1];
+        const h = /\sH(\d+)/.exec(line)?.[1];
+        if (!line.startsWith('YUV4MPEG2') || Number(w) !== this.width || Number(h) !== this.height)
+          throw new Error(`y4m header ${JSON.stringify(line)} is not ${String(this.width)}x${String(this.height)}`);
+        this.#part = 'frameLine';
+      } else {
+        if (!line.startsWith('FRAME')) throw new Error(`y4m picture without its FRAME line: ${JSON.stringify(line.slice(0, 40))}`);
+        this.#part = 'picture';
         this.#filled = 0;
       }
     }
+  }
+
+  #picture(): void {
+    this.frame = this.#partial;
+    this.frames++;
+    this.lastFrameAt = performance.now();
+    this.#recent.push({ frame: this.#partial, at: this.lastFrameAt });
+    if (this.#recent.length > PICTURES_KEPT) this.#recent.shift();
+    this.#partial = Buffer.allocUnsafe(this.#partial.length);
+    this.#filled = 0;
+    this.#part = 'frameLine';
   }
 
   /** The newest picture decoded at or before `at` (null when every picture is newer, or none came). */
@@ -177,7 +223,10 @@ export class VideoIn extends TrackIn {
     return null;
   }
 
+  /** A new decoder's output starts with its own header. */
   resetPartial(): void {
+    this.#part = 'header';
+    this.#line = '';
     this.#filled = 0;
   }
 }
@@ -186,8 +235,12 @@ export class AudioIn extends TrackIn {
   readonly #chunks: Buffer[] = [];
   #queued = 0; // bytes
   #primed = false;
-  /** Samples decoded so far (tests and diagnostics). */
+  /** The least queued after any pull since the last trim (samples), and when that was. */
+  #leastLeft = Infinity;
+  #trimmedAt = 0;
+  /** Samples decoded so far, and dropped to keep the sound in time (tests and diagnostics). */
   received = 0;
+  trimmed = 0;
 
   onData(chunk: Buffer): void {
     this.#chunks.push(chunk);
@@ -198,6 +251,7 @@ export class AudioIn extends TrackIn {
 
   #drop(bytes: number): void {
     let left = bytes & ~1;
+    this.trimmed += left >> 1;
     while (left > 0 && this.#chunks.length) {
       const c = this.#chunks[0]!;
       if (c.length <= left) {
@@ -212,12 +266,16 @@ export class AudioIn extends TrackIn {
     }
   }
 
-  /** Adds up to `n` samples into `acc` (silence where there are none); false when it added nothing. */
-  mixInto(acc: Int32Array, n: number): boolean {
-    if (this.#queued > (n + AUDIO_MAX_SAMPLES) * 2) this.#drop(this.#queued - (n + AUDIO_PRIME_SAMPLES) * 2);
+  /**
+   * Adds up to `n` samples into `acc` (silence where there are none); false when it added nothing.
+   * `now` is the mixer's clock (ms), which paces the trimming to the slack.
+   */
+  mixInto(acc: Int32Array, n: number, now = performance.now()): boolean {
+    if (this.#queued > (n + AUDIO_MAX_SAMPLES) * 2) this.#drop(this.#queued - (n + AUDIO_SLACK_SAMPLES) * 2);
     if (!this.#primed) {
       if (this.#queued < AUDIO_PRIME_SAMPLES * 2) return false;
       this.#primed = true;
+      this.#trimmedAt = now;
     }
     let i = 0;
     while (i < n && this.#chunks.length) {
@@ -236,8 +294,13 @@ export class AudioIn extends TrackIn {
       if (take * 2 >= c.length) this.#chunks.shift();
       else this.#chunks[0] = c.subarray(take * 2);
     }
-    // Ran dry: wait for a prime's worth again rather than crackle.
-    if (i < n) this.#primed = false;
+    // What stayed queued through the whole last second, beyond the slack, is latency: drop it.
+    this.#leastLeft = Math.min(this.#leastLeft, this.#queued >> 1);
+    if (now - this.#trimmedAt >= AUDIO_TRIM_EVERY_MS) {
+      if (this.#leastLeft > AUDIO_SLACK_SAMPLES) this.#drop((this.#leastLeft - AUDIO_SLACK_SAMPLES) * 2);
+      this.#leastLeft = Infinity;
+      this.#trimmedAt = now;
+    }
     return i > 0;
   }
 
@@ -279,6 +342,8 @@ export interface TrackSummary {
   decoderStarts: number;
   pictures?: number;
   samples?: number;
+  /** Audio samples dropped to keep the sound in time with the pictures. */
+  trimmed?: number;
 }
 
 export interface IntakeOptions {
@@ -583,6 +648,7 @@ export class Intake {
       packets: a.forwarded,
       decoderStarts: a.starts,
       samples: a.received,
+      trimmed: a.trimmed,
     }));
     return [...videos, ...audios];
   }
