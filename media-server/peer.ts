@@ -71,6 +71,7 @@ export class Peer extends EventEmitter<{ closed: [] }> {
         id: s.id,
         trackId: s.publication.id,
         layer: s.layer,
+        ...s.forwarding,
         packets: s.packets,
       })),
     };

@@ -239,6 +239,12 @@ export class Publication extends EventEmitter<{ closed: []; layer: [LayerKey] }>
     } else send();
   }
 
+  /** Each layer's SSRC and the keyframe requests sent for it (diagnostics). */
+  keyframeAsks(): Array<{ layer: LayerKey; ssrc: number | undefined; asked: number }> {
+    const sent = (this.#transceiver?.receiver as unknown as { pliCountBySsrc?: Record<number, number> } | undefined)?.pliCountBySsrc ?? {};
+    return [...this.#layers].map(([layer, l]) => ({ layer, ssrc: l.ssrc, asked: l.ssrc === undefined ? 0 : (sent[l.ssrc] ?? 0) }));
+  }
+
   #sendRemb(): void {
     const receiver = this.#transceiver?.receiver;
     const ssrcs = [...this.#layers.values()].map((l) => l.ssrc).filter((s): s is number => s !== undefined);

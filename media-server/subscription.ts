@@ -83,6 +83,11 @@ export class Subscription extends EventEmitter<{ closed: []; layerChanged: [Laye
     return this.#wanted;
   }
 
+  /** The layer forwarded now, the one a switch waits for, and whether a keyframe came (diagnostics). */
+  get forwarding(): { current: LayerKey | null; pending: LayerKey | null; keyed: boolean } {
+    return { current: this.#current, pending: this.#pending, keyed: this.#keyed };
+  }
+
   #askKeyframe(): void {
     const key = this.#pending ?? this.#current;
     if (key !== null) this.publication.requestKeyframe(key);

@@ -361,6 +361,7 @@ describe('a recorded class of three in real Chromium', () => {
           connection: p.pc.connectionState,
           ice: p.pc.iceConnectionState,
           keyframesAsked: p.keyframesAsked,
+          asks: p.kind === 'video' ? p.keyframeAsks() : undefined,
         })),
       )}`,
     );
@@ -373,6 +374,7 @@ describe('a recorded class of three in real Chromium', () => {
             if (r['type'] === 'outbound-rtp' && r['kind'] === 'video')
               out.push({
                 rid: r['rid'],
+                ssrc: r['ssrc'],
                 size: `${String(r['frameWidth'])}x${String(r['frameHeight'])}`,
                 fps: r['framesPerSecond'],
                 framesEncoded: r['framesEncoded'],
@@ -390,6 +392,14 @@ describe('a recorded class of three in real Chromium', () => {
       })
       .catch((err: unknown) => String(err));
     console.info(`the teacher's video senders at the stop: ${JSON.stringify(senders)}`);
+    // Every leg of the node: what it asked for, forwards, waits for, and whether it had its keyframe.
+    console.info(
+      `legs at the stop: ${JSON.stringify(
+        world.server.banshu.media?.server
+          .serialize()
+          .rooms.flatMap((r) => r.peers.flatMap((p) => p.subscriptions.map((x) => ({ to: names.get(p.userId) ?? p.userId, ...x })))),
+      )}`,
+    );
     const stoppedAt = Date.now();
     await confirm.click();
     await expect.poll(() => button.getAttribute('data-record-state'), { timeout: 10_000 }).toBe('0');

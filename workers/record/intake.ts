@@ -6,7 +6,7 @@
  */
 import { createSocket, type Socket as UdpSocket } from 'node:dgram';
 import { io, type Socket } from 'socket.io-client';
-import { RTCPeerConnection, RTCRtpCodecParameters, useNACK, usePLI, useSdesMid, type MediaStreamTrack } from 'werift';
+import { RTCPeerConnection, RTCRtpCodecParameters, useNACK, usePLI, useSdesMid, type MediaStreamTrack, type RtpPacket } from 'werift';
 import {
   MEDIA_NAMESPACE,
   MEDIA_NOTE_EVENT,
@@ -18,6 +18,7 @@ import {
   type PublishedTrack,
 } from '#core/contracts/media-signaling.ts';
 import { Decoder } from './decoder.ts';
+import { RtpReorder } from './reorder.ts';
 import { AUDIO_RATE, LAYOUT, type Logger } from './types.ts';
 
 /**
@@ -81,6 +82,11 @@ const AUDIO_BACKLOG_SAMPLES = AUDIO_RATE * 5;
  * its slack above, a picture for nothing since the decoders write YUV4MPEG2 (ADR 080).
  */
 export const VIDEO_DELAY_MS = 0;
+/**
+ * How long a gap in a video track's packets waits for the SFU's retransmission before its decoder
+ * goes on without it (the leg's NACKs are sent for about 50 ms).
+ */
+const REORDER_WAIT_MS = 80;
 /** Decoded pictures kept per track to show one VIDEO_DELAY_MS old. */
 const PICTURES_KEPT = 8;
 
@@ -153,6 +159,8 @@ export class VideoIn extends TrackIn {
   decoderStartedAt = 0;
   /** The decoder that has not had its first keyframe yet (packets before it are not forwarded). */
   waitingForKey: unknown = null;
+  /** The leg's packets back in order (set by the intake, which forwards what it sends on). */
+  reorder: RtpReorder<RtpPacket> | null = null;
   /** Where the decoder's YUV4MPEG2 output is: a line being read, or a picture being filled. */
   #part: Y4mPart = 'header';
   #line = '';
@@ -241,17 +249,21 @@ export class AudioIn extends TrackIn {
   /** Samples decoded so far, and dropped to keep the sound in time (tests and diagnostics). */
   received = 0;
   trimmed = 0;
+  /** Of those dropped: beyond 120 ms at a pull, beyond the slack each second, beyond the backlog nobody pulled. */
+  readonly dropped = { burst: 0, slack: 0, backlog: 0 };
 
   onData(chunk: Buffer): void {
     this.#chunks.push(chunk);
     this.#queued += chunk.length;
     this.received += chunk.length / 2;
-    if (this.#queued > AUDIO_BACKLOG_SAMPLES * 2) this.#drop(this.#queued - AUDIO_BACKLOG_SAMPLES * 2);
+    if (this.#queued > AUDIO_BACKLOG_SAMPLES * 2) this.dropped.backlog += this.#drop(this.#queued - AUDIO_BACKLOG_SAMPLES * 2);
   }
 
-  #drop(bytes: number): void {
+  /** Drops `bytes` of the oldest sound; returns the samples dropped. */
+  #drop(bytes: number): number {
     let left = bytes & ~1;
-    this.trimmed += left >> 1;
+    const samples = left >> 1;
+    this.trimmed += samples;
     while (left > 0 && this.#chunks.length) {
       const c = this.#chunks[0]!;
       if (c.length <= left) {
@@ -264,6 +276,7 @@ export class AudioIn extends TrackIn {
         left = 0;
       }
     }
+    return samples;
   }
 
   /**
@@ -271,7 +284,7 @@ export class AudioIn extends TrackIn {
    * `now` is the mixer's clock (ms), which paces the trimming to the slack.
    */
   mixInto(acc: Int32Array, n: number, now = performance.now()): boolean {
-    if (this.#queued > (n + AUDIO_MAX_SAMPLES) * 2) this.#drop(this.#queued - (n + AUDIO_SLACK_SAMPLES) * 2);
+    if (this.#queued > (n + AUDIO_MAX_SAMPLES) * 2) this.dropped.burst += this.#drop(this.#queued - (n + AUDIO_SLACK_SAMPLES) * 2);
     if (!this.#primed) {
       if (this.#queued < AUDIO_PRIME_SAMPLES * 2) return false;
       this.#primed = true;
@@ -297,7 +310,7 @@ export class AudioIn extends TrackIn {
     // What stayed queued through the whole last second, beyond the slack, is latency: drop it.
     this.#leastLeft = Math.min(this.#leastLeft, this.#queued >> 1);
     if (now - this.#trimmedAt >= AUDIO_TRIM_EVERY_MS) {
-      if (this.#leastLeft > AUDIO_SLACK_SAMPLES) this.#drop((this.#leastLeft - AUDIO_SLACK_SAMPLES) * 2);
+      if (this.#leastLeft > AUDIO_SLACK_SAMPLES) this.dropped.slack += this.#drop((this.#leastLeft - AUDIO_SLACK_SAMPLES) * 2);
       this.#leastLeft = Infinity;
       this.#trimmedAt = now;
     }
@@ -341,9 +354,12 @@ export interface TrackSummary {
   plis?: number;
   decoderStarts: number;
   pictures?: number;
+  /** Video: packets put back in their place, gaps given up, packets that came after their gap was. */
+  reordered?: { filled: number; skipped: number; late: number };
   samples?: number;
   /** Audio samples dropped to keep the sound in time with the pictures. */
   trimmed?: number;
+  dropped?: { burst: number; slack: number; backlog: number };
 }
 
 export interface IntakeOptions {
@@ -445,8 +461,10 @@ export class Intake {
   #follow(t: PublishedTrack): void {
     this.#o.logger.debug({ trackId: t.trackId, userId: t.userId, source: t.source, paused: t.paused }, 'recorder follows a track');
     const track = t.kind === 'video' ? new VideoIn(t) : new AudioIn(t);
-    if (track instanceof VideoIn) this.videos.set(t.trackId, track);
-    else this.audios.set(t.trackId, track);
+    if (track instanceof VideoIn) {
+      track.reorder = new RtpReorder<RtpPacket>({ emit: (rtp) => this.#forward(track, rtp), waitMs: REORDER_WAIT_MS });
+      this.videos.set(t.trackId, track);
+    } else this.audios.set(t.trackId, track);
     this.#connect(track, true).catch((err: unknown) => this.#subscribeFailed(track, err));
   }
 
@@ -489,18 +507,8 @@ export class Intake {
       track.remote = remote;
       remote.onReceiveRtp.subscribe((rtp) => {
         track.arrived++;
-        const key = track instanceof VideoIn && vp8KeyframeStart(rtp.payload);
-        if (key) track.keyframes++;
-        const d = track.decoder;
-        if (track.closed || !d?.running || !d.listening) return;
-        // A video decoder starts at a keyframe: without probing, a first frame it cannot decode
-        // leaves ffmpeg without a picture size, and it gives up (then restarts, and fails again).
-        if (track instanceof VideoIn && track.waitingForKey === d) {
-          if (!key) return;
-          track.waitingForKey = null;
-        }
-        this.#udp.send(rtp.serialize(), d.port, '127.0.0.1');
-        track.forwarded++;
+        if (track instanceof VideoIn && track.reorder) track.reorder.push(rtp.header.sequenceNumber, rtp);
+        else this.#forward(track, rtp);
       });
     });
     pc.connectionStateChange.subscribe((state) => {
@@ -516,6 +524,22 @@ export class Intake {
     await pc.setRemoteDescription({ type: 'offer', sdp: offer.sdp });
     await pc.setLocalDescription(await pc.createAnswer());
     await this.#req('answer', { subscriptionId: offer.subscriptionId, sdp: pc.localDescription!.sdp });
+  }
+
+  /** Hands a packet to the track's decoder (video: in sequence order, from its reorder). */
+  #forward(track: TrackIn, rtp: RtpPacket): void {
+    const key = track instanceof VideoIn && vp8KeyframeStart(rtp.payload);
+    if (key) track.keyframes++;
+    const d = track.decoder;
+    if (track.closed || !d?.running || !d.listening) return;
+    // A video decoder starts at a keyframe: without probing, a first frame it cannot decode
+    // leaves ffmpeg without a picture size, and it gives up (then restarts, and fails again).
+    if (track instanceof VideoIn && track.waitingForKey === d) {
+      if (!key) return;
+      track.waitingForKey = null;
+    }
+    this.#udp.send(rtp.serialize(), d.port, '127.0.0.1');
+    track.forwarded++;
   }
 
   async #startDecoder(track: TrackIn): Promise<void> {
@@ -576,6 +600,8 @@ export class Intake {
     // Counts as under way from now: the watchdog and a late 'failed' do not ask twice.
     t.subscribing = true;
     const old = { pc: t.pc, id: t.subscriptionId };
+    // The new leg numbers its packets afresh.
+    if (t instanceof VideoIn) t.reorder?.reset();
     t.pc = null;
     t.remote = null;
     t.subscriptionId = '';
@@ -622,6 +648,7 @@ export class Intake {
 
   #close(t: TrackIn): void {
     t.closed = true;
+    if (t instanceof VideoIn) t.reorder?.reset();
     t.decoder?.stop();
     t.decoder = null;
     void t.pc?.close().catch(() => undefined);
@@ -639,6 +666,7 @@ export class Intake {
       plis: v.plis,
       decoderStarts: v.starts,
       pictures: v.frames,
+      reordered: { filled: v.reorder?.filled ?? 0, skipped: v.reorder?.skipped ?? 0, late: v.reorder?.late ?? 0 },
     }));
     const audios = [...this.audios.values()].map((a) => ({
       userId: a.userId,
@@ -649,6 +677,7 @@ export class Intake {
       decoderStarts: a.starts,
       samples: a.received,
       trimmed: a.trimmed,
+      dropped: { ...a.dropped },
     }));
     return [...videos, ...audios];
   }

@@ -109,7 +109,11 @@ export class RecordingSession {
     this.#openedAt = performance.now();
     this.#firstCameras = [...intake.videos.values()].filter((v) => v.source === 'camera' && !v.paused);
     this.#tick();
-    this.#timer = setInterval(() => this.#tick(), Math.max(5, Math.floor(1000 / o.settings.fps / 2)));
+    // Each tick composes after the event loop has read what is waiting on the decoders' pipes: a
+    // timer runs before the loop polls for input, so after a stall the frames due would take their
+    // sound before the decoders' output of those moments was read (silence there, and the late
+    // sound dropped as too far behind).
+    this.#timer = setInterval(() => setImmediate(() => this.#tick()), Math.max(5, Math.floor(1000 / o.settings.fps / 2)));
   }
 
   static async start(o: SessionOptions): Promise<RecordingSession> {
