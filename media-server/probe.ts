@@ -12,7 +12,7 @@
 import type { RTCDataChannel } from 'werift';
 import { PROBE_PACKET_MAX_BYTES, PROBE_RTC_LIFETIME_MS } from '#core/contracts/media-signaling.ts';
 import { DomainError, illegalParams } from '#core/platform/errors.ts';
-import { newPeerConnection, type RtcSettings } from './rtc.ts';
+import { newPeerConnection, remoteSdp, type RtcSettings } from './rtc.ts';
 
 const PPID_STRING = 51;
 const PPID_BINARY = 53;
@@ -80,7 +80,7 @@ export class ProbeEchoes {
       });
     });
     try {
-      await pc.setRemoteDescription({ type: 'offer', sdp: offer });
+      await pc.setRemoteDescription({ type: 'offer', sdp: remoteSdp(offer) });
       await pc.setLocalDescription(await pc.createAnswer());
     } catch (err) {
       close();

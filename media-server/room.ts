@@ -10,7 +10,7 @@ import { kindOf } from '#core/contracts/media-signaling.ts';
 import { DomainError, illegalParams } from '#core/platform/errors.ts';
 import type { Peer } from './peer.ts';
 import { Publication } from './publication.ts';
-import { newPeerConnection, type RtcSettings } from './rtc.ts';
+import { checkAfterRestart, newPeerConnection, remoteSdp, type RtcSettings } from './rtc.ts';
 import { Subscription } from './subscription.ts';
 
 const LEVELS_EVERY_MS = 300;
@@ -91,7 +91,7 @@ export class Room extends EventEmitter<{ closed: [] }> {
     const pc = newPeerConnection(this.#rtc);
     const pub = new Publication(randomUUID(), peer.userId, source, pc);
     try {
-      await pc.setRemoteDescription({ type: 'offer', sdp });
+      await pc.setRemoteDescription({ type: 'offer', sdp: remoteSdp(sdp) });
       await pc.setLocalDescription(await pc.createAnswer());
     } catch (err) {
       pub.close();
@@ -166,10 +166,15 @@ export class Room extends EventEmitter<{ closed: [] }> {
     return sub;
   }
 
+  /** Subscriptions whose restart offer waits for its answer. */
+  readonly #restarting = new WeakSet<Subscription>();
+
   async answer(peer: Peer, subscriptionId: string, sdp: string): Promise<void> {
     const sub = this.#sub(peer, subscriptionId);
     try {
-      await sub.pc.setRemoteDescription({ type: 'answer', sdp });
+      await sub.pc.setRemoteDescription({ type: 'answer', sdp: remoteSdp(sdp) });
+      // The answer to a restart offer (a first answer has its checks under way already).
+      if (this.#restarting.delete(sub)) checkAfterRestart(sub.pc);
     } catch (err) {
       throw new DomainError('33004', err instanceof Error ? err.message : 'answer');
     }
@@ -191,12 +196,14 @@ export class Room extends EventEmitter<{ closed: [] }> {
       if ('trackId' in req) {
         const pub = this.#own(peer, req.trackId);
         checkOffer(req.sdp, pub.source);
-        await pub.pc.setRemoteDescription({ type: 'offer', sdp: req.sdp });
+        await pub.pc.setRemoteDescription({ type: 'offer', sdp: remoteSdp(req.sdp) });
         await pub.pc.setLocalDescription(await pub.pc.createAnswer());
+        checkAfterRestart(pub.pc);
         return { sdp: pub.pc.localDescription!.sdp };
       }
       const sub = this.#sub(peer, req.subscriptionId);
       await sub.pc.setLocalDescription(await sub.pc.createOffer({ iceRestart: true }));
+      this.#restarting.add(sub);
       return { sdp: sub.pc.localDescription!.sdp };
     } catch (err) {
       if (err instanceof DomainError) throw err;

@@ -84,3 +84,28 @@ export function whenConnected(pc: RTCPeerConnection, timeoutMs: number): Promise
 export function plausibleSdp(sdp: unknown): sdp is string {
   return typeof sdp === 'string' && sdp.length > 20 && sdp.length < 64 * 1024 && sdp.startsWith('v=0');
 }
+
+/**
+ * A browser's SDP as werift should read it: without the candidates' `generation` (Chromium writes
+ * `generation 0` on every candidate, also after an ICE restart). werift numbers its own
+ * generations from 0 and counts one up at each restart, and nominates a pair only when its remote
+ * candidate is of the current generation: after a restart it never nominated the browser's pair,
+ * so it received media but sent nothing back (no keyframe requests, no bandwidth estimate: a
+ * camera that new subscribers never saw, its top layer off). A candidate without one is taken as
+ * current.
+ */
+export function remoteSdp(sdp: string): string {
+  return sdp.replace(/^(a=candidate:.*?) generation \d+/gm, '$1');
+}
+
+/**
+ * After an ICE restart is negotiated, makes werift check the new candidates. Its `connect()` skips
+ * a transport whose DTLS is still up, so after a restart it answered the browser's checks but never
+ * ran its own: no pair was nominated, and it could receive but send nothing. A transport with no
+ * nominated pair is started here (once: `start()` waits for a run already under way).
+ */
+export function checkAfterRestart(pc: RTCPeerConnection): void {
+  for (const t of pc.iceTransports)
+    if (t.state !== 'closed' && t.connection.nominated === undefined && t.connection.remoteUsername)
+      t.start().catch(() => undefined);
+}

@@ -70,6 +70,25 @@ eachEngine('media server', (server) => {
     expect(node.load()).toMatchObject({ rooms: 1, peers: 3, publications: 2, subscriptions: 4 });
   });
 
+  it('keeps sending keyframe requests to a publisher after its ICE restart offered its candidates as generation 0, as Chromium does', async () => {
+    const { teacher, students } = await room(server(), 1, 1);
+    await teacher.peer.ok('join', { token: teacher.mediaToken });
+    await students[0]!.peer.ok('join', { token: students[0]!.mediaToken });
+    const cam = await teacher.peer.publish('camera');
+    await until(() => cam.pc.connectionState === 'connected', 15_000, 'the publication connected');
+    // The browser's restart offer: new credentials, its candidates still saying `generation 0`.
+    await cam.pc.setLocalDescription(await cam.pc.createOffer({ iceRestart: true }));
+    const offer = cam.pc.localDescription!.sdp.replace(/^(a=candidate:.*) generation \d+/gm, '$1 generation 0');
+    expect(offer).toMatch(/generation 0/);
+    const { sdp } = await teacher.peer.ok<{ sdp: string }>('restartIce', { trackId: cam.trackId, sdp: offer });
+    await cam.pc.setRemoteDescription({ type: 'answer', sdp });
+    // A new subscriber asks for a keyframe, and the node must reach the publisher with it.
+    const plisBefore = cam.plis;
+    const video = await students[0]!.peer.subscribe(cam.trackId);
+    await until(() => cam.plis > plisBefore, 15_000, 'a PLI at the restarted publisher');
+    await until(() => video.packets > 10, 15_000, 'forwarded packets after the restart');
+  });
+
   it('reads a media token’s expiry by the server’s clock, as the web side signed it', async () => {
     // The server's clock stands 200 s behind the wall: its tokens (120 s) would be expired by the wall clock.
     const clock = server().clock;
