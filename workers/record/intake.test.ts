@@ -93,7 +93,7 @@ describe('AudioIn', () => {
   });
 });
 
-describe('VideoIn reads the decoder\'s YUV4MPEG2', () => {
+describe("VideoIn reads the decoder's YUV4MPEG2", () => {
   const camera: PublishedTrack = { trackId: 'v', userId: 'u', source: 'camera', kind: 'video', paused: false, layers: [] };
   const { w, h } = LAYOUT.camera;
   const size = (w * h * 3) / 2;
@@ -118,7 +118,7 @@ describe('VideoIn reads the decoder\'s YUV4MPEG2', () => {
     expect(v.pictureAt(performance.now())).toBe(v.frame);
   });
 
-  it('starts again at a new decoder\'s header, and refuses a stream of another size', () => {
+  it("starts again at a new decoder's header, and refuses a stream of another size", () => {
     const v = new VideoIn(camera);
     v.onData(Buffer.concat([header, picture(1)]).subarray(0, header.length + 100)); // a decoder cut short
     v.resetPartial();
