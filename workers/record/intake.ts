@@ -39,6 +39,12 @@ export function vp8KeyframeStart(p: Uint8Array): boolean {
   return i < p.length && (p[i]! & 0x01) === 0;
 }
 
+/** The VP8 picture id of a packet (RFC 7741 descriptor), or -1 when it carries none. */
+export function vp8PictureId(p: Uint8Array): number {
+  if (p.length < 3 || (p[0]! & 0x80) === 0 || (p[1]! & 0x80) === 0) return -1;
+  return p[2]! & 0x80 ? (p.length < 4 ? -1 : ((p[2]! & 0x7f) << 8) | p[3]!) : p[2]! & 0x7f;
+}
+
 /**
  * A subscription whose connection is not up this long after it was asked for (ICE or DTLS lost on a
  * starved machine; longer than a request may take) is made again, as is one whose connection
@@ -129,6 +135,10 @@ abstract class TrackIn {
   arrived = 0;
   /** Packets that began a VP8 keyframe, and keyframe requests sent (video; diagnostics). */
   keyframes = 0;
+  /** Pictures whose id was not the last one plus one while no packet was missing (video; diagnostics). */
+  pictureIdJumps = 0;
+  lastPictureId = -1;
+  lastSeq = -1;
   plis = 0;
   closed = false;
 
@@ -356,6 +366,11 @@ export interface TrackSummary {
   pictures?: number;
   /** Video: packets put back in their place, gaps given up, packets that came after their gap was. */
   reordered?: { filled: number; skipped: number; late: number };
+  /**
+   * Video: picture ids that jumped while no packet was missing. ffmpeg's RTP input stops decoding
+   * at such a jump until the next keyframe (the screen share's few pictures are being looked into).
+   */
+  pictureIdJumps?: number;
   samples?: number;
   /** Audio samples dropped to keep the sound in time with the pictures. */
   trimmed?: number;
@@ -538,6 +553,18 @@ export class Intake {
       if (!key) return;
       track.waitingForKey = null;
     }
+    if (track instanceof VideoIn) {
+      const seq = rtp.header.sequenceNumber;
+      const pic = vp8PictureId(rtp.payload);
+      if (pic >= 0 && pic !== track.lastPictureId) {
+        const whole = track.lastSeq >= 0 && seq === ((track.lastSeq + 1) & 0xffff);
+        const next =
+          track.lastPictureId >= 0 && (pic === ((track.lastPictureId + 1) & 0x7fff) || pic === ((track.lastPictureId + 1) & 0x7f));
+        if (whole && !next && track.lastPictureId >= 0) track.pictureIdJumps++;
+        track.lastPictureId = pic;
+      }
+      track.lastSeq = seq;
+    }
     this.#udp.send(rtp.serialize(), d.port, '127.0.0.1');
     track.forwarded++;
   }
@@ -667,6 +694,7 @@ export class Intake {
       decoderStarts: v.starts,
       pictures: v.frames,
       reordered: { filled: v.reorder?.filled ?? 0, skipped: v.reorder?.skipped ?? 0, late: v.reorder?.late ?? 0 },
+      pictureIdJumps: v.pictureIdJumps,
     }));
     const audios = [...this.audios.values()].map((a) => ({
       userId: a.userId,
