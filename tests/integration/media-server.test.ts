@@ -89,6 +89,24 @@ eachEngine('media server', (server) => {
     await until(() => video.packets > 10, 15_000, 'forwarded packets after the restart');
   });
 
+  it('forwards to a subscriber again after the node restarts its ICE and the answer says generation 0, as Chromium does', async () => {
+    const { teacher, students } = await room(server(), 1, 1);
+    await teacher.peer.ok('join', { token: teacher.mediaToken });
+    await students[0]!.peer.ok('join', { token: students[0]!.mediaToken });
+    const cam = await teacher.peer.publish('camera');
+    const video = await students[0]!.peer.subscribe(cam.trackId);
+    await until(() => video.packets > 10, 15_000, 'forwarded packets');
+    const { sdp: offer } = await students[0]!.peer.ok<{ sdp: string }>('restartIce', { subscriptionId: video.subscriptionId });
+    await video.pc.setRemoteDescription({ type: 'offer', sdp: offer });
+    await video.pc.setLocalDescription(await video.pc.createAnswer());
+    const answer = video.pc.localDescription!.sdp.replace(/^(a=candidate:.*) generation \d+/gm, '$1 generation 0');
+    await students[0]!.peer.ok('answer', { subscriptionId: video.subscriptionId, sdp: answer });
+    // The node sends on the new pair: packets keep coming well after the old pair's consent ran out.
+    await new Promise((r) => setTimeout(r, 3000));
+    const before = video.packets;
+    await until(() => video.packets > before + 30, 15_000, 'packets after the restart');
+  });
+
   it('reads a media token’s expiry by the server’s clock, as the web side signed it', async () => {
     // The server's clock stands 200 s behind the wall: its tokens (120 s) would be expired by the wall clock.
     const clock = server().clock;
