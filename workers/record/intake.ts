@@ -135,10 +135,6 @@ abstract class TrackIn {
   arrived = 0;
   /** Packets that began a VP8 keyframe, and keyframe requests sent (video; diagnostics). */
   keyframes = 0;
-  /** Pictures whose id was not the last one plus one while no packet was missing (video; diagnostics). */
-  pictureIdJumps = 0;
-  lastPictureId = -1;
-  lastSeq = -1;
   plis = 0;
   closed = false;
 
@@ -171,6 +167,10 @@ export class VideoIn extends TrackIn {
   waitingForKey: unknown = null;
   /** The leg's packets back in order (set by the intake, which forwards what it sends on). */
   reorder: RtpReorder<RtpPacket> | null = null;
+  /** Pictures whose id was not the last one plus one while no packet was missing (diagnostics). */
+  pictureIdJumps = 0;
+  lastPictureId = -1;
+  lastSeq = -1;
   /** Where the decoder's YUV4MPEG2 output is: a line being read, or a picture being filled. */
   #part: Y4mPart = 'header';
   #line = '';
