@@ -45,12 +45,19 @@ export interface World {
  * Debian's Chromium, or (with `nice` > 0) a wrapper that starts it at that lower priority. The
  * clients of a class run on their own computers; here they share two cores with the server under
  * test, and a real-time test (the recording) lets the server go first, as on separate machines.
+ * Run as root, Chromium raises some of its processes to nice -8 itself (its display and audio
+ * work), above the server: the wrapper takes that right (CAP_SYS_NICE) away from it, and lowers
+ * the browser's scheduling group too (ADR 082).
  */
 export function chromiumPath(nice = 0): string {
   if (nice <= 0) return '/usr/bin/chromium';
   const wrapper = path.join(tmpdir(), `banshu-chromium-nice-${String(nice)}.sh`);
   // exec keeps the pid, so Playwright stops the browser itself.
-  writeFileSync(wrapper, `#!/bin/sh\nexec nice -n ${String(nice)} /usr/bin/chromium "$@"\n`, { mode: 0o755 });
+  const drop = process.getuid?.() === 0 ? 'setpriv --bounding-set -sys_nice ' : '';
+  // Playwright starts the browser in a session of its own, and with the kernel's autogroup
+  // scheduling a session is weighed as one against the server's: its nice value is what counts.
+  const group = `echo ${String(nice)} > /proc/self/autogroup 2>/dev/null\n`;
+  writeFileSync(wrapper, `#!/bin/sh\n${group}exec ${drop}nice -n ${String(nice)} /usr/bin/chromium "$@"\n`, { mode: 0o755 });
   return wrapper;
 }
 

@@ -34,9 +34,11 @@ const RECORD_MS = 60_000;
 const GAP_MS = 2_500;
 const SLIDES = 3;
 /**
- * The three browsers run at this lower priority: the class's computers are not the server's, and
+ * The three browsers run at a lower priority: the class's computers are not the server's, and
  * sharing two cores at equal priority starved the server's event loop (up to 1.7 s late) and with it
- * the SFU and the recorder, which then lost packets and connections no real server would.
+ * the SFU and the recorder, which then lost packets and connections no real server would. The
+ * wrapper sets it on the browser's scheduling group as well as on its processes: on the processes
+ * alone it did nothing, and the server's event loop waited for a core 80 % of the time (ADR 082).
  */
 const CLIENT_NICE = 10;
 

@@ -1,5 +1,6 @@
 /**
- * One ffmpeg per track: RTP arrives on a loopback UDP port described by an SDP file, and the
+ * One ffmpeg per track. Audio: RTP arrives on a loopback UDP port described by an SDP file. Video:
+ * whole VP8 frames arrive on stdin in IVF, put together by the recorder (vp8.ts, ADR 082). The
  * decoded media leaves on stdout: video as YUV4MPEG2 (yuv420p at the tile's size), audio s16le
  * 48 kHz mono. Not rawvideo: ffmpeg 5.1 writes a rawvideo picture to a pipe only when the next one
  * comes (a frame late, 67 ms at 15 fps), a y4m picture at once (ADR 080).
@@ -11,15 +12,21 @@ import { createSocket } from 'node:dgram';
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { AUDIO_RATE } from './types.ts';
+import { ivfFrame, ivfHeader } from './vp8.ts';
 
 /** Flags that keep the decoder from waiting: no probing, no buffering, no reordering window. */
 const LOW_DELAY = ['-fflags', 'nobuffer', '-flags', 'low_delay', '-analyzeduration', '0', '-probesize', '32', '-reorder_queue_size', '0'];
+/**
+ * The video decoder's: no `nobuffer`, which throws away what the stream's probing read, the first
+ * keyframe (measured: 0 of 10 pictures decoded with it, 10 of 10 without, ADR 082).
+ */
+const VIDEO_LOW_DELAY = ['-flags', 'low_delay', '-analyzeduration', '0', '-probesize', '32'];
+/** Frames queued for a video decoder beyond this: it is not keeping up, and is started again. */
+const VIDEO_QUEUE_LIMIT = 8 * 1024 * 1024;
 
-export function sdpFor(kind: 'audio' | 'video', port: number): string {
-  const media =
-    kind === 'video'
-      ? [`m=video ${String(port)} RTP/AVP 96`, 'a=rtpmap:96 VP8/90000']
-      : [`m=audio ${String(port)} RTP/AVP 111`, 'a=rtpmap:111 opus/48000/2', 'a=fmtp:111 minptime=10;useinbandfec=1'];
+/** The SDP ffmpeg reads an audio track's RTP by (Opus, as the SFU forwards it). */
+export function audioSdp(port: number): string {
+  const media = [`m=audio ${String(port)} RTP/AVP 111`, 'a=rtpmap:111 opus/48000/2', 'a=fmtp:111 minptime=10;useinbandfec=1'];
   return ['v=0', 'o=- 0 0 IN IP4 127.0.0.1', 's=banshu-recorder', 'c=IN IP4 127.0.0.1', 't=0 0', ...media, 'a=recvonly', ''].join('\r\n');
 }
 
@@ -83,12 +90,21 @@ export interface DecoderOptions {
 }
 
 export class Decoder {
+  /** Audio: the UDP port its RTP goes to (0 for video). */
   readonly port: number;
   readonly child: ChildProcess;
   readonly #sdpFile: string;
   #stopped = false;
-  /** ffmpeg has bound its UDP port: what is sent now reaches it (before, it is lost). */
+  /** Audio: ffmpeg has bound its UDP port, what is sent now reaches it (before, it is lost). Video: always. */
   listening = false;
+  /** Video: the presentation time of the last frame written (90 kHz, always rising) and its RTP timestamp. */
+  #pts = -1;
+  #rtpTs = 0;
+  /** Video: frames written, and bytes written that ffmpeg has not taken yet (diagnostics). */
+  written = 0;
+  get queuedBytes(): number {
+    return this.child.stdin?.writableLength ?? 0;
+  }
 
   private constructor(port: number, sdpFile: string, child: ChildProcess) {
     this.port = port;
@@ -97,9 +113,10 @@ export class Decoder {
   }
 
   static async start(o: DecoderOptions): Promise<Decoder> {
-    const port = await freeRtpPort();
-    const sdpFile = path.join(o.dir, `${o.name}.sdp`);
-    await writeFile(sdpFile, sdpFor(o.kind, port));
+    const video = o.kind === 'video';
+    const port = video ? 0 : await freeRtpPort();
+    const sdpFile = video ? '' : path.join(o.dir, `${o.name}.sdp`);
+    if (!video) await writeFile(sdpFile, audioSdp(port));
     // One decoding thread for video: frame threads would hold each picture back a frame or two.
     const threads = o.kind === 'video' ? ['-threads', '1'] : [];
     const output =
@@ -123,18 +140,21 @@ export class Decoder {
         '-nostats',
         '-loglevel',
         'error',
-        '-protocol_whitelist',
-        'file,udp,rtp',
-        ...LOW_DELAY,
-        ...threads,
-        '-i',
-        sdpFile,
+        ...(video
+          ? [...VIDEO_LOW_DELAY, ...threads, '-f', 'ivf', '-i', 'pipe:0']
+          : ['-protocol_whitelist', 'file,udp,rtp', ...LOW_DELAY, '-i', sdpFile]),
       ]
         .concat(output)
         .concat(['pipe:1']),
-      { stdio: ['ignore', 'pipe', 'pipe'] },
+      { stdio: ['pipe', 'pipe', 'pipe'] },
     );
     const d = new Decoder(port, sdpFile, child);
+    if (video) {
+      // A write after ffmpeg is gone fails (EPIPE): its exit is reported by 'close'.
+      child.stdin.on('error', () => undefined);
+      child.stdin.write(ivfHeader(o.width ?? 0, o.height ?? 0));
+      d.listening = true;
+    } else child.stdin.end();
     let tail = '';
     child.stderr.on('data', (c: Buffer) => {
       tail = (tail + c.toString()).slice(-2000);
@@ -153,11 +173,30 @@ export class Decoder {
       tail += String(err);
     });
     child.once('close', (code) => {
-      void rm(sdpFile, { force: true });
+      if (sdpFile) void rm(sdpFile, { force: true });
       if (!d.#stopped) o.onExit(code, tail);
     });
-    void d.#watchBind();
+    if (!video) void d.#watchBind();
     return d;
+  }
+
+  /**
+   * Video: writes a whole VP8 frame. A decoder that has fallen this far behind is stopped (its
+   * exit is reported, and the intake starts another at the next keyframe).
+   */
+  writeFrame(data: Buffer, rtpTimestamp: number): void {
+    const stdin = this.child.stdin;
+    if (this.#stopped || !stdin || !this.running || stdin.destroyed) return;
+    // The RTP clock, unwrapped and kept rising: a new leg's clock starts anywhere.
+    const step = (rtpTimestamp - this.#rtpTs) >>> 0;
+    this.#pts = this.#pts < 0 ? 0 : this.#pts + (step > 0 && step < 90_000 * 10 ? step : 3000);
+    this.#rtpTs = rtpTimestamp;
+    if (stdin.writableLength > VIDEO_QUEUE_LIMIT) {
+      this.child.kill('SIGKILL');
+      return;
+    }
+    stdin.write(ivfFrame(data, this.#pts));
+    this.written++;
   }
 
   /**
@@ -186,6 +225,6 @@ export class Decoder {
     if (this.#stopped) return;
     this.#stopped = true;
     if (this.running) this.child.kill('SIGKILL');
-    void rm(this.#sdpFile, { force: true });
+    if (this.#sdpFile) void rm(this.#sdpFile, { force: true });
   }
 }

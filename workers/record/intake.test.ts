@@ -1,35 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { PublishedTrack } from '#core/contracts/media-signaling.ts';
-import { AudioIn, VideoIn, vp8KeyframeStart, vp8PictureId } from './intake.ts';
+import { AudioIn, VideoIn } from './intake.ts';
 import { LAYOUT } from './types.ts';
-
-describe('vp8KeyframeStart', () => {
-  it('finds the first packet of a keyframe, with or without the descriptor extension', () => {
-    // S=1, PID 0, no extension; payload header P=0 (key) or 1 (inter).
-    expect(vp8KeyframeStart(Uint8Array.from([0x10, 0x00, 0x9d]))).toBe(true);
-    expect(vp8KeyframeStart(Uint8Array.from([0x10, 0x01, 0x9d]))).toBe(false);
-    // X=1 with a 15-bit picture id (I, M), TL0PICIDX (L) and TID (T), as Chrome sends.
-    expect(vp8KeyframeStart(Uint8Array.from([0x90, 0xe0, 0x81, 0x23, 0x07, 0x40, 0x50]))).toBe(true);
-    expect(vp8KeyframeStart(Uint8Array.from([0x90, 0xe0, 0x81, 0x23, 0x07, 0x40, 0x51]))).toBe(false);
-    // A 7-bit picture id.
-    expect(vp8KeyframeStart(Uint8Array.from([0x90, 0x80, 0x12, 0x00]))).toBe(true);
-  });
-
-  it('refuses a packet that does not start partition 0', () => {
-    expect(vp8KeyframeStart(Uint8Array.from([0x00, 0x00]))).toBe(false); // S=0: a continuation
-    expect(vp8KeyframeStart(Uint8Array.from([0x11, 0x00]))).toBe(false); // PID 1
-    expect(vp8KeyframeStart(Uint8Array.from([0x90]))).toBe(false); // cut short
-  });
-});
-
-describe('vp8PictureId', () => {
-  it('reads a 7- or 15-bit picture id, and -1 without one', () => {
-    expect(vp8PictureId(Uint8Array.from([0x90, 0x80, 0x12, 0x00]))).toBe(0x12);
-    expect(vp8PictureId(Uint8Array.from([0x90, 0xe0, 0x81, 0x23, 0x07, 0x40, 0x50]))).toBe(0x123);
-    expect(vp8PictureId(Uint8Array.from([0x90, 0x40, 0x07, 0x00]))).toBe(-1); // TL0PICIDX only
-    expect(vp8PictureId(Uint8Array.from([0x10, 0x00, 0x9d]))).toBe(-1); // no extension
-  });
-});
 
 describe('AudioIn', () => {
   const track: PublishedTrack = { trackId: 'a', userId: 'u', source: 'mic', kind: 'audio', paused: false, layers: [] };

@@ -1,7 +1,7 @@
 /**
  * The recorder's side of the SFU: a hidden peer (media token role 'recorder') that subscribes to
- * every track of the room and hands each track's RTP, unchanged, to its own ffmpeg decoder over a
- * loopback UDP port. What comes back is kept for the compositor: the latest decoded picture per
+ * every track of the room and hands each track to its own ffmpeg decoder: audio RTP unchanged over
+ * a loopback UDP port, video as whole VP8 frames on the decoder's stdin (ADR 082). What comes back is kept for the compositor: the latest decoded picture per
  * video track, and a short queue of samples per audio track.
  */
 import { createSocket, type Socket as UdpSocket } from 'node:dgram';
@@ -19,31 +19,8 @@ import {
 } from '#core/contracts/media-signaling.ts';
 import { Decoder } from './decoder.ts';
 import { RtpReorder } from './reorder.ts';
+import { Vp8Assembler, vp8KeyframeStart } from './vp8.ts';
 import { AUDIO_RATE, LAYOUT, type Logger } from './types.ts';
-
-/**
- * Whether a VP8 RTP payload starts a keyframe (RFC 7741): the first packet of partition 0 (S bit,
- * PID 0), after the descriptor's optional extension, a payload header whose P bit is 0.
- */
-export function vp8KeyframeStart(p: Uint8Array): boolean {
-  if (p.length < 2) return false;
-  let i = 0;
-  const b0 = p[i++]!;
-  if ((b0 & 0x10) === 0 || (b0 & 0x07) !== 0) return false;
-  if (b0 & 0x80) {
-    const x = p[i++]!;
-    if (x & 0x80) i += (p[i]! & 0x80) !== 0 ? 2 : 1; // picture id, 7 or 15 bits
-    if (x & 0x40) i++; // TL0PICIDX
-    if (x & 0x30) i++; // TID / KEYIDX
-  }
-  return i < p.length && (p[i]! & 0x01) === 0;
-}
-
-/** The VP8 picture id of a packet (RFC 7741 descriptor), or -1 when it carries none. */
-export function vp8PictureId(p: Uint8Array): number {
-  if (p.length < 3 || (p[0]! & 0x80) === 0 || (p[1]! & 0x80) === 0) return -1;
-  return p[2]! & 0x80 ? (p.length < 4 ? -1 : ((p[2]! & 0x7f) << 8) | p[3]!) : p[2]! & 0x7f;
-}
 
 /**
  * A subscription whose connection is not up this long after it was asked for (ICE or DTLS lost on a
@@ -54,8 +31,10 @@ const SUBSCRIBE_CONNECT_MS = 40_000;
 const RESUBSCRIBE_GAP_MS = 2_000;
 /** A video decoder that showed nothing for this long asks for a keyframe again. */
 const NO_FRAME_PLI_MS = 2000;
-/** Give ffmpeg a moment to bind its port before the first keyframe is asked for. */
+/** Give ffmpeg a moment to start before the first keyframe is asked for. */
 const FIRST_PLI_DELAY_MS = 400;
+/** A loss asks for a keyframe at once, and again for another loss no sooner than this. */
+const LOSS_PLI_GAP_MS = 500;
 /**
  * A request to the SFU may take this long: its answer to a subscription took 10 s and more on a
  * starved 2-core machine, and a request given up too early leaves its leg half made and asks again.
@@ -163,14 +142,12 @@ export class VideoIn extends TrackIn {
   frames = 0;
   lastFrameAt = 0;
   decoderStartedAt = 0;
-  /** The decoder that has not had its first keyframe yet (packets before it are not forwarded). */
-  waitingForKey: unknown = null;
   /** The leg's packets back in order (set by the intake, which forwards what it sends on). */
   reorder: RtpReorder<RtpPacket> | null = null;
-  /** Pictures whose id was not the last one plus one while no packet was missing (diagnostics). */
-  pictureIdJumps = 0;
-  lastPictureId = -1;
-  lastSeq = -1;
+  /** Whole frames from the ordered packets, for the decoder (the intake sets what a loss does). */
+  assembler = new Vp8Assembler();
+  /** When a loss last asked for a keyframe. */
+  lossPliAt = -Infinity;
   /** Where the decoder's YUV4MPEG2 output is: a line being read, or a picture being filled. */
   #part: Y4mPart = 'header';
   #line = '';
@@ -367,10 +344,12 @@ export interface TrackSummary {
   /** Video: packets put back in their place, gaps given up, packets that came after their gap was. */
   reordered?: { filled: number; skipped: number; late: number };
   /**
-   * Video: picture ids that jumped while no packet was missing. ffmpeg's RTP input stops decoding
-   * at such a jump until the next keyframe (the screen share's few pictures are being looked into).
+   * Video: frames put together and sent to the decoder, frames a lost packet broke, and frames held
+   * back after a loss until the next keyframe.
    */
-  pictureIdJumps?: number;
+  frames?: { whole: number; broken: number; heldForKey: number };
+  /** Video: frames written to the current decoder, and bytes of them it has not read yet. */
+  decoder?: { written: number; queuedBytes: number };
   samples?: number;
   /** Audio samples dropped to keep the sound in time with the pictures. */
   trimmed?: number;
@@ -478,6 +457,12 @@ export class Intake {
     const track = t.kind === 'video' ? new VideoIn(t) : new AudioIn(t);
     if (track instanceof VideoIn) {
       track.reorder = new RtpReorder<RtpPacket>({ emit: (rtp) => this.#forward(track, rtp), waitMs: REORDER_WAIT_MS });
+      // A frame lost for good: what follows waits for a keyframe, asked for now (at most every LOSS_PLI_GAP_MS).
+      track.assembler = new Vp8Assembler(() => {
+        if (performance.now() - track.lossPliAt < LOSS_PLI_GAP_MS) return;
+        track.lossPliAt = performance.now();
+        this.#pli(track);
+      });
       this.videos.set(t.trackId, track);
     } else this.audios.set(t.trackId, track);
     this.#connect(track, true).catch((err: unknown) => this.#subscribeFailed(track, err));
@@ -541,32 +526,27 @@ export class Intake {
     await this.#req('answer', { subscriptionId: offer.subscriptionId, sdp: pc.localDescription!.sdp });
   }
 
-  /** Hands a packet to the track's decoder (video: in sequence order, from its reorder). */
+  /**
+   * Hands a packet on: audio to its decoder's RTP port; video, in sequence order from its reorder,
+   * to its frame assembler, whose whole frames go to the decoder.
+   */
   #forward(track: TrackIn, rtp: RtpPacket): void {
     const key = track instanceof VideoIn && vp8KeyframeStart(rtp.payload);
     if (key) track.keyframes++;
     const d = track.decoder;
     if (track.closed || !d?.running || !d.listening) return;
-    // A video decoder starts at a keyframe: without probing, a first frame it cannot decode
-    // leaves ffmpeg without a picture size, and it gives up (then restarts, and fails again).
-    if (track instanceof VideoIn && track.waitingForKey === d) {
-      if (!key) return;
-      track.waitingForKey = null;
-    }
-    if (track instanceof VideoIn) {
-      const seq = rtp.header.sequenceNumber;
-      const pic = vp8PictureId(rtp.payload);
-      if (pic >= 0 && pic !== track.lastPictureId) {
-        const whole = track.lastSeq >= 0 && seq === ((track.lastSeq + 1) & 0xffff);
-        const next =
-          track.lastPictureId >= 0 && (pic === ((track.lastPictureId + 1) & 0x7fff) || pic === ((track.lastPictureId + 1) & 0x7f));
-        if (whole && !next && track.lastPictureId >= 0) track.pictureIdJumps++;
-        track.lastPictureId = pic;
-      }
-      track.lastSeq = seq;
-    }
-    this.#udp.send(rtp.serialize(), d.port, '127.0.0.1');
     track.forwarded++;
+    if (!(track instanceof VideoIn)) {
+      this.#udp.send(rtp.serialize(), d.port, '127.0.0.1');
+      return;
+    }
+    const frame = track.assembler.push({
+      sequenceNumber: rtp.header.sequenceNumber,
+      timestamp: rtp.header.timestamp,
+      marker: rtp.header.marker,
+      payload: rtp.payload,
+    });
+    if (frame) d.writeFrame(frame.data, frame.timestamp);
   }
 
   async #startDecoder(track: TrackIn): Promise<void> {
@@ -592,7 +572,8 @@ export class Intake {
     }
     track.decoder = decoder;
     if (video) {
-      video.waitingForKey = decoder;
+      // A new decoder starts at a keyframe.
+      video.assembler.reset();
       video.decoderStartedAt = performance.now();
       setTimeout(() => this.#pli(video), FIRST_PLI_DELAY_MS).unref();
     }
@@ -643,8 +624,8 @@ export class Intake {
     setTimeout(() => {
       t.subscribing = false;
       if (t.closed || this.#closed) return;
-      // The decoder starts again at the new leg's first keyframe.
-      if (t instanceof VideoIn && t.decoder) t.waitingForKey = t.decoder;
+      // The decoder goes on from the new leg's first keyframe.
+      if (t instanceof VideoIn) t.assembler.reset();
       this.#connect(t, false).catch((err: unknown) => this.#subscribeFailed(t, err));
     }, wait).unref();
   }
@@ -693,8 +674,9 @@ export class Intake {
       plis: v.plis,
       decoderStarts: v.starts,
       pictures: v.frames,
+      decoder: { written: v.decoder?.written ?? 0, queuedBytes: v.decoder?.queuedBytes ?? 0 },
       reordered: { filled: v.reorder?.filled ?? 0, skipped: v.reorder?.skipped ?? 0, late: v.reorder?.late ?? 0 },
-      pictureIdJumps: v.pictureIdJumps,
+      frames: { whole: v.assembler.frames, broken: v.assembler.broken, heldForKey: v.assembler.skipped },
     }));
     const audios = [...this.audios.values()].map((a) => ({
       userId: a.userId,
