@@ -1,8 +1,9 @@
 /**
  * The recorder's side of the SFU: a hidden peer (media token role 'recorder') that subscribes to
  * every track of the room and hands each track to its own ffmpeg decoder: audio RTP unchanged over
- * a loopback UDP port, video as whole VP8 frames on the decoder's stdin (ADR 082). What comes back is kept for the compositor: the latest decoded picture per
- * video track, and a short queue of samples per audio track.
+ * a loopback UDP port, video as whole VP8 frames on the decoder's stdin (ADR 082). What comes
+ * back is kept for the compositor: the latest decoded picture per video track, and a short queue
+ * of samples per audio track.
  */
 import { createSocket, type Socket as UdpSocket } from 'node:dgram';
 import { io, type Socket } from 'socket.io-client';
@@ -106,7 +107,7 @@ abstract class TrackIn {
   /** A decoder is being spawned (not yet in `decoder`), and when the last one was. */
   starting = false;
   startedAt = 0;
-  /** Decoders started for this track (a restart gets a new SDP file name). */
+  /** Decoders started for this track (an audio decoder's restart gets a new SDP file name). */
   starts = 0;
   /** RTP packets handed to the decoder. */
   forwarded = 0;

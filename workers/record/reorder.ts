@@ -1,9 +1,9 @@
 /**
  * Puts a video track's RTP back in sequence order before its decoder sees it. The recorder's leg
  * asks the SFU again for what it lost (NACK) and the SFU sends it again, later than the packets
- * after it; ffmpeg's RTP input (no reordering window, so it adds no delay) takes a late packet as
- * lost, and every picture after the gap is broken until the next keyframe. Here a gap is held open
- * for a short wait: what fills it goes out in its place, and only then does the stream skip it.
+ * after it; the frame assembler (vp8.ts) takes a packet missing when its turn comes as lost, and
+ * holds every frame after it back until the next keyframe. Here a gap is held open for a short
+ * wait: what fills it goes out in its place, and only then does the stream skip it.
  */
 
 /** Sequence numbers are 16 bits: the forward distance from `a` to `b`. */
