@@ -104,7 +104,7 @@ it('decodes each frame before the next is written, the first keyframe included, 
   }
   expect(exited).toBe('');
   expect(losses).toBe(1);
-  expect(assembler.skipped).toBe(9); // frames 6-14
+  expect(assembler.heldForKey).toBe(9); // frames 6-14
   expect(video.frames).toBe(5 + 30);
   // The picture is the test pattern at the tile's size, not a grey or black field.
   expect(video.frame!.length).toBe((LAYOUT.camera.w * LAYOUT.camera.h * 3) / 2);

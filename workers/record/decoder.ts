@@ -118,20 +118,19 @@ export class Decoder {
     const sdpFile = video ? '' : path.join(o.dir, `${o.name}.sdp`);
     if (!video) await writeFile(sdpFile, audioSdp(port));
     // One decoding thread for video: frame threads would hold each picture back a frame or two.
-    const threads = o.kind === 'video' ? ['-threads', '1'] : [];
-    const output =
-      o.kind === 'video'
-        ? [
-            '-map',
-            '0:v:0',
-            '-vf',
-            `scale=${String(o.width)}:${String(o.height)}:force_original_aspect_ratio=decrease,pad=${String(o.width)}:${String(o.height)}:(ow-iw)/2:(oh-ih)/2,format=yuv420p`,
-            '-fps_mode',
-            'passthrough',
-            '-f',
-            'yuv4mpegpipe',
-          ]
-        : ['-map', '0:a:0', '-ac', '1', '-ar', String(AUDIO_RATE), '-f', 's16le', '-flush_packets', '1'];
+    const threads = video ? ['-threads', '1'] : [];
+    const output = video
+      ? [
+          '-map',
+          '0:v:0',
+          '-vf',
+          `scale=${String(o.width)}:${String(o.height)}:force_original_aspect_ratio=decrease,pad=${String(o.width)}:${String(o.height)}:(ow-iw)/2:(oh-ih)/2,format=yuv420p`,
+          '-fps_mode',
+          'passthrough',
+          '-f',
+          'yuv4mpegpipe',
+        ]
+      : ['-map', '0:a:0', '-ac', '1', '-ar', String(AUDIO_RATE), '-f', 's16le', '-flush_packets', '1'];
     const child = spawn(
       'ffmpeg',
       [

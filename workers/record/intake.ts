@@ -147,8 +147,6 @@ export class VideoIn extends TrackIn {
   reorder: RtpReorder<RtpPacket> | null = null;
   /** Whole frames from the ordered packets, for the decoder (the intake sets what a loss does). */
   assembler = new Vp8Assembler();
-  /** When a loss last asked for a keyframe. */
-  lossPliAt = -Infinity;
   /** Where the decoder's YUV4MPEG2 output is: a line being read, or a picture being filled. */
   #part: Y4mPart = 'header';
   #line = '';
@@ -459,9 +457,10 @@ export class Intake {
     if (track instanceof VideoIn) {
       track.reorder = new RtpReorder<RtpPacket>({ emit: (rtp) => this.#forward(track, rtp), waitMs: REORDER_WAIT_MS });
       // A frame lost for good: what follows waits for a keyframe, asked for now (at most every LOSS_PLI_GAP_MS).
+      let askedAt = -Infinity;
       track.assembler = new Vp8Assembler(() => {
-        if (performance.now() - track.lossPliAt < LOSS_PLI_GAP_MS) return;
-        track.lossPliAt = performance.now();
+        if (performance.now() - askedAt < LOSS_PLI_GAP_MS) return;
+        askedAt = performance.now();
         this.#pli(track);
       });
       this.videos.set(t.trackId, track);
@@ -677,7 +676,7 @@ export class Intake {
       pictures: v.frames,
       decoder: { written: v.decoder?.written ?? 0, queuedBytes: v.decoder?.queuedBytes ?? 0 },
       reordered: { filled: v.reorder?.filled ?? 0, skipped: v.reorder?.skipped ?? 0, late: v.reorder?.late ?? 0 },
-      frames: { whole: v.assembler.frames, broken: v.assembler.broken, heldForKey: v.assembler.skipped },
+      frames: { whole: v.assembler.frames, broken: v.assembler.broken, heldForKey: v.assembler.heldForKey },
     }));
     const audios = [...this.audios.values()].map((a) => ({
       userId: a.userId,

@@ -70,6 +70,15 @@ function stream(n: number, keys: Set<number>, seq0 = 65530): Vp8Packet[][] {
   return frames;
 }
 
+/** Pushes every packet but the lost ones (frame, packet index); returns the frames sent on. */
+function feed(a: Vp8Assembler, frames: Vp8Packet[][], lost: (frame: number, packet: number, of: number) => boolean): number[] {
+  const sent: number[] = [];
+  frames.forEach((packets, i) => {
+    for (const [k, p] of packets.entries()) if (!lost(i, k, packets.length) && a.push(p)) sent.push(i);
+  });
+  return sent;
+}
+
 describe('Vp8Assembler', () => {
   it('puts each frame together from its packets, across sequence and timestamp wrap, starting at a keyframe', () => {
     const losses: number[] = [];
@@ -86,10 +95,10 @@ describe('Vp8Assembler', () => {
       expect(f.data.subarray(1).every((b) => b === i)).toBe(true);
       expect(f.timestamp).toBe((4_294_960_000 + i * 3000) >>> 0);
     }
-    expect({ frames: a.frames, keyframes: a.keyframes, skipped: a.skipped, broken: a.broken }).toEqual({
+    expect({ frames: a.frames, keyframes: a.keyframes, heldForKey: a.heldForKey, broken: a.broken }).toEqual({
       frames: 5,
       keyframes: 2,
-      skipped: 1,
+      heldForKey: 1,
       broken: 0,
     });
     expect(losses).toEqual([]);
@@ -98,32 +107,19 @@ describe('Vp8Assembler', () => {
   it('drops a frame with a packet missing and holds what follows until the next keyframe, telling once', () => {
     let losses = 0;
     const a = new Vp8Assembler(() => losses++);
-    const frames = stream(8, new Set([0, 5]));
-    const sent: number[] = [];
-    frames.forEach((packets, i) => {
-      for (const [k, p] of packets.entries()) {
-        if (i === 2 && k === 1) continue; // lost for good: the reorder gave it up
-        if (a.push(p)) sent.push(i);
-      }
-    });
+    // Frame 2's second packet is lost for good: the reorder gave it up.
+    const sent = feed(a, stream(8, new Set([0, 5])), (i, k) => i === 2 && k === 1);
     expect(sent).toEqual([0, 1, 5, 6, 7]);
     expect(losses).toBe(1);
     expect(a.broken).toBe(1);
-    expect(a.skipped).toBe(2); // frames 3 and 4
+    expect(a.heldForKey).toBe(2); // frames 3 and 4
     expect(a.waitingForKey).toBe(false);
   });
 
   it('drops a frame whose last packet is missing, even when the next frame starts right after the gap', () => {
     let losses = 0;
     const a = new Vp8Assembler(() => losses++);
-    const frames = stream(4, new Set([0, 3]));
-    const sent: number[] = [];
-    frames.forEach((packets, i) => {
-      for (const [k, p] of packets.entries()) {
-        if (i === 1 && k === packets.length - 1) continue;
-        if (a.push(p)) sent.push(i);
-      }
-    });
+    const sent = feed(a, stream(4, new Set([0, 3])), (i, k, of) => i === 1 && k === of - 1);
     expect(sent).toEqual([0, 3]);
     expect(losses).toBe(1);
   });

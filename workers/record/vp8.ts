@@ -69,7 +69,7 @@ export class Vp8Assembler {
   frames = 0;
   keyframes = 0;
   broken = 0;
-  skipped = 0;
+  heldForKey = 0;
   /** Called when the stream breaks (a loss) while it was being decoded: the caller asks for a keyframe. */
   readonly #onLoss: () => void;
 
@@ -114,7 +114,7 @@ export class Vp8Assembler {
     const frame: Vp8Frame = { data: Buffer.concat(this.#parts, this.#size), key: this.#key, timestamp: this.#timestamp };
     this.#drop();
     if (this.#needKey && !frame.key) {
-      this.skipped++;
+      this.heldForKey++;
       return null;
     }
     this.#needKey = false;
