@@ -48,7 +48,7 @@ it('subscribes again when a leg to the SFU is lost, and the picture and the soun
 
   const { logger, lines } = capturingLogger('warn');
   const access = await server.banshu.platform.services.media!.forRecorder(roomNumber);
-  intake = await Intake.open({ ...access, workDir, logger });
+  intake = await Intake.open({ ...access, logger });
   const video = [...intake.videos.values()][0]!;
   const audio = [...intake.audios.values()][0]!;
   await until(() => video.frames > 5 && audio.received > 4800, 30_000, 'first pictures and sound');

@@ -63,10 +63,7 @@ it('decodes each frame before the next is written, the first keyframe included, 
   expect(frames.map((f, i) => (f.key ? i : -1)).filter((i) => i >= 0)).toEqual([0, 15, 30]);
   const video = new VideoIn({ trackId: 'v', userId: 'u', source: 'camera', kind: 'video', paused: false, layers: [] });
   let exited = '';
-  const decoder = await Decoder.start({
-    kind: 'video',
-    dir,
-    name: 'vp8',
+  const decoder = Decoder.start({
     width: video.width,
     height: video.height,
     onData: (c) => video.onData(c),

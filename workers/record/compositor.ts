@@ -280,12 +280,13 @@ export class Mixer {
     this.#tracks = tracks;
   }
 
-  mix(n: number): Buffer {
+  /** The sound of `n` samples from `fromMs` on the tracks' clock (MEDIA_HOLD_MS behind the session's). */
+  mix(fromMs: number, n: number): Buffer {
     if (this.#acc.length < n) this.#acc = new Int32Array(n);
     const acc = this.#acc;
     acc.fill(0, 0, n);
     let any = false;
-    for (const a of this.#tracks.audios.values()) if (a.mixInto(acc, n)) any = true;
+    for (const a of this.#tracks.audios.values()) if (a.mixInto(acc, fromMs, n)) any = true;
     const out = Buffer.alloc(n * 2);
     if (!any) return out;
     for (let i = 0; i < n; i++) {

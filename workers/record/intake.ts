@@ -1,11 +1,9 @@
 /**
  * The recorder's side of the SFU: a hidden peer (media token role 'recorder') that subscribes to
- * every track of the room and hands each track to its own ffmpeg decoder: audio RTP unchanged over
- * a loopback UDP port, video as whole VP8 frames on the decoder's stdin (ADR 082). What comes
- * back is kept for the compositor: the latest decoded picture per video track, and a short queue
- * of samples per audio track.
+ * every track of the room. Video goes as whole VP8 frames to an ffmpeg decoder per track (ADR 082),
+ * whose pictures are kept for the compositor; audio is decoded here (Opus in WebAssembly) and each
+ * packet's sound is put on the recorder's clock by its RTP time for the mixer (ADR 083).
  */
-import { createSocket, type Socket as UdpSocket } from 'node:dgram';
 import { io, type Socket } from 'socket.io-client';
 import { RTCPeerConnection, RTCRtpCodecParameters, useNACK, usePLI, useSdesMid, type MediaStreamTrack, type RtpPacket } from 'werift';
 import {
@@ -18,6 +16,8 @@ import {
   type MediaSource,
   type PublishedTrack,
 } from '#core/contracts/media-signaling.ts';
+import { OpusDecoder } from 'opus-decoder';
+import { AudioTimeline } from './audio-timeline.ts';
 import { Decoder } from './decoder.ts';
 import { RtpReorder } from './reorder.ts';
 import { Vp8Assembler, vp8KeyframeStart } from './vp8.ts';
@@ -42,39 +42,22 @@ const LOSS_PLI_GAP_MS = 500;
  */
 const REQUEST_TIMEOUT_MS = 30_000;
 /**
- * Audio a track must have queued before the mixer first takes from it: one packet (20 ms). It is
- * primed once: a pull that finds too little takes what is there and leaves silence for the rest,
- * since waiting for a prime again after each shortfall moved the sound later by up to 50 ms at a
- * time (ADR 080).
+ * The recorder shows each picture and plays each sound this long after it arrived (pictures) or
+ * would have arrived with no jitter (sound, by its RTP time): packets late by up to this (less a
+ * frame, the mixer takes a frame's sound at once) still take their place, so picture and sound
+ * stay together on a loaded machine (ADR 083). A recording starts this much later; nobody waits
+ * on it.
  */
-const AUDIO_PRIME_SAMPLES = (AUDIO_RATE * 20) / 1000;
-/**
- * What a track may keep queued after a pull, steadily: each second, whatever the least left after
- * any pull in that second exceeded this is dropped, oldest first. It covers packet jitter on a
- * loaded machine without letting the sound drift behind its picture.
- */
-const AUDIO_SLACK_SAMPLES = (AUDIO_RATE * 30) / 1000;
-const AUDIO_TRIM_EVERY_MS = 1000;
-/**
- * More than this queued beyond what a pull takes is dropped at once, down to the slack. It is
- * judged when the mixer pulls, not when a decoder delivers: after the event loop stalled, the
- * decoders' burst arrives before the clock's catch-up, which takes all of it.
- */
-const AUDIO_MAX_SAMPLES = (AUDIO_RATE * 120) / 1000;
-/** A track nobody pulls from keeps no more than this (memory, not timing). */
-const AUDIO_BACKLOG_SAMPLES = AUDIO_RATE * 5;
-/**
- * Pictures are shown this much after they were decoded, to meet their sound: the sound waits up to
- * its slack above, a picture for nothing since the decoders write YUV4MPEG2 (ADR 080).
- */
-export const VIDEO_DELAY_MS = 0;
+export const MEDIA_HOLD_MS = 200;
+/** Pictures are shown MEDIA_HOLD_MS after they were decoded (a picture is decoded a few ms after it arrives). */
+export const VIDEO_DELAY_MS = MEDIA_HOLD_MS;
 /**
  * How long a gap in a video track's packets waits for the SFU's retransmission before its decoder
  * goes on without it (the leg's NACKs are sent for about 50 ms).
  */
 const REORDER_WAIT_MS = 80;
-/** Decoded pictures kept per track to show one VIDEO_DELAY_MS old. */
-const PICTURES_KEPT = 8;
+/** Decoded pictures kept per track to show one VIDEO_DELAY_MS old (200 ms at 30 fps, with room). */
+const PICTURES_KEPT = 12;
 
 interface Ack<T> {
   code: string;
@@ -104,10 +87,8 @@ abstract class TrackIn {
   subscriptions = 0;
   remote: MediaStreamTrack | null = null;
   decoder: Decoder | null = null;
-  /** A decoder is being spawned (not yet in `decoder`), and when the last one was. */
-  starting = false;
+  /** When the last decoder was started, and how many were (an audio track's one is its Opus decoder). */
   startedAt = 0;
-  /** Decoders started for this track (an audio decoder's restart gets a new SDP file name). */
   starts = 0;
   /** RTP packets handed to the decoder. */
   forwarded = 0;
@@ -126,8 +107,6 @@ abstract class TrackIn {
     this.paused = t.paused;
     this.appearedAt = performance.now();
   }
-
-  abstract onData(chunk: Buffer): void;
 }
 
 /** The y4m stream's parts: its header line, a picture's `FRAME` line, a picture's bytes. */
@@ -226,86 +205,47 @@ export class VideoIn extends TrackIn {
 }
 
 export class AudioIn extends TrackIn {
-  readonly #chunks: Buffer[] = [];
-  #queued = 0; // bytes
-  #primed = false;
-  /** The least queued after any pull since the last trim (samples), and when that was. */
-  #leastLeft = Infinity;
-  #trimmedAt = 0;
-  /** Samples decoded so far, and dropped to keep the sound in time (tests and diagnostics). */
-  received = 0;
-  trimmed = 0;
-  /** Of those dropped: beyond 120 ms at a pull, beyond the slack each second, beyond the backlog nobody pulled. */
-  readonly dropped = { burst: 0, slack: 0, backlog: 0 };
+  /** The sound placed by its RTP time, for the mixer (ADR 083). */
+  readonly timeline = new AudioTimeline();
+  /** Opus decoded here (one packet at a time, to 48 kHz mono); null until its WebAssembly is ready. */
+  opus: OpusDecoder<48000> | null = null;
+  /** Packets the decoder could not read (diagnostics). */
+  undecodable = 0;
+  /** The last sequence numbers decoded: a packet seen twice is placed once. */
+  readonly #recentSeq = new Set<number>();
+  readonly #seqOrder: number[] = [];
 
-  onData(chunk: Buffer): void {
-    this.#chunks.push(chunk);
-    this.#queued += chunk.length;
-    this.received += chunk.length / 2;
-    if (this.#queued > AUDIO_BACKLOG_SAMPLES * 2) this.dropped.backlog += this.#drop(this.#queued - AUDIO_BACKLOG_SAMPLES * 2);
+  /** Samples decoded and put in their place so far (tests and diagnostics). */
+  get received(): number {
+    return this.timeline.summary.samples;
   }
 
-  /** Drops `bytes` of the oldest sound; returns the samples dropped. */
-  #drop(bytes: number): number {
-    let left = bytes & ~1;
-    const samples = left >> 1;
-    this.trimmed += samples;
-    while (left > 0 && this.#chunks.length) {
-      const c = this.#chunks[0]!;
-      if (c.length <= left) {
-        this.#chunks.shift();
-        left -= c.length;
-        this.#queued -= c.length;
-      } else {
-        this.#chunks[0] = c.subarray(left);
-        this.#queued -= left;
-        left = 0;
-      }
+  /** Decodes one RTP packet that arrived at `arrivedMs` and puts its sound in its place. */
+  receive(rtp: RtpPacket, arrivedMs: number): void {
+    if (!this.opus || rtp.payload.length === 0) return;
+    const seq = rtp.header.sequenceNumber;
+    if (this.#recentSeq.has(seq)) return;
+    this.#recentSeq.add(seq);
+    this.#seqOrder.push(seq);
+    if (this.#seqOrder.length > 128) this.#recentSeq.delete(this.#seqOrder.shift()!);
+    const out = this.opus.decodeFrame(rtp.payload);
+    const ch = out.channelData[0];
+    if (out.errors.length > 0 || !ch || out.samplesDecoded === 0) {
+      this.undecodable++;
+      return;
     }
-    return samples;
+    const pcm = new Int16Array(out.samplesDecoded);
+    for (let i = 0; i < pcm.length; i++) {
+      const v = Math.round(ch[i]! * 32767);
+      pcm[i] = v > 32767 ? 32767 : v < -32768 ? -32768 : v;
+    }
+    this.forwarded++;
+    this.timeline.place(rtp.header.timestamp, arrivedMs, pcm);
   }
 
-  /**
-   * Adds up to `n` samples into `acc` (silence where there are none); false when it added nothing.
-   * `now` is the mixer's clock (ms), which paces the trimming to the slack.
-   */
-  mixInto(acc: Int32Array, n: number, now = performance.now()): boolean {
-    if (this.#queued > (n + AUDIO_MAX_SAMPLES) * 2) this.dropped.burst += this.#drop(this.#queued - (n + AUDIO_SLACK_SAMPLES) * 2);
-    if (!this.#primed) {
-      if (this.#queued < AUDIO_PRIME_SAMPLES * 2) return false;
-      this.#primed = true;
-      this.#trimmedAt = now;
-    }
-    let i = 0;
-    while (i < n && this.#chunks.length) {
-      const c = this.#chunks[0]!;
-      const samples = c.length >> 1;
-      if (samples === 0) {
-        // An odd byte left over: join it with the next chunk.
-        if (this.#chunks.length < 2) break;
-        this.#chunks.splice(0, 2, Buffer.concat([c, this.#chunks[1]!]));
-        continue;
-      }
-      const take = Math.min(samples, n - i);
-      for (let k = 0; k < take; k++) acc[i + k]! += c.readInt16LE(k * 2);
-      i += take;
-      this.#queued -= take * 2;
-      if (take * 2 >= c.length) this.#chunks.shift();
-      else this.#chunks[0] = c.subarray(take * 2);
-    }
-    // What stayed queued through the whole last second, beyond the slack, is latency: drop it.
-    this.#leastLeft = Math.min(this.#leastLeft, this.#queued >> 1);
-    if (now - this.#trimmedAt >= AUDIO_TRIM_EVERY_MS) {
-      if (this.#leastLeft > AUDIO_SLACK_SAMPLES) this.dropped.slack += this.#drop((this.#leastLeft - AUDIO_SLACK_SAMPLES) * 2);
-      this.#leastLeft = Infinity;
-      this.#trimmedAt = now;
-    }
-    return i > 0;
-  }
-
-  /** Samples waiting (tests and diagnostics). */
-  get queued(): number {
-    return this.#queued >> 1;
+  /** Adds this track's sound of `n` samples from `fromMs` (the recorder's clock) into `acc`. */
+  mixInto(acc: Int32Array, fromMs: number, n: number): boolean {
+    return this.timeline.mixInto(acc, fromMs, n);
   }
 }
 
@@ -349,17 +289,16 @@ export interface TrackSummary {
   frames?: { whole: number; broken: number; heldForKey: number };
   /** Video: frames written to the current decoder, and bytes of them it has not read yet. */
   decoder?: { written: number; queuedBytes: number };
-  samples?: number;
-  /** Audio samples dropped to keep the sound in time with the pictures. */
-  trimmed?: number;
-  dropped?: { burst: number; slack: number; backlog: number };
+  /**
+   * Audio: samples put in their place, samples that came after the mixer had taken their place,
+   * times the sender's clock started again, packets the Opus decoder could not read.
+   */
+  sound?: { samples: number; late: number; rebased: number; undecodable: number };
 }
 
 export interface IntakeOptions {
   mediaUrl: string;
   mediaToken: string;
-  /** Where the decoders' SDP files go. */
-  workDir: string;
   logger: Logger;
 }
 
@@ -369,7 +308,6 @@ export class Intake {
   readonly broken: Promise<never>;
   readonly #o: IntakeOptions;
   readonly #socket: Socket;
-  readonly #udp: UdpSocket;
   readonly #watch: NodeJS.Timeout;
   #fail!: (err: Error) => void;
   #closed = false;
@@ -378,8 +316,6 @@ export class Intake {
   private constructor(o: IntakeOptions, socket: Socket) {
     this.#o = o;
     this.#socket = socket;
-    this.#udp = createSocket('udp4');
-    this.#udp.on('error', (err) => o.logger.warn({ err }, 'recorder udp'));
     this.broken = new Promise<never>((_, reject) => (this.#fail = reject));
     this.broken.catch(() => undefined);
     this.#watch = setInterval(() => this.#checkDecoders(), 500);
@@ -507,8 +443,8 @@ export class Intake {
       track.remote = remote;
       remote.onReceiveRtp.subscribe((rtp) => {
         track.arrived++;
-        if (track instanceof VideoIn && track.reorder) track.reorder.push(rtp.header.sequenceNumber, rtp);
-        else this.#forward(track, rtp);
+        if (track instanceof AudioIn) track.receive(rtp, performance.now());
+        else if (track instanceof VideoIn) track.reorder?.push(rtp.header.sequenceNumber, rtp);
       });
     });
     pc.connectionStateChange.subscribe((state) => {
@@ -530,16 +466,11 @@ export class Intake {
    * Hands a packet on: audio to its decoder's RTP port; video, in sequence order from its reorder,
    * to its frame assembler, whose whole frames go to the decoder.
    */
-  #forward(track: TrackIn, rtp: RtpPacket): void {
-    const key = track instanceof VideoIn && vp8KeyframeStart(rtp.payload);
-    if (key) track.keyframes++;
+  #forward(track: VideoIn, rtp: RtpPacket): void {
+    if (vp8KeyframeStart(rtp.payload)) track.keyframes++;
     const d = track.decoder;
-    if (track.closed || !d?.running || !d.listening) return;
+    if (track.closed || !d?.running) return;
     track.forwarded++;
-    if (!(track instanceof VideoIn)) {
-      this.#udp.send(rtp.serialize(), d.port, '127.0.0.1');
-      return;
-    }
     const frame = track.assembler.push({
       sequenceNumber: rtp.header.sequenceNumber,
       timestamp: rtp.header.timestamp,
@@ -550,33 +481,33 @@ export class Intake {
   }
 
   async #startDecoder(track: TrackIn): Promise<void> {
-    const video = track instanceof VideoIn ? track : null;
-    video?.resetPartial();
-    track.starting = true;
-    track.startedAt = performance.now();
-    const decoder = await Decoder.start({
-      kind: video ? 'video' : 'audio',
-      dir: this.#o.workDir,
-      name: `${track.source}-${track.trackId}-${String(++track.starts)}`,
-      ...(video ? { width: video.width, height: video.height } : {}),
-      onData: (c) => track.onData(c),
-      onExit: (code, tail) => {
-        if (track.closed || this.#closed) return;
-        this.#o.logger.warn({ trackId: track.trackId, code, stderr: tail.slice(-500) }, 'a track decoder exited; restarting it');
-        track.decoder = null;
-      },
-    }).finally(() => (track.starting = false));
-    if (track.closed || this.#closed) {
-      decoder.stop();
+    if (track instanceof AudioIn) {
+      track.starts++;
+      const opus = new OpusDecoder({ channels: 1, sampleRate: AUDIO_RATE });
+      await opus.ready;
+      if (track.closed || this.#closed) opus.free();
+      else track.opus = opus;
       return;
     }
-    track.decoder = decoder;
-    if (video) {
-      // A new decoder starts at a keyframe.
-      video.assembler.reset();
-      video.decoderStartedAt = performance.now();
-      setTimeout(() => this.#pli(video), FIRST_PLI_DELAY_MS).unref();
-    }
+    if (!(track instanceof VideoIn) || track.closed || this.#closed) return;
+    const video = track;
+    video.resetPartial();
+    video.startedAt = performance.now();
+    video.starts++;
+    video.decoder = Decoder.start({
+      width: video.width,
+      height: video.height,
+      onData: (c) => video.onData(c),
+      onExit: (code, tail) => {
+        if (video.closed || this.#closed) return;
+        this.#o.logger.warn({ trackId: video.trackId, code, stderr: tail.slice(-500) }, 'a track decoder exited; restarting it');
+        video.decoder = null;
+      },
+    });
+    // A new decoder starts at a keyframe.
+    video.assembler.reset();
+    video.decoderStartedAt = performance.now();
+    setTimeout(() => this.#pli(video), FIRST_PLI_DELAY_MS).unref();
   }
 
   /** Restarts decoders that died, and asks for a keyframe where a picture is overdue. */
@@ -586,9 +517,10 @@ export class Intake {
       if (t.closed || this.#closed) continue;
       if (!t.subscribing && !t.connected && t.subscribedAt > 0 && now - t.subscribedAt > SUBSCRIBE_CONNECT_MS)
         this.#resubscribe(t, `not connected after ${String(SUBSCRIBE_CONNECT_MS / 1000)} s`);
+      if (t instanceof AudioIn) continue;
       if (!t.decoder) {
         // At most one restart a second: a decoder that cannot start must not spin.
-        if (!t.starting && now - t.startedAt > 1000)
+        if (now - t.startedAt > 1000)
           this.#startDecoder(t).catch((err: unknown) => this.#o.logger.warn({ err }, 'could not restart a decoder'));
         continue;
       }
@@ -659,6 +591,10 @@ export class Intake {
     if (t instanceof VideoIn) t.reorder?.reset();
     t.decoder?.stop();
     t.decoder = null;
+    if (t instanceof AudioIn) {
+      t.opus?.free();
+      t.opus = null;
+    }
     void t.pc?.close().catch(() => undefined);
   }
 
@@ -685,9 +621,7 @@ export class Intake {
       arrived: a.arrived,
       packets: a.forwarded,
       decoderStarts: a.starts,
-      samples: a.received,
-      trimmed: a.trimmed,
-      dropped: { ...a.dropped },
+      sound: { ...a.timeline.summary, undecodable: a.undecodable },
     }));
     return [...videos, ...audios];
   }
@@ -702,6 +636,5 @@ export class Intake {
     this.audios.clear();
     if (this.#socket.connected) this.#socket.emit(MEDIA_REQUEST_EVENT, { v: MEDIA_PROTOCOL_VERSION, type: 'leave' });
     this.#socket.close();
-    this.#udp.close();
   }
 }

@@ -7,7 +7,7 @@
 import { Compositor, Mixer } from './compositor.ts';
 import { Encoder } from './encoder.ts';
 import { FileVideo } from './file-video.ts';
-import { Intake, type VideoIn } from './intake.ts';
+import { Intake, MEDIA_HOLD_MS, VIDEO_DELAY_MS, type VideoIn } from './intake.ts';
 import { AUDIO_RATE, LAYOUT, type ClosedSegment, type Logger, type RecordingSettings, type Scene } from './types.ts';
 
 export type { ClosedSegment, RecordingSettings };
@@ -117,7 +117,7 @@ export class RecordingSession {
   }
 
   static async start(o: SessionOptions): Promise<RecordingSession> {
-    const intake = await Intake.open({ mediaUrl: o.mediaUrl, mediaToken: o.mediaToken, workDir: o.workDir, logger: o.logger });
+    const intake = await Intake.open({ mediaUrl: o.mediaUrl, mediaToken: o.mediaToken, logger: o.logger });
     return new RecordingSession(o, intake);
   }
 
@@ -136,7 +136,7 @@ export class RecordingSession {
   /** Every camera there at the start has shown a picture (or gone, or paused), or the wait is over. */
   #firstPicturesIn(now: number): boolean {
     if (now - this.#openedAt >= (this.#o.firstPicturesWaitMs ?? FIRST_PICTURES_WAIT_MS)) return true;
-    return this.#firstCameras.every((v) => v.frames > 0 || v.closed || v.paused);
+    return this.#firstCameras.every((v) => v.pictureAt(now - VIDEO_DELAY_MS) !== null || v.closed || v.paused);
   }
 
   #compose(): void {
@@ -167,7 +167,7 @@ export class RecordingSession {
     // The sound of every frame due is mixed in one pull: after a stall it is all queued already,
     // and taken whole it is kept (a pull per frame would find more than a frame's worth and drop it).
     const samplesDue = Math.round((due * AUDIO_RATE) / fps);
-    const pcm = this.#mixer.mix(samplesDue - this.#samples);
+    const pcm = this.#mixer.mix(this.#t0 + (this.#samples * 1000) / AUDIO_RATE - MEDIA_HOLD_MS, samplesDue - this.#samples);
     let at = 0;
     while (this.#frames < due) {
       this.#frames++;
