@@ -8,10 +8,13 @@
  * distance from the moment it was captured however it arrived (in bursts after a stall, with gaps,
  * in silence with no packets at all).
  *
- * A packet whose place was taken by the mixer already is dropped (counted as late). A gap in the
- * packets is silence. The base follows the sender's clock: a smaller gap moves it at once; a gap
- * larger by more than 1 s (a sender that started again, a clock that jumped) starts it again; and
- * when a whole window's smallest gap stayed above it (a sender clock slower than ours) it moves up.
+ * A gap in the packets is silence. The base follows the sender's clock: a smaller gap moves it at
+ * once; a gap larger by more than 1 s (a sender that started again, a clock that jumped) starts it
+ * again; when a whole 2 s window's smallest gap stayed above it (a sender clock slower than ours)
+ * it moves up. The newest packet whose place the mixer took already (a sender that fell behind
+ * real time, as a starved browser's microphone does) goes right after what was taken, and the base
+ * moves up by as much, so that sender is heard late rather than not at all (counted as shifted).
+ * An older packet that came after its place was taken (out of order) is dropped (counted as late).
  */
 import { AUDIO_RATE } from './types.ts';
 
@@ -21,7 +24,7 @@ const RTP_RATE = 48_000;
 /** A packet more than this later than the base says is a new start of the sender's clock. */
 const REBASE_MS = 1000;
 /** The window over which a base that stayed too small is moved up to what the packets show. */
-const DRIFT_WINDOW_MS = 10_000;
+const DRIFT_WINDOW_MS = 2000;
 /** Sound is kept at most this long ahead of the mixer (a sender whose clock ran ahead). */
 const KEEP_AHEAD_MS = 5000;
 
@@ -32,9 +35,13 @@ interface Piece {
 }
 
 export interface PlacedSummary {
-  /** Samples placed, samples dropped because the mixer had passed their place, pieces that moved the base. */
+  /**
+   * Samples placed; samples of older packets dropped because the mixer had passed their place; ms
+   * the base moved up for the newest packets that came too late; times the sender's clock started again.
+   */
   samples: number;
   late: number;
+  shiftedMs: number;
   rebased: number;
 }
 
@@ -50,7 +57,9 @@ export class AudioTimeline {
   #wraps = 0;
   /** The mixer has taken everything before this sample. */
   #pulledTo = -Infinity;
-  readonly summary: PlacedSummary = { samples: 0, late: 0, rebased: 0 };
+  readonly summary: PlacedSummary = { samples: 0, late: 0, shiftedMs: 0, rebased: 0 };
+  /** The newest RTP time placed (unwrapped, ms). */
+  #newest = -Infinity;
 
   /** Places a packet's decoded samples (48 kHz mono) that arrived at `arrivedMs` (the recorder's clock). */
   place(rtpTimestamp: number, arrivedMs: number, pcm: Int16Array): void {
@@ -72,6 +81,15 @@ export class AudioTimeline {
     }
     let at = Math.round((rtpMs + this.#base) * SAMPLES_PER_MS);
     let samples = pcm;
+    const newest = rtpMs > this.#newest;
+    if (newest) this.#newest = rtpMs;
+    if (at < this.#pulledTo && newest) {
+      // The sender is behind our clock by more than the hold: it is heard from now, late.
+      const shift = this.#pulledTo - at;
+      this.#base += shift / SAMPLES_PER_MS;
+      this.summary.shiftedMs += shift / SAMPLES_PER_MS;
+      at = this.#pulledTo;
+    }
     if (at < this.#pulledTo) {
       const late = Math.min(samples.length, this.#pulledTo - at);
       this.summary.late += late;

@@ -17,7 +17,7 @@ import {
   type PublishedTrack,
 } from '#core/contracts/media-signaling.ts';
 import { OpusDecoder } from 'opus-decoder';
-import { AudioTimeline } from './audio-timeline.ts';
+import { AudioTimeline, type PlacedSummary } from './audio-timeline.ts';
 import { Decoder } from './decoder.ts';
 import { RtpReorder } from './reorder.ts';
 import { Vp8Assembler, vp8KeyframeStart } from './vp8.ts';
@@ -289,11 +289,8 @@ export interface TrackSummary {
   frames?: { whole: number; broken: number; heldForKey: number };
   /** Video: frames written to the current decoder, and bytes of them it has not read yet. */
   decoder?: { written: number; queuedBytes: number };
-  /**
-   * Audio: samples put in their place, samples that came after the mixer had taken their place,
-   * times the sender's clock started again, packets the Opus decoder could not read.
-   */
-  sound?: { samples: number; late: number; rebased: number; undecodable: number };
+  /** Audio: where its sound went (AudioTimeline's summary), and packets the Opus decoder could not read. */
+  sound?: PlacedSummary & { undecodable: number };
 }
 
 export interface IntakeOptions {
