@@ -4,4 +4,8 @@
  * as their own vitest project, one file at a time with nothing beside them (ADR 078). Read by
  * vitest.config.ts and tests/run.ts.
  */
-export const MEDIA_FILES = ['tests/integration/recorder-engine.test.ts', 'tests/integration/recorder-process.test.ts'];
+export const MEDIA_FILES = [
+  'tests/integration/recorder-engine.test.ts',
+  'tests/integration/recorder-process.test.ts',
+  'tests/integration/live-push.test.ts',
+];

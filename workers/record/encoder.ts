@@ -2,7 +2,7 @@
  * The one encoder of a recording: composed yuv420p frames (always 1280x720, scaled to the
  * configured size when it differs) on a named pipe, mixed s16le 48 kHz mono on
  * pipe:3, H.264 (x264 veryfast, a keyframe every 2 s exactly) and AAC out, cut into MPEG-TS
- * segments numbered from `firstSeq`. ffmpeg writes a line to a CSV list each time it closes a
+ * segments numbered from `firstSeq`, and the same as one MPEG-TS stream on pipe:4 for a live push. ffmpeg writes a line to a CSV list each time it closes a
  * segment (name, start, end); the list is watched, and each new line is handed on with the
  * segment's real duration and size.
  *
@@ -13,7 +13,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { closeSync, constants, createWriteStream, openSync } from 'node:fs';
 import { readFile, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
-import type { Writable } from 'node:stream';
+import type { Readable, Writable } from 'node:stream';
 import { AUDIO_RATE, LAYOUT, type ClosedSegment, type Logger, type RecordingSettings } from './types.ts';
 
 const LIST_POLL_MS = 250;
@@ -22,6 +22,16 @@ const KEYFRAME_SECONDS = 2;
 
 export const segmentName = (seq: number) => `seg-${String(seq).padStart(6, '0')}.ts`;
 
+/** Escapes a value for the tee muxer's `[key=value:...]target` syntax. */
+function teeEscape(v: string): string {
+  return v.replace(/[\\:|[\]=]/g, (c) => `\\${c}`);
+}
+
+/**
+ * The encoder's ffmpeg arguments. Its one encoding goes to two outputs through the tee muxer: the
+ * recording's segments, and an MPEG-TS stream on pipe:4 that a live push joins (ADR 084). A
+ * failure of the second (nobody reading) is ignored: the segments go on.
+ */
 export function encoderArgs(s: RecordingSettings, firstSeq: number, workDir: string, list: string, videoIn = 'pipe:0'): string[] {
   const gop = String(Math.round(s.fps * KEYFRAME_SECONDS));
   const { w, h } = LAYOUT.frame;
@@ -39,9 +49,12 @@ export function encoderArgs(s: RecordingSettings, firstSeq: number, workDir: str
     ...['-b:v', `${String(s.videoKbps)}k`, '-maxrate', `${String(s.videoKbps)}k`, '-bufsize', `${String(s.videoKbps * 2)}k`],
     ...['-g', gop, '-keyint_min', gop, '-sc_threshold', '0', '-force_key_frames', `expr:gte(t,n_forced*${String(KEYFRAME_SECONDS)})`],
     ...['-c:a', 'aac', '-b:a', `${String(s.audioKbps)}k`, '-ar', String(AUDIO_RATE), '-ac', '2'],
-    ...['-f', 'segment', '-segment_time', String(s.segmentSeconds), '-segment_format', 'mpegts'],
-    ...['-segment_start_number', String(firstSeq), '-segment_list', list, '-segment_list_type', 'csv'],
-    path.join(workDir, 'seg-%06d.ts'),
+    '-f',
+    'tee',
+    [
+      `[f=segment:segment_time=${String(s.segmentSeconds)}:segment_format=mpegts:segment_start_number=${String(firstSeq)}:segment_list=${teeEscape(list)}:segment_list_type=csv]${teeEscape(path.join(workDir, 'seg-%06d.ts'))}`,
+      '[f=mpegts:onfail=ignore]pipe\\:4',
+    ].join('|'),
   ];
 }
 
@@ -52,6 +65,8 @@ export interface EncoderOptions {
   logger: Logger;
   /** Called once per closed segment, in order; the next waits for it. */
   onSegment: (s: ClosedSegment) => Promise<void>;
+  /** The same encoding as an MPEG-TS stream, as it comes (a live push joins it); read and dropped without it. */
+  onLive?: (chunk: Buffer) => void;
 }
 
 /**
@@ -97,7 +112,7 @@ export class Encoder {
       'nice',
       ['-n', String(ENCODER_NICE), 'ffmpeg', ...encoderArgs(o.settings, o.firstSeq, o.workDir, this.#list, fifo)],
       {
-        stdio: ['ignore', 'ignore', logFd, 'pipe'],
+        stdio: ['ignore', 'ignore', logFd, 'pipe', 'pipe'],
       },
     );
     closeSync(logFd);
@@ -105,6 +120,10 @@ export class Encoder {
     video.once('open', () => (this.#fifoOpen = true));
     this.video = video;
     this.audio = this.child.stdio[3] as Writable;
+    // Always read, so the encoder never waits on it.
+    const live = this.child.stdio[4] as Readable;
+    live.on('error', () => undefined);
+    live.on('data', (c: Buffer) => o.onLive?.(c));
     // A write after ffmpeg is gone fails here; its exit tells the session.
     this.video.on('error', () => undefined);
     this.audio.on('error', () => undefined);

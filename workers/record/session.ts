@@ -6,6 +6,7 @@
  */
 import { Compositor, Mixer } from './compositor.ts';
 import { Encoder } from './encoder.ts';
+import { TsTap } from './ts-tap.ts';
 import { FileVideo } from './file-video.ts';
 import { Intake, MEDIA_HOLD_MS, VIDEO_DELAY_MS, type VideoIn } from './intake.ts';
 import { AUDIO_RATE, LAYOUT, type ClosedSegment, type Logger, type RecordingSettings, type Scene } from './types.ts';
@@ -72,6 +73,8 @@ export class RecordingSession {
   startedAtMs = 0;
   /** Frames that repeated the previous picture because the encoder was behind (diagnostics). */
   repeated = 0;
+  /** The encoder's output as one MPEG-TS stream, for a live push of this class (ADR 084). */
+  readonly liveTap = new TsTap();
   #flowing!: () => void;
   #fail!: (err: Error) => void;
   #stopping: Promise<void> | null = null;
@@ -95,6 +98,8 @@ export class RecordingSession {
       workDir: o.workDir,
       firstSeq: o.firstSeq,
       logger: o.logger,
+      // A live push joins the tap at a keyframe (ADR 084).
+      onLive: (c) => this.liveTap.write(c),
       onSegment: async (s) => {
         try {
           await o.onSegment(s);

@@ -1,0 +1,54 @@
+/**
+ * Live streaming of a class to a video platform (issue 14, ADR 084): the stream key's rule, shared
+ * by the teacher's dialog and the server, and how a platform's ingest address and a key make the
+ * address the recorder pushes to. liveState: '0' idle, '2' starting, '1' live.
+ */
+import { z } from 'zod';
+
+export type LiveState = '0' | '1' | '2';
+
+/** The dialog's messages (docs/product: the live stream key). */
+export const STREAM_KEY_EMPTY = 'Key can not null';
+export const STREAM_KEY_MALFORMED = 'The secret key was filled out incorrectly. Please re-enter it.';
+
+/**
+ * Groups of 4 letters or digits joined by hyphens: at least two groups (a single group is not a
+ * platform's key), at most eight (YouTube's keys have four or five). Spaces around it are the
+ * paste's, not the key's.
+ */
+const STREAM_KEY = /^[A-Za-z0-9]{4}(?:-[A-Za-z0-9]{4}){1,7}$/;
+
+export type StreamKeyProblem = 'empty' | 'malformed';
+
+export function streamKeyProblem(raw: string): StreamKeyProblem | null {
+  const key = raw.trim();
+  if (key === '') return 'empty';
+  return STREAM_KEY.test(key) ? null : 'malformed';
+}
+
+export const streamKeySchema = z
+  .string()
+  .max(64)
+  .transform((s) => s.trim())
+  .refine((s) => streamKeyProblem(s) === null, { message: STREAM_KEY_MALFORMED });
+
+/** An operator's ingest address: rtmp:// or rtmps://, a host, an application path, no query, no credentials. */
+export function ingestUrlProblem(raw: string): string | null {
+  let u: URL;
+  try {
+    u = new URL(raw);
+  } catch {
+    return 'not a URL';
+  }
+  if (u.protocol !== 'rtmp:' && u.protocol !== 'rtmps:') return 'not rtmp:// or rtmps://';
+  if (!u.hostname) return 'no host';
+  if (u.username || u.password) return 'credentials in the URL';
+  if (u.search || u.hash) return 'a query or fragment';
+  if (u.pathname.split('/').filter(Boolean).length === 0) return 'no application path';
+  return null;
+}
+
+/** The address the recorder pushes to: the platform's ingest address and the key as its last part. */
+export function pushUrl(ingest: string, key: string): string {
+  return `${ingest.replace(/\/+$/, '')}/${encodeURIComponent(key.trim())}`;
+}
