@@ -4,11 +4,11 @@ import { execFile, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { appendFile, mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
+import { freeLoopbackPort } from './ports.ts';
 
 const run = promisify(execFile);
 
@@ -48,22 +48,6 @@ export async function findPostgresBinDir(): Promise<string> {
     throw new Error(`no PostgreSQL server binaries under ${base}/*/bin; install the Debian package 'postgresql' (bash infra/setup does)`);
   }
   return join(base, best, 'bin');
-}
-
-async function freeLoopbackPort(): Promise<number> {
-  return await new Promise((resolve, reject) => {
-    const server = createServer();
-    server.unref();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      server.close(() => {
-        if (port > 0) resolve(port);
-        else reject(new Error('could not pick a free port'));
-      });
-    });
-  });
 }
 
 interface OsUser {

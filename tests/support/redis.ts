@@ -8,8 +8,8 @@
  *   await redis.close();
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { Redis } from 'ioredis';
+import { freeLoopbackPort } from './ports.ts';
 
 export interface TestRedis {
   /** e.g. redis://127.0.0.1:41234 */
@@ -23,18 +23,6 @@ export interface TestRedis {
 }
 
 const BINARY = process.env.REDIS_SERVER ?? '/usr/bin/redis-server';
-
-async function freePort(): Promise<number> {
-  return await new Promise((resolve, reject) => {
-    const server = createServer();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 async function pong(url: string, deadline: number): Promise<void> {
   for (;;) {
@@ -54,7 +42,7 @@ async function pong(url: string, deadline: number): Promise<void> {
 }
 
 export async function startRedis(): Promise<TestRedis> {
-  const port = await freePort();
+  const port = await freeLoopbackPort();
   const url = `redis://127.0.0.1:${port}`;
   let child: ChildProcess | null = null;
   let output = '';

@@ -16,9 +16,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { connect, createServer } from 'node:net';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { freeLoopbackPort } from './ports.ts';
 
 export interface RtmpServerOptions {
   /** An http:// URL nginx-rtmp POSTs to before it accepts a publish; a non-2xx answer refuses the stream. */
@@ -42,19 +43,6 @@ export interface TestRtmpServer {
 const NGINX = process.env.NGINX ?? '/usr/sbin/nginx';
 const RTMP_MODULE = process.env.NGINX_RTMP_MODULE ?? '/usr/lib/nginx/modules/ngx_rtmp_module.so';
 const READY_MS = 10_000;
-
-async function freePort(): Promise<number> {
-  return await new Promise((resolve, reject) => {
-    const server = createServer();
-    server.unref();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** True when something accepts a TCP connection on 127.0.0.1:port. */
 async function accepts(port: number): Promise<boolean> {
@@ -195,7 +183,7 @@ export async function startRtmpServer(options: RtmpServerOptions = {}): Promise<
   // The port is picked before nginx binds it; another process may take it in between.
   let lastError: unknown;
   for (let attempt = 0; attempt < 3 && port === 0; attempt++) {
-    const candidate = await freePort();
+    const candidate = await freeLoopbackPort();
     await writeFile(confFile, config(dir, candidate, options));
     port = candidate;
     try {

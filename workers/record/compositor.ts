@@ -5,7 +5,7 @@
  * ('cameras') is a gallery of the cameras over the whole frame; the other views put the main area
  * beside the tiles column. The sound is every audio track summed with clipping.
  */
-import { VIDEO_DELAY_MS, type AudioIn, type VideoIn } from './intake.ts';
+import { MEDIA_HOLD_MS, type AudioIn, type VideoIn } from './intake.ts';
 import { LAYOUT, galleryCells, type Scene, type SceneView } from './types.ts';
 
 const BLACK = { y: 16, u: 128, v: 128 };
@@ -166,7 +166,7 @@ export class Compositor {
   /** Brings the canvas up to date and returns a copy of it for the encoder. */
   compose(): Buffer {
     const view = this.#scene.current();
-    const shown = performance.now() - VIDEO_DELAY_MS;
+    const shown = performance.now() - MEDIA_HOLD_MS;
     if (view.showState === 'cameras') this.#drawGallery(view, shown);
     else {
       if (this.#gallery) this.#clear();

@@ -49,14 +49,12 @@ const REQUEST_TIMEOUT_MS = 30_000;
  * on it.
  */
 export const MEDIA_HOLD_MS = 200;
-/** Pictures are shown MEDIA_HOLD_MS after they were decoded (a picture is decoded a few ms after it arrives). */
-export const VIDEO_DELAY_MS = MEDIA_HOLD_MS;
 /**
  * How long a gap in a video track's packets waits for the SFU's retransmission before its decoder
  * goes on without it (the leg's NACKs are sent for about 50 ms).
  */
 const REORDER_WAIT_MS = 80;
-/** Decoded pictures kept per track to show one VIDEO_DELAY_MS old (200 ms at 30 fps, with room). */
+/** Decoded pictures kept per track to show one MEDIA_HOLD_MS old (200 ms at 30 fps, with room). */
 const PICTURES_KEPT = 12;
 
 interface Ack<T> {
@@ -211,23 +209,15 @@ export class AudioIn extends TrackIn {
   opus: OpusDecoder<48000> | null = null;
   /** Packets the decoder could not read (diagnostics). */
   undecodable = 0;
-  /** The last sequence numbers decoded: a packet seen twice is placed once. */
-  readonly #recentSeq = new Set<number>();
-  readonly #seqOrder: number[] = [];
 
   /** Samples decoded and put in their place so far (tests and diagnostics). */
   get received(): number {
     return this.timeline.summary.samples;
   }
 
-  /** Decodes one RTP packet that arrived at `arrivedMs` and puts its sound in its place. */
+  /** Decodes one RTP packet that arrived at `arrivedMs` and puts its sound in its place (a packet seen twice, once: the timeline keeps one piece per place). */
   receive(rtp: RtpPacket, arrivedMs: number): void {
     if (!this.opus || rtp.payload.length === 0) return;
-    const seq = rtp.header.sequenceNumber;
-    if (this.#recentSeq.has(seq)) return;
-    this.#recentSeq.add(seq);
-    this.#seqOrder.push(seq);
-    if (this.#seqOrder.length > 128) this.#recentSeq.delete(this.#seqOrder.shift()!);
     const out = this.opus.decodeFrame(rtp.payload);
     const ch = out.channelData[0];
     if (out.errors.length > 0 || !ch || out.samplesDecoded === 0) {

@@ -46,7 +46,7 @@ export const RETRY_DELAYS_MS = [1000, 2000];
 const DEFAULT_RETRY_FOR_MS = 10 * 60_000;
 /** An ffmpeg asked to end that has not exited by then is killed. */
 const END_GRACE_MS = 3000;
-/** No progress line from ffmpeg for this long while live: the connection is stuck, start again. */
+/** No progress line from ffmpeg for this long (from its start): the connection is stuck, start again. */
 const STALL_MS = 10_000;
 
 /** Words of ffmpeg's log that say the endpoint could not be reached (not a refusal). */
@@ -148,6 +148,8 @@ export class LivePush {
       if (refused) return this.#fail('refused');
       this.#lost();
     });
+    // A handshake that hangs (an endpoint that takes the connection and says nothing) counts as a stall too.
+    this.#watchStall(child);
     this.#leave = this.#o.tap.join((chunk) => {
       if (!child.stdin.destroyed && child.stdin.writableLength < 16 * 1024 * 1024) child.stdin.write(chunk);
     });

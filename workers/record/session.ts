@@ -8,7 +8,7 @@ import { Compositor, Mixer } from './compositor.ts';
 import { Encoder } from './encoder.ts';
 import { TsTap } from './ts-tap.ts';
 import { FileVideo } from './file-video.ts';
-import { Intake, MEDIA_HOLD_MS, VIDEO_DELAY_MS, type VideoIn } from './intake.ts';
+import { Intake, MEDIA_HOLD_MS, type VideoIn } from './intake.ts';
 import { AUDIO_RATE, LAYOUT, type ClosedSegment, type Logger, type RecordingSettings, type Scene } from './types.ts';
 
 export type { ClosedSegment, RecordingSettings };
@@ -141,7 +141,7 @@ export class RecordingSession {
   /** Every camera there at the start has shown a picture (or gone, or paused), or the wait is over. */
   #firstPicturesIn(now: number): boolean {
     if (now - this.#openedAt >= (this.#o.firstPicturesWaitMs ?? FIRST_PICTURES_WAIT_MS)) return true;
-    return this.#firstCameras.every((v) => v.pictureAt(now - VIDEO_DELAY_MS) !== null || v.closed || v.paused);
+    return this.#firstCameras.every((v) => v.pictureAt(now - MEDIA_HOLD_MS) !== null || v.closed || v.paused);
   }
 
   #compose(): void {
