@@ -39,6 +39,9 @@ import { RoomStateRepository } from './rooms/room-state.repository.ts';
 import { RecordingRepository } from './recording/recording.repository.ts';
 import { RecordTasks } from './recording/record-tasks.ts';
 import { RecordingService } from './recording/recording.service.ts';
+import { LiveTaskRepository } from './streaming/live.repository.ts';
+import { LiveTasks } from './streaming/live-tasks.ts';
+import { StreamingService } from './streaming/live.service.ts';
 
 export interface Ports {
   config: Config;
@@ -84,6 +87,9 @@ export interface Services {
   courseware: CoursewareService;
   /** Cloud recording: the calls, and the task store the recorders claim from (ADR 071). */
   recording: RecordingService;
+  /** Live streaming: the calls, and the task store the recorders claim pushes from (ADR 085). */
+  streaming: StreamingService;
+  liveTasks: LiveTasks;
   recordTasks: RecordTasks;
 }
 
@@ -146,6 +152,18 @@ export function buildServices(p: Ports): Services {
     logger: p.logger,
   });
   live.recording = recording;
+  const liveTasks = new LiveTasks(new LiveTaskRepository(p.db), roomState, p.events, p.clock, p.config, p.secret);
+  const streaming = new StreamingService({
+    tasks: liveTasks,
+    live,
+    rooms: new LiveRepository(p.db),
+    scheduler: p.scheduler,
+    clock: p.clock,
+    config: p.config,
+    logger: p.logger,
+    secret: p.secret,
+  });
+  live.streaming = streaming;
   return {
     account,
     rooms,
@@ -164,5 +182,7 @@ export function buildServices(p: Ports): Services {
     courseware,
     recording,
     recordTasks,
+    streaming,
+    liveTasks,
   };
 }

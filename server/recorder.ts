@@ -1,6 +1,6 @@
 /**
- * The recorder role (ADR 077): a RecorderRunner over this process's platform. It records only
- * with RECORDER_SLOTS above 0, and says it runs only then.
+ * The recorder role (ADR 077): a RecorderRunner over this process's platform, recording classes
+ * and pushing them live (ADR 085). It runs only with RECORDER_SLOTS above 0, and says it runs only then.
  */
 import path from 'node:path';
 import { openRoomScene } from '../workers/record/scene.ts';
@@ -16,6 +16,7 @@ export function startRecorder(platform: Platform): RecorderRunner | null {
   const log = logger.child({ part: 'recorder' });
   const runner = new RecorderRunner({
     tasks: services.recordTasks,
+    live: services.liveTasks,
     objects,
     logger: log,
     settings: {

@@ -12,6 +12,7 @@ import * as messaging from '../messaging/messaging.schema.ts';
 import * as board from '../board/board.schema.ts';
 import * as courseware from '../courseware/courseware.schema.ts';
 import * as recording from '../recording/recording.schema.ts';
+import * as streaming from '../streaming/streaming.schema.ts';
 import type { ApiAnswers } from './api.ts';
 
 export const apiInputs = {
@@ -65,4 +66,8 @@ export const apiInputs = {
   delRecord: recording.recordFileInput,
   createRecordShareLink: recording.recordFileInput,
   getSharedRecord: recording.sharedRecordInput,
+  startLive: streaming.startLiveInput,
+  endLive: streaming.endLiveInput,
+  getLiveState: streaming.liveStateInput,
+  getLivePlatforms: streaming.liveStateInput,
 } as const satisfies { [N in keyof ApiAnswers]: z.ZodType };

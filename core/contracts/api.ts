@@ -8,6 +8,7 @@ import type { apiInputs } from './api-inputs.ts';
 import type { LayerState } from './board.ts';
 import type { CoursewareApiAnswers, RoomCourseware } from './courseware.ts';
 import type { RecordingApiAnswers } from './recording.ts';
+import type { LiveApiAnswers } from './streaming.ts';
 
 export interface Envelope<T> {
   code: string; // '0' success, else a code of core/platform/errors.ts
@@ -122,7 +123,7 @@ export interface Announcement {
  * name -> answer data of each /api call. The request of each call is its zod input schema (the one
  * source of truth, core/contracts/api-inputs.ts); see ApiRequest and ApiInput below.
  */
-export interface ApiAnswers extends CoursewareApiAnswers, RecordingApiAnswers {
+export interface ApiAnswers extends CoursewareApiAnswers, RecordingApiAnswers, LiveApiAnswers {
   sendPhoneCode: { resendAfter: number };
   loginUser: { userInfo: UserInfo };
   logout: null;

@@ -11,6 +11,7 @@ import type { RoomInfo } from './api.ts';
 import { call, declared, noAnswer, noPayload, whole, type Events, type Requests } from './channel.ts';
 import { coursewareRoomEvents, coursewareRoomRequests, roomCoursewareSchema } from './courseware.ts';
 import { recordingRoomEvents } from './recording.ts';
+import { liveRoomEvents } from './streaming.ts';
 
 export type { Ack } from './channel.ts';
 
@@ -153,6 +154,7 @@ export const roomEvents = {
   roomClosed: z.strictObject({ reason: z.enum(['ended', 'expired', 'idle']) }),
   ...coursewareRoomEvents,
   ...recordingRoomEvents,
+  ...liveRoomEvents,
 };
 
 /** Browser -> server. */

@@ -52,3 +52,55 @@ export function ingestUrlProblem(raw: string): string | null {
 export function pushUrl(ingest: string, key: string): string {
   return `${ingest.replace(/\/+$/, '')}/${encodeURIComponent(key.trim())}`;
 }
+
+/** What the dialog offers: the operator's platforms by name, and 'custom' (a full address) when allowed. */
+export const CUSTOM_PLATFORM = 'custom';
+
+/** The client's waits before a start or an end call (docs/product: live start 300 ms, end 200 ms). */
+export const LIVE_START_DEBOUNCE_MS = 300;
+export const LIVE_END_DEBOUNCE_MS = 200;
+
+/** How a push ended without the teacher: the platform refused the key, it stayed unreachable, no recorder took it. */
+export type LiveFailure = 'refused' | 'unreachable' | 'timeout' | 'failed';
+
+/**
+ * The live push of a room as everyone in it sees it (never the key nor the address). startedAt:
+ * when it went live (ms epoch, server time), null before; kbps: the push's bitrate lately, 0 when
+ * unknown; reconnecting: the platform was lost and the recorder is trying again; failure: set with
+ * liveState '0' when it ended on its own.
+ */
+export interface LiveStatus {
+  taskId: string;
+  liveState: LiveState;
+  platform: string;
+  startedAt: number | null;
+  kbps: number;
+  reconnecting: boolean;
+  failure?: LiveFailure;
+}
+
+export interface LiveApiAnswers {
+  /** The creator starts the push: liveState '2' until a recorder is live on the platform. */
+  startLive: { taskId: string };
+  /** The creator ends it: liveState '0'. */
+  endLive: Record<string, never>;
+  /** Anyone in the room: the push as it is now (a reloaded page's progress dialog). */
+  getLiveState: LiveStatus;
+  /** The creator's dialog: the platforms to choose from, and whether a full address may be pasted. */
+  getLivePlatforms: { platforms: string[]; custom: boolean };
+}
+
+const taskId = z.string().regex(/^\d{1,19}$/);
+
+/** Room channel: every change of the push (started, live, bitrate, reconnecting, ended, failed). */
+export const liveRoomEvents = {
+  roomLive: z.strictObject({
+    taskId,
+    liveState: z.enum(['0', '1', '2']),
+    platform: z.string().max(64),
+    startedAt: z.number().int().nonnegative().nullable(),
+    kbps: z.number().int().min(0).max(1_000_000),
+    reconnecting: z.boolean(),
+    failure: z.enum(['refused', 'unreachable', 'timeout', 'failed']).optional(),
+  }),
+};

@@ -3,8 +3,39 @@
  * spec's number as its default, so no rule hides a literal.
  */
 import { z } from 'zod';
+import { CUSTOM_PLATFORM, ingestUrlProblem } from '../contracts/streaming.ts';
 
 const bool = z.enum(['true', 'false', '1', '0', 'yes', 'no']).transform((v) => v === 'true' || v === '1' || v === 'yes');
+/**
+ * LIVE_PLATFORMS: `Name=rtmp://host/app` entries separated by commas (ADR 085). A name is what the
+ * teacher picks and the room sees; the address is the platform's ingest address, the key is added
+ * as its last part.
+ */
+const livePlatforms = z.string().transform((raw, ctx) => {
+  const out: Array<{ name: string; url: string }> = [];
+  for (const entry of raw
+    .split(',')
+    .map((e) => e.trim())
+    .filter(Boolean)) {
+    const at = entry.indexOf('=');
+    const name = at > 0 ? entry.slice(0, at).trim() : '';
+    const url = at > 0 ? entry.slice(at + 1).trim() : '';
+    const problem = !/^[\p{L}\p{N} ._-]{1,32}$/u.test(name)
+      ? 'a name of 1-32 letters, digits, spaces, dots, hyphens or underscores'
+      : name.toLowerCase() === CUSTOM_PLATFORM
+        ? `'${CUSTOM_PLATFORM}' is kept for LIVE_CUSTOM_URL`
+        : out.some((p) => p.name === name)
+          ? 'a name used twice'
+          : ingestUrlProblem(url);
+    if (problem) {
+      ctx.addIssue({ code: 'custom', message: `${entry.slice(0, 80)}: ${problem}` });
+      return z.NEVER;
+    }
+    out.push({ name, url: url.replace(/\/+$/, '') });
+  }
+  return out;
+});
+
 const int = (def: number, min = 0, max = Number.MAX_SAFE_INTEGER) => z.coerce.number().int().min(min).max(max).default(def);
 
 export const configSchema = z
@@ -145,6 +176,9 @@ export const configSchema = z
     RECORDING_LEASE_SECONDS: int(6, 2, 120),
     /** Recordings one recorder process runs at once; 0: this process records nothing. */
     RECORDER_SLOTS: int(2, 0, 64),
+    /** Live streaming (issue 14): the platforms a teacher may push to, and whether a pasted full address is allowed. */
+    LIVE_PLATFORMS: livePlatforms.default([{ name: 'YouTube', url: 'rtmp://a.rtmp.youtube.com/live2' }]),
+    LIVE_CUSTOM_URL: bool.default(false),
     REDIS_URL: z
       .string()
       .regex(/^rediss?:\/\/\S+$/, 'REDIS_URL is a redis:// or rediss:// URL')

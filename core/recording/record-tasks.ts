@@ -81,11 +81,14 @@ export class RecordTasks {
     }
   }
 
-  /** A 'starting' task younger than the start timeout, or a 'recording'/'stopping' task whose lease expired. */
-  async claim(owner: string): Promise<ClaimedTask | null> {
+  /**
+   * A 'starting' task younger than the start timeout, or a 'recording'/'stopping' task whose lease
+   * expired; with `onlyRooms`, only of those rooms (a full recorder takes work for the rooms it composes).
+   */
+  async claim(owner: string, onlyRooms?: string[]): Promise<ClaimedTask | null> {
     const now = this.clock.now();
     const cutoff = new Date(now.getTime() - this.config.RECORDING_START_TIMEOUT_SECONDS * 1000);
-    const got = await this.repo.claim(owner, now, this.#leaseUntil(now), cutoff);
+    const got = await this.repo.claim(owner, now, this.#leaseUntil(now), cutoff, onlyRooms);
     if (!got) return null;
     const { row } = got;
     return {

@@ -97,10 +97,12 @@ export class RecordingRepository {
    * whose holder's lease ran out), or a 'recording'/'stopping' task whose lease ran out. Rows
    * another claimer has locked are skipped, so two recorders never take the same task.
    */
-  claim(owner: string, now: Date, leaseUntil: Date, startCutoff: Date) {
+  claim(owner: string, now: Date, leaseUntil: Date, startCutoff: Date, onlyRooms?: string[]) {
     return this.db.transaction().execute(async (trx) => {
+      if (onlyRooms?.length === 0) return null;
       const pick = await trx
         .selectFrom('record_tasks')
+        .$if(onlyRooms !== undefined, (q) => q.where('room_number', 'in', onlyRooms!))
         .select(['id', 'owner'])
         .where((eb) =>
           eb.or([
@@ -111,6 +113,21 @@ export class RecordingRepository {
             ]),
             eb.and([eb('state', 'in', ['recording', 'stopping']), eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)])]),
           ]),
+        )
+        // One compositor per room (ADR 085): a room another recorder pushes live is left to it.
+        .where((eb) =>
+          eb.not(
+            eb.exists(
+              eb
+                .selectFrom('live_tasks as l')
+                .select('l.id')
+                .whereRef('l.room_id', '=', 'record_tasks.room_id')
+                .where('l.state', 'in', ['starting', 'live', 'reconnecting'])
+                .where('l.owner', 'is not', null)
+                .where('l.owner', '<>', owner)
+                .where('l.lease_until', '>=', now),
+            ),
+          ),
         )
         .orderBy('created_at')
         .limit(1)

@@ -62,6 +62,8 @@ export class RoomLiveService {
   courseware: { roomCourseware(roomNumber: string): Promise<RoomCourseware> } | null = null;
   /** Cloud recording, stopped when the creator leaves or the class ends (set by the composition). */
   recording: { stopRoom(roomId: string, why: 'creator left' | 'room closed'): Promise<void> } | null = null;
+  /** Live streaming, ended when the creator leaves or the class ends (set by the composition). */
+  streaming: { stopRoom(roomId: string, why: 'creator left' | 'room closed'): Promise<void> } | null = null;
   readonly #rowCache: RoomCache<LiveRoomRow>;
   readonly #touchedAt = new Map<string, number>();
   readonly #chatLimiter: TokenBuckets;
@@ -394,6 +396,7 @@ export class RoomLiveService {
       await this.state.patchRoom(room.id, { show_state: '' }, now);
       this.#emit(actor.room, 'customRoomEvent', { showState: '', by: actor.uid });
       await this.recording?.stopRoom(room.id, 'creator left');
+      await this.streaming?.stopRoom(room.id, 'creator left');
     }
     if (room.state === 'open' && room.mic_user_id === actor.uid && room.mic_phase !== 'idle') {
       await this.state.moveMic(
@@ -423,6 +426,7 @@ export class RoomLiveService {
     if (await this.state.close(roomId, this.clock.now())) {
       this.#emit(roomNumber, 'roomClosed', { reason });
       await this.recording?.stopRoom(roomId, 'room closed');
+      await this.streaming?.stopRoom(roomId, 'room closed');
     }
   }
 

@@ -136,6 +136,13 @@ export class RoomStateRepository {
     return numberOf(await q.returning('room_number').executeTakeFirst());
   }
 
+  /** The room's live streaming state (issue 14); with `from`, only while it is one of those. */
+  async setLiveState(roomId: string, to: '0' | '1' | '2', from?: ReadonlyArray<'0' | '1' | '2'>): Promise<string | null> {
+    let q = this.db.updateTable('rooms').set({ live_state: to }).where('id', '=', roomId);
+    if (from) q = q.where('live_state', 'in', [...from]);
+    return numberOf(await q.returning('room_number').executeTakeFirst());
+  }
+
   async setCourseware(roomId: string, patch: RoomCoursewarePatch): Promise<string | null> {
     const row = await this.db.updateTable('rooms').set(patch).where('id', '=', roomId).returning('room_number').executeTakeFirst();
     return numberOf(row);

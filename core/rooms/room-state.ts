@@ -144,6 +144,13 @@ export class RoomState implements RoomChanges {
     return changed !== null;
   }
 
+  /** The live streaming state ('0' idle, '2' starting, '1' live); with `from`, only while it is one of those. False when unchanged. */
+  async setLiveState(roomId: string, to: '0' | '1' | '2', from?: ReadonlyArray<'0' | '1' | '2'>): Promise<boolean> {
+    const changed = await this.repo.setLiveState(roomId, to, from);
+    this.#tell(changed, ['live_state']);
+    return changed !== null;
+  }
+
   /** The courseware the room shows. */
   async setCourseware(roomId: string, patch: RoomCoursewarePatch): Promise<void> {
     this.#tell(await this.repo.setCourseware(roomId, patch), keysOf(patch));

@@ -37,6 +37,7 @@ const ROOM_EVENTS = [
   'videoControl',
   'roomRecord',
   'roomRecordFailed',
+  'roomLive',
 ] as const satisfies readonly RoomEvent[];
 const USER_EVENTS = ['paymentSuccess', 'addDocumentConvertEvent', 'documentStatus', 'roomRecord'] as const satisfies readonly UserEvent[];
 /** Compiles only when every contract event is listed (a new event must be added here to cross processes). */

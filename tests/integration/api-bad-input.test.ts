@@ -102,6 +102,10 @@ const endpoints: Record<ApiName, { body: Record<string, unknown>; auth: boolean 
   delRecord: { body: { fileId: '1' }, auth: true },
   createRecordShareLink: { body: { fileId: '1' }, auth: true },
   getSharedRecord: { body: { token: 'eyJ4IjoxfQ.forged' }, auth: false },
+  startLive: { body: { roomNumber: '123456', pushPlatform: 'YouTube', pushStreamUrl: 'abcd-efgh-ijkl-mnop' }, auth: true },
+  endLive: { body: { roomNumber: '123456' }, auth: true },
+  getLiveState: { body: { roomNumber: '123456' }, auth: true },
+  getLivePlatforms: { body: { roomNumber: '123456' }, auth: true },
 };
 
 /** Values that are not hostile for that field: a number is a fine page time. */
@@ -183,7 +187,15 @@ eachEngine('hostile input on every endpoint', (server) => {
     for (const n of ['delUserDocument', 'analysisDocumentExisting', 'getDocumentDownloadUrl'] as const)
       endpoints[n].body['documentId'] = theirs.id;
     endpoints.delUserDocument.body['taskId'] = '11111111-1111-4111-8111-111111111111';
-    for (const n of ['startTask', 'stopTask', 'getRoomMemberRecordState'] as const)
+    for (const n of [
+      'startTask',
+      'stopTask',
+      'getRoomMemberRecordState',
+      'startLive',
+      'endLive',
+      'getLiveState',
+      'getLivePlatforms',
+    ] as const)
       endpoints[n].body['roomNumber'] = foreign.data.roomInfo.roomNumber;
     // A finished recording of the other user's.
     const theirRecord = await s.banshu.platform.database.db

@@ -4,6 +4,9 @@
  * one MP4. A task whose recorder died is claimed again once its lease runs out (ADR 071): segments
  * the dead process finished on this machine's disk are uploaded first, then recording goes on
  * with the next sequence number, so the final file covers what came before and after the gap.
+ *
+ * It also claims live pushes (ADR 085). A room is composed once here whatever uses it: a recording
+ * and a live push of the same class share one RoomStage (stage.ts), one session, one encoding.
  */
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
@@ -12,14 +15,25 @@ import path from 'node:path';
 import type { Logger } from '#core/platform/logger.ts';
 import type { ObjectStore } from '#core/platform/objects.ts';
 import { segmentKey, type ClaimedTask, type RecordTasks } from '#core/recording/record-tasks.ts';
+import type { ClaimedLive, LiveTasks } from '#core/streaming/live-tasks.ts';
 import type { ClosedSegment, RecordingSettings, Scene } from './types.ts';
 import { segmentName } from './encoder.ts';
+import { LivePush, type LivePushOptions, type LiveStatus } from './live-push.ts';
+import { RoomStage, type LiveUse, type RecordingUse, type StageDeps, type StageSession } from './stage.ts';
+import type { TsTap } from './ts-tap.ts';
 
 /** The task store (core/recording/record-tasks.ts) as the runner uses it. */
 export type TaskStore = Pick<
   RecordTasks,
   'claim' | 'renew' | 'peek' | 'stopRequestedAt' | 'started' | 'addSegment' | 'segments' | 'finish' | 'fail'
 >;
+/** The live task store (core/streaming/live-tasks.ts) as the runner uses it. */
+export type LiveTaskStore = Pick<LiveTasks, 'claim' | 'renew' | 'peek' | 'live' | 'reconnecting' | 'fail'>;
+/** A push of the room's encoding to a platform (live-push.ts). */
+export interface PushHandle {
+  readonly status: LiveStatus;
+  end(): Promise<void>;
+}
 
 /** How long a session may take to end before it is ended by force. */
 const SESSION_STOP_MS = 20_000;
@@ -34,6 +48,8 @@ export interface SessionHandle {
   readonly startedAtMs?: number;
   /** Ends every process of the session at once (after a stop that took too long). */
   kill?(): void;
+  /** The encoding as MPEG-TS, for a live push (ADR 084). */
+  readonly liveTap: TsTap;
 }
 
 export interface RunnerDeps {
@@ -64,6 +80,10 @@ export interface RunnerDeps {
   probeSegment(file: string): Promise<{ durationMs: number; bytes: number } | null>;
   /** How often an idle recorder looks for work (ms). */
   pollMs?: number;
+  /** Live pushes to claim (none: this runner only records). */
+  live?: LiveTaskStore;
+  /** Starts a push (default: LivePush, an ffmpeg copying the tap to RTMP). */
+  startPush?: (o: LivePushOptions) => PushHandle;
 }
 
 const SEGMENT_FILE = /^seg-(\d{6})\.ts$/;
@@ -89,8 +109,11 @@ async function withRetries<T>(what: () => Promise<T>, tries = 5): Promise<T> {
 export class RecorderRunner {
   readonly owner = `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
   readonly #d: RunnerDeps;
-  readonly #running = new Map<string, Promise<void>>();
-  /** Ends a running session at once (close()). */
+  /** Recordings and pushes in progress here, by task ('live-' before a live task's id), with their room. */
+  readonly #running = new Map<string, { room: string; run: Promise<void> }>();
+  /** The rooms composed here. */
+  readonly #stages = new Map<string, RoomStage>();
+  /** Ends a running task's wait at once (close()). */
   readonly #stops = new Set<() => void>();
   #closed = false;
   #loop: Promise<void> | null = null;
@@ -102,32 +125,73 @@ export class RecorderRunner {
 
   /** Recordings in progress here (task ids). */
   get active(): string[] {
-    return [...this.#running.keys()];
+    return [...this.#running.keys()].filter((k) => !k.startsWith('live-'));
+  }
+
+  /** Live pushes in progress here (task ids). */
+  get activeLive(): string[] {
+    return [...this.#running.keys()].filter((k) => k.startsWith('live-')).map((k) => k.slice(5));
+  }
+
+  /** Rooms composed here now (one session each, whatever records or pushes them). */
+  get rooms(): string[] {
+    return [...new Set([...this.#running.values()].map((r) => r.room))];
   }
 
   start(): void {
     this.#loop ??= this.#poll();
   }
 
+  /**
+   * Claims while there is room for another class; when full, still claims work for the rooms
+   * composed here (a push of a room this process records costs no new session).
+   */
+  async #claimAll(): Promise<void> {
+    const d = this.#d;
+    const only = () => (this.rooms.length >= d.slots ? this.rooms : undefined);
+    for (;;) {
+      if (this.#closed) return;
+      const rooms = only();
+      if (rooms?.length === 0) return;
+      const task = await d.tasks.claim(this.owner, rooms);
+      if (!task) break;
+      this.#d.logger.info({ taskId: task.taskId, room: task.roomNumber, resumed: task.resumed, state: task.state }, 'recording claimed');
+      this.#track(task.taskId, task.roomNumber, () =>
+        this.#record(task).catch((err: unknown) => this.#d.logger.error({ err, taskId: task.taskId }, 'recording failed')),
+      );
+    }
+    if (!d.live) return;
+    for (;;) {
+      if (this.#closed) return;
+      const rooms = only();
+      if (rooms?.length === 0) return;
+      const task = await d.live.claim(this.owner, rooms);
+      if (!task) break;
+      // Never the push address: it holds the key.
+      this.#d.logger.info(
+        { liveTaskId: task.taskId, room: task.roomNumber, platform: task.platform, resumed: task.resumed },
+        'live push claimed',
+      );
+      this.#track(`live-${task.taskId}`, task.roomNumber, () =>
+        this.#live(task).catch((err: unknown) => this.#d.logger.error({ err, liveTaskId: task.taskId }, 'live push failed')),
+      );
+    }
+  }
+
+  #track(key: string, room: string, work: () => Promise<void>): void {
+    const entry = { room, run: Promise.resolve() };
+    this.#running.set(key, entry);
+    entry.run = work().finally(() => {
+      this.#running.delete(key);
+      this.#wake?.();
+    });
+  }
+
   async #poll(): Promise<void> {
     const every = this.#d.pollMs ?? 1000;
     while (!this.#closed) {
       try {
-        while (!this.#closed && this.#running.size < this.#d.slots) {
-          const task = await this.#d.tasks.claim(this.owner);
-          if (!task) break;
-          this.#d.logger.info(
-            { taskId: task.taskId, room: task.roomNumber, resumed: task.resumed, state: task.state },
-            'recording claimed',
-          );
-          const run = this.#record(task)
-            .catch((err: unknown) => this.#d.logger.error({ err, taskId: task.taskId }, 'recording failed'))
-            .finally(() => {
-              this.#running.delete(task.taskId);
-              this.#wake?.();
-            });
-          this.#running.set(task.taskId, run);
-        }
+        await this.#claimAll();
       } catch (err) {
         this.#d.logger.warn({ err }, 'recording claim failed');
       }
@@ -143,6 +207,80 @@ export class RecorderRunner {
     }
   }
 
+  /** What a stage of `roomNumber` needs: the room's media and scene, a session, its stop. */
+  #stageDeps(roomNumber: string, log: Logger): StageDeps {
+    const d = this.#d;
+    const scenes = new Map<StageSession, Scene>();
+    return {
+      roomNumber,
+      logger: log,
+      open: async ({ workDir, firstSeq, onSegment }) => {
+        const media = await d.mediaFor(roomNumber);
+        const scene = await d.openScene(roomNumber);
+        try {
+          const session = await d.startSession({ ...media, workDir, firstSeq, settings: d.settings, scene, logger: log, onSegment });
+          scenes.set(session, scene);
+          return session;
+        } catch (err) {
+          scene.close();
+          throw err;
+        }
+      },
+      close: async (session) => {
+        await this.#stopSession(session as SessionHandle, log);
+        scenes.get(session)?.close();
+        scenes.delete(session);
+      },
+      onEmpty: () => {
+        if (this.#stages.get(roomNumber)?.open === false) this.#stages.delete(roomNumber);
+      },
+    };
+  }
+
+  /** The room's open stage here, if any. */
+  #stageOf(roomNumber: string): RoomStage | null {
+    const stage = this.#stages.get(roomNumber);
+    return stage?.open ? stage : null;
+  }
+
+  /**
+   * A lease held for as long as `renew` says the task goes on; `onEnd` once it does not (or the
+   * process closes). Between renewals a read (`peek`) notices an end within STOP_POLL_MS.
+   */
+  #keep(o: {
+    renew: () => Promise<string>;
+    peek: () => Promise<string>;
+    goesOn: (state: string) => boolean;
+    onState: (state: string) => void;
+    log: Logger;
+  }): { stop: () => Promise<void> } {
+    const d = this.#d;
+    let renewing = true;
+    const loop = (async () => {
+      const every = Math.max(500, (d.leaseSeconds * 1000) / 3);
+      let renewedAt = Date.now();
+      while (renewing && !this.#closed) {
+        await sleep(STOP_POLL_MS);
+        if (!renewing) break;
+        try {
+          const renew = Date.now() - renewedAt >= every;
+          const state = renew ? await o.renew() : await o.peek();
+          if (renew) renewedAt = Date.now();
+          o.onState(state);
+          if (!o.goesOn(state)) break;
+        } catch (err) {
+          o.log.warn({ err }, 'lease renewal failed');
+        }
+      }
+    })();
+    return {
+      stop: async () => {
+        renewing = false;
+        await loop;
+      },
+    };
+  }
+
   async #record(task: ClaimedTask): Promise<void> {
     const d = this.#d;
     const log = d.logger.child({ taskId: task.taskId, room: task.roomNumber });
@@ -151,94 +289,180 @@ export class RecorderRunner {
     let nextSeq = await this.#recoverLocal(task, workDir, log);
     let lost = false;
     let stopAsked = task.state === 'stopping';
-    /** When the last session stopped writing frames, if it ran until the stop. */
+    /** When the recording's last segment ended, if it ran until the stop. */
     let sessionEndedAt: number | null = null;
 
+    let stop!: () => void;
+    const stopped = new Promise<void>((resolve) => (stop = resolve));
+    if (stopAsked) stop();
+    this.#stops.add(stop);
     // The lease is renewed for as long as this process works on the task, the join included.
-    let renewing = true;
-    const signal: { stop: (() => void) | null } = { stop: null };
-    const stopNow = () => signal.stop?.();
-    this.#stops.add(stopNow);
-    const renewals = (async () => {
-      const every = Math.max(500, (d.leaseSeconds * 1000) / 3);
-      let renewedAt = Date.now();
-      while (renewing && !this.#closed) {
-        await sleep(STOP_POLL_MS);
-        if (!renewing) break;
-        try {
-          const renew = Date.now() - renewedAt >= every;
-          const state = renew ? await d.tasks.renew(task.taskId, this.owner) : await d.tasks.peek(task.taskId, this.owner);
-          if (renew) renewedAt = Date.now();
-          if (state === 'lost') {
-            lost = true;
-            signal.stop?.();
-            break;
-          }
-          if (state === 'stopping' && !stopAsked) {
-            stopAsked = true;
-            signal.stop?.();
-          }
-        } catch (err) {
-          log.warn({ err }, 'lease renewal failed');
+    const lease = this.#keep({
+      renew: () => d.tasks.renew(task.taskId, this.owner),
+      peek: () => d.tasks.peek(task.taskId, this.owner),
+      goesOn: (state) => state !== 'lost',
+      onState: (state) => {
+        if (state === 'lost') {
+          lost = true;
+          stop();
         }
-      }
-    })();
+        if (state === 'stopping' && !stopAsked) {
+          stopAsked = true;
+          stop();
+        }
+      },
+      log,
+    });
 
+    let use: RecordingUse | null = null;
     try {
-      while (!stopAsked && !lost && !this.#closed) {
-        const stopped = new Promise<void>((resolve) => (signal.stop = resolve));
-        let session: SessionHandle | null = null;
-        let scene: Scene | null = null;
-        try {
-          const media = await d.mediaFor(task.roomNumber);
-          scene = await d.openScene(task.roomNumber);
-          session = await d.startSession({
-            ...media,
-            workDir,
-            firstSeq: nextSeq,
-            settings: d.settings,
-            scene,
-            logger: log,
-            onSegment: async (s) => {
-              nextSeq = Math.max(nextSeq, s.seq + 1);
-              const key = segmentKey(task.userId, task.taskId, s.seq);
-              await withRetries(() => d.objects.putFile(key, s.file, 'video/mp2t'));
-              await withRetries(() =>
-                d.tasks.addSegment(task.taskId, this.owner, { seq: s.seq, key, durationMs: s.durationMs, bytes: s.bytes }),
-              );
-            },
-          });
-          await Promise.race([session.flowing, session.broken, stopped]);
-          if (task.state === 'starting' && !stopAsked && !lost) {
-            await d.tasks.started(task.taskId, this.owner, session.startedAtMs ? new Date(session.startedAtMs) : undefined);
-            task.state = 'recording';
-            log.info('recording started');
-          }
-          await Promise.race([stopped, session.broken]);
-          if (stopAsked) sessionEndedAt = Date.now();
-        } catch (err) {
-          log.warn({ err }, 'recording session broke');
-          if (task.state === 'starting' && !task.resumed) {
-            // Never started: the teacher is told at once (roomRecordFailed) instead of waiting.
-            await d.tasks.fail(task.taskId, this.owner, err instanceof Error ? err.message : String(err));
-            return;
-          }
-          await sleep(1000);
-        } finally {
-          await this.#stopSession(session, log);
-          scene?.close();
+      if (!stopAsked) {
+        const recording = {
+          workDir,
+          firstSeq: nextSeq,
+          onSegment: async (s: ClosedSegment) => {
+            nextSeq = Math.max(nextSeq, s.seq + 1);
+            const key = segmentKey(task.userId, task.taskId, s.seq);
+            await withRetries(() => d.objects.putFile(key, s.file, 'video/mp2t'));
+            await withRetries(() =>
+              d.tasks.addSegment(task.taskId, this.owner, { seq: s.seq, key, durationMs: s.durationMs, bytes: s.bytes }),
+            );
+          },
+        };
+        const shared = this.#stageOf(task.roomNumber);
+        if (shared) {
+          log.info('recording joins the room session already running here (live push)');
+          use = shared.addRecording(recording);
+        } else {
+          const made = RoomStage.forRecording(this.#stageDeps(task.roomNumber, log), recording);
+          this.#stages.set(task.roomNumber, made.stage);
+          use = made.use;
         }
+        const first = await Promise.race([
+          use.flowing.then((at) => ({ at })),
+          use.failed.then((err) => ({ err })),
+          stopped.then(() => null),
+        ]);
+        if (first && 'err' in first && task.state === 'starting' && !task.resumed) {
+          // Never started: the teacher is told at once (roomRecordFailed) instead of waiting.
+          await use.leave();
+          use = null;
+          await d.tasks.fail(task.taskId, this.owner, first.err.message);
+          return;
+        }
+        // A resumed recording waits for the stage's next try (it keeps trying while someone uses it).
+        const startedAt = first && 'at' in first ? first.at : await Promise.race([use.flowing, stopped.then(() => null)]);
+        if (startedAt !== null && task.state === 'starting' && !stopAsked && !lost) {
+          await d.tasks.started(task.taskId, this.owner, new Date(startedAt));
+          task.state = 'recording';
+          log.info('recording started');
+        }
+        await stopped;
+        const endedAt = await use.leave();
+        use = null;
+        if (stopAsked) sessionEndedAt = endedAt;
       }
       if (lost || this.#closed) return;
-      // The stop reaches the recorder a little late (a read every 250 ms, a busy machine): what it
-      // recorded after the teacher's stop is cut, so the file lasts as long as the class was recorded.
+      // The stop reaches the recorder a little late (a read every 250 ms, a busy machine; the next
+      // segment's end when a live push keeps the session going): what it recorded after the
+      // teacher's stop is cut, so the file lasts as long as the class was recorded.
       const askedAt = sessionEndedAt !== null ? await d.tasks.stopRequestedAt(task.taskId) : null;
       const overshootSec = askedAt && sessionEndedAt !== null ? Math.max(0, (sessionEndedAt - askedAt.getTime()) / 1000) : 0;
       await this.#finish(task, workDir, log, Math.min(overshootSec, 30));
     } finally {
-      this.#stops.delete(stopNow);
-      renewing = false;
-      await renewals;
+      if (use) await use.leave();
+      this.#stops.delete(stop);
+      await lease.stop();
+    }
+  }
+
+  /**
+   * A live push (ADR 085): the room's stage here (made for it, or the recording's), a LivePush on
+   * its tap (again on each new session after a break); its states go to the task (live,
+   * reconnecting, failed), its bitrate with each renewal. Ends when the teacher or the class ends
+   * it, when the push fails, or when the process closes (the lease lapses and another recorder, or
+   * this one restarted, takes it over).
+   */
+  async #live(task: ClaimedLive): Promise<void> {
+    const d = this.#d;
+    const tasks = d.live!;
+    const log = d.logger.child({ liveTaskId: task.taskId, room: task.roomNumber });
+    const startPush = d.startPush ?? ((o: LivePushOptions) => new LivePush(o));
+    let ended = false;
+    let failure: { why: 'refused' | 'unreachable' | 'failed'; detail: string } | null = null;
+    let push: PushHandle | null = null;
+    let reported = '';
+    // Task writes in the order the push changed.
+    let writes = Promise.resolve();
+    const write = (what: () => Promise<void>) => {
+      writes = writes.then(what).catch((err: unknown) => log.warn({ err }, 'live task update failed'));
+    };
+
+    let stop!: () => void;
+    const stopped = new Promise<void>((resolve) => (stop = resolve));
+    this.#stops.add(stop);
+    const onStatus = (s: LiveStatus) => {
+      if (s.state === reported && s.state !== 'failed') return;
+      reported = s.state;
+      if (s.state === 'live') write(() => tasks.live(task.taskId, this.owner));
+      else if (s.state === 'reconnecting') write(() => tasks.reconnecting(task.taskId, this.owner));
+      else if (s.state === 'failed') {
+        failure = {
+          why: s.reason ?? 'failed',
+          detail: s.reason === 'refused' ? 'the platform refused the stream' : 'the platform stayed unreachable',
+        };
+        stop();
+      }
+    };
+    const onTap = (tap: TsTap | null) => {
+      const old = push;
+      push = null;
+      void old?.end();
+      if (tap && !ended && !failure) push = startPush({ url: task.pushUrl, tap, logger: log, onStatus });
+    };
+    const lease = this.#keep({
+      renew: () => tasks.renew(task.taskId, this.owner, push?.status.state === 'live' ? push.status.kbps : 0),
+      peek: () => tasks.peek(task.taskId, this.owner),
+      goesOn: (state) => state === 'active',
+      onState: (state) => {
+        if (state === 'ended') {
+          ended = true;
+          stop();
+        }
+      },
+      log,
+    });
+
+    let use: LiveUse | null = null;
+    try {
+      const shared = this.#stageOf(task.roomNumber);
+      if (shared) {
+        log.info('live push joins the room session already running here (recording)');
+        use = shared.addLive(onTap);
+      } else {
+        const made = RoomStage.forLive(this.#stageDeps(task.roomNumber, log), d.workRoot, onTap);
+        this.#stages.set(task.roomNumber, made.stage);
+        use = made.use;
+      }
+      const first = await Promise.race([use.flowing.then(() => null), use.failed, stopped.then(() => null)]);
+      if (first instanceof Error && !task.resumed) failure = { why: 'failed', detail: first.message };
+      else await stopped;
+    } finally {
+      ended = true;
+      const last = push as PushHandle | null;
+      push = null;
+      await last?.end();
+      if (use) await use.leave();
+      this.#stops.delete(stop);
+      await lease.stop();
+      await writes;
+    }
+    const failed = failure;
+    if (failed && !this.#closed) {
+      await tasks.fail(task.taskId, this.owner, failed.why, failed.detail);
+      log.warn({ why: failed.why }, 'live push failed');
+    } else {
+      log.info({ closing: this.#closed }, 'live push ended');
     }
   }
 
@@ -292,7 +516,7 @@ export class RecorderRunner {
     const segments = (await d.tasks.segments(task.taskId)).sort((a, b) => a.seq - b.seq);
     if (segments.length === 0) {
       await d.tasks.fail(task.taskId, this.owner, 'nothing was recorded');
-      await rm(workDir, { recursive: true, force: true });
+      await this.#dropDir(task.roomNumber, workDir, []);
       return;
     }
     const began = Date.now();
@@ -321,18 +545,29 @@ export class RecorderRunner {
     );
     // The MP4 holds everything now: the pieces go from the store and the disk.
     for (const s of segments) await d.objects.delete(s.key).catch((err: unknown) => log.warn({ err, key: s.key }, 'segment delete failed'));
+    await this.#dropDir(task.roomNumber, workDir, [...files, out]);
+  }
+
+  /** A finished recording's directory goes, unless the room's session (a live push) still writes into it: then its own files go, the rest with the stage. */
+  async #dropDir(roomNumber: string, workDir: string, files: string[]): Promise<void> {
+    const stage = this.#stageOf(roomNumber);
+    if (stage?.writesInto(workDir) && stage.releaseDir()) {
+      for (const f of files) await rm(f, { force: true });
+      return;
+    }
     await rm(workDir, { recursive: true, force: true });
   }
 
   /**
    * Stops taking work and ends the sessions here without joining: their leases lapse and another
-   * recorder (or this one restarted) resumes them, so a restart of the process cuts no recording.
+   * recorder (or this one restarted) resumes them, so a restart of the process cuts no recording
+   * and no live push for longer than the lease.
    */
   async close(): Promise<void> {
     this.#closed = true;
     this.#wake?.();
     for (const stop of this.#stops) stop();
     await this.#loop;
-    await Promise.allSettled([...this.#running.values()]);
+    await Promise.allSettled([...this.#running.values()].map((r) => r.run));
   }
 }

@@ -288,6 +288,27 @@ export interface RecordsTable {
   deleted_at: Timestamp | null;
 }
 
+export type LiveTaskState = 'starting' | 'live' | 'reconnecting' | 'done' | 'failed';
+
+export interface LiveTasksTable {
+  id: Generated<string>;
+  room_id: string;
+  room_number: string;
+  user_id: string;
+  /** The platform's name as the room sees it ('custom' for a pasted address). */
+  platform: string;
+  /** The push address sealed with the server's secret (core/streaming/sealed.ts); never sent to a client. */
+  push_secret: string;
+  state: LiveTaskState;
+  owner: string | null;
+  lease_until: Timestamp | null;
+  created_at: Timestamp;
+  started_at: Timestamp | null;
+  finished_at: Timestamp | null;
+  failure: string | null;
+  kbps: Generated<number>;
+}
+
 export interface DB {
   users: UsersTable;
   sessions: SessionsTable;
@@ -314,4 +335,5 @@ export interface DB {
   record_tasks: RecordTasksTable;
   record_segments: RecordSegmentsTable;
   records: RecordsTable;
+  live_tasks: LiveTasksTable;
 }

@@ -1,0 +1,300 @@
+/**
+ * One room composed on this recorder (ADR 085): a recording and a live push of the same class share
+ * one session (one intake, one compositor, one encoding). The stage starts the session when the
+ * first of them arrives, starts it again after a break while someone still uses it, and stops it
+ * when the last one leaves.
+ *
+ * - A recording takes the closed segments from the one in progress when it arrives, numbered from
+ *   its own next sequence number and moved into its own directory; when it leaves while the push
+ *   goes on, it takes segments until one closes after it left (the runner cuts the overshoot).
+ * - A live push is given the session's MPEG-TS tap; after a restart, the new session's tap.
+ * - A segment no recording takes is deleted as soon as it closes.
+ */
+import { randomBytes } from 'node:crypto';
+import { copyFile, mkdir, rename, rm } from 'node:fs/promises';
+import path from 'node:path';
+import { segmentName } from './encoder.ts';
+import type { TsTap } from './ts-tap.ts';
+import type { ClosedSegment, Logger } from './types.ts';
+
+/** A segment closing this long after a recording left is the one holding its last moments. */
+const LEAVE_MARGIN_MS = 500;
+/** A broken session is started again after this. */
+const RESTART_MS = 1000;
+
+export interface StageSession {
+  readonly flowing: Promise<void>;
+  readonly broken: Promise<never>;
+  readonly startedAtMs?: number;
+  readonly liveTap: TsTap;
+}
+
+export interface StageDeps {
+  roomNumber: string;
+  logger: Logger;
+  /** Opens the room (media, scene) and starts a session writing `seg-<seq>.ts` files into workDir. */
+  open(o: { workDir: string; firstSeq: number; onSegment: (s: ClosedSegment) => Promise<void> }): Promise<StageSession>;
+  /** Ends a session (its last segment is handed on first), and whatever it opened. */
+  close(session: StageSession): Promise<void>;
+  /** The stage has nobody left and has stopped. */
+  onEmpty(): void;
+}
+
+export interface RecordingUse {
+  /** Resolves with the wall time (ms epoch) of the first frame this recording has, once media flows. */
+  readonly flowing: Promise<number>;
+  /** Resolves (never rejects) if the stage could not start a session before this use saw media flow. */
+  readonly failed: Promise<Error>;
+  /** Leaves: waits for the last segment (stopping the session if nobody else uses it). When its media ended (ms epoch). */
+  leave(): Promise<number>;
+}
+
+export interface LiveUse {
+  readonly flowing: Promise<number>;
+  readonly failed: Promise<Error>;
+  leave(): Promise<void>;
+}
+
+interface RecordingConsumer {
+  kind: 'recording';
+  workDir: string;
+  firstSeq: number;
+  /** The stage's sequence number of this recording's first segment (set when the first session is known). */
+  fromStageSeq: number;
+  onSegment: (s: ClosedSegment) => Promise<void>;
+  /** Leaving: takes segments closing until this time, then resolves `left`. */
+  leavingAt: number | null;
+  left: (endedAtMs: number) => void;
+  flowed: (at: number) => void;
+  failed: (err: Error) => void;
+  sawFlow: boolean;
+}
+
+interface LiveConsumer {
+  kind: 'live';
+  onTap: (tap: TsTap | null) => void;
+  flowed: (at: number) => void;
+  failed: (err: Error) => void;
+  sawFlow: boolean;
+}
+
+type Consumer = RecordingConsumer | LiveConsumer;
+
+export class RoomStage {
+  readonly roomNumber: string;
+  /** Where the sessions write their segments. */
+  readonly workDir: string;
+  /** The directory belongs to the recording that made the stage (it is that task's work directory). */
+  readonly #dirOwner: RecordingConsumer | null;
+  readonly #d: StageDeps;
+  readonly #users = new Set<Consumer>();
+  #session: StageSession | null = null;
+  #flowingSince = 0;
+  /** The next segment's sequence number (of the stage). */
+  #nextSeq: number;
+  #running: Promise<void> | null = null;
+  #wakeStop: (() => void) | null = null;
+  #closed = false;
+
+  private constructor(d: StageDeps, workDir: string, firstSeq: number, dirOwner: RecordingConsumer | null) {
+    this.#d = d;
+    this.roomNumber = d.roomNumber;
+    this.workDir = workDir;
+    this.#nextSeq = firstSeq;
+    this.#dirOwner = dirOwner;
+  }
+
+  /** A stage made for a recording: it writes into the recording's directory with the recording's numbers (a crash leaves them there). */
+  static forRecording(d: StageDeps, r: { workDir: string; firstSeq: number; onSegment: (s: ClosedSegment) => Promise<void> }) {
+    const c = recordingConsumer(r);
+    const stage = new RoomStage(d, r.workDir, r.firstSeq, c.consumer);
+    stage.#add(c.consumer);
+    return { stage, use: c.use(stage) };
+  }
+
+  /** A stage made for a live push: a directory of its own under `root`, whose segments are deleted unless a recording comes. */
+  static forLive(d: StageDeps, root: string, onTap: (tap: TsTap | null) => void) {
+    const stage = new RoomStage(d, path.join(root, `stage-${d.roomNumber}-${randomBytes(4).toString('hex')}`), 0, null);
+    const use = stage.addLive(onTap);
+    return { stage, use };
+  }
+
+  /** Whether the stage still runs (a closed one takes nobody). */
+  get open(): boolean {
+    return !this.#closed;
+  }
+
+  /** Whether a session writes into `dir` (the runner must not delete it under it). */
+  writesInto(dir: string): boolean {
+    return !this.#closed && path.resolve(dir) === path.resolve(this.workDir);
+  }
+
+  addRecording(r: { workDir: string; firstSeq: number; onSegment: (s: ClosedSegment) => Promise<void> }): RecordingUse {
+    const c = recordingConsumer(r);
+    this.#add(c.consumer);
+    return c.use(this);
+  }
+
+  addLive(onTap: (tap: TsTap | null) => void): LiveUse {
+    let flowed!: (at: number) => void;
+    let failed!: (err: Error) => void;
+    const flowing = new Promise<number>((r) => (flowed = r));
+    const failing = new Promise<Error>((r) => (failed = r));
+    const c: LiveConsumer = { kind: 'live', onTap, flowed, failed, sawFlow: false };
+    this.#add(c);
+    return {
+      flowing,
+      failed: failing,
+      leave: async () => {
+        c.onTap(null);
+        await this.#remove(c);
+      },
+    };
+  }
+
+  #add(c: Consumer): void {
+    if (this.#closed) throw new Error('the stage has closed');
+    this.#users.add(c);
+    if (this.#session && this.#flowingSince) {
+      if (c.kind === 'recording') c.fromStageSeq = this.#nextSeq;
+      if (c.kind === 'live') c.onTap(this.#session.liveTap);
+      c.sawFlow = true;
+      c.flowed(Date.now());
+    } else if (c.kind === 'recording') {
+      c.fromStageSeq = this.#nextSeq;
+    }
+    this.#running ??= this.#run();
+  }
+
+  async #remove(c: Consumer): Promise<void> {
+    this.#users.delete(c);
+    if (this.#users.size === 0) {
+      this.#wakeStop?.();
+      await this.#running;
+    }
+  }
+
+  /** Starts sessions while anyone uses the stage; a broken one is started again after RESTART_MS. */
+  async #run(): Promise<void> {
+    await mkdir(this.workDir, { recursive: true });
+    const log = this.#d.logger;
+    while (this.#users.size > 0) {
+      let session: StageSession | null = null;
+      const stop = new Promise<'stop'>((r) => (this.#wakeStop = () => r('stop')));
+      try {
+        session = await this.#d.open({ workDir: this.workDir, firstSeq: this.#nextSeq, onSegment: (s) => this.#segment(s) });
+        this.#session = session;
+        const first = await Promise.race([session.flowing.then(() => 'flowing' as const), session.broken, stop]);
+        if (first === 'flowing') {
+          this.#flowingSince = session.startedAtMs ?? Date.now();
+          for (const u of this.#users) {
+            if (u.kind === 'live') u.onTap(session.liveTap);
+            if (!u.sawFlow) {
+              u.sawFlow = true;
+              u.flowed(this.#flowingSince);
+            }
+          }
+          await Promise.race([session.broken, stop]);
+        }
+      } catch (err) {
+        const e = err instanceof Error ? err : new Error(String(err));
+        log.warn({ err: e }, 'the room session broke');
+        for (const u of this.#users) {
+          if (u.kind === 'live') u.onTap(null);
+          if (!u.sawFlow) u.failed(e);
+        }
+      } finally {
+        this.#flowingSince = 0;
+        this.#session = null;
+        if (session) await this.#d.close(session);
+        // Recordings leaving get what the stopped session handed on last.
+        for (const u of this.#users) if (u.kind === 'recording' && u.leavingAt !== null) this.#leaveNow(u, Date.now());
+      }
+      if (this.#users.size > 0) await new Promise<void>((r) => setTimeout(r, RESTART_MS).unref());
+    }
+    this.#closed = true;
+    this.#wakeStop = null;
+    // A recording's directory is that recording's until it lets it go (its join may still read it).
+    if (!this.#dirOwner || this.#dirReleased) await rm(this.workDir, { recursive: true, force: true });
+    this.#d.onEmpty();
+  }
+
+  #dirReleased = false;
+
+  /**
+   * The recording that made the stage is done with its directory while the stage still writes into
+   * it: the stage deletes it when it ends. False when the stage has ended (the caller deletes it).
+   */
+  releaseDir(): boolean {
+    if (this.#closed) return false;
+    this.#dirReleased = true;
+    return true;
+  }
+
+  #leaveNow(c: RecordingConsumer, at: number): void {
+    this.#users.delete(c);
+    c.leavingAt = null;
+    c.left(at);
+    if (this.#users.size === 0) this.#wakeStop?.();
+  }
+
+  /** A closed segment: to each recording that takes it (moved into its directory, renumbered), deleted if none does. */
+  async #segment(s: ClosedSegment): Promise<void> {
+    this.#nextSeq = Math.max(this.#nextSeq, s.seq + 1);
+    const now = Date.now();
+    const takers = [...this.#users].filter((u): u is RecordingConsumer => u.kind === 'recording' && s.seq >= u.fromStageSeq);
+    // Usually one; a recording leaving and the next one arriving can share the segment between them.
+    for (const [i, r] of takers.entries()) {
+      const seq = r.firstSeq + (s.seq - r.fromStageSeq);
+      const file = path.join(r.workDir, segmentName(seq));
+      if (path.resolve(file) !== path.resolve(s.file)) {
+        await mkdir(r.workDir, { recursive: true });
+        if (i === takers.length - 1) await rename(s.file, file);
+        else await copyFile(s.file, file);
+      }
+      await r.onSegment({ ...s, seq, file });
+      if (r.leavingAt !== null && now >= r.leavingAt) this.#leaveNow(r, now);
+    }
+    if (takers.length === 0) await rm(s.file, { force: true });
+  }
+
+  /** A recording leaves: at once when it is the last user (the session's stop hands on its last segment), else after the next segment. */
+  leaveRecording(c: RecordingConsumer): Promise<number> {
+    return new Promise<number>((resolve) => {
+      const done = c.left;
+      c.left = (at) => {
+        done(at);
+        resolve(at);
+      };
+      c.leavingAt = Date.now() + LEAVE_MARGIN_MS;
+      const others = [...this.#users].some((u) => u !== c);
+      // Nothing in progress to wait for: it goes now.
+      if (!this.#session) this.#leaveNow(c, Date.now());
+      // The last user: the session stops, hands on its last segment, and the run lets the recording go.
+      else if (!others) this.#wakeStop?.();
+    });
+  }
+}
+
+function recordingConsumer(r: { workDir: string; firstSeq: number; onSegment: (s: ClosedSegment) => Promise<void> }) {
+  let flowed!: (at: number) => void;
+  let failed!: (err: Error) => void;
+  const flowing = new Promise<number>((res) => (flowed = res));
+  const failing = new Promise<Error>((res) => (failed = res));
+  const consumer: RecordingConsumer = {
+    kind: 'recording',
+    workDir: r.workDir,
+    firstSeq: r.firstSeq,
+    fromStageSeq: 0,
+    onSegment: r.onSegment,
+    leavingAt: null,
+    left: () => undefined,
+    flowed,
+    failed,
+    sawFlow: false,
+  };
+  return {
+    consumer,
+    use: (stage: RoomStage): RecordingUse => ({ flowing, failed: failing, leave: () => stage.leaveRecording(consumer) }),
+  };
+}
