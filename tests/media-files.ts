@@ -8,4 +8,5 @@ export const MEDIA_FILES = [
   'tests/integration/recorder-engine.test.ts',
   'tests/integration/recorder-process.test.ts',
   'tests/integration/live-push.test.ts',
+  'tests/integration/live-recorder.test.ts',
 ];

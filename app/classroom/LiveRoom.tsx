@@ -11,7 +11,7 @@ import { MembersPanel } from './MembersPanel.tsx';
 import { MicInvitation, OnMicBanner } from './MicPrompt.tsx';
 import { ObserverHeader } from './ObserverHeader.tsx';
 import { ReconnectOverlay } from './ReconnectOverlay.tsx';
-import { layoutClass } from './roomState.ts';
+import { layoutClass, NO_LIVE } from './roomState.ts';
 import { SidePanel } from './SidePanel.tsx';
 import { MemberBar, TopBar, type ClassMode } from './TopBar.tsx';
 import { useRoomChannel } from './useRoomChannel.ts';
@@ -147,6 +147,10 @@ export function LiveRoom({ answer, roomNumber, inviteUrl }: LiveRoomProps) {
           recordSince={state?.record.since ?? null}
           onStartRecord={actions.startRecord}
           onStopRecord={actions.stopRecord}
+          live={state?.live ?? NO_LIVE}
+          onStartLive={actions.startLive}
+          onEndLive={actions.endLive}
+          loadLivePlatforms={actions.livePlatforms}
         />
       ) : (
         <MemberBar room={room} role={role} onExit={() => void exit()} />

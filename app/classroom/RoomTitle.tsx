@@ -2,10 +2,12 @@ import { useTranslation } from 'react-i18next';
 import type { RoomInfo } from '#core/contracts/api.ts';
 import type { Role } from '#core/contracts/room-events.ts';
 import { RecDot } from '#app/recordings/RecordButton.tsx';
+import { LiveBadge } from '#app/streaming/LiveBadge.tsx';
 
 /**
- * Type, number and my role, in one line of the bar; 'REC' while the class is recorded (the
- * creator's own record button says it, red with the time, so their full bar keeps one line).
+ * Type, number and my role, in one line of the bar; 'REC' while the class is recorded and 'LIVE'
+ * while it is streamed live (the creator's own record and live buttons say it, red with the time,
+ * so their full bar keeps one line).
  */
 export function RoomTitle({ room, role }: { room: RoomInfo; role: Role }) {
   const { t } = useTranslation();
@@ -22,6 +24,7 @@ export function RoomTitle({ room, role }: { room: RoomInfo; role: Role }) {
         {role === 'recorder' ? t('classroom.badge.recorder') : t(`role.${role}`)}
       </span>
       {room.recordState === '1' && role !== 'creator' ? <RecDot /> : null}
+      {room.liveState === '1' && role !== 'creator' ? <LiveBadge /> : null}
     </div>
   );
 }

@@ -5,6 +5,9 @@ import type { Role } from '#core/contracts/room-events.ts';
 import { Button } from '#app/components/Button.tsx';
 import { LanguageSwitch } from '#app/components/lang.tsx';
 import { RecordButton } from '#app/recordings/RecordButton.tsx';
+import { LiveButton } from '#app/streaming/LiveButton.tsx';
+import type { LiveCallAnswer, LivePlatformsAnswer } from './room-channel-client.ts';
+import type { LiveInfo } from './roomState.ts';
 import { InvitePanel } from './InvitePanel.tsx';
 import { MoreMenu } from './MoreMenu.tsx';
 import { RoomTitle } from './RoomTitle.tsx';
@@ -28,9 +31,14 @@ export interface TopBarProps {
   recordSince: number | null;
   onStartRecord: () => Promise<boolean>;
   onStopRecord: () => Promise<boolean>;
+  /** The live push (issue 14) beside room.liveState. */
+  live: LiveInfo;
+  onStartLive: (platform: string, pushStreamUrl: string) => Promise<LiveCallAnswer>;
+  onEndLive: () => Promise<boolean>;
+  loadLivePlatforms: () => Promise<LivePlatformsAnswer>;
 }
 
-/** The creator's top bar (docs/product/02-live-classroom.md §2): modes, view switch, record, invite panel, more menu, exit. */
+/** The creator's top bar (docs/product/02-live-classroom.md §2): modes, view switch, record, live, invite panel, more menu, exit. */
 export function TopBar(props: TopBarProps) {
   const { t } = useTranslation();
   const [inviting, setInviting] = useState(false);
@@ -71,6 +79,14 @@ export function TopBar(props: TopBarProps) {
           offline={props.disabled}
           onStart={props.onStartRecord}
           onStop={props.onStopRecord}
+        />
+        <LiveButton
+          liveState={props.room.liveState ?? '0'}
+          live={props.live}
+          offline={props.disabled}
+          onStart={props.onStartLive}
+          onEnd={props.onEndLive}
+          loadPlatforms={props.loadLivePlatforms}
         />
         <Button variant="secondary" onClick={() => setInviting(true)} aria-haspopup="dialog">
           {t('classroom.inviteButton')}

@@ -24,6 +24,7 @@ import {
   type ServerToClient,
 } from '#core/contracts/room-events.ts';
 import type { CoursewareRoomEvents, CoursewareRoomRequests } from '#core/contracts/courseware.ts';
+import type { LiveApiAnswers } from '#core/contracts/streaming.ts';
 import { api as realApi, isOk, NETWORK_ERROR } from '#app/lib/api.ts';
 import { currentLang } from '#app/lib/lang.ts';
 import { codeMessage, networkMessage } from '#app/lib/messages.ts';
@@ -86,7 +87,21 @@ export interface RoomActions {
   startRecord: () => Promise<boolean>;
   /** stopTask for the running task (asked of the server first when this page does not know it). */
   stopRecord: () => Promise<boolean>;
+  /**
+   * Live streaming (creator, issue 14): startLive with the platform and the key (or the full
+   * address for 'custom'); liveState '2' until roomLive says live or failed. The key is sent and
+   * forgotten: it is never kept here. A refusal is answered, not toasted (the dialog shows it).
+   */
+  startLive: (platform: string, pushStreamUrl: string) => Promise<LiveCallAnswer>;
+  /** endLive: liveState '0' once the server took it (a refusal is toasted). */
+  endLive: () => Promise<boolean>;
+  /** The platforms the key dialog offers (a refusal is answered, not toasted). */
+  livePlatforms: () => Promise<LivePlatformsAnswer>;
 }
+
+/** startLive's outcome for the dialogs: ok, or the server's code and message (a network failure's code is NETWORK_ERROR). */
+export type LiveCallAnswer = { ok: true } | { ok: false; code: string; msg: string };
+export type LivePlatformsAnswer = ({ ok: true } & LiveApiAnswers['getLivePlatforms']) | { ok: false; code: string; msg: string };
 
 export interface CoursewareChannel {
   on: <E extends keyof CoursewareRoomEvents>(event: E, handler: CoursewareRoomEvents[E]) => () => void;
@@ -140,6 +155,8 @@ export class RoomChannelClient {
   readonly #api: typeof realApi;
   /** A start or stop request is out: a second click does nothing. */
   #recordBusy = false;
+  /** A live start or end request is out: a second one does nothing. */
+  #liveBusy = false;
   readonly #listenToWindow: boolean;
   #navigate: (to: string) => void;
   #t: RoomText;
@@ -193,6 +210,9 @@ export class RoomChannelClient {
       reconnectNow: () => this.#reconnectNow(),
       startRecord: () => this.#startRecord(),
       stopRecord: () => this.#stopRecord(),
+      startLive: (platform, pushStreamUrl) => this.#startLive(platform, pushStreamUrl),
+      endLive: () => this.#endLive(),
+      livePlatforms: () => this.#livePlatforms(),
     };
     this.courseware = {
       on: (event, handler) => {
@@ -405,6 +425,7 @@ export class RoomChannelClient {
         });
         this.#reportQuality();
         void this.#learnRecording();
+        void this.#learnLive();
       });
     });
     socket.on('connect_error', (error: Error) => {
@@ -453,6 +474,11 @@ export class RoomChannelClient {
       if (known && p?.taskId && p.taskId !== known) return;
       this.#dispatch({ type: 'record', recordState: '0', at: Date.now() });
       if (this.#isCreator) toast.error(this.#t('record.button.failed'));
+    });
+    // Live streaming (issue 14): started, live, bitrate, reconnecting, ended or failed.
+    socket.on('roomLive', (status) => {
+      if (typeof status?.taskId !== 'string') return;
+      this.#dispatch({ type: 'live', status, at: Date.now() });
     });
     const loose = socket as unknown as { on(event: string, handler: (payload: never) => void): void };
     for (const name of COURSEWARE_EVENTS) {
@@ -590,6 +616,82 @@ export class RoomChannelClient {
       return true;
     } finally {
       this.#recordBusy = false;
+    }
+  }
+
+  /** The message of a refused /api answer, in the page's language. */
+  #answerMessage(answer: { code: string; msg: string }): string {
+    if (answer.code === NETWORK_ERROR) return answer.msg || networkMessage(currentLang());
+    return answer.msg || codeMessage(answer.code, currentLang()) || this.#t('common.refresh');
+  }
+
+  /**
+   * After a (re)join as the creator while a push is starting or live: its platform, start time
+   * and bitrate (the state call), so a reloaded page's progress dialog and elapsed time are right.
+   */
+  async #learnLive(): Promise<void> {
+    const state = this.#snapshot.state;
+    if (!this.#isCreator || !state || (state.roomInfo.liveState ?? '0') === '0') return;
+    const answer = await this.#api('getLiveState', { roomNumber: this.#roomNumber }, { quietNetworkError: true });
+    if (!isOk(answer) || this.#ended) return;
+    // An end that came over the socket meanwhile wins over this older read.
+    if ((this.#snapshot.state?.roomInfo.liveState ?? '0') === '0') return;
+    this.#dispatch({ type: 'live', status: answer.data, at: Date.now() });
+  }
+
+  async #livePlatforms(): Promise<LivePlatformsAnswer> {
+    const answer = await this.#api('getLivePlatforms', { roomNumber: this.#roomNumber }, { quietNetworkError: true });
+    if (isOk(answer)) return { ok: true, platforms: answer.data.platforms, custom: answer.data.custom };
+    return { ok: false, code: answer.code, msg: this.#answerMessage(answer) };
+  }
+
+  async #startLive(platform: string, pushStreamUrl: string): Promise<LiveCallAnswer> {
+    const state = this.#snapshot.state;
+    if (!this.#isCreator || this.#liveBusy || !state) return { ok: false, code: 'busy', msg: '' };
+    this.#liveBusy = true;
+    try {
+      const answer = await this.#api(
+        'startLive',
+        { roomNumber: this.#roomNumber, pushPlatform: platform, pushStreamUrl },
+        { quietNetworkError: true },
+      );
+      if (!isOk(answer)) {
+        // Already live (another tab): learn that push so the button shows it.
+        if (answer.code === '38003') void this.#learnLive();
+        return { ok: false, code: answer.code, msg: this.#answerMessage(answer) };
+      }
+      const status = { taskId: answer.data.taskId, liveState: '2' as const, platform, startedAt: null, kbps: 0, reconnecting: false };
+      this.#dispatch({ type: 'live', status, at: Date.now() });
+      return { ok: true };
+    } finally {
+      this.#liveBusy = false;
+    }
+  }
+
+  async #endLive(): Promise<boolean> {
+    const state = this.#snapshot.state;
+    if (!this.#isCreator || this.#liveBusy || !state) return false;
+    this.#liveBusy = true;
+    try {
+      const answer = await this.#api('endLive', { roomNumber: this.#roomNumber }, { quietNetworkError: true });
+      // 38004: nothing is live any more (it ended meanwhile): the button says so too.
+      if (answer.code !== '0' && answer.code !== '38004') {
+        this.#refusal(answer);
+        return false;
+      }
+      const live = this.#snapshot.state?.live;
+      const status = {
+        taskId: live?.taskId ?? '',
+        liveState: '0' as const,
+        platform: live?.platform ?? '',
+        startedAt: null,
+        kbps: 0,
+        reconnecting: false,
+      };
+      this.#dispatch({ type: 'live', status, at: Date.now() });
+      return true;
+    } finally {
+      this.#liveBusy = false;
     }
   }
 

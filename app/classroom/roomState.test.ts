@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { RoomInfo } from '#core/contracts/api.ts';
 import type { ChatMessage, RoomSnapshot } from '#core/contracts/room-events.ts';
-import { layoutClass, localNetworkQuality, networkBand, roomReducer, sfuNetworkQuality } from './roomState.ts';
+import type { LiveStatus } from '#core/contracts/streaming.ts';
+import { layoutClass, localNetworkQuality, networkBand, NO_LIVE, roomReducer, sfuNetworkQuality } from './roomState.ts';
 import { chatText } from './useRoomChannel.ts';
 
 const info = { roomNumber: '123456', roomType: 1, showState: '', maxMember: 2 } as RoomInfo;
@@ -102,5 +103,81 @@ describe('recording in the room state', () => {
     let s = roomReducer(start, { type: 'record', recordState: '1', taskId: '1', at: 1_000 })!;
     s = roomReducer(s, { type: 'record', recordState: '1', taskId: '2', at: 9_000 })!;
     expect(s.record).toEqual({ taskId: '2', since: 9_000 });
+  });
+});
+
+describe('live streaming in the room state', () => {
+  // The server's clock is 500 ms ahead of this page's (serverTime 10_500 received at 10_000).
+  const start = roomReducer(null, {
+    type: 'snapshot',
+    snapshot: { ...snapshot, roomInfo: { ...info, liveState: '0' } },
+    receivedAt: 10_000,
+  })!;
+  const status = (over: Partial<LiveStatus>): LiveStatus => ({
+    taskId: '7',
+    liveState: '2',
+    platform: 'YouTube',
+    startedAt: null,
+    kbps: 0,
+    reconnecting: false,
+    ...over,
+  });
+
+  it("follows roomLive: starting, then live from the server's start in local time, bitrate and reconnecting", () => {
+    expect(start.live).toEqual(NO_LIVE);
+    let s = roomReducer(start, { type: 'live', status: status({}), at: 11_000 })!;
+    expect(s.roomInfo.liveState).toBe('2');
+    expect(s.live).toMatchObject({ taskId: '7', platform: 'YouTube', since: null, failure: null });
+    s = roomReducer(s, { type: 'live', status: status({ liveState: '1', startedAt: 12_500, kbps: 2900 }), at: 13_000 })!;
+    expect(s.roomInfo.liveState).toBe('1');
+    expect(s.live).toEqual({ taskId: '7', platform: 'YouTube', since: 12_000, kbps: 2900, reconnecting: false, failure: null });
+    s = roomReducer(s, { type: 'live', status: status({ liveState: '1', startedAt: 12_500, kbps: 0, reconnecting: true }), at: 20_000 })!;
+    expect(s.live).toMatchObject({ since: 12_000, kbps: 0, reconnecting: true });
+  });
+
+  it('live without a start time counts from the first live event, and a repeated one keeps it', () => {
+    let s = roomReducer(start, { type: 'live', status: status({ liveState: '1' }), at: 15_000 })!;
+    expect(s.live.since).toBe(15_000);
+    s = roomReducer(s, { type: 'live', status: status({ liveState: '1', kbps: 3000 }), at: 25_000 })!;
+    expect(s.live.since).toBe(15_000);
+    // A late '2' (the start answer after roomLive said live) never steps back.
+    expect(roomReducer(s, { type: 'live', status: status({ liveState: '2' }), at: 26_000 })).toBe(s);
+  });
+
+  it("an end with a failure keeps the reason and the platform; the room's liveState is '0'", () => {
+    let s = roomReducer(start, { type: 'live', status: status({ liveState: '1', startedAt: 12_500 }), at: 13_000 })!;
+    s = roomReducer(s, { type: 'live', status: status({ liveState: '0', failure: 'refused' }), at: 14_000 })!;
+    expect(s.roomInfo.liveState).toBe('0');
+    expect(s.live).toEqual({ taskId: '7', platform: 'YouTube', since: null, kbps: 0, reconnecting: false, failure: 'refused' });
+    // A new start clears it.
+    s = roomReducer(s, { type: 'live', status: status({ taskId: '8' }), at: 15_000 })!;
+    expect(s.live.failure).toBeNull();
+    expect(s.live.taskId).toBe('8');
+  });
+
+  it('a late end of an older task does not stop the running one', () => {
+    const s = roomReducer(start, { type: 'live', status: status({ taskId: '9', liveState: '1', startedAt: 12_500 }), at: 13_000 })!;
+    expect(roomReducer(s, { type: 'live', status: status({ taskId: '7', liveState: '0', failure: 'unreachable' }), at: 14_000 })).toBe(s);
+  });
+
+  it('room patches and a reconnect snapshot move liveState and keep what is known', () => {
+    let s = roomReducer(start, { type: 'live', status: status({ liveState: '1', startedAt: 12_500, kbps: 2500 }), at: 13_000 })!;
+    s = roomReducer(s, { type: 'snapshot', snapshot: { ...snapshot, roomInfo: { ...info, liveState: '1' } }, receivedAt: 60_000 })!;
+    expect(s.live).toMatchObject({ taskId: '7', platform: 'YouTube', since: 12_000 });
+    s = roomReducer(s, { type: 'patch', patch: { liveState: '0' }, at: 70_000 })!;
+    expect(s.roomInfo.liveState).toBe('0');
+    expect(s.live).toMatchObject({ since: null, kbps: 0, failure: null, platform: 'YouTube' });
+    // The failure event after the patch still says why.
+    s = roomReducer(s, { type: 'live', status: status({ liveState: '0', failure: 'timeout' }), at: 70_100 })!;
+    expect(s.live.failure).toBe('timeout');
+    // A joining page that finds the class live counts from the join until getLiveState names the start.
+    const joined = roomReducer(null, {
+      type: 'snapshot',
+      snapshot: { ...snapshot, roomInfo: { ...info, liveState: '1' } },
+      receivedAt: 10_000,
+    })!;
+    expect(joined.live.since).toBe(10_000);
+    const known = roomReducer(joined, { type: 'live', status: status({ liveState: '1', startedAt: 4_500, kbps: 2900 }), at: 10_200 })!;
+    expect(known.live).toMatchObject({ taskId: '7', since: 4_000, kbps: 2900 });
   });
 });

@@ -4,6 +4,7 @@
  */
 import type { RoomInfo } from '#core/contracts/api.ts';
 import type { RecordState } from '#core/contracts/recording.ts';
+import type { LiveFailure, LiveState, LiveStatus } from '#core/contracts/streaming.ts';
 import { CHAT_HISTORY, type ChatMessage, type Member, type MicState, type RoomSnapshot } from '#core/contracts/room-events.ts';
 
 /** The snapshot as kept by the client: live counts, and the clock skew instead of the server time. */
@@ -13,6 +14,8 @@ export interface RoomState extends Omit<RoomSnapshot, 'serverTime'> {
   clockSkew: number;
   /** The cloud recording beside roomInfo.recordState: its task and when it began recording. */
   record: RecordInfo;
+  /** The live push beside roomInfo.liveState (issue 14): platform, since, bitrate, reconnecting, last failure. */
+  live: LiveInfo;
 }
 
 export interface RecordInfo {
@@ -24,11 +27,33 @@ export interface RecordInfo {
 
 export const NO_RECORD: RecordInfo = { taskId: '', since: null };
 
+export interface LiveInfo {
+  /** The push's task ('' until the start answer, a roomLive event or the state call names it). */
+  taskId: string;
+  /** The platform's name ('custom' for a full address); kept after the end (the restart offers it again). */
+  platform: string;
+  /** Local ms epoch when liveState became '1' (the elapsed time); null unless live. */
+  since: number | null;
+  /** The push's bitrate lately, 0 when unknown. */
+  kbps: number;
+  /** The platform was lost and the recorder is trying again. */
+  reconnecting: boolean;
+  /** How the last push ended on its own (set with liveState '0'); null otherwise. */
+  failure: LiveFailure | null;
+}
+
+export const NO_LIVE: LiveInfo = { taskId: '', platform: '', since: null, kbps: 0, reconnecting: false, failure: null };
+
 export type RoomAction =
   | { type: 'snapshot'; snapshot: RoomSnapshot; receivedAt: number }
   | { type: 'patch'; patch: Partial<RoomInfo>; at?: number }
   /** A recording event or answer: the state, its task and (when known) when it began, in local time. */
   | { type: 'record'; recordState: RecordState; taskId?: string; startedAt?: number; at: number }
+  /**
+   * A live status (the roomLive event, the getLiveState answer, the startLive answer): startedAt is
+   * in server time and is made local with the state's clock skew.
+   */
+  | { type: 'live'; status: LiveStatus; at: number }
   | { type: 'members'; members: Member[]; teacherOnline: boolean; participants: number }
   | { type: 'message'; message: ChatMessage }
   | { type: 'mic'; mic: MicState };
@@ -54,9 +79,41 @@ export function nextRecord(prev: RecordInfo, next: RecordState, at: number, task
   return { taskId: task, since: startedAt ?? (sameTask ? prev.since : null) ?? at };
 }
 
+/**
+ * The live push after `status` arrives at local time `at` (skew: server minus local). Live keeps
+ * the time it went live (or takes the server's startedAt, else now); any other state has none. A
+ * late status of an older task never undoes the one running now, and a running push never steps
+ * back to '2'.
+ */
+export function nextLive(prev: LiveInfo, prevState: LiveState, status: LiveStatus, at: number, skew: number): LiveInfo | null {
+  const otherTask = prev.taskId !== '' && status.taskId !== '' && status.taskId !== prev.taskId;
+  if (otherTask && prevState !== '0' && status.liveState === '0') return null;
+  if (!otherTask && prevState === '1' && status.liveState === '2') return null;
+  const base = { taskId: status.taskId || prev.taskId, platform: status.platform || prev.platform };
+  if (status.liveState === '0') return { ...NO_LIVE, ...base, failure: status.failure ?? null };
+  const serverStart = status.startedAt !== null && status.startedAt > 0 ? status.startedAt - skew : null;
+  const since = status.liveState === '1' ? (serverStart ?? (otherTask ? null : prev.since) ?? at) : null;
+  return {
+    ...base,
+    since,
+    kbps: Math.max(0, status.kbps || 0),
+    reconnecting: status.liveState === '1' && status.reconnecting,
+    failure: null,
+  };
+}
+
+/** roomInfo.liveState changed by a patch or a snapshot (no details): the push keeps what it knew. */
+function liveFromState(prev: LiveInfo, next: LiveState, at: number): LiveInfo {
+  if (next === '0') return { ...prev, since: null, kbps: 0, reconnecting: false };
+  if (next === '2') return { ...prev, since: null, failure: null };
+  return { ...prev, since: prev.since ?? at, failure: null };
+}
+
 export function fromSnapshot(snapshot: RoomSnapshot, receivedAt: number, prev?: RoomState | null): RoomState {
   // A reconnect's snapshot keeps the running recording's task and start time.
   const record = nextRecord(prev?.record ?? NO_RECORD, snapshot.roomInfo.recordState, receivedAt);
+  // And the live push's (the failure a reconnect missed is not shown late).
+  const live = liveFromState({ ...(prev?.live ?? NO_LIVE), failure: null }, snapshot.roomInfo.liveState ?? '0', receivedAt);
   return {
     roomInfo: snapshot.roomInfo,
     you: snapshot.you,
@@ -67,6 +124,7 @@ export function fromSnapshot(snapshot: RoomSnapshot, receivedAt: number, prev?: 
     participants: snapshot.members.length,
     clockSkew: snapshot.serverTime ? snapshot.serverTime - receivedAt : 0,
     record,
+    live,
   };
 }
 
@@ -78,7 +136,12 @@ export function roomReducer(state: RoomState | null, action: RoomAction): RoomSt
       const roomInfo = { ...state.roomInfo, ...cleanPatch(action.patch) };
       const record =
         action.patch.recordState === undefined ? state.record : nextRecord(state.record, action.patch.recordState, action.at ?? Date.now());
-      return { ...state, roomInfo, record };
+      const liveState = action.patch.liveState;
+      const live =
+        liveState === undefined || liveState === state.roomInfo.liveState
+          ? state.live
+          : liveFromState(state.live, liveState, action.at ?? Date.now());
+      return { ...state, roomInfo, record, live };
     }
     case 'record':
       return {
@@ -86,6 +149,11 @@ export function roomReducer(state: RoomState | null, action: RoomAction): RoomSt
         roomInfo: { ...state.roomInfo, recordState: action.recordState },
         record: nextRecord(state.record, action.recordState, action.at, action.taskId, action.startedAt),
       };
+    case 'live': {
+      const live = nextLive(state.live, state.roomInfo.liveState ?? '0', action.status, action.at, state.clockSkew);
+      if (!live) return state;
+      return { ...state, roomInfo: { ...state.roomInfo, liveState: action.status.liveState }, live };
+    }
     case 'members':
       return { ...state, members: action.members, teacherOnline: action.teacherOnline, participants: action.participants };
     case 'message':

@@ -23,6 +23,8 @@ export {
   RECONNECT_WAIT_S,
   type ChannelStatus,
   type CoursewareChannel,
+  type LiveCallAnswer,
+  type LivePlatformsAnswer,
   type ReconnectState,
   type RoomActions,
 } from './room-channel-client.ts';

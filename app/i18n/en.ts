@@ -1,5 +1,6 @@
 import { boardEn } from './board.en.ts';
 import { coursewareEn } from './courseware.en.ts';
+import { liveEn } from './live.en.ts';
 import { recordEn } from './record.en.ts';
 import type { Messages } from './zh.ts';
 
@@ -481,6 +482,7 @@ export const en: Messages = {
   board: boardEn,
   courseware: coursewareEn,
   record: recordEn,
+  live: liveEn,
   media: {
     devices: 'Devices',
     controls: 'Camera and microphone',

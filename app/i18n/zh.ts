@@ -1,5 +1,6 @@
 import { boardZh } from './board.zh.ts';
 import { coursewareZh } from './courseware.zh.ts';
+import { liveZh } from './live.zh.ts';
 import { recordZh } from './record.zh.ts';
 
 /** Chinese (the default language). The shape of this object is the shape of every language. */
@@ -470,6 +471,7 @@ export const zh = {
   board: boardZh,
   courseware: coursewareZh,
   record: recordZh,
+  live: liveZh,
   media: {
     devices: '设备设置',
     controls: '摄像头和麦克风',

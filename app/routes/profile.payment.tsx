@@ -1,4 +1,5 @@
 import { useEffect, useEffectEvent, useState, type FormEvent } from 'react';
+import type { TFunction } from 'i18next';
 import { useTranslation } from 'react-i18next';
 import { useRevalidator } from 'react-router';
 import type { Route } from './+types/profile.payment.ts';
@@ -147,7 +148,7 @@ function OrderList({ active }: { active: boolean }) {
   );
 }
 
-function goodsSize(g: GoodsInfo, t: ReturnType<typeof useTranslation>['t']) {
+function goodsSize(g: GoodsInfo, t: TFunction) {
   if (g.goodsType === 2) return t('payment.credits', { n: g.goodsQuantity });
   if (g.goodsType === 3) return `${t('payment.people', { n: g.goodsQuantity })} · ${t('payment.perDays', { n: g.goodsDuration })}`;
   return t('payment.perDays', { n: g.goodsDuration });

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from 'playwright-core';
 import { expect } from 'vitest';
+import type { Logger } from '#core/platform/logger.ts';
 import { startTestServer, type TestServer } from '#tests/support/server.ts';
 
 export const CHROMIUM_ARGS = [
@@ -67,7 +68,15 @@ export function chromiumPath(nice = 0): string {
  * e.g. the fake camera and microphone files of tests/support/av-fixtures.ts.
  */
 export async function startWorld(
-  options: { env?: Record<string, string>; jobs?: boolean; realTime?: boolean; chromiumArgs?: string[]; clientNice?: number } = {},
+  options: {
+    env?: Record<string, string>;
+    jobs?: boolean;
+    realTime?: boolean;
+    chromiumArgs?: string[];
+    clientNice?: number;
+    /** The server's logger (a test that reads what was logged). */
+    logger?: Logger;
+  } = {},
 ): Promise<World> {
   const [server, browser] = await Promise.all([
     startTestServer({
@@ -75,6 +84,7 @@ export async function startWorld(
       ...(options.env ? { env: options.env } : {}),
       ...(options.jobs ? { overrides: { jobs: true } } : {}),
       ...(options.realTime ? { realTime: true } : {}),
+      ...(options.logger ? { logger: options.logger } : {}),
     }),
     chromium.launch({ executablePath: chromiumPath(options.clientNice), args: [...CHROMIUM_ARGS, ...(options.chromiumArgs ?? [])] }),
   ]);

@@ -7,7 +7,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ManualClock } from '#core/platform/clock.ts';
-import { createLogger } from '#core/platform/logger.ts';
+import { createLogger, type Logger } from '#core/platform/logger.ts';
 import { startBanshu, type Banshu } from '#server/app.ts';
 import type { PlatformOverrides } from '#server/platform.ts';
 import { freshDatabase, type EngineName } from './engines.ts';
@@ -35,6 +35,8 @@ export interface TestServerOptions {
    * tests where other processes or real media share the timeline (the recorder's leases).
    */
   realTime?: boolean;
+  /** The server's logger (a test that reads what was logged); default pino at TEST_LOG_LEVEL, silent. */
+  logger?: Logger;
 }
 
 /** A ManualClock that moves with real time; `advance` and `set` still shift it. */
@@ -65,7 +67,7 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
     clock,
     jobs: false,
     ...opts.overrides,
-    logger: createLogger(env['LOG_LEVEL'] ?? 'silent'),
+    logger: opts.logger ?? createLogger(env['LOG_LEVEL'] ?? 'silent'),
     web: { mode: opts.pages ? 'build' : 'none', buildDir: path.resolve('build') },
   });
   return {

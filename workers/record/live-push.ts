@@ -105,6 +105,7 @@ export class LivePush {
   #start(): void {
     if (this.#ended) return;
     this.attempts++;
+    this.#o.logger.info({ to: redactedUrl(this.#o.url), attempt: this.attempts }, 'live push connecting');
     const child = spawn('ffmpeg', pushArgs(this.#o.url), { stdio: ['pipe', 'pipe', 'pipe'] });
     this.#child = child;
     let log = '';

@@ -37,6 +37,8 @@ export interface PushHandle {
 
 /** How long a session may take to end before it is ended by force. */
 const SESSION_STOP_MS = 20_000;
+/** A session started for a live push does not wait for the cameras' first pictures: a refused key is known only once bytes flow, and the platform shows a tile filling in a moment later. */
+const LIVE_FIRST_PICTURES_WAIT_MS = 0;
 /** How often a running recording looks for a stop between renewals (a read). */
 const STOP_POLL_MS = 250;
 
@@ -73,6 +75,8 @@ export interface RunnerDeps {
     scene: Scene;
     logger: Logger;
     onSegment: (s: ClosedSegment) => Promise<void>;
+    /** How long the start waits for every camera's first picture at most (the session's default: 3 s). */
+    firstPicturesWaitMs?: number;
   }): Promise<SessionHandle>;
   /** `trimEndSec`: what was recorded after the stop was asked, cut from the end. */
   join(files: string[], outFile: string, trimEndSec: number): Promise<{ durationMs: number; bytes: number }>;
@@ -188,7 +192,7 @@ export class RecorderRunner {
   }
 
   async #poll(): Promise<void> {
-    const every = this.#d.pollMs ?? 1000;
+    const every = this.#d.pollMs ?? 250;
     while (!this.#closed) {
       try {
         await this.#claimAll();
@@ -208,7 +212,7 @@ export class RecorderRunner {
   }
 
   /** What a stage of `roomNumber` needs: the room's media and scene, a session, its stop. */
-  #stageDeps(roomNumber: string, log: Logger): StageDeps {
+  #stageDeps(roomNumber: string, log: Logger, forLive = false): StageDeps {
     const d = this.#d;
     const scenes = new Map<StageSession, Scene>();
     return {
@@ -218,7 +222,17 @@ export class RecorderRunner {
         const media = await d.mediaFor(roomNumber);
         const scene = await d.openScene(roomNumber);
         try {
-          const session = await d.startSession({ ...media, workDir, firstSeq, settings: d.settings, scene, logger: log, onSegment });
+          const session = await d.startSession({
+            ...media,
+            workDir,
+            firstSeq,
+            settings: d.settings,
+            scene,
+            logger: log,
+            onSegment,
+            // A push waits less for the cameras' first pictures: the platform's answer (a refused key) comes only once bytes flow.
+            ...(forLive ? { firstPicturesWaitMs: LIVE_FIRST_PICTURES_WAIT_MS } : {}),
+          });
           scenes.set(session, scene);
           return session;
         } catch (err) {
@@ -390,6 +404,7 @@ export class RecorderRunner {
     const startPush = d.startPush ?? ((o: LivePushOptions) => new LivePush(o));
     let ended = false;
     let failure: { why: 'refused' | 'unreachable' | 'failed'; detail: string } | null = null;
+    let failureTold = false;
     let push: PushHandle | null = null;
     let reported = '';
     // Task writes in the order the push changed.
@@ -411,6 +426,12 @@ export class RecorderRunner {
           why: s.reason ?? 'failed',
           detail: s.reason === 'refused' ? 'the platform refused the stream' : 'the platform stayed unreachable',
         };
+        // The teacher hears it now; the session stops after.
+        const { why, detail } = failure;
+        write(async () => {
+          await tasks.fail(task.taskId, this.owner, why, detail);
+          failureTold = true;
+        });
         stop();
       }
     };
@@ -440,7 +461,7 @@ export class RecorderRunner {
         log.info('live push joins the room session already running here (recording)');
         use = shared.addLive(onTap);
       } else {
-        const made = RoomStage.forLive(this.#stageDeps(task.roomNumber, log), d.workRoot, onTap);
+        const made = RoomStage.forLive(this.#stageDeps(task.roomNumber, log, true), d.workRoot, onTap);
         this.#stages.set(task.roomNumber, made.stage);
         use = made.use;
       }
@@ -458,8 +479,8 @@ export class RecorderRunner {
       await writes;
     }
     const failed = failure;
-    if (failed && !this.#closed) {
-      await tasks.fail(task.taskId, this.owner, failed.why, failed.detail);
+    if (failed && (failureTold || !this.#closed)) {
+      if (!failureTold) await tasks.fail(task.taskId, this.owner, failed.why, failed.detail);
       log.warn({ why: failed.why }, 'live push failed');
     } else {
       log.info({ closing: this.#closed }, 'live push ended');
@@ -569,5 +590,7 @@ export class RecorderRunner {
     for (const stop of this.#stops) stop();
     await this.#loop;
     await Promise.allSettled([...this.#running.values()].map((r) => r.run));
+    // Stages kept a moment after their last push (LINGER_MS) end now.
+    await Promise.allSettled([...this.#stages.values()].map((stage) => stage.shutdown()));
   }
 }

@@ -4,9 +4,10 @@
  * first of them arrives, starts it again after a break while someone still uses it, and stops it
  * when the last one leaves.
  *
- * - A recording takes the closed segments from the one in progress when it arrives, numbered from
- *   its own next sequence number and moved into its own directory; when it leaves while the push
- *   goes on, it takes segments until one closes after it left (the runner cuts the overshoot).
+ * - A recording takes the closed segments from the one in progress when it arrives (so its file
+ *   and its start time begin up to one segment before it was asked), numbered from its own next
+ *   sequence number and moved into its own directory; when it leaves while the push goes on, it
+ *   takes segments until one closes after it left (the runner cuts the overshoot).
  * - A live push is given the session's MPEG-TS tap; after a restart, the new session's tap.
  * - A segment no recording takes is deleted as soon as it closes.
  */
@@ -21,11 +22,18 @@ import type { ClosedSegment, Logger } from './types.ts';
 const LEAVE_MARGIN_MS = 500;
 /** A broken session is started again after this. */
 const RESTART_MS = 1000;
+/**
+ * A stage whose last push ended keeps its session this long: a teacher starting again (after a
+ * refused key, with another platform) or a recording coming next has the room composed at once.
+ */
+export const LINGER_MS = 5000;
 
 export interface StageSession {
   readonly flowing: Promise<void>;
   readonly broken: Promise<never>;
   readonly startedAtMs?: number;
+  /** How long the start waited for the cameras' first pictures (diagnostics). */
+  readonly firstPicturesMs?: number;
   readonly liveTap: TsTap;
 }
 
@@ -90,11 +98,14 @@ export class RoomStage {
   readonly #users = new Set<Consumer>();
   #session: StageSession | null = null;
   #flowingSince = 0;
+  /** Wall time (ms epoch) the segment in progress began: the session's first frame, then each close. */
+  #segmentSince = 0;
   /** The next segment's sequence number (of the stage). */
   #nextSeq: number;
   #running: Promise<void> | null = null;
   #wakeStop: (() => void) | null = null;
   #closed = false;
+  #linger: NodeJS.Timeout | null = null;
 
   private constructor(d: StageDeps, workDir: string, firstSeq: number, dirOwner: RecordingConsumer | null) {
     this.#d = d;
@@ -145,33 +156,50 @@ export class RoomStage {
     return {
       flowing,
       failed: failing,
-      leave: async () => {
+      leave: () => {
         c.onTap(null);
-        await this.#remove(c);
+        this.#remove(c, LINGER_MS);
+        return Promise.resolve();
       },
     };
   }
 
   #add(c: Consumer): void {
     if (this.#closed) throw new Error('the stage has closed');
+    if (this.#linger) clearTimeout(this.#linger);
+    this.#linger = null;
     this.#users.add(c);
     if (this.#session && this.#flowingSince) {
       if (c.kind === 'recording') c.fromStageSeq = this.#nextSeq;
       if (c.kind === 'live') c.onTap(this.#session.liveTap);
       c.sawFlow = true;
-      c.flowed(Date.now());
+      // A recording has the segment in progress from its beginning: that is where its file begins.
+      c.flowed(c.kind === 'recording' ? this.#segmentSince : Date.now());
     } else if (c.kind === 'recording') {
       c.fromStageSeq = this.#nextSeq;
     }
     this.#running ??= this.#run();
   }
 
-  async #remove(c: Consumer): Promise<void> {
+  /** The last user gone: the session stops after `lingerMs` unless someone comes back. */
+  #remove(c: Consumer, lingerMs: number): void {
     this.#users.delete(c);
-    if (this.#users.size === 0) {
-      this.#wakeStop?.();
-      await this.#running;
-    }
+    if (this.#users.size > 0 || this.#closed) return;
+    if (this.#linger) clearTimeout(this.#linger);
+    this.#linger = setTimeout(() => {
+      this.#linger = null;
+      if (this.#users.size === 0) this.#wakeStop?.();
+    }, lingerMs);
+    this.#linger.unref();
+  }
+
+  /** Ends the stage now, whoever uses it (the process is closing); resolves once the session stopped. */
+  async shutdown(): Promise<void> {
+    if (this.#linger) clearTimeout(this.#linger);
+    this.#linger = null;
+    this.#users.clear();
+    this.#wakeStop?.();
+    await this.#running;
   }
 
   /** Starts sessions while anyone uses the stage; a broken one is started again after RESTART_MS. */
@@ -180,6 +208,7 @@ export class RoomStage {
     const log = this.#d.logger;
     while (this.#users.size > 0) {
       let session: StageSession | null = null;
+      let broke = false;
       const stop = new Promise<'stop'>((r) => (this.#wakeStop = () => r('stop')));
       try {
         session = await this.#d.open({ workDir: this.workDir, firstSeq: this.#nextSeq, onSegment: (s) => this.#segment(s) });
@@ -187,6 +216,8 @@ export class RoomStage {
         const first = await Promise.race([session.flowing.then(() => 'flowing' as const), session.broken, stop]);
         if (first === 'flowing') {
           this.#flowingSince = session.startedAtMs ?? Date.now();
+          this.#segmentSince = this.#flowingSince;
+          log.info({ firstPicturesMs: Math.round(session.firstPicturesMs ?? 0), users: this.#users.size }, 'room session flowing');
           for (const u of this.#users) {
             if (u.kind === 'live') u.onTap(session.liveTap);
             if (!u.sawFlow) {
@@ -198,6 +229,7 @@ export class RoomStage {
         }
       } catch (err) {
         const e = err instanceof Error ? err : new Error(String(err));
+        broke = true;
         log.warn({ err: e }, 'the room session broke');
         for (const u of this.#users) {
           if (u.kind === 'live') u.onTap(null);
@@ -210,7 +242,8 @@ export class RoomStage {
         // Recordings leaving get what the stopped session handed on last.
         for (const u of this.#users) if (u.kind === 'recording' && u.leavingAt !== null) this.#leaveNow(u, Date.now());
       }
-      if (this.#users.size > 0) await new Promise<void>((r) => setTimeout(r, RESTART_MS).unref());
+      // After a break, a moment before trying again; after a stop someone came back during, at once.
+      if (this.#users.size > 0 && broke) await new Promise<void>((r) => setTimeout(r, RESTART_MS).unref());
     }
     this.#closed = true;
     this.#wakeStop = null;
@@ -242,6 +275,7 @@ export class RoomStage {
   async #segment(s: ClosedSegment): Promise<void> {
     this.#nextSeq = Math.max(this.#nextSeq, s.seq + 1);
     const now = Date.now();
+    this.#segmentSince = now;
     const takers = [...this.#users].filter((u): u is RecordingConsumer => u.kind === 'recording' && s.seq >= u.fromStageSeq);
     // Usually one; a recording leaving and the next one arriving can share the segment between them.
     for (const [i, r] of takers.entries()) {

@@ -1,0 +1,62 @@
+import type { LiveMessages } from './live.zh.ts';
+
+/** Live streaming to a video platform (issue 14): the creator's live button and dialogs, the LIVE badge; English. */
+export const liveEn: LiveMessages = {
+  button: {
+    start: 'Live',
+    startName: 'Go live',
+    startingName: 'The live stream is connecting, show progress',
+    live: 'LIVE',
+    liveName: 'Live {{time}}, show the live stream',
+  },
+  badge: 'LIVE',
+  badgeLabel: 'This class is streamed live',
+  key: {
+    title: 'Go live',
+    platform: 'Platform',
+    custom: 'Custom address',
+    key: 'Stream key',
+    keyHint: 'Copy the key from the platform’s streaming settings, e.g. abcd-efgh-ijkl-mnop',
+    address: 'Stream address',
+    addressHint: 'The full address, starting with rtmp:// or rtmps://',
+    show: 'Show',
+    hide: 'Hide',
+    showKey: 'Show the key',
+    hideKey: 'Hide the key',
+    start: 'Start live',
+    loadingPlatforms: 'Loading platforms…',
+    noPlatforms: 'No live platform is available; ask the administrator',
+  },
+  keyEmpty: 'Key can not null',
+  keyMalformed: 'The secret key was filled out incorrectly. Please re-enter it.',
+  addressEmpty: 'Enter the stream address',
+  addressMalformed: 'Enter an address starting with rtmp:// or rtmps://, with its path',
+  loading: {
+    title: 'Starting the live stream',
+    text: 'Connecting to {{platform}}…',
+    hint: 'Once live, the button turns red and shows the time.',
+  },
+  progress: {
+    title: 'Live',
+    platform: 'Platform',
+    elapsed: 'Live for',
+    bitrate: 'Bitrate',
+    unknown: '—',
+    reconnecting: 'The connection to the platform was lost, reconnecting…',
+    end: 'End live',
+  },
+  confirm: {
+    title: 'End the live stream?',
+    text: 'Viewers on the platform stop seeing the class; the class itself goes on.',
+    confirm: 'End live',
+  },
+  failure: {
+    title: 'The live stream failed',
+    refused: 'The platform refused the stream key',
+    unreachable: 'The platform could not be reached',
+    timeout: 'No recorder was available to start the live stream',
+    failed: 'The live stream failed, please retry',
+    restart: 'Restart',
+  },
+  ended: 'The live stream has ended',
+};

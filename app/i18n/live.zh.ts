@@ -1,0 +1,62 @@
+/** Live streaming to a video platform (issue 14): the creator's live button and dialogs, the LIVE badge; Chinese (the shape every language follows). */
+export const liveZh = {
+  button: {
+    start: '直播',
+    startName: '开始直播',
+    startingName: '直播正在连接，查看进度',
+    live: '直播',
+    liveName: '直播中 {{time}}，查看直播',
+  },
+  badge: '直播',
+  badgeLabel: '本课堂正在直播',
+  key: {
+    title: '开始直播',
+    platform: '直播平台',
+    custom: '自定义地址',
+    key: '推流秘钥',
+    keyHint: '在直播平台的推流设置里复制秘钥，例如 abcd-efgh-ijkl-mnop',
+    address: '推流地址',
+    addressHint: '以 rtmp:// 或 rtmps:// 开头的完整推流地址',
+    show: '显示',
+    hide: '隐藏',
+    showKey: '显示秘钥',
+    hideKey: '隐藏秘钥',
+    start: '开始直播',
+    loadingPlatforms: '正在读取直播平台…',
+    noPlatforms: '暂无可用的直播平台，请联系管理员',
+  },
+  keyEmpty: '秘钥不能为空',
+  keyMalformed: '秘钥填写错误，请重新输入',
+  addressEmpty: '推流地址不能为空',
+  addressMalformed: '请填写以 rtmp:// 或 rtmps:// 开头、带路径的推流地址',
+  loading: {
+    title: '正在开始直播',
+    text: '正在连接{{platform}}…',
+    hint: '直播开始后，按钮会变红并显示直播时长。',
+  },
+  progress: {
+    title: '直播中',
+    platform: '直播平台',
+    elapsed: '直播时长',
+    bitrate: '码率',
+    unknown: '—',
+    reconnecting: '与直播平台的连接中断，正在重新连接…',
+    end: '结束直播',
+  },
+  confirm: {
+    title: '结束直播？',
+    text: '直播平台上的观众将看不到本课堂，课堂本身继续进行。',
+    confirm: '结束直播',
+  },
+  failure: {
+    title: '直播失败',
+    refused: '直播平台拒绝了推流秘钥',
+    unreachable: '无法连接到直播平台',
+    timeout: '暂无可用的录制服务来开始直播',
+    failed: '直播失败，请重试',
+    restart: '重新开始',
+  },
+  ended: '直播已结束',
+};
+
+export type LiveMessages = typeof liveZh;
