@@ -130,7 +130,7 @@ export function LiveRoom({ answer, roomNumber, inviteUrl }: LiveRoomProps) {
   return (
     <div className={classes} data-testid="classroom">
       {isObserver ? (
-        <ObserverHeader roomNumber={room.roomNumber} recording={room.recordState === '1'} />
+        <ObserverHeader roomNumber={room.roomNumber} recording={room.recordState === '1'} live={room.liveState === '1'} />
       ) : isCreator ? (
         <TopBar
           room={room}

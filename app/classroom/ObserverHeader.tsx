@@ -2,14 +2,23 @@ import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Brand } from '#app/components/Brand.tsx';
 import { RecDot } from '#app/recordings/RecordButton.tsx';
+import { LiveBadge } from '#app/streaming/LiveBadge.tsx';
 import { NetworkIcon } from './NetworkIcon.tsx';
 import { localNetworkQuality } from './roomState.ts';
 
 const two = (n: number) => String(n).padStart(2, '0');
 export const clockText = (d: Date) => `${two(d.getHours())}:${two(d.getMinutes())}:${two(d.getSeconds())}`;
 
-/** Observers (docs/product/02-live-classroom.md §2): a clock hh:mm:ss refreshed every second and a network signal; no top bar. */
-export function ObserverHeader({ roomNumber, recording = false }: { roomNumber: string; recording?: boolean }) {
+/** Observers (docs/product/02-live-classroom.md §2): a clock hh:mm:ss refreshed every second and a network signal; REC and LIVE signs; no top bar. */
+export function ObserverHeader({
+  roomNumber,
+  recording = false,
+  live = false,
+}: {
+  roomNumber: string;
+  recording?: boolean;
+  live?: boolean;
+}) {
   const { t } = useTranslation();
   const [now, setNow] = useState<Date | null>(null);
   const [quality, setQuality] = useState(0);
@@ -33,6 +42,7 @@ export function ObserverHeader({ roomNumber, recording = false }: { roomNumber: 
       <span className="observer-bar__title">{t('classroom.observer.title', { n: roomNumber })}</span>
       <span className="observer-bar__end">
         {recording ? <RecDot /> : null}
+        {live ? <LiveBadge /> : null}
         <time className="observer-bar__clock mono" aria-label={t('classroom.observer.clock')} data-testid="observer-clock">
           {now ? clockText(now) : '--:--:--'}
         </time>

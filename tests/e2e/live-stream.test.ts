@@ -4,7 +4,8 @@
  * test (its on_publish hook refuses one key). The teacher uses the top bar's live button and its
  * dialogs: the key's rule in the dialog, the loading dialog, live with the platform's name, the
  * elapsed time and the bitrate, the stream pulled from nginx (H.264 1280x720 + AAC 48 kHz), the
- * student's LIVE badge, the confirm before the end; a refused key shows the failure dialog within
+ * student's LIVE badge, 'reconnecting' while nginx is stopped and live again after, the confirm
+ * before the end; a refused key shows the failure dialog within
  * 5 s of the click, and restart brings the key dialog back with the platform kept and the key empty.
  * The key is in no page, no server log line and no payload the student's page received.
  * Tests run in order and share the class. The minute-long push (keyframes over a minute, the ink,
@@ -142,6 +143,14 @@ describe('the teacher streams the class live from the top bar', () => {
     // The key shows nowhere on either page once started.
     expect(await teacher.content()).not.toContain(KEY);
     expect(await student.content()).not.toContain(KEY);
+
+    // The platform goes away: 'reconnecting' in the progress dialog, live again once it is back.
+    await rtmp.stop();
+    await progress.getByTestId('live-reconnecting').waitFor({ timeout: 15_000 });
+    expect(await teacher.getByTestId('live-button').getAttribute('data-live-state')).toBe('1');
+    await shot(teacher, 'reconnecting');
+    await rtmp.start();
+    await progress.getByTestId('live-reconnecting').waitFor({ state: 'detached', timeout: 15_000 });
   }, 120_000);
 
   it('asks before ending; ending stops the stream for everyone', async () => {
