@@ -1,7 +1,7 @@
 /**
  * bench/recorder: what a cloud recording costs (issue 13; docs/decisions/070 and 076).
  *
- *   node bench/recorder.ts [--seconds=30] [--minutes=1,10,60] [--recordings=1,2] [--parts=reference,stop,recording]
+ *   node bench/recorder.ts [--seconds=30] [--minutes=1,10,60] [--recordings=1,2] [--parts=reference,stop,recording,live]
  *
  * Measured, one after the other:
  *   reference   ffmpeg encoding a 720p30 test pattern and a tone at real time (-re) with the
@@ -21,6 +21,11 @@
  *               werift, in this process, so outside the recorder's tree) with the board shown and
  *               changing colour every 2 s, recorded at once for --seconds: the recorder tree's CPU
  *               and PSS from /proc, startTask to recordState '1', and stopTask to the MP4 listed.
+ *   live        benchLive() (issue 14): one class room of 3 on the same product, pushed live to
+ *               Debian's nginx-rtmp (tests/support/rtmp-server.ts) for --seconds, then recorded as
+ *               well for --seconds (one session, one encoding: ADR 085), then recorded alone after
+ *               the push ends; the recorder tree's CPU in each window. Goal: live + recording at
+ *               most 15 % more CPU than live alone.
  *
  * Run it alone: `flock /tmp/banshu-bench.lock node bench/recorder.ts`. Results go to
  * bench/results/recorder-<time>.{md,json}.
@@ -36,6 +41,7 @@ import { S3ObjectStore } from '#core/platform/s3-objects.ts';
 import { call } from '#tests/support/api.ts';
 import { startS3 } from '#tests/support/s3.ts';
 import { startRedis } from '#tests/support/redis.ts';
+import { startRtmpServer } from '#tests/support/rtmp-server.ts';
 import { startTestServer } from '#tests/support/server.ts';
 import { startPostgres } from '#tests/support/postgres.ts';
 import { ask, connectRoom } from '#tests/support/room-client.ts';
@@ -50,7 +56,7 @@ const { values } = parseArgs({
   options: {
     seconds: { type: 'string', default: '30' },
     minutes: { type: 'string', default: '1,10,60' },
-    parts: { type: 'string', default: 'reference,stop,recording' },
+    parts: { type: 'string', default: 'reference,stop,recording,live' },
     recordings: { type: 'string', default: '1,2' },
   },
   allowPositionals: true,
@@ -381,6 +387,96 @@ export async function benchRecording(
   }
 }
 
+export interface LiveBenchResult {
+  /** The recorder tree while the class is pushed live only, then pushed and recorded, then recorded only. */
+  live: TreeUsage;
+  both: TreeUsage;
+  recording: TreeUsage;
+  /** startLive to liveState '1', ms. */
+  startLiveMs: number;
+  /** The push's bitrate the recorder reported (kbit/s) at the end of the live window. */
+  kbps: number;
+}
+
+/**
+ * (d) One class room of three pushed live (issue 14): the recorder tree over `seconds` of the push
+ * alone, then `seconds` of the push and a recording of the same room (one session and encoding,
+ * ADR 085), then `seconds` of the recording alone once the push ended. Uses the contract's calls.
+ */
+export async function benchLive(product: RecordingProduct, o: { seconds: number; sampleMs?: number }): Promise<LiveBenchResult> {
+  const stops: Array<() => Promise<void> | void> = [];
+  try {
+    const creator = await signIn(product);
+    await product.grant(creator.userId);
+    const created = await call(product.url, 'createAgoraRoom', { roomType: 1, consumption: 'on' }, { token: creator.token });
+    if (created.code !== '0') throw new Error(`createAgoraRoom: ${created.code} ${created.msg}`);
+    const roomNumber = created.data.roomInfo.roomNumber as string;
+    const api = async (name: string, body: Record<string, unknown>) => {
+      const r = await call(product.url, name, { roomNumber, ...body }, { token: creator.token });
+      if (r.code !== '0') throw new Error(`${name}: ${r.code} ${r.msg}`);
+      return r.data as Record<string, unknown>;
+    };
+    for (let p = 0; p < CLASS_SIZE; p++) {
+      const who = p === 0 ? creator : await signIn(product);
+      const joined = await call(product.url, 'userJoinAgoraRoom', { roomNumber }, { token: who.token });
+      if (joined.code !== '0') throw new Error(`userJoinAgoraRoom: ${joined.code} ${joined.msg}`);
+      if (p === 0) {
+        const socket = await connectRoom(product.url, joined.data.imToken as string);
+        stops.push(() => void socket.close());
+        if ((await ask(socket, 'joinRoom')).code !== '0') throw new Error('joinRoom refused');
+        let colour = 0;
+        const showBoard = async () => {
+          await ask(socket, 'customRoomEvent', {
+            showState: 'wb',
+            roomExtend: JSON.stringify({ color: colour++ % BACKGROUND_COLOURS.length, pageIndex: 0 }),
+          });
+        };
+        await showBoard();
+        const timer = setInterval(() => void showBoard().catch((e: unknown) => log(`board: ${String(e)}`)), 2000);
+        stops.unshift(() => clearInterval(timer));
+      }
+      stops.push(await product.publish({ index: p, mediaUrl: joined.data.mediaUrl, mediaToken: joined.data.mediaToken }));
+    }
+    const window = async () => {
+      const sampler = sampleTree(product.recorderPid, o.sampleMs ?? 500);
+      await new Promise((r) => setTimeout(r, o.seconds * 1000));
+      return sampler.stop();
+    };
+
+    const t0 = performance.now();
+    await api('startLive', { pushPlatform: 'Bench', pushStreamUrl: 'benc-h000-live-0001' });
+    await until('live', 30_000, async () => ((await api('getLiveState', {}))['liveState'] === '1' ? true : null));
+    const startLiveMs = performance.now() - t0;
+    // The push settles (its first seconds include the handshake) before the window opens.
+    await new Promise((r) => setTimeout(r, 3000));
+    log('live: the push alone');
+    const live = await window();
+    const kbps = Number((await api('getLiveState', {}))['kbps']);
+
+    const task = (await api('startTask', {}))['taskId'] as string;
+    await until('recordState 1', 30_000, async () => ((await api('getRoomMemberRecordState', {}))['recordState'] === '1' ? true : null));
+    log('live: the push and a recording of the same room');
+    const both = await window();
+
+    await api('endLive', {});
+    await new Promise((r) => setTimeout(r, 3000));
+    log('live: the recording alone');
+    const recording = await window();
+    await api('stopTask', { taskId: task });
+    await until('the MP4 in the library', 120_000, async () => {
+      const list = await call(product.url, 'getRecordList', { recordType: 2, pageSize: 50 }, { token: creator.token });
+      return (list.data?.recordList as Array<{ taskId: string; fileSize: string }> | undefined)?.some(
+        (r) => r.taskId === task && r.fileSize !== '',
+      )
+        ? true
+        : null;
+    });
+    return { live, both, recording, startLiveMs, kbps };
+  } finally {
+    for (const stop of stops) await stop();
+  }
+}
+
 /** Three camera + microphone sources, as the recorder's integration test publishes them. */
 const SOURCES = [
   { video: 'testsrc2=s=320x180:r=30', audio: 'sine=f=440:r=48000,volume=0.1', gop: 30 },
@@ -408,10 +504,13 @@ async function startProduct(dir: string): Promise<RecordingProduct & { close(): 
       () => redis.close(),
     );
     const secret = 's'.repeat(64);
+    // Where the live part pushes (nginx with libnginx-mod-rtmp, every key accepted).
+    const rtmp = await startRtmpServer();
+    closers.push(() => rtmp.close());
     const web = await startTestServer({
       engine: 'postgres',
       postgresAdminUrl: pg.url,
-      env: { ROLE: 'web,media', SESSION_SECRET: secret, REDIS_URL: redis.url, ...s3.env },
+      env: { ROLE: 'web,media', SESSION_SECRET: secret, REDIS_URL: redis.url, LIVE_PLATFORMS: `Bench=${rtmp.url}`, ...s3.env },
       realTime: true,
     });
     closers.push(() => web.close());
@@ -432,6 +531,7 @@ async function startProduct(dir: string): Promise<RecordingProduct & { close(): 
         REDIS_URL: redis.url,
         MEDIA_PUBLIC_URL: web.url,
         RECORDER_SLOTS: '2',
+        LIVE_PLATFORMS: `Bench=${rtmp.url}`,
         ...s3.env,
       },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -639,6 +739,40 @@ async function main(): Promise<void> {
             `${r.machinePct.toFixed(0)} %`,
           ]),
         ),
+      );
+    }
+
+    if (parts.has('live')) {
+      log('live: starting PostgreSQL, s3rver, Redis, nginx-rtmp, a web,media server and a ROLE=recorder process');
+      const product = await startProduct(dir);
+      let r: LiveBenchResult;
+      try {
+        r = await benchLive(product, { seconds });
+      } finally {
+        await product.close();
+      }
+      json['live'] = r;
+      const row = (what: string, u: TreeUsage) => [
+        what,
+        u.seconds.toFixed(1),
+        `${u.cpuPct.toFixed(0)} %`,
+        `${((100 * u.cpuPct) / r.live.cpuPct).toFixed(0)} %`,
+        u.peakPssMb.toFixed(0),
+        String(u.processes),
+      ];
+      sections.push(
+        '',
+        markdownTable(
+          ['one class of 3 (recorder tree)', 'window s', 'CPU (% of a core)', 'of live alone', 'peak PSS MB', 'processes'],
+          [
+            row('live push alone', r.live),
+            row('live push + recording of the same room', r.both),
+            row('recording alone (after the push ended)', r.recording),
+          ],
+        ),
+        '',
+        `startLive -> live: ${(r.startLiveMs / 1000).toFixed(1)} s; push bitrate reported ${String(r.kbps)} kbit/s; ` +
+          `live + recording costs ${(100 * (r.both.cpuPct / r.live.cpuPct - 1)).toFixed(0)} % more CPU than live alone (goal: at most 15 %).`,
       );
     }
 
