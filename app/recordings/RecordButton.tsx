@@ -1,8 +1,9 @@
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useConfirm } from '#app/components/Dialog.tsx';
 import { recordButtonView } from './format.ts';
 import type { RecordState } from '#core/contracts/recording.ts';
+import { useNow } from '#app/lib/use-now.ts';
 import './record-button.css';
 
 /**
@@ -25,18 +26,7 @@ export function RecordButton({
   const { t } = useTranslation();
   const confirm = useConfirm();
   const [busy, setBusy] = useState(false);
-  const [now, setNow] = useState(() => Date.now());
-  // A tick a second while recording (the first one at once, so a stale `now` never shows).
-  useEffect(() => {
-    if (state !== '1') return;
-    const tick = () => setNow(Date.now());
-    const first = setTimeout(tick, 0);
-    const timer = setInterval(tick, 1000);
-    return () => {
-      clearTimeout(first);
-      clearInterval(timer);
-    };
-  }, [state]);
+  const now = useNow(state === '1');
   const view = recordButtonView(state, since, now, busy, offline);
 
   const run = async (action: () => Promise<boolean>) => {
@@ -99,8 +89,8 @@ export function RecordButton({
 export function RecDot() {
   const { t } = useTranslation();
   return (
-    <span className="rec-dot" role="img" aria-label={t('record.button.recLabel')} title={t('record.button.recLabel')} data-testid="rec-dot">
-      <span className="rec-dot__light" aria-hidden="true" />
+    <span className="on-air" role="img" aria-label={t('record.button.recLabel')} title={t('record.button.recLabel')} data-testid="rec-dot">
+      <span className="on-air__light" aria-hidden="true" />
       {t('record.button.rec')}
     </span>
   );

@@ -10,6 +10,7 @@ import { LiveKeyDialog } from './LiveKeyDialog.tsx';
 import { failureMessage, formatKbps, formatLiveClock, liveButtonView } from './live-format.ts';
 import type { LiveText } from './live-text.ts';
 import { useLiveText } from './useLiveText.ts';
+import { useNow } from '#app/lib/use-now.ts';
 import './live.css';
 
 export interface LiveButtonProps {
@@ -23,22 +24,6 @@ export interface LiveButtonProps {
 }
 
 type Open = 'key' | 'loading' | 'progress' | 'confirm' | 'failure' | null;
-
-/** Date.now(), a tick a second while `on` (the first one at once, so a stale value never shows). */
-function useNow(on: boolean): number {
-  const [now, setNow] = useState(() => Date.now());
-  useEffect(() => {
-    if (!on) return;
-    const tick = () => setNow(Date.now());
-    const first = setTimeout(tick, 0);
-    const timer = setInterval(tick, 1000);
-    return () => {
-      clearTimeout(first);
-      clearInterval(timer);
-    };
-  }, [on]);
-  return now;
-}
 
 export function platformName(platform: string, t: LiveText): string {
   return platform === CUSTOM_PLATFORM ? t('key.custom') : platform;

@@ -3,26 +3,12 @@
  * recording's (ADR 071). Each change of state is one conditional UPDATE, so a recorder, the start
  * timeout and the teacher's end can never both win.
  */
-import { sql } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import type { Database } from '../platform/db/database.ts';
-import type { LiveTaskState } from '../platform/db/schema.ts';
+import type { LiveTasksTable, LiveTaskState } from '../platform/db/schema.ts';
 
-export interface LiveTaskRow {
-  id: string;
-  room_id: string;
-  room_number: string;
-  user_id: string;
-  platform: string;
-  push_secret: string;
-  state: LiveTaskState;
-  owner: string | null;
-  lease_until: Date | null;
-  created_at: Date;
-  started_at: Date | null;
-  finished_at: Date | null;
-  failure: string | null;
-  kbps: number;
-}
+/** A live_tasks row as read. */
+export type LiveTaskRow = Selectable<LiveTasksTable>;
 
 export const ACTIVE_LIVE: LiveTaskState[] = ['starting', 'live', 'reconnecting'];
 
@@ -52,7 +38,7 @@ export class LiveTaskRepository {
           .doNothing(),
       )
       .returningAll()
-      .executeTakeFirst() as Promise<LiveTaskRow | undefined>;
+      .executeTakeFirst();
   }
 
   task(taskId: string): Promise<LiveTaskRow | undefined> {

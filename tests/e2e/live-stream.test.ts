@@ -12,12 +12,11 @@
  * nginx stopped 10 s, the recording beside it) is tests/integration/live-recorder.test.ts.
  */
 import { execFile } from 'node:child_process';
-import { createServer, type Server } from 'node:http';
 import { promisify } from 'node:util';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { capturingLogger } from '#tests/support/log-capture.ts';
-import { startRtmpServer, type TestRtmpServer } from '#tests/support/rtmp-server.ts';
+import { startPublishHook, startRtmpServer, type TestRtmpServer } from '#tests/support/rtmp-server.ts';
 import { open, signIn, startWorld, type World } from './helpers.ts';
 
 const exec = promisify(execFile);
@@ -30,7 +29,7 @@ async function shot(page: Page, name: string): Promise<void> {
 
 let world: World;
 let rtmp: TestRtmpServer;
-let hook: Server;
+let hook: Awaited<ReturnType<typeof startPublishHook>>;
 let teacher: Page;
 let student: Page;
 let room = '';
@@ -39,16 +38,8 @@ const { logger, lines } = capturingLogger('debug');
 const frames: string[] = [];
 
 beforeAll(async () => {
-  hook = createServer((req, res) => {
-    let body = '';
-    req.on('data', (c: Buffer) => (body += c.toString()));
-    req.on('end', () => {
-      res.statusCode = new URLSearchParams(body).get('name') === REFUSED_KEY ? 403 : 200;
-      res.end();
-    });
-  });
-  await new Promise<void>((r) => hook.listen(0, '127.0.0.1', r));
-  rtmp = await startRtmpServer({ onPublish: `http://127.0.0.1:${String((hook.address() as { port: number }).port)}/publish` });
+  hook = await startPublishHook([REFUSED_KEY]);
+  rtmp = await startRtmpServer({ onPublish: hook.url });
   world = await startWorld({
     realTime: true,
     logger,
@@ -90,7 +81,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await world?.close();
   await rtmp?.close();
-  await new Promise((r) => hook?.close(r));
+  await hook?.close();
 });
 
 describe('the teacher streams the class live from the top bar', () => {

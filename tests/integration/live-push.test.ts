@@ -7,7 +7,6 @@
  * fails at once. The key never reaches the log.
  */
 import { execFile } from 'node:child_process';
-import { createServer, type Server } from 'node:http';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -20,7 +19,7 @@ import { TsTap } from '../../workers/record/ts-tap.ts';
 import type { ClosedSegment } from '../../workers/record/types.ts';
 import { capturingLogger } from '#tests/support/log-capture.ts';
 import { until } from '#tests/support/recording.ts';
-import { startRtmpServer, type TestRtmpServer } from '#tests/support/rtmp-server.ts';
+import { startPublishHook, startRtmpServer, type TestRtmpServer } from '#tests/support/rtmp-server.ts';
 
 const exec = promisify(execFile);
 const KEY = 'live-abcd-1234-efgh';
@@ -29,7 +28,7 @@ const FPS = 30;
 
 let dir = '';
 let rtmp: TestRtmpServer;
-let hook: Server;
+let hook: Awaited<ReturnType<typeof startPublishHook>> | undefined;
 let encoder: Encoder;
 let feed: NodeJS.Timeout;
 const segments: ClosedSegment[] = [];
@@ -88,18 +87,8 @@ async function audioOf(): Promise<Record<string, unknown> | undefined> {
 beforeAll(async () => {
   dir = await mkdtemp(path.join(tmpdir(), 'banshu-live-'));
   // nginx asks this hook before it takes a stream: the refused key is told no.
-  hook = createServer((req, res) => {
-    let body = '';
-    req.on('data', (c: Buffer) => (body += c.toString()));
-    req.on('end', () => {
-      const name = new URLSearchParams(body).get('name');
-      res.statusCode = name === REFUSED_KEY ? 403 : 200;
-      res.end();
-    });
-  });
-  await new Promise<void>((r) => hook.listen(0, '127.0.0.1', r));
-  const port = (hook.address() as { port: number }).port;
-  rtmp = await startRtmpServer({ onPublish: `http://127.0.0.1:${String(port)}/publish` });
+  hook = await startPublishHook([REFUSED_KEY]);
+  rtmp = await startRtmpServer({ onPublish: hook.url });
 
   encoder = new Encoder({
     settings: { width: 1280, height: 720, fps: FPS, videoKbps: 2500, audioKbps: 128, segmentSeconds: 2 },
@@ -128,7 +117,7 @@ afterAll(async () => {
   clearInterval(feed);
   await encoder?.end().catch(() => undefined);
   await rtmp?.close();
-  await new Promise<void>((r) => (hook ? hook.close(() => r()) : r()));
+  await hook?.close();
   await rm(dir, { recursive: true, force: true });
 });
 

@@ -12,7 +12,6 @@
  * - the key in no log line, socket payload or answer.
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { createServer, type Server } from 'node:http';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -28,7 +27,7 @@ import { capturingLogger } from '#tests/support/log-capture.ts';
 import { MediaTestPeer, until } from '#tests/support/media-client.ts';
 import { ask, connectRoom, type RoomSocket } from '#tests/support/room-client.ts';
 import { publishRtp, type RtpPublication } from '#tests/support/rtp-file-publisher.ts';
-import { startRtmpServer, type TestRtmpServer } from '#tests/support/rtmp-server.ts';
+import { startPublishHook, startRtmpServer, type TestRtmpServer } from '#tests/support/rtmp-server.ts';
 import { startTestServer, type TestServer } from '#tests/support/server.ts';
 import { probeMedia } from '../../workers/record/join.ts';
 import { LAYOUT } from '../../workers/record/types.ts';
@@ -41,7 +40,7 @@ const SHOTS = process.env['SHOTS'];
 
 let dir = '';
 let rtmp: TestRtmpServer;
-let hook: Server;
+let hook: Awaited<ReturnType<typeof startPublishHook>>;
 let server: TestServer;
 let teacher: { token: string; userId: string };
 let roomNumber = '';
@@ -170,17 +169,8 @@ async function inkAt(png: Buffer, bx: number, by: number): Promise<boolean> {
 beforeAll(async () => {
   dir = await mkdtemp(path.join(tmpdir(), 'banshu-live-rec-'));
   // nginx asks this hook before it takes a stream: the refused key is told no.
-  hook = createServer((req, res) => {
-    let body = '';
-    req.on('data', (c: Buffer) => (body += c.toString()));
-    req.on('end', () => {
-      res.statusCode = new URLSearchParams(body).get('name') === REFUSED_KEY ? 403 : 200;
-      res.end();
-    });
-  });
-  await new Promise<void>((r) => hook.listen(0, '127.0.0.1', r));
-  const port = (hook.address() as { port: number }).port;
-  rtmp = await startRtmpServer({ onPublish: `http://127.0.0.1:${String(port)}/publish` });
+  hook = await startPublishHook([REFUSED_KEY]);
+  rtmp = await startRtmpServer({ onPublish: hook.url });
   server = await startTestServer({
     realTime: true,
     logger,
@@ -222,7 +212,7 @@ afterAll(async () => {
   studentRoom?.close();
   await server?.close();
   await rtmp?.close();
-  await new Promise((r) => hook?.close(r));
+  await hook?.close();
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 

@@ -16,6 +16,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -214,4 +215,22 @@ export async function startRtmpServer(options: RtmpServerOptions = {}): Promise<
   };
 
   return { url: `rtmp://127.0.0.1:${String(port)}/live`, port, errorLog, start, stop, close };
+}
+
+/**
+ * The HTTP hook nginx asks before it takes a stream (`on_publish`): 403 for the `refused` keys, 200
+ * for any other. Its `url` goes to `startRtmpServer({ onPublish })`.
+ */
+export async function startPublishHook(refused: readonly string[]): Promise<{ url: string; close(): Promise<void> }> {
+  const hook = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c.toString()));
+    req.on('end', () => {
+      res.statusCode = refused.includes(new URLSearchParams(body).get('name') ?? '') ? 403 : 200;
+      res.end();
+    });
+  });
+  await new Promise<void>((r) => hook.listen(0, '127.0.0.1', r));
+  const { port } = hook.address() as { port: number };
+  return { url: `http://127.0.0.1:${String(port)}/publish`, close: () => new Promise<void>((r) => hook.close(() => r())) };
 }
