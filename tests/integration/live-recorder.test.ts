@@ -103,11 +103,11 @@ function pullToFile(file: string, seconds: number): { done: Promise<void>; child
 }
 
 /** The video packets of a file: times and key flags. */
-async function videoPackets(file: string): Promise<Array<{ pts_time: string; flags: string }>> {
+async function videoPackets(file: string): Promise<Array<{ pts_time: string; flags: string; size: string }>> {
   const { stdout } = await exec('ffprobe', ['-v', 'error', '-select_streams', 'v', '-show_packets', '-of', 'json', file], {
     maxBuffer: 64 * 1024 * 1024,
   });
-  return (JSON.parse(stdout) as { packets: Array<{ pts_time: string; flags: string }> }).packets;
+  return (JSON.parse(stdout) as { packets: Array<{ pts_time: string; flags: string; size: string }> }).packets;
 }
 
 async function streamsOf(file: string): Promise<Array<Record<string, unknown>>> {
@@ -145,6 +145,9 @@ async function stopRecording(taskId: string, name: string): Promise<string> {
     .selectAll()
     .where('id', '=', row.fileId)
     .executeTakeFirstOrThrow();
+  // What the recorder did at the stop (segments joined, the overshoot it cut), for a person reading a failure.
+  const listedLine = [...lines].reverse().find((l) => l.msg === 'recording listed');
+  console.log(`${name}: ${JSON.stringify(listedLine)}`);
   const file = path.join(dir, `${name}.mp4`);
   await server.banshu.platform.objects.download(rec.object_key!, file);
   return file;
@@ -230,7 +233,7 @@ describe('the recorder pushes a class live to nginx-rtmp', () => {
     );
     console.log(`startLive -> live: ${String(Date.now() - asked)} ms`);
     const pulled = path.join(dir, 'minute.flv');
-    const pull = pullToFile(pulled, 60);
+    const pull = pullToFile(pulled, 62);
     const at = Date.now();
     await sleepUntil(at + 5000);
     await server.banshu.platform.services.board.submit({ room: roomNumber, uid: teacher.userId, role: 'creator' }, line('ink-1', 300));
@@ -255,7 +258,9 @@ describe('the recorder pushes a class live to nginx-rtmp', () => {
     const streams = await streamsOf(pulled);
     const video = streams.find((s) => s['codec_type'] === 'video')!;
     const audio = streams.find((s) => s['codec_type'] === 'audio')!;
-    expect(video).toMatchObject({ codec_name: 'h264', width: 1280, height: 720 });
+    // H.264 High at level 4.1 at most, as platforms take it.
+    expect(video).toMatchObject({ codec_name: 'h264', profile: 'High', width: 1280, height: 720 });
+    expect(Number(video['level'])).toBeLessThanOrEqual(41);
     const [num, den] = String(video['avg_frame_rate']).split('/').map(Number);
     expect(Math.abs(num! / (den || 1) - FPS)).toBeLessThan(1.5);
     expect(audio).toMatchObject({ codec_name: 'aac', sample_rate: '48000' });
@@ -263,10 +268,14 @@ describe('the recorder pushes a class live to nginx-rtmp', () => {
     const keys = packets.filter((k) => k.flags.startsWith('K')).map((k) => Number(k.pts_time));
     const gaps = keys.slice(1).map((t, i) => t - keys[i]!);
     const span = Number(packets.at(-1)!.pts_time) - Number(packets[0]!.pts_time);
+    // Constant bitrate at the setting (RECORDING_VIDEO_KBPS, 3000), a mostly still board included.
+    const kbps = (packets.reduce((sum, p) => sum + Number(p.size), 0) * 8) / span / 1000;
+    console.log(`pulled video bitrate ${kbps.toFixed(0)} kbit/s`);
+    expect(Math.abs(kbps - 3000)).toBeLessThan(450);
     console.log(
       `pulled ${span.toFixed(1)} s; keyframe gaps min ${Math.min(...gaps).toFixed(3)} max ${Math.max(...gaps).toFixed(3)} (${String(gaps.length)})`,
     );
-    expect(span).toBeGreaterThan(58);
+    expect(span).toBeGreaterThan(59.5);
     expect(gaps.length).toBeGreaterThanOrEqual(28);
     // FLV keeps milliseconds: one frame (33.3 ms) either way.
     for (const g of gaps) expect(Math.abs(g - 2)).toBeLessThanOrEqual(1 / FPS + 0.002);
@@ -333,7 +342,10 @@ describe('the recorder pushes a class live to nginx-rtmp', () => {
     const mp4 = await stopRecording(rec.taskId, 'through-outage');
     const p = await probeMedia(mp4);
     console.log(`recording through the outage: ${p.durationSec.toFixed(2)} s of ${recorded.toFixed(2)} s`);
-    expect(Math.abs(p.durationSec - recorded)).toBeLessThan(2);
+    // No gap: nothing of the outage's 10 s is missing. (Its end is cut at the stop to within about a
+    // second; one run of six came out 2.0 s long, the others within 0.8 s.)
+    expect(p.durationSec).toBeGreaterThan(recorded - 1.5);
+    expect(p.durationSec).toBeLessThan(recorded + 2.5);
     const decoded = await exec('ffmpeg', ['-v', 'error', '-i', mp4, '-f', 'null', '-'], { maxBuffer: 64 * 1024 * 1024 });
     expect(decoded.stderr.trim()).toBe('');
 

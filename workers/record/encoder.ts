@@ -47,6 +47,7 @@ export function encoderArgs(s: RecordingSettings, firstSeq: number, workDir: str
     ...scale,
     ...['-c:v', 'libx264', '-preset', 'veryfast', '-pix_fmt', 'yuv420p'],
     ...['-b:v', `${String(s.videoKbps)}k`, '-maxrate', `${String(s.videoKbps)}k`, '-bufsize', `${String(s.videoKbps * 2)}k`],
+    ...(s.cbr ? ['-minrate', `${String(s.videoKbps)}k`, '-x264-params', 'nal-hrd=cbr'] : []),
     ...['-g', gop, '-keyint_min', gop, '-sc_threshold', '0', '-force_key_frames', `expr:gte(t,n_forced*${String(KEYFRAME_SECONDS)})`],
     ...['-c:a', 'aac', '-b:a', `${String(s.audioKbps)}k`, '-ar', String(AUDIO_RATE), '-ac', '2'],
     '-f',

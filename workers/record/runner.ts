@@ -226,7 +226,8 @@ export class RecorderRunner {
             ...media,
             workDir,
             firstSeq,
-            settings: d.settings,
+            // A session made for a push is encoded at a constant bitrate, as platforms ask (a recording joining it gets the same).
+            settings: forLive ? { ...d.settings, cbr: true } : d.settings,
             scene,
             logger: log,
             onSegment,

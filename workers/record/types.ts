@@ -13,6 +13,11 @@ export interface RecordingSettings {
   videoKbps: number;
   audioKbps: number;
   segmentSeconds: number;
+  /**
+   * Constant bitrate: x264 pads the video to `videoKbps` (HRD filler), as video platforms ask of a
+   * live push. Without it `videoKbps` is a cap (a still board costs far less), which suits a file.
+   */
+  cbr?: boolean;
 }
 
 export interface ClosedSegment {
