@@ -102,4 +102,29 @@ describe('loadConfig', () => {
     for (const bad of ['127.0.0.1:6379', 'http://redis:6379', 'redis://'])
       expect(() => loadConfig({ REDIS_URL: bad }), bad).toThrow(ConfigError);
   });
+
+  it('reads the live platforms (name -> rtmp(s) ingest address) and refuses a bad entry by name', () => {
+    expect(loadConfig({}).LIVE_PLATFORMS).toEqual([{ name: 'YouTube', url: 'rtmp://a.rtmp.youtube.com/live2' }]);
+    expect(loadConfig({}).LIVE_CUSTOM_URL).toBe(false);
+    const c = loadConfig({
+      LIVE_PLATFORMS: ' Bilibili=rtmp://live-push.bilivideo.com/live-bvc/ , 本地 1=rtmps://127.0.0.1:1935/live ',
+      LIVE_CUSTOM_URL: 'true',
+    });
+    expect(c.LIVE_PLATFORMS).toEqual([
+      { name: 'Bilibili', url: 'rtmp://live-push.bilivideo.com/live-bvc' },
+      { name: '本地 1', url: 'rtmps://127.0.0.1:1935/live' },
+    ]);
+    expect(c.LIVE_CUSTOM_URL).toBe(true);
+    for (const bad of [
+      'YouTube=http://a.rtmp.youtube.com/live2',
+      'YouTube=rtmp://a.rtmp.youtube.com',
+      'YouTube=rtmp://u:p@example.com/live',
+      'YouTube=rtmp://example.com/live?k=1',
+      'custom=rtmp://example.com/live',
+      'A=rtmp://example.com/live,A=rtmp://example.org/live',
+      'rtmp://example.com/live',
+      'Bad/Name=rtmp://example.com/live',
+    ])
+      expect(() => loadConfig({ LIVE_PLATFORMS: bad }), bad).toThrow(/LIVE_PLATFORMS/);
+  });
 });
