@@ -1,17 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { CUSTOM_PLATFORM, STREAM_KEY_EMPTY, STREAM_KEY_MALFORMED } from '#core/contracts/streaming.ts';
+import { CUSTOM_PLATFORM, customPushUrlProblem, STREAM_KEY_EMPTY, STREAM_KEY_MALFORMED } from '#core/contracts/streaming.ts';
 import { errorCatalogue } from '#core/platform/errors.ts';
 import { liveEn } from '#app/i18n/live.en.ts';
 import { liveZh } from '#app/i18n/live.zh.ts';
-import {
-  customAddressProblem,
-  failureMessage,
-  fieldMessageOfCode,
-  formatKbps,
-  formatLiveClock,
-  liveButtonView,
-  liveFieldProblem,
-} from './live-format.ts';
+import { failureMessage, fieldMessageOfCode, formatKbps, formatLiveClock, liveButtonView, liveFieldProblem } from './live-format.ts';
 import { liveText } from './live-text.ts';
 
 describe('formatLiveClock', () => {
@@ -54,12 +46,15 @@ describe('the key and address checks', () => {
   it("'custom' takes a full rtmp:// or rtmps:// address with a path", () => {
     expect(liveFieldProblem(CUSTOM_PLATFORM, ' ')).toBe('addressEmpty');
     expect(liveFieldProblem(CUSTOM_PLATFORM, 'abcd-efgh-ijkl-mnop')).toBe('addressMalformed');
-    expect(customAddressProblem('http://live.example.com/app/key')).toBe('malformed');
-    expect(customAddressProblem('rtmp://live.example.com')).toBe('malformed');
-    expect(customAddressProblem('rtmp://live.example.com/')).toBe('malformed');
-    expect(customAddressProblem('rtmp:///app/key')).toBe('malformed');
-    expect(customAddressProblem('rtmp://live.example.com/app/key')).toBeNull();
-    expect(customAddressProblem('RTMPS://live.example.com:443/app/abcd-efgh')).toBeNull();
+    expect(customPushUrlProblem('http://live.example.com/app/key')).toBe('malformed');
+    expect(customPushUrlProblem('rtmp://live.example.com')).toBe('malformed');
+    expect(customPushUrlProblem('rtmp://live.example.com/')).toBe('malformed');
+    expect(customPushUrlProblem('rtmp:///app/key')).toBe('malformed');
+    expect(customPushUrlProblem('rtmp://live.example.com/app/key')).toBeNull();
+    expect(customPushUrlProblem('RTMPS://live.example.com:443/app/abcd-efgh')).toBeNull();
+    // The server's rule, the same function: an application without a key is refused on both ends.
+    expect(customPushUrlProblem('rtmp://live.example.com/app')).toBe('malformed');
+    expect(customPushUrlProblem('rtmp://user:pw@live.example.com/app/key')).toBe('malformed');
   });
   it('the server codes of the field stay under it; the others go to the failure dialog', () => {
     expect(fieldMessageOfCode('38001')).toBe('keyMalformed');

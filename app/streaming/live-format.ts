@@ -1,9 +1,10 @@
 /**
  * How the live-streaming button and dialogs show things (issue 14, ADR 084): the elapsed time
- * (hh:mm:ss), the bitrate, the key and address checks as message keys, and the failure wording.
+ * (hh:mm:ss), the bitrate, the key and address checks (the contract's rules) as message keys, and
+ * the failure wording.
  * Pure functions, tested without a DOM.
  */
-import { CUSTOM_PLATFORM, streamKeyProblem, type LiveFailure } from '#core/contracts/streaming.ts';
+import { CUSTOM_PLATFORM, customPushUrlProblem, streamKeyProblem, type LiveFailure } from '#core/contracts/streaming.ts';
 
 /** hh:mm:ss since the stream went live (hours keep counting past 23); negative is 00:00:00. */
 export function formatLiveClock(ms: number): string {
@@ -22,33 +23,13 @@ export function formatKbps(kbps: number): string | null {
   return `${(whole / 1000).toFixed(1)} Mbit/s`;
 }
 
-export type AddressProblem = 'empty' | 'malformed';
-
-/**
- * A custom platform's full address as the dialog checks it: rtmp:// or rtmps://, a host and a path
- * (the application and the key). The server checks the rest (no credentials, no query...).
- */
-export function customAddressProblem(raw: string): AddressProblem | null {
-  const text = raw.trim();
-  if (text === '') return 'empty';
-  if (!/^rtmps?:\/\//i.test(text)) return 'malformed';
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    return 'malformed';
-  }
-  if (!url.hostname) return 'malformed';
-  return url.pathname.split('/').some(Boolean) ? null : 'malformed';
-}
-
 /** The message keys (live.*) of the key or address field's inline problem. */
 export type LiveFieldMessage = 'keyEmpty' | 'keyMalformed' | 'addressEmpty' | 'addressMalformed';
 
 /** What is wrong with the key (named platform) or the address ('custom'), as a message key; null when it may be sent. */
 export function liveFieldProblem(platform: string, raw: string): LiveFieldMessage | null {
   if (platform === CUSTOM_PLATFORM) {
-    const problem = customAddressProblem(raw);
+    const problem = customPushUrlProblem(raw);
     return problem === 'empty' ? 'addressEmpty' : problem === 'malformed' ? 'addressMalformed' : null;
   }
   const problem = streamKeyProblem(raw);

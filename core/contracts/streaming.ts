@@ -48,6 +48,17 @@ export function ingestUrlProblem(raw: string): string | null {
   return null;
 }
 
+/**
+ * A full push address pasted for the 'custom' platform, as the dialog and the server check it: an
+ * ingest address (ingestUrlProblem) with the key as its last part, so at least two path parts.
+ */
+export function customPushUrlProblem(raw: string): 'empty' | 'malformed' | null {
+  const url = raw.trim();
+  if (url === '') return 'empty';
+  if (ingestUrlProblem(url) !== null) return 'malformed';
+  return new URL(url).pathname.split('/').filter(Boolean).length >= 2 ? null : 'malformed';
+}
+
 /** The address the recorder pushes to: the platform's ingest address and the key as its last part. */
 export function pushUrl(ingest: string, key: string): string {
   return `${ingest.replace(/\/+$/, '')}/${encodeURIComponent(key.trim())}`;

@@ -116,8 +116,7 @@ export class LiveTasks {
 
   /** Bytes reach the platform: live (started_at kept across a reconnect or a takeover). */
   async live(taskId: string, owner: string): Promise<void> {
-    const before = await this.repo.task(taskId);
-    const row = await this.repo.move(taskId, owner, 'live', before?.started_at ?? this.clock.now());
+    const row = await this.repo.move(taskId, owner, 'live', this.clock.now());
     if (row) await this.tell(row);
   }
 

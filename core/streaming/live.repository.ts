@@ -124,8 +124,11 @@ export class LiveTaskRepository {
   }
 
   /** starting/live/reconnecting -> `to` for its owner; undefined when it is not theirs or not active. */
-  move(taskId: string, owner: string, to: 'live' | 'reconnecting', startedAt?: Date): Promise<LiveTaskRow | undefined> {
-    let q = this.db.updateTable('live_tasks').set(startedAt ? { state: to, started_at: startedAt } : { state: to });
+  move(taskId: string, owner: string, to: 'live' | 'reconnecting', now?: Date): Promise<LiveTaskRow | undefined> {
+    // The first time live is when it went live: kept across reconnects and takeovers.
+    let q = this.db
+      .updateTable('live_tasks')
+      .set((eb) => (now ? { state: to, started_at: eb.fn.coalesce('started_at', eb.val(now)) } : { state: to }));
     q = q.where('id', '=', taskId).where('owner', '=', owner).where('state', 'in', ACTIVE_LIVE);
     if (to === 'live') q = q.where('state', '<>', 'live');
     return q.returningAll().executeTakeFirst();

@@ -11,7 +11,7 @@ import { DomainError, notAllowed, roomNotFound } from '../platform/errors.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { Actor, Scheduler } from '../rooms/live.service.ts';
 import type { LiveRepository } from '../rooms/live.repository.ts';
-import { CUSTOM_PLATFORM, ingestUrlProblem, pushUrl, streamKeyProblem, type LiveApiAnswers } from '../contracts/streaming.ts';
+import { CUSTOM_PLATFORM, customPushUrlProblem, pushUrl, streamKeyProblem, type LiveApiAnswers } from '../contracts/streaming.ts';
 import { seal } from './sealed.ts';
 import { liveStatus, type LiveTasks } from './live-tasks.ts';
 
@@ -25,12 +25,7 @@ export function pushAddress(
 ): { url: string } | { refused: '38001' | '38002' | '38005' | '38006' } {
   if (platform === CUSTOM_PLATFORM) {
     if (!config.LIVE_CUSTOM_URL) return { refused: '38002' };
-    const url = typed.trim();
-    // A full address: an ingest address (scheme, host, application) and the key as its last part.
-    if (url === '' || ingestUrlProblem(url) !== null) return { refused: '38005' };
-    const parts = new URL(url).pathname.split('/').filter(Boolean);
-    if (parts.length < 2) return { refused: '38005' };
-    return { url };
+    return customPushUrlProblem(typed) === null ? { url: typed.trim() } : { refused: '38005' };
   }
   const known = config.LIVE_PLATFORMS.find((p) => p.name === platform);
   if (!known) return { refused: '38002' };

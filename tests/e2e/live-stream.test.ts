@@ -131,6 +131,25 @@ describe('the teacher streams the class live from the top bar', () => {
     await expect.poll(() => progress.getByTestId('live-progress-elapsed').textContent(), { timeout: 5000 }).not.toBe(elapsed);
     await shot(teacher, 'progress');
     await shot(student, 'student-badge');
+    // The same dialog on a phone-sized window, and in English (the switch is in the bar, under the dialog).
+    await teacher.setViewportSize({ width: 390, height: 844 });
+    await shot(teacher, 'progress-phone');
+    await teacher.setViewportSize({ width: 1280, height: 720 });
+    await teacher.keyboard.press('Escape');
+    await progress.waitFor({ state: 'detached' });
+    await teacher.getByTestId('lang-switch').click();
+    await button.click();
+    await expect.poll(() => progress.textContent()).toMatch(/bit\/s/);
+    await expect.poll(() => progress.textContent()).toMatch(/Platform|platform/);
+    await shot(teacher, 'progress-en');
+    await teacher.setViewportSize({ width: 390, height: 844 });
+    await shot(teacher, 'progress-en-phone');
+    await teacher.setViewportSize({ width: 1280, height: 720 });
+    await teacher.keyboard.press('Escape');
+    await progress.waitFor({ state: 'detached' });
+    await teacher.getByTestId('lang-switch').click();
+    await button.click();
+    await progress.waitFor();
     // The key shows nowhere on either page once started.
     expect(await teacher.content()).not.toContain(KEY);
     expect(await student.content()).not.toContain(KEY);
