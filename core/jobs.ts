@@ -22,6 +22,10 @@ export const jobPayloadSchemas = {
   'courseware.purgeUploads': nothing,
   /** Delete what was written to a registered upload's link after registration (ADR 056), once the link expired. */
   'courseware.dropUpload': z.object({ key: z.string().min(1).max(600) }),
+  /** Make a saved studio take into a fast-start MP4 with a poster (core/studio/studio.service.ts). */
+  'studio.remux': z.object({ recordId: z.string().regex(/^\d{1,19}$/) }),
+  /** Drop studio uploads never saved within STUDIO_UPLOAD_HOURS. */
+  'studio.purgeUploads': nothing,
 };
 
 export type JobPayloads = { [N in keyof typeof jobPayloadSchemas]: z.infer<(typeof jobPayloadSchemas)[N]> };
@@ -41,12 +45,17 @@ export function jobHandlers(services: Services): JobHandlers {
       await services.courseware.purgeStaleUploads();
     },
     'courseware.dropUpload': (payload) => services.courseware.dropUpload(payload.key),
+    'studio.remux': (payload, meta) => services.studio.remux(payload, meta),
+    'studio.purgeUploads': async () => {
+      await services.studio.purgeExpired();
+    },
   };
 }
 
 /** Per-queue worker options: a conversion is picked up quickly (the first page should show within a second). */
 export const jobOptions: Partial<Record<JobName, WorkOptions>> = {
   'courseware.convert': { pollingIntervalSeconds: 0.5, heartbeatRefreshSeconds: 3 },
+  'studio.remux': { pollingIntervalSeconds: 0.5, heartbeatRefreshSeconds: 3 },
 };
 
 /**
@@ -55,15 +64,20 @@ export const jobOptions: Partial<Record<JobName, WorkOptions>> = {
  * default 15-minute expiry; a live one is bounded by the conversion time limit and a minute.
  */
 export function queueOptions(config: { COURSEWARE_CONVERT_SECONDS: number }): Partial<Record<JobName, QueueOptions>> {
-  return { 'courseware.convert': { heartbeatSeconds: 10, expireInSeconds: config.COURSEWARE_CONVERT_SECONDS + 60 } };
+  return {
+    'courseware.convert': { heartbeatSeconds: 10, expireInSeconds: config.COURSEWARE_CONVERT_SECONDS + 60 },
+    // A take's remux is bounded like a conversion, with at least 10 minutes (core/studio/studio.service.ts).
+    'studio.remux': { heartbeatSeconds: 10, expireInSeconds: Math.max(600, config.COURSEWARE_CONVERT_SECONDS) + 60 },
+  };
 }
 
 /** Queues whose workers are woken by NOTIFY as a job is sent (no polling delay before a conversion starts). */
-export const notifyQueues: readonly JobName[] = ['courseware.convert'];
+export const notifyQueues: readonly JobName[] = ['courseware.convert', 'studio.remux'];
 
 /** Recurring jobs (cron, UTC). */
 export const schedules: Array<{ name: JobName; cron: string }> = [
   { name: 'housekeeping.purge', cron: '17 * * * *' },
   { name: 'rooms.closeExpired', cron: '* * * * *' },
   { name: 'courseware.purgeUploads', cron: '41 * * * *' },
+  { name: 'studio.purgeUploads', cron: '47 * * * *' },
 ];

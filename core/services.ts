@@ -42,6 +42,8 @@ import { RecordingService } from './recording/recording.service.ts';
 import { LiveTaskRepository } from './streaming/live.repository.ts';
 import { LiveTasks } from './streaming/live-tasks.ts';
 import { StreamingService } from './streaming/live.service.ts';
+import { StudioRepository } from './studio/studio.repository.ts';
+import { StudioService } from './studio/studio.service.ts';
 
 export interface Ports {
   config: Config;
@@ -91,6 +93,8 @@ export interface Services {
   streaming: StreamingService;
   liveTasks: LiveTasks;
   recordTasks: RecordTasks;
+  /** The recording studio: uploads of takes and the MP4s made of them (ADR 086). */
+  studio: StudioService;
 }
 
 export function buildServices(p: Ports): Services {
@@ -164,6 +168,17 @@ export function buildServices(p: Ports): Services {
     secret: p.secret,
   });
   live.streaming = streaming;
+  const studio = new StudioService({
+    repo: new StudioRepository(p.db),
+    objects: p.objects,
+    converter: p.converter ?? null,
+    jobs: p.jobs,
+    events: p.events,
+    limiter,
+    clock: p.clock,
+    config: p.config,
+    logger: p.logger,
+  });
   return {
     account,
     rooms,
@@ -184,5 +199,6 @@ export function buildServices(p: Ports): Services {
     recordTasks,
     streaming,
     liveTasks,
+    studio,
   };
 }

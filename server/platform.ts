@@ -227,6 +227,8 @@ export async function buildPlatform(config: Config, o: PlatformOverrides = {}): 
     for (const s of schedules) await jobs.schedule(s.name, s.cron);
     // Conversions a killed process left half-done are queued again, or failed with a reason (ADR 068).
     await services.courseware.conversion.resumeInterrupted(jobs);
+    // Studio takes saved while no worker ran, or whose worker was killed, are made now (ADR 086).
+    await services.studio.resumeInterrupted(jobs);
   }
 
   return {

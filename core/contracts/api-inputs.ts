@@ -13,6 +13,7 @@ import * as board from '../board/board.schema.ts';
 import * as courseware from '../courseware/courseware.schema.ts';
 import * as recording from '../recording/recording.schema.ts';
 import * as streaming from '../streaming/streaming.schema.ts';
+import * as studio from '../studio/studio.schema.ts';
 import type { ApiAnswers } from './api.ts';
 
 export const apiInputs = {
@@ -70,4 +71,8 @@ export const apiInputs = {
   endLive: streaming.endLiveInput,
   getLiveState: streaming.liveStateInput,
   getLivePlatforms: streaming.liveStateInput,
+  createUploadToken: studio.createUploadTokenInput,
+  signUploadParts: studio.signUploadPartsInput,
+  addlocalRecordFile: studio.addlocalRecordFileInput,
+  abortUpload: studio.abortUploadInput,
 } as const satisfies { [N in keyof ApiAnswers]: z.ZodType };

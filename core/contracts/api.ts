@@ -9,6 +9,7 @@ import type { LayerState } from './board.ts';
 import type { CoursewareApiAnswers, RoomCourseware } from './courseware.ts';
 import type { RecordingApiAnswers } from './recording.ts';
 import type { LiveApiAnswers } from './streaming.ts';
+import type { StudioApiAnswers } from './studio.ts';
 
 export interface Envelope<T> {
   code: string; // '0' success, else a code of core/platform/errors.ts
@@ -123,7 +124,7 @@ export interface Announcement {
  * name -> answer data of each /api call. The request of each call is its zod input schema (the one
  * source of truth, core/contracts/api-inputs.ts); see ApiRequest and ApiInput below.
  */
-export interface ApiAnswers extends CoursewareApiAnswers, RecordingApiAnswers, LiveApiAnswers {
+export interface ApiAnswers extends CoursewareApiAnswers, RecordingApiAnswers, LiveApiAnswers, StudioApiAnswers {
   sendPhoneCode: { resendAfter: number };
   loginUser: { userInfo: UserInfo };
   logout: null;

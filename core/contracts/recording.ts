@@ -28,6 +28,8 @@ export interface RecordRow {
   createTime: number;
   type: RecordType;
   roomNumber: string;
+  /** The MP4 could not be made (a studio take the worker could not read); absent otherwise. */
+  failed?: true;
 }
 
 export interface RecordingApiAnswers {
@@ -44,7 +46,8 @@ export interface RecordingApiAnswers {
   /** The owner's records, newest first; pageTime: createTime of the last row shown. */
   getRecordList: { recordList: RecordRow[]; total: number };
   /** A signed GET link (range requests work); with download, the link asks for an attachment. */
-  getRecordFileUrl: { fileUrl: string };
+  /** posterUrl: a signed link to the poster frame, when the record has one (studio recordings). */
+  getRecordFileUrl: { fileUrl: string; posterUrl?: string };
   delRecord: Record<string, never>;
   /** A signed link to the watch page, valid RECORD_SHARE_DAYS (ADR 073); expiresAt ms epoch. */
   createRecordShareLink: { url: string; expiresAt: number };

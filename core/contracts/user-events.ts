@@ -8,6 +8,7 @@ import { z } from 'zod';
 import type { Events, Requests } from './channel.ts';
 import { coursewareUserEvents } from './courseware.ts';
 import { recordingUserEvents } from './recording.ts';
+import { studioUserEvents } from './studio.ts';
 
 export const USER_NAMESPACE = '/user';
 
@@ -17,6 +18,7 @@ export const userEvents = {
   paymentSuccess: z.strictObject({ orderId: z.string() }),
   ...coursewareUserEvents,
   ...recordingUserEvents,
+  ...studioUserEvents,
 };
 
 /** Browser -> server: none. */

@@ -50,6 +50,8 @@ export interface ConvertOptions {
   /** More pages than this: ConvertError 'too-many-pages'; CONVERT_MAX_PAGES by default. */
   maxPages?: number;
   signal?: AbortSignal;
+  /** Videos: a WebM (a studio take recorded by Firefox) is taken too, and re-encoded; courseware stays mp4 only. */
+  acceptWebm?: boolean;
 }
 
 export interface Converter {

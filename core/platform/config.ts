@@ -163,6 +163,11 @@ export const configSchema = z
     COURSEWARE_UPLOADS_PER_HOUR: int(60, 1),
     CONVERT_OFFICE_SLOTS: int(1, 1, 16),
     CONVERT_PDF_WORKERS: int(2, 1, 16),
+    /** The recording studio (issue 15): the largest take accepted, and uploads opened per teacher per hour. */
+    STUDIO_MAX_MB: int(4096, 10, 5_000_000),
+    STUDIO_UPLOADS_PER_HOUR: int(30, 1),
+    /** An upload not saved within this many hours is dropped with its parts (the take stays in the browser). */
+    STUDIO_UPLOAD_HOURS: int(72, 1, 24 * 30),
     /** Cloud recording (issue 13): the composed frame, its encoder and the pieces it is cut into. */
     RECORDING_WIDTH: int(1280, 320, 3840),
     RECORDING_HEIGHT: int(720, 180, 2160),

@@ -3,7 +3,7 @@
  * The disk adapter hands out HMAC-signed URLs that expire (GET and, for uploads, PUT with a size
  * limit) served by our own HTTP server; the S3 adapter (s3-objects.ts) presigns with the SDK.
  */
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { copyFile, mkdir, open, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -38,6 +38,43 @@ export interface ObjectStore {
   download(key: string, file: string): Promise<ObjectInfo | null>;
   /** Stores a local file (large: streamed, not read into memory). */
   putFile(key: string, file: string, contentType: string): Promise<void>;
+  /**
+   * Multipart upload (the studio, ADR 086): opens one for `key` and answers the store's upload id.
+   * A browser PUTs each part to its own signed URL; the answer's ETag names the stored part; a
+   * part PUT again replaces it.
+   */
+  createMultipart(key: string, contentType: string): Promise<string>;
+  /** A URL a browser may PUT part `partNumber` (exactly `size` bytes) to until it expires. */
+  signedPartUrl(key: string, uploadId: string, partNumber: number, size: number, ttlSeconds: number): Promise<SignedPut>;
+  /**
+   * Joins the parts, in part-number order, into the object `key` and answers its size. Refuses
+   * (MultipartRefused, nothing written) when a part is missing, its ETag is not the stored part's,
+   * or a part but the last is under MULTIPART_MIN_PART bytes.
+   */
+  completeMultipart(key: string, uploadId: string, parts: ReadonlyArray<{ partNumber: number; etag: string }>): Promise<number>;
+  /** Drops the upload and its stored parts (nothing happens when it is gone already). */
+  abortMultipart(key: string, uploadId: string): Promise<void>;
+}
+
+/** S3's smallest part (all but the last). */
+export const MULTIPART_MIN_PART = 5 * 1024 * 1024;
+
+/** A multipart upload that cannot be joined as asked (a missing or changed part, a short part). */
+export class MultipartRefused extends Error {
+  override name = 'MultipartRefused';
+}
+
+/** An ETag as stores write it, without quotes (S3 quotes it; browsers read it either way). */
+export const bareEtag = (etag: string): string => etag.trim().replace(/^W\//, '').replace(/^"|"$/g, '');
+
+/** The disk store keeps the parts of upload `id` under this prefix (also how the PUT route recognises a part). */
+export const DISK_PART_PREFIX = 'multipart/';
+const UPLOAD_ID_RULE = /^[A-Za-z0-9_-]{16,64}$/;
+
+/** The disk store's key of part `n` of upload `id`; null when `key` is not one. */
+export function diskPartOf(key: string): { uploadId: string; partNumber: number } | null {
+  const m = /^multipart\/([A-Za-z0-9_-]{16,64})\/(\d{5})$/.exec(key);
+  return m ? { uploadId: m[1]!, partNumber: Number(m[2]) } : null;
 }
 
 export interface GetOptions {
@@ -221,15 +258,17 @@ export class DiskObjectStore implements ObjectStore {
    * Streams a body into the store, refusing it (ObjectTooLarge, nothing stored) as soon as it
    * passes `maxBytes`; the object appears only once complete.
    */
-  async putStream(key: string, body: Readable, contentType: string, maxBytes: number): Promise<number> {
+  async putStream(key: string, body: Readable, contentType: string, maxBytes: number): Promise<{ size: number; md5: string }> {
     const file = this.#file(key);
     await mkdir(path.dirname(file), { recursive: true });
     const tmp = `${file}.${process.pid}.${Date.now()}.${Math.random().toString(36).slice(2)}.tmp`;
     let size = 0;
+    const hash = createHash('md5');
     const limit = new Transform({
       transform(chunk: Buffer, _enc, done) {
         size += chunk.length;
         if (size > maxBytes) return done(new ObjectTooLarge(`more than ${maxBytes} bytes`));
+        hash.update(chunk);
         done(null, chunk);
       },
     });
@@ -238,7 +277,7 @@ export class DiskObjectStore implements ObjectStore {
       await writeFile(`${tmp}.type`, contentType);
       await rename(`${tmp}.type`, `${file}.type`);
       await rename(tmp, file);
-      return size;
+      return { size, md5: hash.digest('hex') };
     } catch (err) {
       await rm(tmp, { force: true });
       await rm(`${tmp}.type`, { force: true });
@@ -278,5 +317,80 @@ export class DiskObjectStore implements ObjectStore {
     await writeFile(`${tmp}.type`, contentType);
     await rename(`${tmp}.type`, `${target}.type`);
     await rename(tmp, target);
+  }
+
+  /** Parts are objects of their own under multipart/<id>/ (PUT through the signed route); the content type waits in a file there. */
+  async createMultipart(key: string, contentType: string): Promise<string> {
+    assertObjectKey(key);
+    const id = randomBytes(18).toString('base64url');
+    const dir = this.#file(`${DISK_PART_PREFIX}${id}/upload`);
+    await mkdir(path.dirname(dir), { recursive: true });
+    await writeFile(dir, JSON.stringify({ key, contentType }));
+    return id;
+  }
+
+  #partKey(uploadId: string, partNumber: number): string {
+    if (!UPLOAD_ID_RULE.test(uploadId)) throw new Error('invalid upload id');
+    if (!Number.isInteger(partNumber) || partNumber < 1 || partNumber > 99_999) throw new Error('invalid part number');
+    return `${DISK_PART_PREFIX}${uploadId}/${String(partNumber).padStart(5, '0')}`;
+  }
+
+  signedPartUrl(key: string, uploadId: string, partNumber: number, size: number, ttlSeconds: number): Promise<SignedPut> {
+    assertObjectKey(key);
+    return this.signedPutUrl(this.#partKey(uploadId, partNumber), 'application/octet-stream', size, ttlSeconds);
+  }
+
+  /** The upload's target key and content type, or null when it is gone (completed or aborted). */
+  async multipartOf(uploadId: string): Promise<{ key: string; contentType: string } | null> {
+    if (!UPLOAD_ID_RULE.test(uploadId)) return null;
+    try {
+      return JSON.parse(await readFile(this.#file(`${DISK_PART_PREFIX}${uploadId}/upload`), 'utf8')) as { key: string; contentType: string };
+    } catch {
+      return null;
+    }
+  }
+
+  async completeMultipart(key: string, uploadId: string, parts: ReadonlyArray<{ partNumber: number; etag: string }>): Promise<number> {
+    const upload = await this.multipartOf(uploadId);
+    if (!upload || upload.key !== key) throw new MultipartRefused('no such upload');
+    const sorted = [...parts].sort((a, b) => a.partNumber - b.partNumber);
+    if (sorted.length === 0) throw new MultipartRefused('no parts');
+    const target = this.#file(key);
+    await mkdir(path.dirname(target), { recursive: true });
+    const tmp = `${target}.${process.pid}.${Date.now()}.tmp`;
+    const out = await open(tmp, 'w');
+    let size = 0;
+    try {
+      for (const [i, p] of sorted.entries()) {
+        if (i > 0 && sorted[i - 1]!.partNumber === p.partNumber) throw new MultipartRefused(`part ${p.partNumber} twice`);
+        let body: Buffer;
+        try {
+          body = await readFile(this.#file(this.#partKey(uploadId, p.partNumber)));
+        } catch {
+          throw new MultipartRefused(`part ${p.partNumber} is not stored`);
+        }
+        if (createHash('md5').update(body).digest('hex') !== bareEtag(p.etag)) throw new MultipartRefused(`part ${p.partNumber} is not the one stored`);
+        if (i < sorted.length - 1 && body.length < MULTIPART_MIN_PART) throw new MultipartRefused(`part ${p.partNumber} is too small`);
+        await out.write(body);
+        size += body.length;
+      }
+      await out.sync();
+    } catch (err) {
+      await out.close();
+      await rm(tmp, { force: true });
+      throw err;
+    }
+    await out.close();
+    await writeFile(`${tmp}.type`, upload.contentType);
+    await rename(`${tmp}.type`, `${target}.type`);
+    await rename(tmp, target);
+    await rm(this.#file(`${DISK_PART_PREFIX}${uploadId}/upload`), { force: true });
+    await rm(path.dirname(this.#file(`${DISK_PART_PREFIX}${uploadId}/upload`)), { recursive: true, force: true });
+    return size;
+  }
+
+  async abortMultipart(_key: string, uploadId: string): Promise<void> {
+    if (!UPLOAD_ID_RULE.test(uploadId)) return;
+    await rm(path.dirname(this.#file(`${DISK_PART_PREFIX}${uploadId}/upload`)), { recursive: true, force: true });
   }
 }

@@ -9,9 +9,28 @@ import { createReadStream, createWriteStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import {
+  AbortMultipartUploadCommand,
+  CompleteMultipartUploadCommand,
+  CreateMultipartUploadCommand,
+  DeleteObjectCommand,
+  GetObjectCommand,
+  HeadObjectCommand,
+  PutObjectCommand,
+  S3Client,
+  UploadPartCommand,
+} from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import { assertObjectKey, attachmentDisposition, type GetOptions, type ObjectInfo, type ObjectStore, type SignedPut } from './objects.ts';
+import {
+  assertObjectKey,
+  attachmentDisposition,
+  bareEtag,
+  MultipartRefused,
+  type GetOptions,
+  type ObjectInfo,
+  type ObjectStore,
+  type SignedPut,
+} from './objects.ts';
 
 export interface S3Settings {
   endpoint: string;
@@ -138,6 +157,61 @@ export class S3ObjectStore implements ObjectStore {
       { expiresIn: ttlSeconds, signableHeaders: new Set(['content-type', 'content-length']) },
     );
     return { url, method: 'PUT', headers: { 'Content-Type': contentType }, expiresAt: this.now() + ttlSeconds * 1000 };
+  }
+
+  async createMultipart(key: string, contentType: string): Promise<string> {
+    assertObjectKey(key);
+    const r = await this.client.send(new CreateMultipartUploadCommand({ Bucket: this.bucket, Key: key, ContentType: contentType }));
+    if (!r.UploadId) throw new Error('the store opened no multipart upload');
+    return r.UploadId;
+  }
+
+  /** The part's length is signed: the store refuses a body of another size. */
+  async signedPartUrl(key: string, uploadId: string, partNumber: number, size: number, ttlSeconds: number): Promise<SignedPut> {
+    assertObjectKey(key);
+    if (!Number.isSafeInteger(size) || size < 1) throw new Error('invalid size');
+    const url = await getSignedUrl(
+      this.client,
+      new UploadPartCommand({ Bucket: this.bucket, Key: key, UploadId: uploadId, PartNumber: partNumber, ContentLength: size }),
+      { expiresIn: ttlSeconds, signableHeaders: new Set(['content-length']) },
+    );
+    return { url, method: 'PUT', headers: {}, expiresAt: this.now() + ttlSeconds * 1000 };
+  }
+
+  /** The store checks each part's ETag and the 5 MiB rule itself; its refusals become MultipartRefused. */
+  async completeMultipart(key: string, uploadId: string, parts: ReadonlyArray<{ partNumber: number; etag: string }>): Promise<number> {
+    assertObjectKey(key);
+    const sorted = [...parts].sort((a, b) => a.partNumber - b.partNumber);
+    try {
+      await this.client.send(
+        new CompleteMultipartUploadCommand({
+          Bucket: this.bucket,
+          Key: key,
+          UploadId: uploadId,
+          MultipartUpload: { Parts: sorted.map((p) => ({ PartNumber: p.partNumber, ETag: `"${bareEtag(p.etag)}"` })) },
+        }),
+      );
+    } catch (err) {
+      const e = err as { name?: string; $metadata?: { httpStatusCode?: number } };
+      const status = e.$metadata?.httpStatusCode ?? 0;
+      if (status >= 400 && status < 500) throw new MultipartRefused(`${e.name ?? 'refused'} (${String(status)})`);
+      throw err;
+    }
+    const info = await this.head(key);
+    if (!info) throw new MultipartRefused('the joined object is not in the store');
+    return info.size;
+  }
+
+  /** A store without the call (s3rver) or an upload gone already: the parts are left to the bucket's lifecycle rule. */
+  async abortMultipart(key: string, uploadId: string): Promise<void> {
+    assertObjectKey(key);
+    try {
+      await this.client.send(new AbortMultipartUploadCommand({ Bucket: this.bucket, Key: key, UploadId: uploadId }));
+    } catch (err) {
+      const status = (err as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode ?? 0;
+      if (status === 404 || status === 405 || status === 501) return;
+      throw err;
+    }
   }
 
   close(): void {

@@ -37,7 +37,27 @@ export interface RecordRowDb {
   file_size: string | null;
   duration_ms: number | null;
   created_at: Date;
+  /** Studio recordings (ADR 086): the upload until its MP4 is made, the poster, why it could not be made. */
+  source_key: string | null;
+  poster_key: string | null;
+  failure: string | null;
 }
+
+const RECORD_COLUMNS = [
+  'id',
+  'user_id',
+  'type',
+  'task_id',
+  'room_number',
+  'file_name',
+  'object_key',
+  'file_size',
+  'duration_ms',
+  'created_at',
+  'source_key',
+  'poster_key',
+  'failure',
+] as const;
 
 const LIVE: RecordTaskState[] = ['starting', 'recording'];
 const ACTIVE: RecordTaskState[] = ['starting', 'recording', 'stopping'];
@@ -251,7 +271,7 @@ export class RecordingRepository {
   ownRecord(userId: string, recordId: string): Promise<RecordRowDb | undefined> {
     return this.db
       .selectFrom('records')
-      .select(['id', 'user_id', 'type', 'task_id', 'room_number', 'file_name', 'object_key', 'file_size', 'duration_ms', 'created_at'])
+      .select(RECORD_COLUMNS)
       .where('id', '=', recordId)
       .where('user_id', '=', userId)
       .where('deleted_at', 'is', null)
@@ -262,7 +282,7 @@ export class RecordingRepository {
   async list(userId: string, type: 1 | 2, pageSize: number, before: Date | null): Promise<{ rows: RecordRowDb[]; total: number }> {
     let q = this.db
       .selectFrom('records')
-      .select(['id', 'user_id', 'type', 'task_id', 'room_number', 'file_name', 'object_key', 'file_size', 'duration_ms', 'created_at'])
+      .select(RECORD_COLUMNS)
       .where('user_id', '=', userId)
       .where('type', '=', type)
       .where('deleted_at', 'is', null);

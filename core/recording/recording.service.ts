@@ -198,6 +198,7 @@ export class RecordingService {
       createTime: r.created_at.getTime(),
       type: r.type === 2 ? 2 : 1,
       roomNumber: r.room_number ?? '',
+      ...(r.failure ? { failed: true } : {}),
     };
   }
 
@@ -232,7 +233,8 @@ export class RecordingService {
   ): Promise<RecordingApiAnswers['getRecordFileUrl']> {
     const r = await this.#own(viewer, i.fileId);
     if (i.taskId && i.taskId !== r.task_id) throw new DomainError('37001');
-    return { fileUrl: await this.#sign(r, FILE_URL_TTL_SECONDS, i.download === true) };
+    const fileUrl = await this.#sign(r, FILE_URL_TTL_SECONDS, i.download === true);
+    return r.poster_key ? { fileUrl, posterUrl: await this.objects.signedGetUrl(r.poster_key, FILE_URL_TTL_SECONDS) } : { fileUrl };
   }
 
   /** The row and every object of it (the MP4 and the segments); not while its MP4 is still being made. */
@@ -243,7 +245,7 @@ export class RecordingService {
       throw new DomainError('37005');
     }
     const keys = new Set<string>();
-    if (r.object_key) keys.add(r.object_key);
+    for (const key of [r.object_key, r.source_key, r.poster_key]) if (key) keys.add(key);
     if (r.task_id) for (const s of await this.repo.segments(r.task_id)) keys.add(s.key);
     for (const key of keys) await this.objects.delete(key);
     await this.repo.deleteRecord(r.id, r.task_id);

@@ -22,7 +22,7 @@ import { attachBoardChannel } from './board-channel.ts';
 import { boardImageRoutes } from './board-images.ts';
 import { socketParser } from './socket-parser.ts';
 import { MEDIA_CONTROL_PATH } from '#core/contracts/media-control.ts';
-import { ObjectTooLarge, attachmentDisposition, parseRange } from '#core/platform/objects.ts';
+import { ObjectTooLarge, attachmentDisposition, diskPartOf, parseRange } from '#core/platform/objects.ts';
 import { messageFor } from '#core/platform/errors.ts';
 import { connectRedisAdapter } from '../redis.ts';
 import { CROSS_SITE_REFUSED, isCrossSiteWrite, originVerdict } from './same-origin.ts';
@@ -105,10 +105,17 @@ async function putObject(platform: Platform, req: Request, res: Response): Promi
   const declared = req.headers['content-length'];
   if (declared !== undefined && Number(declared) > max) return refuse(413, 'larger than signed');
   if (declared !== undefined && Number(declared) !== max) return refuse(400, 'not the signed size');
-  if (await disk.head(key)) return refuse(409, 'already uploaded');
-  // Registered or cancelled: the link is spent even before it expires (ADR 056).
-  if (!(await platform.services.courseware.awaitsUpload(key))) return refuse(410, 'upload closed');
-  let written: number;
+  // A part of a studio upload (ADR 086) may be sent again (a retry whose answer was lost), as S3
+  // allows, while its upload is open; a courseware file is written once, while its document awaits it.
+  const part = diskPartOf(key);
+  if (part) {
+    if (!(await disk.multipartOf(part.uploadId))) return refuse(410, 'upload closed');
+  } else {
+    if (await disk.head(key)) return refuse(409, 'already uploaded');
+    // Registered or cancelled: the link is spent even before it expires (ADR 056).
+    if (!(await platform.services.courseware.awaitsUpload(key))) return refuse(410, 'upload closed');
+  }
+  let written: { size: number; md5: string };
   try {
     written = await disk.putStream(key, req, contentType, max);
   } catch (err) {
@@ -119,11 +126,11 @@ async function putObject(platform: Platform, req: Request, res: Response): Promi
     if (!res.headersSent) res.status(400).set('Connection', 'close').type('text/plain').send('upload interrupted');
     return;
   }
-  if (written !== max) {
+  if (written.size !== max) {
     await disk.delete(key);
     return refuse(400, 'not the signed size');
   }
-  res.status(200).type('text/plain').send('ok');
+  res.status(200).set('ETag', `"${written.md5}"`).type('text/plain').send('ok');
 }
 
 /** The 4xx status a body parser (or Express) gave an error it raised for the client's request, else null. */

@@ -106,6 +106,14 @@ const endpoints: Record<ApiName, { body: Record<string, unknown>; auth: boolean 
   endLive: { body: { roomNumber: '123456' }, auth: true },
   getLiveState: { body: { roomNumber: '123456' }, auth: true },
   getLivePlatforms: { body: { roomNumber: '123456' }, auth: true },
+  // Studio: an upload of another user's (its token filled in below).
+  createUploadToken: { body: { mediaType: 'video/mp4' }, auth: true },
+  signUploadParts: { body: { uploadToken: 'x'.repeat(32), parts: [{ partNumber: 1, size: 100 }] }, auth: true },
+  addlocalRecordFile: {
+    body: { fileName: 'lesson', fileUrl: 'x'.repeat(32), parts: [{ partNumber: 1, etag: '"abc"' }], durationMs: 5000 },
+    auth: true,
+  },
+  abortUpload: { body: { uploadToken: 'x'.repeat(32) }, auth: true },
 };
 
 /** Values that are not hostile for that field: a number is a fine page time. */
@@ -211,6 +219,24 @@ eachEngine('hostile input on every endpoint', (server) => {
       .returning('id')
       .executeTakeFirstOrThrow();
     for (const n of ['getRecordFileUrl', 'delRecord', 'createRecordShareLink'] as const) endpoints[n].body['fileId'] = theirRecord.id;
+    // An open studio upload of the other user's.
+    const theirToken = 'T'.repeat(32);
+    await s.banshu.platform.database.db
+      .insertInto('studio_uploads')
+      .values({
+        token: theirToken,
+        user_id: other.userId,
+        object_key: `studio/${other.userId}/${theirToken}/source.mp4`,
+        store_upload_id: 'upload-of-another-user',
+        media_type: 'video/mp4',
+        state: 'open',
+        created_at: new Date(),
+        expires_at: new Date(Date.now() + 3_600_000),
+      })
+      .execute();
+    endpoints.signUploadParts.body['uploadToken'] = theirToken;
+    endpoints.addlocalRecordFile.body['fileUrl'] = theirToken;
+    endpoints.abortUpload.body['uploadToken'] = theirToken;
     const before = await snapshot(s);
     const seen: string[] = [];
 
@@ -246,6 +272,8 @@ eachEngine('hostile input on every endpoint', (server) => {
           name === 'getAdminMessageList' ||
           name === 'getRecordList' ||
           (name === 'getRecordFileUrl' && (field === 'taskId' || field === 'download')) ||
+          (name === 'createUploadToken' && field === 'mediaType') ||
+          (name === 'addlocalRecordFile' && field === 'durationMs') ||
           (name === 'paymentOrder' && field === 'promoCode');
         if (!optionalToo) await expectRefused(`${name} without ${field}`, call(s.url, name, rest, { token }));
         // Wrong types and hostile strings, one field at a time.

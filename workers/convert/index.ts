@@ -120,6 +120,7 @@ export class LocalConverter implements Converter {
         file,
         deadline,
         signal,
+        options.acceptWebm === true,
       ),
     );
   }

@@ -45,7 +45,13 @@ interface ProbeJson {
   }>;
 }
 
-export async function probeVideo(tools: VideoTools, file: string, deadline: number, signal: AbortSignal): Promise<VideoProbe> {
+export async function probeVideo(
+  tools: VideoTools,
+  file: string,
+  deadline: number,
+  signal: AbortSignal,
+  acceptWebm = false,
+): Promise<VideoProbe> {
   const r = await run(tools.ffprobe, ['-v', 'error', '-print_format', 'json', '-show_format', '-show_streams', file], {
     timeoutMs: deadline - Date.now(),
     signal,
@@ -63,7 +69,8 @@ export async function probeVideo(tools: VideoTools, file: string, deadline: numb
   if (r.code !== 0 || !video?.codec_name || !video.width || !video.height || !(duration > 0)) {
     throw new ConvertError('corrupt', `not a playable video${r.stderr ? `: ${r.stderr.trim().split('\n')[0] ?? ''}` : ''}`);
   }
-  if (!/\bmp4\b|\bmov\b/.test(info.format?.format_name ?? ''))
+  const container = info.format?.format_name ?? '';
+  if (!/\bmp4\b|\bmov\b/.test(container) && !(acceptWebm && /\bwebm\b/.test(container)))
     throw new ConvertError('unsupported', `not an mp4 (${info.format?.format_name ?? '?'})`);
   if (video.width > MAX_VIDEO_SIDE || video.height > MAX_VIDEO_SIDE) {
     throw new ConvertError(
@@ -83,8 +90,14 @@ export async function probeVideo(tools: VideoTools, file: string, deadline: numb
   };
 }
 
-export async function convertVideoFile(tools: VideoTools, file: string, deadline: number, signal: AbortSignal): Promise<ConvertedVideo> {
-  const probe = await probeVideo(tools, file, deadline, signal);
+export async function convertVideoFile(
+  tools: VideoTools,
+  file: string,
+  deadline: number,
+  signal: AbortSignal,
+  acceptWebm = false,
+): Promise<ConvertedVideo> {
+  const probe = await probeVideo(tools, file, deadline, signal, acceptWebm);
   await mkdir(tools.workDir, { recursive: true });
   const out = path.join(tools.workDir, `video-${randomUUID()}.mp4`);
   try {
@@ -104,7 +117,10 @@ export async function convertVideoFile(tools: VideoTools, file: string, deadline
       .metadata()
       .catch(() => null);
     if (!meta?.width) throw new ConvertError('corrupt', 'the poster frame is not a readable image');
-    return { file: out, poster, width: probe.width, height: probe.height, durationMs: probe.durationMs };
+    // The remuxed file's own duration: a fragmented MP4 (a browser's recording) may declare none
+    // or a wrong one in its header; the fast-start file's index is complete.
+    const remuxed = await probeVideo(tools, out, deadline, signal).catch(() => probe);
+    return { file: out, poster, width: probe.width, height: probe.height, durationMs: remuxed.durationMs };
   } catch (e) {
     await rm(out, { force: true });
     throw e;

@@ -9,6 +9,7 @@ import * as m0006 from './migrations/0006-courseware.ts';
 import * as m0007 from './migrations/0007-points-exchange.ts';
 import * as m0008 from './migrations/0008-recording.ts';
 import * as m0009 from './migrations/0009-live.ts';
+import * as m0010 from './migrations/0010-studio.ts';
 
 /** Migrations are listed here in order, so bundlers and type stripping both see them. */
 const migrations: Record<string, Migration> = {
@@ -21,6 +22,7 @@ const migrations: Record<string, Migration> = {
   '0007-points-exchange': m0007,
   '0008-recording': m0008,
   '0009-live': m0009,
+  '0010-studio': m0010,
 };
 
 const provider: MigrationProvider = { getMigrations: () => Promise.resolve(migrations) };

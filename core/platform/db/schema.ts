@@ -286,6 +286,26 @@ export interface RecordsTable {
   duration_ms: number | null;
   created_at: Timestamp;
   deleted_at: Timestamp | null;
+  /** A studio recording's upload until its MP4 is made (ADR 086). */
+  source_key: string | null;
+  poster_key: string | null;
+  /** Why the MP4 could not be made; null otherwise. */
+  failure: string | null;
+}
+
+export type StudioUploadState = 'open' | 'saving' | 'saved' | 'aborted';
+
+export interface StudioUploadsTable {
+  id: Generated<string>;
+  token: string;
+  user_id: string;
+  object_key: string;
+  store_upload_id: string;
+  media_type: string;
+  state: StudioUploadState;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+  record_id: string | null;
 }
 
 export type LiveTaskState = 'starting' | 'live' | 'reconnecting' | 'done' | 'failed';
@@ -336,4 +356,5 @@ export interface DB {
   record_segments: RecordSegmentsTable;
   records: RecordsTable;
   live_tasks: LiveTasksTable;
+  studio_uploads: StudioUploadsTable;
 }
