@@ -14,6 +14,8 @@ export function useUserEvents(
     documentStatus?: CoursewareUserEvents['documentStatus'];
     /** A cloud recording's MP4 is listed (the recordings library refreshes). */
     roomRecord?: UserServerToClient['roomRecord'];
+    /** A studio take's MP4 is made, or could not be (the recordings library refreshes). */
+    studioRecord?: UserServerToClient['studioRecord'];
   },
   enabled = true,
 ): void {
@@ -33,6 +35,7 @@ export function useUserEvents(
     loose.on('addDocumentConvertEvent', (p) => ref.current.addDocumentConvertEvent?.(p));
     loose.on('documentStatus', (p) => ref.current.documentStatus?.(p));
     socket.on('roomRecord', (p) => ref.current.roomRecord?.(p));
+    socket.on('studioRecord', (p) => ref.current.studioRecord?.(p));
     return () => {
       socket.close();
     };

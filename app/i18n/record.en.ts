@@ -15,6 +15,7 @@ export const recordEn: RecordMessages = {
     time: 'Recorded',
     actions: 'Actions',
     transcoding: 'Transcoding',
+    unmade: 'Could not be made into a video',
     play: 'Play',
     share: 'Share',
     download: 'Download',

@@ -13,6 +13,7 @@ export const recordZh = {
     time: '录制时间',
     actions: '操作',
     transcoding: '转码中',
+    unmade: '视频生成失败',
     play: '播放',
     share: '分享',
     download: '下载',

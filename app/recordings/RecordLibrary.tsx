@@ -34,7 +34,7 @@ export function RecordLibrary() {
   const tabRefs = useRef<Array<HTMLButtonElement | null>>([]);
   // One user-channel socket for the page (not one per tab): a listed MP4 bumps the open list.
   const [listed, setListed] = useState(0);
-  useUserEvents({ roomRecord: () => setListed((n) => n + 1) });
+  useUserEvents({ roomRecord: () => setListed((n) => n + 1), studioRecord: () => setListed((n) => n + 1) });
 
   const setType = (next: RecordType) => {
     setParams(
@@ -96,7 +96,7 @@ function RecordList({ type, listed }: { type: RecordType; listed: number }) {
   const [total, setTotal] = useState(0);
   const [loadingMore, setLoadingMore] = useState(false);
   const [busy, setBusy] = useState('');
-  const [playing, setPlaying] = useState<{ row: RecordRow; url: string } | null>(null);
+  const [playing, setPlaying] = useState<{ row: RecordRow; url: string; poster?: string | undefined } | null>(null);
   const [sharing, setSharing] = useState<{ row: RecordRow; url: string; expiresAt: number } | null>(null);
 
   // The first page, merged with what is shown (a live refresh keeps the pages already loaded).
@@ -137,7 +137,7 @@ function RecordList({ type, listed }: { type: RecordType; listed: number }) {
     setTotal(answer.data.total);
   };
 
-  const fileUrl = async (row: RecordRow, download: boolean): Promise<string | null> => {
+  const fileUrl = async (row: RecordRow, download: boolean): Promise<{ fileUrl: string; posterUrl?: string | undefined } | null> => {
     setBusy(row.fileId);
     const answer = await api(
       'getRecordFileUrl',
@@ -149,20 +149,20 @@ function RecordList({ type, listed }: { type: RecordType; listed: number }) {
       failed(t);
       return null;
     }
-    return answer.data.fileUrl;
+    return answer.data;
   };
 
   const play = async (row: RecordRow) => {
-    const url = await fileUrl(row, false);
-    if (url) setPlaying({ row, url });
+    const urls = await fileUrl(row, false);
+    if (urls) setPlaying({ row, url: urls.fileUrl, poster: urls.posterUrl });
   };
 
   const download = async (row: RecordRow) => {
-    const url = await fileUrl(row, true);
-    if (!url) return;
+    const urls = await fileUrl(row, true);
+    if (!urls) return;
     // The signed link asks for an attachment with the file name: the page stays.
     const a = document.createElement('a');
-    a.href = url;
+    a.href = urls.fileUrl;
     a.download = row.fileName;
     a.rel = 'noopener';
     document.body.append(a);
@@ -234,6 +234,10 @@ function RecordList({ type, listed }: { type: RecordType; listed: number }) {
                 <td className="rec-row__size">
                   {ready ? (
                     size
+                  ) : row.failed ? (
+                    <span className="rec-row__failed" role="status" data-testid="record-failed">
+                      {t('record.library.unmade')}
+                    </span>
                   ) : (
                     <span className="rec-row__transcoding" role="status" data-testid="record-transcoding">
                       <span className="spinner" aria-hidden="true" /> {t('record.library.transcoding')}
@@ -302,7 +306,9 @@ function RecordList({ type, listed }: { type: RecordType; listed: number }) {
           </Button>
         ) : null}
       </div>
-      {playing ? <PlayerDialog name={playing.row.fileName} url={playing.url} onClose={() => setPlaying(null)} /> : null}
+      {playing ? (
+        <PlayerDialog name={playing.row.fileName} url={playing.url} poster={playing.poster} onClose={() => setPlaying(null)} />
+      ) : null}
       {sharing ? (
         <ShareDialog name={sharing.row.fileName} url={sharing.url} expiresAt={sharing.expiresAt} onClose={() => setSharing(null)} />
       ) : null}
@@ -311,7 +317,18 @@ function RecordList({ type, listed }: { type: RecordType; listed: number }) {
 }
 
 /** The video popup: the signed file URL in a native player (the store answers range requests, so seeking works). */
-export function PlayerDialog({ name, url, onClose }: { name: string; url: string; onClose: () => void }) {
+export function PlayerDialog({
+  name,
+  url,
+  poster,
+  onClose,
+}: {
+  name: string;
+  url: string;
+  /** The poster frame shown until the video plays (studio recordings have one). */
+  poster?: string | undefined;
+  onClose: () => void;
+}) {
   const { t } = useTranslation();
   const [broken, setBroken] = useState(false);
   return (
@@ -328,6 +345,7 @@ export function PlayerDialog({ name, url, onClose }: { name: string; url: string
       <video
         className="rec-video"
         src={url}
+        poster={poster}
         controls
         playsInline
         preload="metadata"
