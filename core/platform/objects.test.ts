@@ -67,7 +67,9 @@ describe('DiskObjectStore', () => {
   });
 
   it('streams a body in under a size limit and keeps nothing of a larger one', async () => {
-    expect((await store.putStream('up/a.bin', Readable.from([Buffer.alloc(600), Buffer.alloc(400)]), 'application/pdf', 1000)).size).toBe(1000);
+    expect((await store.putStream('up/a.bin', Readable.from([Buffer.alloc(600), Buffer.alloc(400)]), 'application/pdf', 1000)).size).toBe(
+      1000,
+    );
     expect(await store.head('up/a.bin')).toEqual({ size: 1000, contentType: 'application/pdf' });
     await expect(
       store.putStream('up/b.bin', Readable.from([Buffer.alloc(600), Buffer.alloc(401)]), 'application/pdf', 1000),

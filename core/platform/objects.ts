@@ -344,7 +344,10 @@ export class DiskObjectStore implements ObjectStore {
   async multipartOf(uploadId: string): Promise<{ key: string; contentType: string } | null> {
     if (!UPLOAD_ID_RULE.test(uploadId)) return null;
     try {
-      return JSON.parse(await readFile(this.#file(`${DISK_PART_PREFIX}${uploadId}/upload`), 'utf8')) as { key: string; contentType: string };
+      return JSON.parse(await readFile(this.#file(`${DISK_PART_PREFIX}${uploadId}/upload`), 'utf8')) as {
+        key: string;
+        contentType: string;
+      };
     } catch {
       return null;
     }
@@ -369,7 +372,8 @@ export class DiskObjectStore implements ObjectStore {
         } catch {
           throw new MultipartRefused(`part ${p.partNumber} is not stored`);
         }
-        if (createHash('md5').update(body).digest('hex') !== bareEtag(p.etag)) throw new MultipartRefused(`part ${p.partNumber} is not the one stored`);
+        if (createHash('md5').update(body).digest('hex') !== bareEtag(p.etag))
+          throw new MultipartRefused(`part ${p.partNumber} is not the one stored`);
         if (i < sorted.length - 1 && body.length < MULTIPART_MIN_PART) throw new MultipartRefused(`part ${p.partNumber} is too small`);
         await out.write(body);
         size += body.length;

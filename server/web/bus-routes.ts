@@ -39,7 +39,13 @@ const ROOM_EVENTS = [
   'roomRecordFailed',
   'roomLive',
 ] as const satisfies readonly RoomEvent[];
-const USER_EVENTS = ['paymentSuccess', 'addDocumentConvertEvent', 'documentStatus', 'roomRecord', 'studioRecord'] as const satisfies readonly UserEvent[];
+const USER_EVENTS = [
+  'paymentSuccess',
+  'addDocumentConvertEvent',
+  'documentStatus',
+  'roomRecord',
+  'studioRecord',
+] as const satisfies readonly UserEvent[];
 /** Compiles only when every contract event is listed (a new event must be added here to cross processes). */
 export const EVERY_EVENT_LISTED: [Exclude<RoomEvent | UserEvent, (typeof ROOM_EVENTS)[number] | (typeof USER_EVENTS)[number]>] extends [
   never,
