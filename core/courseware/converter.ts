@@ -44,6 +44,22 @@ export class ConvertError extends Error {
   }
 }
 
+/**
+ * How a failed conversion job goes on: `retry` while the failure may pass (anything but a
+ * ConvertError that says the file itself is the problem) and attempts are left; else the reason
+ * to record ('failed' for an unexpected error), and whether it was one that might have passed.
+ */
+export function conversionOutcome(
+  err: unknown,
+  meta: { retryCount: number; retryLimit: number },
+): { retry: true } | { retry: false; reason: ConvertFailure; retryable: boolean } {
+  // By name too: an error thrown in a worker thread arrives as a plain Error with the name kept.
+  const convertError = err instanceof ConvertError || (err instanceof Error && err.name === 'ConvertError') ? (err as ConvertError) : null;
+  const retryable = convertError ? convertError.retryable : true;
+  if (retryable && meta.retryCount < meta.retryLimit) return { retry: true };
+  return { retry: false, reason: convertError?.reason ?? 'failed', retryable };
+}
+
 export interface ConvertOptions {
   /** Stop (and throw ConvertError 'timeout') past this; CONVERT_MAX_MS by default. */
   timeoutMs?: number;

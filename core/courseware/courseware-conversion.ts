@@ -12,7 +12,7 @@ import type { JobMeta, JobQueue } from '../platform/jobs.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { ObjectStore } from '../platform/objects.ts';
 import { SIGNED_URL_TTL_SECONDS } from '../contracts/courseware.ts';
-import { ConvertError, type Converter, type ConvertedPage } from './converter.ts';
+import { ConvertError, conversionOutcome, type Converter, type ConvertedPage } from './converter.ts';
 import type { DocumentRepository, DocumentRow } from './document.repository.ts';
 import { extensionOf } from './names.ts';
 import { type CoursewareConfig, type CoursewareRoom, noCourseware, pageKey, thumbKey, videoKey } from './courseware-room.ts';
@@ -200,14 +200,12 @@ export class CoursewareConversion {
       await this.#announce(rows, 'done', pages, pages);
       this.logger.info({ documentId: doc.id, pages, ms: this.clock.now().getTime() - started.getTime() }, 'courseware converted');
     } catch (err) {
-      const convertError =
-        err instanceof ConvertError || (err instanceof Error && err.name === 'ConvertError') ? (err as ConvertError) : null;
-      const retryable = convertError ? convertError.retryable : true;
-      if (retryable && meta.retryCount < meta.retryLimit) {
+      const outcome = conversionOutcome(err, meta);
+      if (outcome.retry) {
         this.logger.warn({ err, documentId: doc.id, attempt: meta.retryCount }, 'courseware conversion failed, will retry');
         throw err;
       }
-      const reason = convertError?.reason ?? 'failed';
+      const { reason, retryable } = outcome;
       // 2: timed out or gave up after retries; 4: the file itself cannot be converted.
       const status = reason === 'timeout' || retryable ? 2 : 4;
       this.logger.warn({ err, documentId: doc.id, reason, status }, 'courseware conversion failed');

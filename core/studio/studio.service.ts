@@ -18,7 +18,7 @@ import {
   type StudioApiAnswers,
   type StudioMediaType,
 } from '../contracts/studio.ts';
-import { ConvertError, type Converter } from '../courseware/converter.ts';
+import { ConvertError, conversionOutcome, type Converter } from '../courseware/converter.ts';
 import type { Clock } from '../platform/clock.ts';
 import type { Config } from '../platform/config.ts';
 import { DomainError, notAllowed } from '../platform/errors.ts';
@@ -259,14 +259,12 @@ export class StudioService {
       this.logger.info({ fileId: r.id, bytes, durationMs: video.durationMs, ms: Date.now() - started }, 'studio take made into an MP4');
       this.events.publish(userMessage(r.user_id, 'studioRecord', { fileId: r.id, state: 'ready', fileSize: String(bytes) }));
     } catch (err) {
-      const convertError =
-        err instanceof ConvertError || (err instanceof Error && err.name === 'ConvertError') ? (err as ConvertError) : null;
-      const retryable = convertError ? convertError.retryable : true;
-      if (retryable && meta.retryCount < meta.retryLimit) {
+      const outcome = conversionOutcome(err, meta);
+      if (outcome.retry) {
         this.logger.warn({ err, fileId: r.id, attempt: meta.retryCount }, 'studio remux failed, will retry');
         throw err;
       }
-      const reason = convertError?.reason ?? 'failed';
+      const { reason } = outcome;
       this.logger.warn({ err, fileId: r.id, reason }, 'studio take could not be made into an MP4');
       await this.repo.failed(r.id, reason);
       this.events.publish(userMessage(r.user_id, 'studioRecord', { fileId: r.id, state: 'failed', fileSize: '' }));

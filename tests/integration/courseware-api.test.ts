@@ -11,10 +11,9 @@ import path from 'node:path';
 import { sql } from 'kysely';
 import { io } from 'socket.io-client';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { Converter } from '#core/courseware/converter.ts';
 import type { BusMessage } from '#core/platform/events.ts';
 import { call, signIn } from '#tests/support/api.ts';
-import { answerChallenge, makePdf, md5, testConverter, uploadCourseware } from '#tests/support/courseware.ts';
+import { answerChallenge, makePdf, md5, sharedConverter, testConverter, uploadCourseware } from '#tests/support/courseware.ts';
 import { testMp4 } from '../fixtures/courseware.ts';
 import { slideLayer } from '#core/contracts/courseware.ts';
 import { connectBoard, createOp } from '#tests/support/board-client.ts';
@@ -25,12 +24,7 @@ import { startTestServer, type TestServer } from '#tests/support/server.ts';
 
 const { converter: real } = await testConverter();
 /** Each server closes its converter; the suite's one is closed once at the end. */
-const shared: Converter = {
-  sniff: (f) => real.sniff(f),
-  convertDocument: (...a) => real.convertDocument(...a),
-  convertVideo: (...a) => real.convertVideo(...a),
-  close: () => Promise.resolve(),
-};
+const shared = sharedConverter(real);
 afterAll(async () => {
   await real.close();
 });

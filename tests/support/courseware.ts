@@ -51,6 +51,16 @@ export async function testConverter(): Promise<{ converter: Converter; real: boo
   return { converter: createConverter({ warm: false }), real: true };
 }
 
+/** One real converter for a whole test file, handed to each server: the servers' close leaves it running (close it once). */
+export function sharedConverter(real: Converter): Converter {
+  return {
+    sniff: (f) => real.sniff(f),
+    convertDocument: (...a) => real.convertDocument(...a),
+    convertVideo: (...a) => real.convertVideo(...a),
+    close: () => Promise.resolve(),
+  };
+}
+
 export interface Uploaded {
   sign: CallResult<any>;
   put: number;
