@@ -37,6 +37,8 @@ export interface ToolbarProps {
   onPage: (pageIndex: number) => void;
   /** On a courseware slide: colour, select, brush, eraser, text, delete, undo and redo (docs/product/03-board-courseware-billing.md §2.1). */
   slide?: boolean;
+  /** A board kept in this browser (the studio): no image upload or phone photo, the basic shapes only (stencils come from the server). */
+  local?: boolean;
 }
 
 type Popup = 'colour' | 'eraser' | 'shape' | null;
@@ -146,7 +148,7 @@ export function Toolbar(props: ToolbarProps) {
           buttonRef={eraserBtn}
           testId="tool-eraser"
         />
-        {props.slide ? null : (
+        {props.slide || props.local ? null : (
           <ToolButton
             icon="image"
             label={t('board.tools.image')}
@@ -192,7 +194,7 @@ export function Toolbar(props: ToolbarProps) {
           />
         )}
         <ToolButton icon="delete" label={t('board.tools.delete')} onClick={props.onDelete} testId="tool-delete" />
-        {props.phone || props.slide ? null : (
+        {props.phone || props.slide || props.local ? null : (
           <ToolButton icon="phone" label={t('board.tools.phone')} onClick={props.onPhone} testId="tool-phone" />
         )}
         <ToolButton icon="undo" label={t('board.tools.undo')} onClick={props.onUndo} disabled={!props.canUndo} testId="tool-undo" />
@@ -293,7 +295,7 @@ export function Toolbar(props: ToolbarProps) {
 
       {popup === 'shape' ? (
         <div className="board-popup board-popup--shapes" aria-label={t('board.shapes.title')}>
-          <div role="tablist" className="board-tabs">
+          <div role="tablist" className="board-tabs" hidden={props.local}>
             {GROUPS.map((g) => (
               <button
                 key={g}

@@ -7,9 +7,14 @@
  * sequenced it; our own are shown at once (LayerView's echo). After a reconnect each loaded layer
  * asks for what came after the last sequence number it saw, and unacknowledged operations are
  * sent again with the same opId (the server applies an opId once).
+ *
+ * A local store (`local: true`, the recording studio) has no socket: this browser sequences its own
+ * operations with the server's rules (core/board/model.ts, history.ts), so the same canvas and tools
+ * work and nothing leaves the page.
  */
 import { io, type Socket } from 'socket.io-client';
-import { checkItemData } from '#core/board/model.ts';
+import { LayerHistory, changesOfEffects } from '#core/board/history.ts';
+import { checkItemData, effectsOf } from '#core/board/model.ts';
 import {
   BOARD_NAMESPACE,
   BOARD_PROTOCOL_VERSION,
@@ -18,6 +23,7 @@ import {
   type BoardItem,
   type BoardOp,
   type BoardServerToClient,
+  type Effect,
   type ItemData,
   type LayerKey,
   type SequencedOp,
@@ -54,6 +60,8 @@ export interface StoreOptions {
   token: () => Promise<string | null>;
   /** For tests: make the socket. */
   socket?: (token: string) => BoardSocket;
+  /** No socket: operations are sequenced in this browser (the studio's board); `token` is not called. */
+  local?: boolean;
 }
 
 let counter = 0;
@@ -88,10 +96,21 @@ export class BoardStore {
   /** Undo depth per layer (own operations that changed something); redo depth after undos. */
   readonly #undo = new Map<LayerKey, number>();
   readonly #redo = new Map<LayerKey, number>();
+  /** Local mode: each layer's undo and redo history, as the server keeps it. */
+  readonly #histories = new Map<LayerKey, LayerHistory>();
 
   constructor(options: StoreOptions) {
     this.uid = options.uid;
     this.#options = options;
+  }
+
+  /** A board kept in this browser only: no socket, no token, nothing sent anywhere. */
+  static local(uid = 'local'): BoardStore {
+    return new BoardStore({ uid, token: () => Promise.resolve(null), local: true });
+  }
+
+  get local(): boolean {
+    return this.#options.local === true;
   }
 
   on<K extends keyof StoreEvents>(event: K, listener: StoreEvents[K]): () => void {
@@ -114,6 +133,10 @@ export class BoardStore {
   }
 
   async connect(): Promise<void> {
+    if (this.local) {
+      if (!this.#closed) this.#setStatus('live');
+      return;
+    }
     const token = await this.#options.token();
     if (this.#closed) return;
     if (!token) {
@@ -195,6 +218,10 @@ export class BoardStore {
   }
 
   async #load(page: LayerKey, fresh = false): Promise<void> {
+    if (this.local) {
+      this.layer(page).loaded = true;
+      return;
+    }
     const socket = this.#socket;
     if (!socket?.connected) return; // 'connect' loads it
     const layer = this.layer(page);
@@ -273,19 +300,51 @@ export class BoardStore {
   }
 
   #send(op: BoardOp): void {
+    if (this.local) {
+      this.#sequenceLocally(op);
+      return;
+    }
     void this.#request('sync', op).then((ack) => {
       if (ack.code === 'network') return; // sent again after the reconnect
       this.#unacked.delete(op.opId);
-      if (ack.code !== '0') {
-        const change = this.layer(op.page).reject(op.opId);
-        if (change.kind !== 'none') this.#emit('change', op.page, change);
-        if (op.type === 'undo') this.#undo.set(op.page, 0);
-        if (op.type === 'redo') this.#redo.set(op.page, 0);
-        // '32101': the operation could not apply to the server's layer (ADR 013): load it afresh.
-        if (ack.code === '32101') void this.#load(op.page, true);
-        this.#emit('refused', ack, op);
-      }
+      if (ack.code !== '0') this.#refuse(ack, op);
     });
+  }
+
+  #refuse(ack: Ack<unknown>, op: BoardOp): void {
+    const change = this.layer(op.page).reject(op.opId);
+    if (change.kind !== 'none') this.#emit('change', op.page, change);
+    if (op.type === 'undo') this.#undo.set(op.page, 0);
+    if (op.type === 'redo') this.#redo.set(op.page, 0);
+    // '32101': the operation could not apply to the server's layer (ADR 013): load it afresh.
+    if (ack.code === '32101' && !this.local) void this.#load(op.page, true);
+    this.#emit('refused', ack, op);
+  }
+
+  /** Local mode: what the server does with an operation (board-log.ts plan and replay), here. */
+  #sequenceLocally(op: BoardOp): void {
+    this.#unacked.delete(op.opId);
+    const layer = this.layer(op.page).confirmed;
+    let history = this.#histories.get(op.page);
+    if (!history) this.#histories.set(op.page, (history = new LayerHistory()));
+    let effects: Effect[];
+    let target: number | undefined;
+    if (op.type === 'undo' || op.type === 'redo') {
+      const plan = op.type === 'undo' ? history.planUndo(layer, this.uid) : history.planRedo(layer, this.uid);
+      if (!plan.ok) return this.#refuse({ code: '32101', msg: '' }, op);
+      effects = plan.effects;
+      target = plan.target;
+    } else {
+      const out = effectsOf(layer, op, this.uid);
+      if (!out.ok) return this.#refuse({ code: '32101', msg: '' }, op);
+      effects = out.effects;
+    }
+    const seq = layer.seq + 1;
+    if (op.type === 'undo' && target !== undefined) history.undone(this.uid, target);
+    else if (op.type === 'redo' && target !== undefined) history.redone(this.uid, target);
+    else if (op.type === 'clear') history.clear();
+    else if (op.type !== 'move_by_presenter') history.record(this.uid, seq, changesOfEffects(layer, effects));
+    this.#receive({ ...op, seq, uid: this.uid, at: Date.now(), effects });
   }
 
   /** Submits an operation: shown at once, sent to the server, confirmed in its order. */

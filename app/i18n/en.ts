@@ -2,6 +2,7 @@ import { boardEn } from './board.en.ts';
 import { coursewareEn } from './courseware.en.ts';
 import { liveEn } from './live.en.ts';
 import { recordEn } from './record.en.ts';
+import { studioEn } from './studio.en.ts';
 import type { Messages } from './zh.ts';
 
 /** English. Typed against the Chinese resources: a missing or extra key is a type error. */
@@ -216,11 +217,7 @@ export const en: Messages = {
     },
     observer: { clock: 'Current time', title: 'Observing · classroom {{n}}' },
   },
-  studio: {
-    title: 'Recording studio',
-    text: 'Record teaching videos here; recordings stay on your computer.',
-    computerOnly: 'Computer only',
-  },
+  studio: studioEn,
   userName: {
     title: 'Enter your name',
     text: 'The teacher and classmates will see this name.',

@@ -2,6 +2,7 @@ import { boardZh } from './board.zh.ts';
 import { coursewareZh } from './courseware.zh.ts';
 import { liveZh } from './live.zh.ts';
 import { recordZh } from './record.zh.ts';
+import { studioZh } from './studio.zh.ts';
 
 /** Chinese (the default language). The shape of this object is the shape of every language. */
 export const zh = {
@@ -215,11 +216,7 @@ export const zh = {
     },
     observer: { clock: '当前时间', title: '旁听 · 教室 {{n}}' },
   },
-  studio: {
-    title: '录课室',
-    text: '在这里录制教学视频，录制内容只保存在你的电脑上。',
-    computerOnly: '仅限电脑使用',
-  },
+  studio: studioZh,
   userName: {
     title: '输入你的名字',
     text: '老师和同学会看到这个名字。',

@@ -47,12 +47,19 @@ async function openStudio(page: Page, id: string): Promise<void> {
 async function saveToCloud(page: Page, name: string): Promise<string> {
   await page.getByTestId('studio-save-name').fill(name);
   await page.getByTestId('studio-save-cloud').click();
-  await expect.poll(() => page.getByTestId('studio-save-state').getAttribute('data-state'), { timeout: 120_000, interval: 250 }).toBe('1');
-  const take = await page.evaluate(() =>
-    (window as unknown as { __banshuStudio: { take: () => { fileId?: string } | null } }).__banshuStudio.take(),
-  );
-  expect(take?.fileId).toMatch(/^\d+$/);
-  return take!.fileId!;
+  const take = () =>
+    page.evaluate(() =>
+      (window as unknown as { __banshuStudio: { take: () => { state: string; fileId?: string } | null } }).__banshuStudio.take(),
+    );
+  await expect.poll(async () => (await take())?.state, { timeout: 120_000, interval: 250 }).toBe('saved');
+  const fileId = (await take())?.fileId ?? '';
+  expect(fileId).toMatch(/^\d+$/);
+  // The screen says so.
+  await page
+    .getByTestId('studio-save-state')
+    .filter({ hasText: /上传成功|Upload succeeded/i })
+    .waitFor();
+  return fileId;
 }
 
 /** The record's MP4 once the worker made it, written to `file`. */
@@ -166,7 +173,9 @@ describe('the recording studio, to the cloud', () => {
     const pdf = path.join(dir, 'deck.pdf');
     await writeFile(pdf, makePdf(3, { label: 'Studio' }));
     await page.getByTestId('studio-doc-input').setInputFiles(pdf);
-    await expect.poll(async () => (await page.getByTestId('studio-doc-page').innerText()).replace(/\s/g, '')).toBe('1/3');
+    await expect
+      .poll(async () => (await page.getByTestId('studio-doc-page').innerText()).replace(/\s/g, ''), { timeout: 15_000 })
+      .toBe('1/3');
     await page.getByTestId('studio-tool-board').click();
 
     await page.getByTestId('studio-record-start').click();
@@ -184,10 +193,16 @@ describe('the recording studio, to the cloud', () => {
     await page.getByTestId('studio-tool-doc').click();
     await recordedAtLeast(page, 12);
     await page.getByTestId('studio-doc-next').click();
-    await expect.poll(async () => (await page.getByTestId('studio-doc-page').innerText()).replace(/\s/g, '')).toBe('2/3');
+    await expect
+      .poll(async () => (await page.getByTestId('studio-doc-page').innerText()).replace(/\s/g, ''), { timeout: 5_000 })
+      .toBe('2/3');
     await recordedAtLeast(page, 15);
     await page.getByTestId('studio-record-stop').click();
     await page.getByTestId('studio-save-name').waitFor();
+    const counted = await page.evaluate(
+      () => (window as unknown as { __banshuStudio: { take: () => { durationMs: number } | null } }).__banshuStudio.take()?.durationMs ?? 0,
+    );
+    console.info(`the recorder counted ${counted} ms`);
     if (SHOTS) await page.screenshot({ path: path.join(SHOTS, 'studio-upload-save.png') });
 
     const fileId = await saveToCloud(page, '第一课');

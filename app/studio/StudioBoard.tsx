@@ -1,0 +1,248 @@
+/**
+ * The studio's whiteboard: three pages drawn with the classroom's board (BoardCanvas, Toolbar,
+ * renderer, tools) on a local BoardStore: nothing is sent to a server, the pages live as long as
+ * the studio is open. The surface goes on the stage (the compositor records its canvases), the
+ * toolbar and the page buttons in the bar under it, so no control covers the board.
+ */
+import { useCallback, useEffect, useRef, useState, type ReactNode } from 'react';
+import { useTranslation } from 'react-i18next';
+import '#app/board/board.css';
+import { TEXT_BOX_WIDTH, TEXT_FONT_SIZE, type BoardItem } from '#core/contracts/board.ts';
+import { STUDIO_BOARD_PAGES } from '#core/contracts/studio.ts';
+import { BoardCanvas } from '#app/board/BoardCanvas.tsx';
+import type { Point } from '#app/board/geometry.ts';
+import type { BoardRenderer } from '#app/board/renderer.ts';
+import { BoardStore } from '#app/board/store.ts';
+import { Toolbar } from '#app/board/Toolbar.tsx';
+import { DEFAULT_TOOLS, type ToolState } from '#app/board/tools.ts';
+import { useConfirm } from '#app/components/Dialog.tsx';
+import { StudioIcon } from './icons.tsx';
+
+interface TextEdit {
+  at: Point;
+  item: BoardItem | null;
+  text: string;
+}
+
+const noImage = () => null;
+const nothing = () => undefined;
+
+export interface StudioBoard {
+  /** The board surface for the stage. */
+  surface: ReactNode;
+  /** The board's toolbar and page buttons for the bar. */
+  controls: ReactNode;
+  /** For tests: the store (window.__banshuStudio). */
+  store: BoardStore;
+}
+
+export function useStudioBoard(active: boolean): StudioBoard {
+  const { t } = useTranslation();
+  const confirm = useConfirm();
+  const [store] = useState(() => BoardStore.local());
+  const [pageIndex, setPageIndex] = useState(0);
+  const page = `wb:${pageIndex}`;
+  const [tools, setTools] = useState<ToolState>(DEFAULT_TOOLS);
+  const [zoom, setZoom] = useState(1);
+  const [selection, setSelection] = useState<string[]>([]);
+  const [hidden, setHidden] = useState(false);
+  const [edit, setEdit] = useState<TextEdit | null>(null);
+  const [renderer, setRenderer] = useState<BoardRenderer | null>(null);
+  const [, setTick] = useState(0);
+  const rendererRef = useRef<BoardRenderer | null>(null);
+  const onRenderer = useCallback((r: BoardRenderer | null) => {
+    rendererRef.current = r;
+    setRenderer(r);
+  }, []);
+
+  useEffect(() => {
+    void store.connect();
+  }, [store]);
+
+  // Undo and redo availability follow the page's changes.
+  useEffect(() => store.on('change', (changed) => changed === page && setTick((n) => n + 1)), [store, page]);
+
+  // A new page starts with nothing selected and no text box open.
+  const [shownPage, setShownPage] = useState(page);
+  if (shownPage !== page) {
+    setShownPage(page);
+    setSelection([]);
+    setEdit(null);
+  }
+
+  const goPage = (next: number) => setPageIndex(Math.max(0, Math.min(STUDIO_BOARD_PAGES - 1, next)));
+
+  const deleteSelection = useCallback(() => {
+    if (selection.length === 0) return;
+    store.deleteItems(page, selection);
+    setSelection([]);
+  }, [store, page, selection]);
+
+  const commitText = () => {
+    if (!edit) return;
+    const text = edit.text.replace(/\s+$/u, '');
+    setEdit(null);
+    if (text.trim() === '') return;
+    if (edit.item && edit.item.data.kind === 'text') {
+      if (text !== edit.item.data.text)
+        store.submit({ type: 'update', btype: 'kbText', id: edit.item.id, data: { ...edit.item.data, text }, page });
+      return;
+    }
+    store.create(page, 'kbText', {
+      kind: 'text',
+      text,
+      x: Math.round(edit.at.x),
+      y: Math.round(edit.at.y),
+      width: TEXT_BOX_WIDTH,
+      fontSize: TEXT_FONT_SIZE,
+      color: tools.color,
+    });
+  };
+
+  // Keyboard: undo, redo and delete while the board is shown (not while typing or in a dialog).
+  useEffect(() => {
+    if (!active) return;
+    const onKey = (e: KeyboardEvent) => {
+      const el = e.target as HTMLElement | null;
+      if (el && (el.tagName === 'INPUT' || el.tagName === 'TEXTAREA' || el.tagName === 'SELECT' || el.isContentEditable)) return;
+      if (document.querySelector('dialog[open]')) return;
+      const mod = e.ctrlKey || e.metaKey;
+      const key = e.key.toLowerCase();
+      if (mod && key === 'z' && !e.shiftKey) {
+        e.preventDefault();
+        store.undo(page);
+      } else if (mod && (key === 'y' || (key === 'z' && e.shiftKey))) {
+        e.preventDefault();
+        store.redo(page);
+      } else if (!mod && (e.key === 'Backspace' || e.key === 'Delete') && selection.length > 0) {
+        e.preventDefault();
+        deleteSelection();
+      } else if (e.key === 'Escape') setSelection([]);
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, [active, store, page, selection, deleteSelection]);
+
+  const editorPos = edit && renderer ? renderer.toCss(edit.at) : null;
+  const scale = renderer?.scale ?? 1;
+
+  const surface = (
+    <div className="studio-board" data-studio-source="board" data-testid="studio-board" data-page={pageIndex}>
+      <BoardCanvas
+        store={store}
+        page={page}
+        pageIndex={pageIndex}
+        readOnly={false}
+        tools={tools}
+        background={0}
+        zoom={zoom}
+        onZoom={setZoom}
+        selection={selection}
+        onSelection={setSelection}
+        onText={(at, item) =>
+          setEdit({
+            at: item && item.data.kind === 'text' ? { x: item.data.x, y: item.data.y } : at,
+            item,
+            text: item?.data.kind === 'text' ? item.data.text : '',
+          })
+        }
+        imageUrl={noImage}
+        stencilUrl={noImage}
+        onRenderer={onRenderer}
+      />
+      {edit && editorPos ? (
+        <div className="board-text" style={{ left: editorPos.x, top: editorPos.y }}>
+          <textarea
+            autoFocus
+            aria-label={t('board.text.label')}
+            placeholder={t('board.text.placeholder')}
+            value={edit.text}
+            style={{ width: Math.max(120, TEXT_BOX_WIDTH * scale), fontSize: Math.max(12, TEXT_FONT_SIZE * scale) }}
+            onChange={(e) => setEdit({ ...edit, text: e.currentTarget.value })}
+            onKeyDown={(e) => {
+              if (e.key === 'Escape') setEdit(null);
+              if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) commitText();
+            }}
+          />
+          <div className="board-text__actions">
+            <button type="button" className="btn btn--ghost btn--small" onClick={() => setEdit(null)}>
+              {t('board.text.cancel')}
+            </button>
+            <button type="button" className="btn btn--primary btn--small" onClick={commitText}>
+              {t('board.text.ok')}
+            </button>
+          </div>
+        </div>
+      ) : null}
+    </div>
+  );
+
+  const controls = (
+    <div className="studio-board-controls">
+      <div className="studio-board-toolbar">
+        <Toolbar
+          tools={tools}
+          onTools={(next) => {
+            setTools(next);
+            if (next.tool !== 'choose') setSelection([]);
+          }}
+          isCreator={false}
+          phone={false}
+          hidden={hidden}
+          onHidden={setHidden}
+          stencils={[]}
+          onOpenShapes={nothing}
+          onImage={nothing}
+          uploading={false}
+          onDelete={deleteSelection}
+          onClearAll={() =>
+            void confirm({ message: t('board.clearConfirm') }).then((ok) => {
+              if (!ok) return;
+              store.clear(page);
+              setSelection([]);
+            })
+          }
+          onPhone={nothing}
+          onBackground={nothing}
+          onPower={nothing}
+          onUndo={() => store.undo(page)}
+          onRedo={() => store.redo(page)}
+          canUndo={store.canUndo(page)}
+          canRedo={store.canRedo(page)}
+          pageIndex={pageIndex}
+          onPage={goPage}
+          local
+        />
+      </div>
+      <div className="studio-pager" role="group" aria-label={t('studio.board.pages')}>
+        <button
+          type="button"
+          className="studio-pager__btn"
+          onClick={() => goPage(pageIndex - 1)}
+          disabled={pageIndex <= 0}
+          aria-label={t('studio.board.prev')}
+          title={t('studio.board.prev')}
+          data-testid="studio-board-prev"
+        >
+          <StudioIcon name="prev" size={18} />
+        </button>
+        <span className="studio-pager__label" data-testid="studio-board-page" aria-live="polite">
+          {t('studio.board.page', { n: pageIndex + 1, total: STUDIO_BOARD_PAGES })}
+        </span>
+        <button
+          type="button"
+          className="studio-pager__btn"
+          onClick={() => goPage(pageIndex + 1)}
+          disabled={pageIndex >= STUDIO_BOARD_PAGES - 1}
+          aria-label={t('studio.board.next')}
+          title={t('studio.board.next')}
+          data-testid="studio-board-next"
+        >
+          <StudioIcon name="next" size={18} />
+        </button>
+      </div>
+    </div>
+  );
+
+  return { surface, controls, store };
+}

@@ -1,0 +1,132 @@
+/**
+ * The studio's devices (docs/product/02-live-classroom.md §3, §5, §9): the camera asked at 1280x720
+ * (640x480 when that is refused), the microphone, the screen at up to 1920x1080 and 30 fps, and
+ * the chosen camera and microphone remembered as `record-device-configure`. Failures map to the
+ * classroom's device problems (the same messages).
+ */
+import { problemOf, type DeviceProblem } from '#app/classroom/media/devices.ts';
+import { safeGet, safeSet } from '#app/lib/storage.ts';
+
+export const STUDIO_DEVICE_KEY = 'record-device-configure';
+export const STUDIO_CAMERA = { width: 1280, height: 720, frameRate: 30 } as const;
+export const STUDIO_CAMERA_FALLBACK = { width: 640, height: 480, frameRate: 30 } as const;
+export const STUDIO_SCREEN = { width: 1920, height: 1080, frameRate: 30 } as const;
+
+export interface StudioDeviceConfig {
+  videoDeviceId?: string;
+  audioDeviceId?: string;
+}
+
+export function readStudioDevices(): StudioDeviceConfig {
+  try {
+    const raw = safeGet('local', STUDIO_DEVICE_KEY);
+    const parsed = raw ? (JSON.parse(raw) as unknown) : null;
+    if (!parsed || typeof parsed !== 'object') return {};
+    const out: StudioDeviceConfig = {};
+    for (const k of ['videoDeviceId', 'audioDeviceId'] as const) {
+      const v = (parsed as Record<string, unknown>)[k];
+      if (typeof v === 'string' && v.length < 512) out[k] = v;
+    }
+    return out;
+  } catch {
+    return {};
+  }
+}
+
+export function saveStudioDevices(config: StudioDeviceConfig): void {
+  const out: StudioDeviceConfig = {};
+  if (config.videoDeviceId) out.videoDeviceId = config.videoDeviceId;
+  if (config.audioDeviceId) out.audioDeviceId = config.audioDeviceId;
+  safeSet('local', STUDIO_DEVICE_KEY, JSON.stringify(out));
+}
+
+const errorName = (err: unknown): string => (typeof err === 'object' && err !== null && 'name' in err ? String(err.name) : '');
+
+function noDevices(): Error {
+  return Object.assign(new Error('no media devices'), { name: 'NotFoundError' });
+}
+
+function cameraConstraints(
+  deviceId: string | undefined,
+  size: { width: number; height: number; frameRate: number },
+): MediaTrackConstraints {
+  return {
+    width: { ideal: size.width },
+    height: { ideal: size.height },
+    frameRate: { ideal: size.frameRate },
+    ...(deviceId ? { deviceId: { ideal: deviceId } } : {}),
+  };
+}
+
+/** The camera at 1280x720; a camera that refuses it (over-constrained, or cannot start at that size) at 640x480. */
+export async function openCamera(deviceId?: string): Promise<MediaStream> {
+  if (!navigator.mediaDevices?.getUserMedia) throw noDevices();
+  try {
+    return await navigator.mediaDevices.getUserMedia({ video: cameraConstraints(deviceId, STUDIO_CAMERA), audio: false });
+  } catch (err) {
+    const name = errorName(err);
+    if (name !== 'OverconstrainedError' && name !== 'NotReadableError' && name !== 'TrackStartError') throw err;
+    return navigator.mediaDevices.getUserMedia({ video: cameraConstraints(deviceId, STUDIO_CAMERA_FALLBACK), audio: false });
+  }
+}
+
+export async function openMic(deviceId?: string): Promise<MediaStream> {
+  if (!navigator.mediaDevices?.getUserMedia) throw noDevices();
+  return navigator.mediaDevices.getUserMedia({
+    audio: {
+      echoCancellation: true,
+      noiseSuppression: true,
+      autoGainControl: true,
+      ...(deviceId ? { deviceId: { ideal: deviceId } } : {}),
+    },
+    video: false,
+  });
+}
+
+export function canShareScreen(): boolean {
+  return typeof navigator !== 'undefined' && typeof navigator.mediaDevices?.getDisplayMedia === 'function';
+}
+
+/** The screen (the browser asks which); its sound is the microphone's, so no display audio. */
+export async function openScreen(): Promise<MediaStream> {
+  if (!canShareScreen()) throw noDevices();
+  return navigator.mediaDevices.getDisplayMedia({
+    video: {
+      width: { ideal: STUDIO_SCREEN.width },
+      height: { ideal: STUDIO_SCREEN.height },
+      frameRate: { ideal: STUDIO_SCREEN.frameRate, max: STUDIO_SCREEN.frameRate },
+    },
+    audio: false,
+  });
+}
+
+/** The person closed the browser's picker: not a failure worth a message. */
+export function isCancelled(err: unknown): boolean {
+  const name = errorName(err);
+  return name === 'NotAllowedError' || name === 'AbortError';
+}
+
+export { problemOf, type DeviceProblem };
+
+/** The device problem's message key (the classroom's texts); 'denied' shows the permission help too. */
+export function problemKey(problem: DeviceProblem): `media.problem.${DeviceProblem}` {
+  return `media.problem.${problem}`;
+}
+
+export function stopStream(stream: MediaStream | null | undefined): void {
+  for (const track of stream?.getTracks() ?? []) track.stop();
+}
+
+export interface DeviceLists {
+  cameras: MediaDeviceInfo[];
+  mics: MediaDeviceInfo[];
+}
+
+export async function listDevices(): Promise<DeviceLists> {
+  if (!navigator.mediaDevices?.enumerateDevices) return { cameras: [], mics: [] };
+  const all = await navigator.mediaDevices.enumerateDevices();
+  return {
+    cameras: all.filter((d) => d.kind === 'videoinput' && d.deviceId),
+    mics: all.filter((d) => d.kind === 'audioinput' && d.deviceId),
+  };
+}
