@@ -69,7 +69,20 @@ export function createRecorder(
     self.onError?.(error);
   };
 
+  // A tab being closed or hidden hands over what the recorder holds at once (the slice in progress),
+  // so closing the tab mid-take keeps all but the last moments.
+  const flush = (): void => {
+    if (recorder?.state === 'recording') recorder.requestData();
+  };
+  const onHidden = (): void => {
+    if (document.visibilityState === 'hidden') flush();
+  };
+
   const finalize = (): Promise<void> => {
+    if (typeof window !== 'undefined') {
+      window.removeEventListener('pagehide', flush);
+      document.removeEventListener('visibilitychange', onHidden);
+    }
     if (!stopping) {
       banked = elapsedMs();
       state = 'stopped';
@@ -128,6 +141,10 @@ export function createRecorder(
         );
       });
       recorder = rec;
+      if (typeof window !== 'undefined') {
+        window.addEventListener('pagehide', flush);
+        document.addEventListener('visibilitychange', onHidden);
+      }
       rec.start(sliceMs);
       runSince = performance.now();
       state = 'recording';
