@@ -68,8 +68,13 @@ async function putPart(url: string, headers: Record<string, string>, body: Uint8
 }
 
 /** Opens an upload and sends every part of `bytes`; answers the token and the parts as the store named them. */
-async function uploadTake(s: TestServer, token: string, bytes: Uint8Array): Promise<{ uploadToken: string; parts: Part[] }> {
-  const opened = await call(s.url, 'createUploadToken', { mediaType: 'video/mp4' }, { token });
+async function uploadTake(
+  s: TestServer,
+  token: string,
+  bytes: Uint8Array,
+  mediaType: 'video/mp4' | 'video/webm' = 'video/mp4',
+): Promise<{ uploadToken: string; parts: Part[] }> {
+  const opened = await call(s.url, 'createUploadToken', { mediaType }, { token });
   expect(opened.code).toBe('0');
   const uploadToken = opened.data.uploadToken as string;
   const count = Math.ceil(bytes.length / STUDIO_PART_BYTES);
@@ -322,6 +327,51 @@ describe('studio rules [disk store]', () => {
     for (let i = 0; i < 3; i++) expect((await call(s.url, 'createUploadToken', {}, { token })).code).toBe('0');
     expect((await call(s.url, 'createUploadToken', {}, { token })).code).toBe('39006');
   });
+
+  it('makes a WebM take (Firefox records one) into an H.264 + AAC MP4', async () => {
+    const file = path.join(dir, 'take.webm');
+    const made = spawnSync(
+      'ffmpeg',
+      [
+        ...[
+          '-v',
+          'error',
+          '-y',
+          '-f',
+          'lavfi',
+          '-i',
+          'testsrc2=s=640x360:r=30:d=3',
+          '-f',
+          'lavfi',
+          '-i',
+          'sine=f=440:sample_rate=48000:d=3',
+        ],
+        ...['-c:v', 'libvpx', '-deadline', 'realtime', '-b:v', '1M', '-c:a', 'libopus', '-f', 'webm', file],
+      ],
+      { encoding: 'utf8' },
+    );
+    expect(made.status, made.stderr).toBe(0);
+    const teacher = await signIn(s);
+    const { uploadToken, parts } = await uploadTake(s, teacher.token, await readFile(file), 'video/webm');
+    const saved = await call(s.url, 'addlocalRecordFile', { fileName: 'firefox', fileUrl: uploadToken, parts }, { token: teacher.token });
+    expect(saved.code).toBe('0');
+    let fileUrl = '';
+    await until(
+      async () => {
+        const r = await call(s.url, 'getRecordFileUrl', { fileId: saved.data.fileId }, { token: teacher.token });
+        fileUrl = r.code === '0' ? (r.data.fileUrl as string) : '';
+        return fileUrl !== '';
+      },
+      60_000,
+      'the WebM take made into an MP4',
+    );
+    const out = path.join(dir, 'from-webm.mp4');
+    await writeFile(out, new Uint8Array(await (await fetch(new URL(fileUrl, s.url))).arrayBuffer()));
+    const info = probe(out);
+    expect(info.streams.find((x) => x.codec_type === 'video')?.codec_name).toBe('h264');
+    expect(info.streams.find((x) => x.codec_type === 'audio')?.codec_name).toBe('aac');
+    expect(info.duration).toBeGreaterThan(2.7);
+  }, 90_000);
 
   it('makes a saved take whose job was lost when a worker starts', async () => {
     const { userId } = await signIn(s);

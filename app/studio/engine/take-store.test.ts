@@ -314,7 +314,7 @@ describe('openTakeStore (a fake OPFS; the Web Locks are Node 24 own, shared like
     expect(JSON.parse(await dir.text('meta.json'))).toMatchObject({ slices: 2 });
   });
 
-  it('lists unsaved takes newest first, without saved or empty ones or one another tab has open', async () => {
+  it('lists unsaved takes newest first, clearing saved or empty ones, without one another tab has open', async () => {
     await store();
     const root = await takesDir();
     const leftover = async (id: string, patch: Partial<TakeMeta>) => {
@@ -333,6 +333,10 @@ describe('openTakeStore (a fake OPFS; the Web Locks are Node 24 own, shared like
     const recording = await tabA.create('video/webm');
     await recording.append(new Blob(['live']), 1000);
     expect((await tabB.unsaved()).map((m) => m.id)).toEqual(['1700000000003-cccccccc', '1700000000001-aaaaaaaa']);
+    // The saved and the empty leftovers are cleared away as they are found; the one being recorded stays.
+    expect(root.children.has('1700000000002-bbbbbbbb')).toBe(false);
+    expect(root.children.has('1700000000004-dddddddd')).toBe(false);
+    expect(root.children.has(recording.meta.id)).toBe(true);
     expect(await tabB.open(recording.meta.id)).toBeNull();
     await expect(tabB.remove(recording.meta.id)).rejects.toThrow(/another tab/);
     // Tab A does not offer its own take while recording it; once stopped it does.

@@ -318,7 +318,14 @@ class OpfsTakeStore implements TakeStore {
       }
       if (heldElsewhere.has(LOCK_PREFIX + id)) continue;
       const found = await inspect(this.root, id).catch(() => null);
-      if (!found || found.meta.state === 'saved' || found.meta.bytes === 0) continue;
+      if (!found) continue;
+      if (found.meta.state === 'saved' || found.meta.bytes === 0) {
+        // Nobody holds it, and it is in the cloud or the teacher's downloads (or holds nothing):
+        // its files would only fill the browser's storage (a tab closed right after a save leaves them).
+        // (Asked again: a take another tab began since the list was read is held by now.)
+        if (!(await this.heldLocks()).has(LOCK_PREFIX + id)) await this.root.removeEntry(id, { recursive: true }).catch(() => undefined);
+        continue;
+      }
       out.push(found.meta);
     }
     return out.sort((a, b) => b.createdAt - a.createdAt || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
