@@ -15,12 +15,13 @@ import { codeMessage } from '#app/lib/messages.ts';
 import { currentLang } from '#app/lib/lang.ts';
 import { toast } from '#app/lib/toast.ts';
 import { BoardCanvas } from './BoardCanvas.tsx';
-import { imagePlan, placeImage, translateData, type Point } from './geometry.ts';
+import { imagePlan, placeImage, translateData } from './geometry.ts';
 import { prepareBoardImage, uploadBoardImage } from './images.ts';
 import { createWbToken, ImageUrls, loadStencils, type Stencil } from './net.ts';
 import type { BoardRenderer } from './renderer.ts';
 import type { BoardStore } from './store.ts';
 import { Toolbar } from './Toolbar.tsx';
+import { boardShortcut, commitTextEdit, keyIsElsewhere, type TextEdit } from './editing.ts';
 import { DEFAULT_TOOLS, mayDraw, nextBackground, readExtend, readFollow, stepZoom, wbLayer, writeExtend, type ToolState } from './tools.ts';
 import { useBoardSync } from './useBoardSync.ts';
 
@@ -39,12 +40,6 @@ export interface BoardViewProps {
    * slide image under the ink, and the slide toolbar (no board pages, images, shapes or QR).
    */
   slide?: { layer: string; backdrop: { image: CanvasImageSource & { width: number; height: number }; offsetY: number } | null };
-}
-
-interface TextEdit {
-  at: Point;
-  item: BoardItem | null;
-  text: string;
 }
 
 /** What end-to-end tests read (window.__banshuBoard). */
@@ -238,43 +233,25 @@ export function BoardView(props: BoardViewProps) {
 
   const commitText = () => {
     if (!store || !edit) return;
-    const text = edit.text.replace(/\s+$/u, '');
     setEdit(null);
-    if (text.trim() === '') return; // empty text is not added
-    if (edit.item && edit.item.data.kind === 'text') {
-      if (text !== edit.item.data.text)
-        store.submit({ type: 'update', btype: 'kbText', id: edit.item.id, data: { ...edit.item.data, text }, page });
-      return;
-    }
-    store.create(page, 'kbText', {
-      kind: 'text',
-      text,
-      x: Math.round(edit.at.x),
-      y: Math.round(edit.at.y),
-      width: TEXT_BOX_WIDTH,
-      fontSize: TEXT_FONT_SIZE,
-      color: tools.color,
-    });
+    commitTextEdit(store, page, edit, tools.color);
   };
 
   // Keyboard: undo/redo, delete, copy/paste, zoom. Not while typing somewhere.
   useEffect(() => {
     if (!store || !canDraw) return;
     const onKey = (e: KeyboardEvent) => {
-      const el = e.target as HTMLElement | null;
-      if (el && (el.tagName === 'INPUT' || el.tagName === 'TEXTAREA' || el.tagName === 'SELECT' || el.isContentEditable)) return;
-      if (document.querySelector('dialog[open]')) return;
+      if (keyIsElsewhere(e)) return;
+      const action = boardShortcut(e, selection.length > 0);
       const mod = e.ctrlKey || e.metaKey;
       const key = e.key.toLowerCase();
-      if (mod && key === 'z' && !e.shiftKey) {
+      if (action === 'undo' || action === 'redo' || action === 'delete') {
         e.preventDefault();
-        store.undo(page);
-      } else if (mod && (key === 'y' || (key === 'z' && e.shiftKey))) {
-        e.preventDefault();
-        store.redo(page);
-      } else if (!mod && (e.key === 'Backspace' || e.key === 'Delete') && selection.length > 0) {
-        e.preventDefault();
-        deleteSelection();
+        if (action === 'undo') store.undo(page);
+        else if (action === 'redo') store.redo(page);
+        else deleteSelection();
+      } else if (action === 'deselect') {
+        setSelection([]);
       } else if (mod && key === 'c' && selection.length > 0) {
         if (selection.length > 1) {
           toast.info(t('board.multiSelect'));
@@ -286,8 +263,6 @@ export function BoardView(props: BoardViewProps) {
         const op = store.create(page, copy.data.kind === 'image' ? 'uploadImg' : 'choose', translateData(copy.data, 20, 20));
         if (op.id) setSelection([op.id]);
         clipboard.current = { ...copy, data: translateData(copy.data, 20, 20) };
-      } else if (e.key === 'Escape') {
-        setSelection([]);
       }
     };
     window.addEventListener('keydown', onKey);

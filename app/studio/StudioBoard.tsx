@@ -7,22 +7,16 @@
 import { useCallback, useEffect, useRef, useState, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import '#app/board/board.css';
-import { TEXT_BOX_WIDTH, TEXT_FONT_SIZE, type BoardItem } from '#core/contracts/board.ts';
+import { TEXT_BOX_WIDTH, TEXT_FONT_SIZE } from '#core/contracts/board.ts';
 import { STUDIO_BOARD_PAGES } from '#core/contracts/studio.ts';
 import { BoardCanvas } from '#app/board/BoardCanvas.tsx';
-import type { Point } from '#app/board/geometry.ts';
 import type { BoardRenderer } from '#app/board/renderer.ts';
 import { BoardStore } from '#app/board/store.ts';
 import { Toolbar } from '#app/board/Toolbar.tsx';
-import { DEFAULT_TOOLS, type ToolState } from '#app/board/tools.ts';
+import { boardShortcut, commitTextEdit, keyIsElsewhere, type TextEdit } from '#app/board/editing.ts';
+import { DEFAULT_TOOLS, wbLayer, type ToolState } from '#app/board/tools.ts';
 import { useConfirm } from '#app/components/Dialog.tsx';
-import { StudioIcon } from './icons.tsx';
-
-interface TextEdit {
-  at: Point;
-  item: BoardItem | null;
-  text: string;
-}
+import { StudioPager } from './StudioPager.tsx';
 
 const noImage = () => null;
 const nothing = () => undefined;
@@ -41,7 +35,7 @@ export function useStudioBoard(active: boolean): StudioBoard {
   const confirm = useConfirm();
   const [store] = useState(() => BoardStore.local());
   const [pageIndex, setPageIndex] = useState(0);
-  const page = `wb:${pageIndex}`;
+  const page = wbLayer(pageIndex);
   const [tools, setTools] = useState<ToolState>(DEFAULT_TOOLS);
   const [zoom, setZoom] = useState(1);
   const [selection, setSelection] = useState<string[]>([]);
@@ -80,44 +74,23 @@ export function useStudioBoard(active: boolean): StudioBoard {
 
   const commitText = () => {
     if (!edit) return;
-    const text = edit.text.replace(/\s+$/u, '');
     setEdit(null);
-    if (text.trim() === '') return;
-    if (edit.item && edit.item.data.kind === 'text') {
-      if (text !== edit.item.data.text)
-        store.submit({ type: 'update', btype: 'kbText', id: edit.item.id, data: { ...edit.item.data, text }, page });
-      return;
-    }
-    store.create(page, 'kbText', {
-      kind: 'text',
-      text,
-      x: Math.round(edit.at.x),
-      y: Math.round(edit.at.y),
-      width: TEXT_BOX_WIDTH,
-      fontSize: TEXT_FONT_SIZE,
-      color: tools.color,
-    });
+    commitTextEdit(store, page, edit, tools.color);
   };
 
   // Keyboard: undo, redo and delete while the board is shown (not while typing or in a dialog).
   useEffect(() => {
     if (!active) return;
     const onKey = (e: KeyboardEvent) => {
-      const el = e.target as HTMLElement | null;
-      if (el && (el.tagName === 'INPUT' || el.tagName === 'TEXTAREA' || el.tagName === 'SELECT' || el.isContentEditable)) return;
-      if (document.querySelector('dialog[open]')) return;
-      const mod = e.ctrlKey || e.metaKey;
-      const key = e.key.toLowerCase();
-      if (mod && key === 'z' && !e.shiftKey) {
+      if (keyIsElsewhere(e)) return;
+      const action = boardShortcut(e, selection.length > 0);
+      if (action === 'deselect') setSelection([]);
+      else if (action) {
         e.preventDefault();
-        store.undo(page);
-      } else if (mod && (key === 'y' || (key === 'z' && e.shiftKey))) {
-        e.preventDefault();
-        store.redo(page);
-      } else if (!mod && (e.key === 'Backspace' || e.key === 'Delete') && selection.length > 0) {
-        e.preventDefault();
-        deleteSelection();
-      } else if (e.key === 'Escape') setSelection([]);
+        if (action === 'undo') store.undo(page);
+        else if (action === 'redo') store.redo(page);
+        else deleteSelection();
+      }
     };
     window.addEventListener('keydown', onKey);
     return () => window.removeEventListener('keydown', onKey);
@@ -214,33 +187,16 @@ export function useStudioBoard(active: boolean): StudioBoard {
           local
         />
       </div>
-      <div className="studio-pager" role="group" aria-label={t('studio.board.pages')}>
-        <button
-          type="button"
-          className="studio-pager__btn"
-          onClick={() => goPage(pageIndex - 1)}
-          disabled={pageIndex <= 0}
-          aria-label={t('studio.board.prev')}
-          title={t('studio.board.prev')}
-          data-testid="studio-board-prev"
-        >
-          <StudioIcon name="prev" size={18} />
-        </button>
-        <span className="studio-pager__label" data-testid="studio-board-page" aria-live="polite">
-          {t('studio.board.page', { n: pageIndex + 1, total: STUDIO_BOARD_PAGES })}
-        </span>
-        <button
-          type="button"
-          className="studio-pager__btn"
-          onClick={() => goPage(pageIndex + 1)}
-          disabled={pageIndex >= STUDIO_BOARD_PAGES - 1}
-          aria-label={t('studio.board.next')}
-          title={t('studio.board.next')}
-          data-testid="studio-board-next"
-        >
-          <StudioIcon name="next" size={18} />
-        </button>
-      </div>
+      <StudioPager
+        page={pageIndex + 1}
+        total={STUDIO_BOARD_PAGES}
+        onPage={(n) => goPage(n - 1)}
+        label={t('studio.board.pages')}
+        text={t('studio.board.page', { n: pageIndex + 1, total: STUDIO_BOARD_PAGES })}
+        prevLabel={t('studio.board.prev')}
+        nextLabel={t('studio.board.next')}
+        testId="studio-board"
+      />
     </div>
   );
 

@@ -8,6 +8,7 @@ import { useTranslation } from 'react-i18next';
 import { Button } from '#app/components/Button.tsx';
 import { toast } from '#app/lib/toast.ts';
 import { StudioIcon } from './icons.tsx';
+import { StudioPager } from './StudioPager.tsx';
 import { isPdfFile, openPdf, PDF_TYPE, type PdfDoc } from './pdf.ts';
 
 /** Pages are drawn this large at most (device pixels): sharp in the 1280x720 frame and on a 2x screen. */
@@ -119,33 +120,16 @@ export function useStudioDoc(): StudioDoc {
         {doc ? t('studio.doc.change') : t('studio.doc.choose')}
       </button>
       {doc ? (
-        <div className="studio-pager" role="group" aria-label={doc.name}>
-          <button
-            type="button"
-            className="studio-pager__btn"
-            onClick={() => go(pageNo - 1)}
-            disabled={pageNo <= 1}
-            aria-label={t('studio.doc.prev')}
-            title={t('studio.doc.prev')}
-            data-testid="studio-doc-prev"
-          >
-            <StudioIcon name="prev" size={18} />
-          </button>
-          <span className="studio-pager__label" data-testid="studio-doc-page" aria-live="polite">
-            {t('studio.doc.page', { n: pageNo, total: pages })}
-          </span>
-          <button
-            type="button"
-            className="studio-pager__btn"
-            onClick={() => go(pageNo + 1)}
-            disabled={pageNo >= pages}
-            aria-label={t('studio.doc.next')}
-            title={t('studio.doc.next')}
-            data-testid="studio-doc-next"
-          >
-            <StudioIcon name="next" size={18} />
-          </button>
-        </div>
+        <StudioPager
+          page={pageNo}
+          total={pages}
+          onPage={go}
+          label={doc.name}
+          text={t('studio.doc.page', { n: pageNo, total: pages })}
+          prevLabel={t('studio.doc.prev')}
+          nextLabel={t('studio.doc.next')}
+          testId="studio-doc"
+        />
       ) : null}
     </div>
   );

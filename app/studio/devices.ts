@@ -4,40 +4,23 @@
  * the chosen camera and microphone remembered as `record-device-configure`. Failures map to the
  * classroom's device problems (the same messages).
  */
-import { problemOf, type DeviceProblem } from '#app/classroom/media/devices.ts';
-import { safeGet, safeSet } from '#app/lib/storage.ts';
+import { problemOf, readDeviceConfig, saveDeviceConfig, type DeviceConfig, type DeviceProblem } from '#app/classroom/media/devices.ts';
 
 export const STUDIO_DEVICE_KEY = 'record-device-configure';
 export const STUDIO_CAMERA = { width: 1280, height: 720, frameRate: 30 } as const;
 export const STUDIO_CAMERA_FALLBACK = { width: 640, height: 480, frameRate: 30 } as const;
 export const STUDIO_SCREEN = { width: 1920, height: 1080, frameRate: 30 } as const;
 
-export interface StudioDeviceConfig {
-  videoDeviceId?: string;
-  audioDeviceId?: string;
-}
+export type StudioDeviceConfig = Pick<DeviceConfig, 'videoDeviceId' | 'audioDeviceId'>;
 
 export function readStudioDevices(): StudioDeviceConfig {
-  try {
-    const raw = safeGet('local', STUDIO_DEVICE_KEY);
-    const parsed = raw ? (JSON.parse(raw) as unknown) : null;
-    if (!parsed || typeof parsed !== 'object') return {};
-    const out: StudioDeviceConfig = {};
-    for (const k of ['videoDeviceId', 'audioDeviceId'] as const) {
-      const v = (parsed as Record<string, unknown>)[k];
-      if (typeof v === 'string' && v.length < 512) out[k] = v;
-    }
-    return out;
-  } catch {
-    return {};
-  }
+  const { videoDeviceId, audioDeviceId } = readDeviceConfig(STUDIO_DEVICE_KEY);
+  return { ...(videoDeviceId ? { videoDeviceId } : {}), ...(audioDeviceId ? { audioDeviceId } : {}) };
 }
 
+/** Both choices as given: one left out goes back to the default device. */
 export function saveStudioDevices(config: StudioDeviceConfig): void {
-  const out: StudioDeviceConfig = {};
-  if (config.videoDeviceId) out.videoDeviceId = config.videoDeviceId;
-  if (config.audioDeviceId) out.audioDeviceId = config.audioDeviceId;
-  safeSet('local', STUDIO_DEVICE_KEY, JSON.stringify(out));
+  saveDeviceConfig({ videoDeviceId: config.videoDeviceId, audioDeviceId: config.audioDeviceId }, STUDIO_DEVICE_KEY);
 }
 
 const errorName = (err: unknown): string => (typeof err === 'object' && err !== null && 'name' in err ? String(err.name) : '');

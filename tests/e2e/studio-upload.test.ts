@@ -7,12 +7,13 @@
  * completes, each part stored once. The studio's screens and rules are in studio.test.ts.
  */
 import { spawnSync } from 'node:child_process';
-import { copyFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { BrowserContext, Page, Request, Route } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { STUDIO_PART_BYTES } from '#core/contracts/studio.ts';
+import { browserTake } from '#tests/fixtures/courseware.ts';
 import { makePdf } from '#tests/support/courseware.ts';
 import { startS3, type TestS3 } from '#tests/support/s3.ts';
 import { open, signIn, startWorld, type World } from './helpers.ts';
@@ -259,18 +260,7 @@ describe('the recording studio, to the cloud', () => {
     // A take of several parts in the browser's storage, as a crashed studio leaves it (ADR 086):
     // slices of a real fragmented MP4 (H.264 + Opus) and its meta.json.
     const source = path.join(dir, 'big.mp4');
-    const made = spawnSync(
-      'ffmpeg',
-      [
-        ...['-v', 'error', '-y', '-f', 'lavfi', '-i', 'testsrc2=s=1280x720:r=30:d=8,noise=alls=40:allf=t'],
-        ...['-f', 'lavfi', '-i', 'sine=f=440:sample_rate=48000:d=8'],
-        ...['-c:v', 'libx264', '-preset', 'ultrafast', '-b:v', '40M', '-g', '30', '-c:a', 'libopus'],
-        ...['-movflags', 'frag_keyframe+empty_moov+default_base_moof', '-f', 'mp4', source],
-      ],
-      { encoding: 'utf8' },
-    );
-    expect(made.status, made.stderr).toBe(0);
-    const bytes = await readFile(source);
+    const bytes = await browserTake(source, { seconds: 8, mbps: 40 });
     const parts = Math.ceil(bytes.length / STUDIO_PART_BYTES);
     // More parts than go at once (6), so the upload goes in several rounds.
     expect(parts).toBeGreaterThanOrEqual(7);

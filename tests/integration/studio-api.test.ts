@@ -8,13 +8,14 @@
  * dropped upload); a take whose job was lost is made when a worker starts.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { io, type Socket } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { STUDIO_PART_BYTES, studioPartSize } from '#core/contracts/studio.ts';
 import { call, signIn } from '#tests/support/api.ts';
+import { browserTake } from '#tests/fixtures/courseware.ts';
 import { sharedConverter, testConverter } from '#tests/support/courseware.ts';
 import { until } from '#tests/support/recording.ts';
 import { waitFor } from '#tests/support/room-client.ts';
@@ -32,20 +33,7 @@ const TAKE_SECONDS = 6;
 beforeAll(async () => {
   dir = await mkdtemp(path.join(tmpdir(), 'banshu-studio-'));
   const file = path.join(dir, 'take.mp4');
-  const made = spawnSync(
-    'ffmpeg',
-    [
-      ...['-v', 'error', '-y'],
-      ...['-f', 'lavfi', '-i', `testsrc2=s=1280x720:r=30:d=${TAKE_SECONDS},noise=alls=40:allf=t`],
-      ...['-f', 'lavfi', '-i', `sine=f=440:sample_rate=48000:d=${TAKE_SECONDS}`],
-      ...['-c:v', 'libx264', '-preset', 'ultrafast', '-b:v', '12M', '-g', '30'],
-      ...['-c:a', 'libopus', '-b:a', '96k'],
-      ...['-movflags', 'frag_keyframe+empty_moov+default_base_moof', '-f', 'mp4', file],
-    ],
-    { encoding: 'utf8' },
-  );
-  if (made.status !== 0) throw new Error(`ffmpeg could not make the take: ${made.stderr}`);
-  take = await readFile(file);
+  take = await browserTake(file, { seconds: TAKE_SECONDS, mbps: 12 });
   // The flow below needs at least two parts, the last one short.
   expect(take.length).toBeGreaterThan(STUDIO_PART_BYTES + 1000);
 });
@@ -330,29 +318,9 @@ describe('studio rules [disk store]', () => {
 
   it('makes a WebM take (Firefox records one) into an H.264 + AAC MP4', async () => {
     const file = path.join(dir, 'take.webm');
-    const made = spawnSync(
-      'ffmpeg',
-      [
-        ...[
-          '-v',
-          'error',
-          '-y',
-          '-f',
-          'lavfi',
-          '-i',
-          'testsrc2=s=640x360:r=30:d=3',
-          '-f',
-          'lavfi',
-          '-i',
-          'sine=f=440:sample_rate=48000:d=3',
-        ],
-        ...['-c:v', 'libvpx', '-deadline', 'realtime', '-b:v', '1M', '-c:a', 'libopus', '-f', 'webm', file],
-      ],
-      { encoding: 'utf8' },
-    );
-    expect(made.status, made.stderr).toBe(0);
+    const webm = await browserTake(file, { seconds: 3, mbps: 1, container: 'webm', size: '640x360' });
     const teacher = await signIn(s);
-    const { uploadToken, parts } = await uploadTake(s, teacher.token, await readFile(file), 'video/webm');
+    const { uploadToken, parts } = await uploadTake(s, teacher.token, webm, 'video/webm');
     const saved = await call(s.url, 'addlocalRecordFile', { fileName: 'firefox', fileUrl: uploadToken, parts }, { token: teacher.token });
     expect(saved.code).toBe('0');
     let fileUrl = '';

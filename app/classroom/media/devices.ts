@@ -15,9 +15,10 @@ export interface DeviceConfig {
   speakerId?: string;
 }
 
-export function readDeviceConfig(): DeviceConfig {
+/** The stored choice under `key` (the studio keeps its own, `record-device-configure`). */
+export function readDeviceConfig(key = DEVICE_CONFIG_KEY): DeviceConfig {
   try {
-    const raw = safeGet('local', DEVICE_CONFIG_KEY);
+    const raw = safeGet('local', key);
     const parsed = raw ? (JSON.parse(raw) as unknown) : null;
     if (!parsed || typeof parsed !== 'object') return {};
     const out: DeviceConfig = {};
@@ -31,8 +32,8 @@ export function readDeviceConfig(): DeviceConfig {
   }
 }
 
-export function saveDeviceConfig(patch: DeviceConfig): void {
-  safeSet('local', DEVICE_CONFIG_KEY, JSON.stringify({ ...readDeviceConfig(), ...patch }));
+export function saveDeviceConfig(patch: DeviceConfig, key = DEVICE_CONFIG_KEY): void {
+  safeSet('local', key, JSON.stringify({ ...readDeviceConfig(key), ...patch }));
 }
 
 /** The device exceptions of docs/product/02-live-classroom.md §4, §8. */
