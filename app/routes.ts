@@ -23,6 +23,8 @@ export default [
   route('h5down', 'routes/mobile-download.tsx', { id: 'h5down' }),
   route('phonedown', 'routes/mobile-download.tsx', { id: 'phonedown' }),
   route('dev/outbox', 'routes/dev-outbox.tsx'),
+  // Every refusal of a classroom, without an account (ADR 091).
+  route('refused/:kind', 'routes/refused.tsx'),
   // Classroom routes: one module, several addresses (docs/product/decisions.md invite paths).
   route(':id', 'routes/classroom.tsx', { id: 'classroom' }),
   route('record/:id', 'routes/classroom.tsx', { id: 'classroom-record' }),

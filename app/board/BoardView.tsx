@@ -6,6 +6,7 @@
  */
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { ChevronLeft, ChevronRight, Lock, Minus, Plus } from 'lucide-react';
 import './board.css';
 import type { RoomInfo } from '#core/contracts/api.ts';
 import { BOARD_LAST_PAGE, TEXT_BOX_WIDTH, TEXT_FONT_SIZE, type BoardItem } from '#core/contracts/board.ts';
@@ -303,6 +304,58 @@ export function BoardView(props: BoardViewProps) {
     />
   ) : null;
 
+  // The page number shows once: in the creator's toolbar while it is open, else in the head.
+  const pagesInToolbar = !!toolbar && isCreator && !props.slide && !hidden;
+  const zoomGroup = (
+    <div className="board__zoom" role="group" aria-label={t('board.zoom', { n: Math.round(zoom * 100) })}>
+      <button
+        type="button"
+        className="board-tool"
+        aria-label={t('board.tools.zoomOut')}
+        title={t('board.tools.zoomOut')}
+        onClick={() => setZoom(stepZoom(zoom, -1))}
+        disabled={zoom <= 0.1 + 1e-9}
+      >
+        <Minus size={16} aria-hidden="true" />
+      </button>
+      <button
+        type="button"
+        className="board__zoom-value"
+        onClick={() => setZoom(1)}
+        title={t('board.tools.zoomReset')}
+        data-testid="zoom-value"
+      >
+        {Math.round(zoom * 100)}%
+      </button>
+      <button
+        type="button"
+        className="board-tool"
+        aria-label={t('board.tools.zoomIn')}
+        title={t('board.tools.zoomIn')}
+        onClick={() => setZoom(stepZoom(zoom, 1))}
+        disabled={zoom >= 1.5 - 1e-9}
+      >
+        <Plus size={16} aria-hidden="true" />
+      </button>
+      {isCreator && !props.readOnly ? (
+        <button
+          type="button"
+          className="board__zoom-value board__follow"
+          aria-pressed={follow}
+          title={t('board.follow.hint')}
+          onClick={() => void patchExtend({ follow: follow ? 0 : 1 })}
+          data-testid="follow-toggle"
+        >
+          {t('board.follow.label')}
+        </button>
+      ) : follow ? (
+        <span className="board__zoom-value" data-testid="following">
+          {t('board.follow.on')}
+        </span>
+      ) : null}
+    </div>
+  );
+
   return (
     <div
       className={`board${props.phone ? ' board--phone' : ''}`}
@@ -312,152 +365,110 @@ export function BoardView(props: BoardViewProps) {
       data-status={status}
       data-can-draw={canDraw ? '1' : '0'}
     >
-      <BoardCanvas
-        store={store}
-        page={page}
-        pageIndex={pageIndex}
-        readOnly={!canDraw}
-        tools={tools}
-        background={extend.color}
-        zoom={zoom}
-        onZoom={setZoom}
-        selection={selection}
-        onSelection={setSelection}
-        onText={(at, item) =>
-          setEdit({
-            at: item && item.data.kind === 'text' ? { x: item.data.x, y: item.data.y } : at,
-            item,
-            text: item?.data.kind === 'text' ? item.data.text : '',
-          })
-        }
-        imageUrl={(src) => imageUrls.get(src)}
-        stencilUrl={stencilUrl}
-        onRenderer={onRenderer}
-        backdrop={props.slide?.backdrop ?? null}
-      />
-
-      <div className="board__zoom" role="group" aria-label={t('board.zoom', { n: Math.round(zoom * 100) })}>
-        <button
-          type="button"
-          className="board-tool"
-          aria-label={t('board.tools.zoomOut')}
-          title={t('board.tools.zoomOut')}
-          onClick={() => setZoom(stepZoom(zoom, -1))}
-          disabled={zoom <= 0.1 + 1e-9}
-        >
-          −
-        </button>
-        <button
-          type="button"
-          className="board__zoom-value"
-          onClick={() => setZoom(1)}
-          title={t('board.tools.zoomReset')}
-          data-testid="zoom-value"
-        >
-          {Math.round(zoom * 100)}%
-        </button>
-        <button
-          type="button"
-          className="board-tool"
-          aria-label={t('board.tools.zoomIn')}
-          title={t('board.tools.zoomIn')}
-          onClick={() => setZoom(stepZoom(zoom, 1))}
-          disabled={zoom >= 1.5 - 1e-9}
-        >
-          +
-        </button>
-        {isCreator && !props.readOnly ? (
-          <button
-            type="button"
-            className="board__zoom-value"
-            aria-pressed={follow}
-            title={t('board.follow.hint')}
-            onClick={() => void patchExtend({ follow: follow ? 0 : 1 })}
-            data-testid="follow-toggle"
-          >
-            {t('board.follow.label')}
-          </button>
-        ) : follow ? (
-          <span className="board__zoom-value" data-testid="following">
-            {t('board.follow.on')}
+      <div className="board__head">
+        {props.slide ? null : props.readOnly ? (
+          <div className="board__review-pages" role="group" aria-label={t('board.review.title')}>
+            <button
+              type="button"
+              className="board-tool"
+              onClick={() => goPage(pageIndex - 1)}
+              disabled={pageIndex <= 0}
+              aria-label={t('board.tools.prev')}
+              title={t('board.tools.prev')}
+              data-testid="page-prev"
+            >
+              <ChevronLeft size={18} aria-hidden="true" />
+            </button>
+            <span data-testid="page-label">{t('board.page', { n: pageIndex + 1, total: BOARD_LAST_PAGE + 1 })}</span>
+            <button
+              type="button"
+              className="board-tool"
+              onClick={() => goPage(pageIndex + 1)}
+              disabled={pageIndex >= BOARD_LAST_PAGE}
+              aria-label={t('board.tools.next')}
+              title={t('board.tools.next')}
+              data-testid="page-next"
+            >
+              <ChevronRight size={18} aria-hidden="true" />
+            </button>
+          </div>
+        ) : pagesInToolbar ? null : (
+          <span className="board__page-badge" data-testid="board-page-badge">
+            {t('board.page', { n: pageIndex + 1, total: BOARD_LAST_PAGE + 1 })}
           </span>
+        )}
+        {masked ? (
+          <span className="board__locked" data-testid="board-mask" role="note" title={t('stage.lockedHint')}>
+            <Lock size={14} aria-hidden="true" />
+            <span>{t('stage.locked')}</span>
+          </span>
+        ) : null}
+        {status !== 'live' && status !== 'connecting' ? (
+          <span className="board__status" role="status">
+            {t('board.offline')}
+          </span>
+        ) : null}
+        {zoomGroup}
+      </div>
+
+      <div className="board__area" data-testid="board-area">
+        <BoardCanvas
+          store={store}
+          page={page}
+          pageIndex={pageIndex}
+          readOnly={!canDraw}
+          tools={tools}
+          background={extend.color}
+          zoom={zoom}
+          onZoom={setZoom}
+          selection={selection}
+          onSelection={setSelection}
+          onText={(at, item) =>
+            setEdit({
+              at: item && item.data.kind === 'text' ? { x: item.data.x, y: item.data.y } : at,
+              item,
+              text: item?.data.kind === 'text' ? item.data.text : '',
+            })
+          }
+          imageUrl={(src) => imageUrls.get(src)}
+          stencilUrl={stencilUrl}
+          onRenderer={onRenderer}
+          backdrop={props.slide?.backdrop ?? null}
+        />
+
+        {edit && editorPos ? (
+          <div className="board-text" style={{ left: editorPos.x, top: editorPos.y }} data-testid="board-text-editor">
+            <textarea
+              autoFocus
+              aria-label={t('board.text.label')}
+              placeholder={t('board.text.placeholder')}
+              value={edit.text}
+              style={{ width: Math.max(120, TEXT_BOX_WIDTH * scale), fontSize: Math.max(12, TEXT_FONT_SIZE * scale) }}
+              onChange={(e) => setEdit({ ...edit, text: e.currentTarget.value })}
+              onKeyDown={(e) => {
+                if (e.key === 'Escape') setEdit(null);
+                if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) commitText();
+              }}
+            />
+            <div className="board-text__actions">
+              <button type="button" className="btn btn--ghost btn--small" onClick={() => setEdit(null)}>
+                {t('board.text.cancel')}
+              </button>
+              <button type="button" className="btn btn--primary btn--small" onClick={commitText} data-testid="board-text-ok">
+                {t('board.text.ok')}
+              </button>
+            </div>
+          </div>
+        ) : null}
+
+        {uploading ? (
+          <div className="board__uploading" role="status" data-testid="board-uploading">
+            <span className="spinner" aria-hidden="true" /> {t('board.image.uploading')}
+          </div>
         ) : null}
       </div>
 
-      {props.slide ? null : props.readOnly ? (
-        <div className="board__review-pages" role="group" aria-label={t('board.review.title')}>
-          <button
-            type="button"
-            className="board-tool"
-            onClick={() => goPage(pageIndex - 1)}
-            disabled={pageIndex <= 0}
-            aria-label={t('board.tools.prev')}
-            data-testid="page-prev"
-          >
-            ‹
-          </button>
-          <span data-testid="page-label">{t('board.page', { n: pageIndex + 1, total: BOARD_LAST_PAGE + 1 })}</span>
-          <button
-            type="button"
-            className="board-tool"
-            onClick={() => goPage(pageIndex + 1)}
-            disabled={pageIndex >= BOARD_LAST_PAGE}
-            aria-label={t('board.tools.next')}
-            data-testid="page-next"
-          >
-            ›
-          </button>
-        </div>
-      ) : (
-        <span className="board__page-badge" data-testid="board-page-badge">
-          {t('board.page', { n: pageIndex + 1, total: BOARD_LAST_PAGE + 1 })}
-        </span>
-      )}
-
-      {toolbar}
-
-      {edit && editorPos ? (
-        <div className="board-text" style={{ left: editorPos.x, top: editorPos.y }} data-testid="board-text-editor">
-          <textarea
-            autoFocus
-            aria-label={t('board.text.label')}
-            placeholder={t('board.text.placeholder')}
-            value={edit.text}
-            style={{ width: Math.max(120, TEXT_BOX_WIDTH * scale), fontSize: Math.max(12, TEXT_FONT_SIZE * scale) }}
-            onChange={(e) => setEdit({ ...edit, text: e.currentTarget.value })}
-            onKeyDown={(e) => {
-              if (e.key === 'Escape') setEdit(null);
-              if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) commitText();
-            }}
-          />
-          <div className="board-text__actions">
-            <button type="button" className="btn btn--ghost btn--small" onClick={() => setEdit(null)}>
-              {t('board.text.cancel')}
-            </button>
-            <button type="button" className="btn btn--primary btn--small" onClick={commitText} data-testid="board-text-ok">
-              {t('board.text.ok')}
-            </button>
-          </div>
-        </div>
-      ) : null}
-
-      {uploading ? (
-        <div className="board__uploading" role="status" data-testid="board-uploading">
-          <span className="spinner" aria-hidden="true" /> {t('board.image.uploading')}
-        </div>
-      ) : null}
-
-      {status !== 'live' && status !== 'connecting' ? (
-        <div className="board__status" role="status">
-          {t('board.offline')}
-        </div>
-      ) : null}
-
-      {masked ? (
-        <div className="board__mask" data-testid="board-mask" role="note">
-          <span>{t('board.mask')}</span>
-        </div>
-      ) : null}
+      {toolbar ? <div className="board__foot">{toolbar}</div> : null}
 
       {powerOpen ? (
         <PowerDialog

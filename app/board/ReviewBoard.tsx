@@ -15,6 +15,7 @@ import { currentLang } from '#app/lib/lang.ts';
 import { loadStencils } from './net.ts';
 import { BoardRenderer } from './renderer.ts';
 import { readExtend, stepZoom } from './tools.ts';
+import { ChevronLeft, ChevronRight, Minus, Plus } from 'lucide-react';
 
 interface ReviewPage {
   state: LayerState;
@@ -242,7 +243,7 @@ export function ReviewBoard({ roomNumber, roomExtend }: ReviewBoardProps) {
             aria-label={t('board.tools.prev')}
             data-testid="page-prev"
           >
-            ‹
+            <ChevronLeft size={18} aria-hidden="true" />
           </button>
           <span data-testid="page-label" aria-live="polite">
             {key ? label(key) : ''} · {t('board.review.counter', { n: index + 1, total: pages.length })}
@@ -255,7 +256,7 @@ export function ReviewBoard({ roomNumber, roomExtend }: ReviewBoardProps) {
             aria-label={t('board.tools.next')}
             data-testid="page-next"
           >
-            ›
+            <ChevronRight size={18} aria-hidden="true" />
           </button>
         </div>
       ) : null}
@@ -269,7 +270,7 @@ export function ReviewBoard({ roomNumber, roomExtend }: ReviewBoardProps) {
           onClick={() => setZoom(stepZoom(zoom, -1))}
           disabled={zoom <= 0.1 + 1e-9}
         >
-          −
+          <Minus size={16} aria-hidden="true" />
         </button>
         <button type="button" className="board__zoom-value" onClick={() => setZoom(1)} title={t('board.tools.zoomReset')}>
           {Math.round(zoom * 100)}%
@@ -282,7 +283,7 @@ export function ReviewBoard({ roomNumber, roomExtend }: ReviewBoardProps) {
           onClick={() => setZoom(stepZoom(zoom, 1))}
           disabled={zoom >= 1.5 - 1e-9}
         >
-          +
+          <Plus size={16} aria-hidden="true" />
         </button>
       </div>
 

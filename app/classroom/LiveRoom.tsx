@@ -7,6 +7,7 @@ import { LoadingOverlay } from '#app/components/LoadingOverlay.tsx';
 import { toast } from '#app/lib/toast.ts';
 import { isMobileDevice, parseUa } from '#app/lib/ua.ts';
 import { ChatPanel } from './ChatPanel.tsx';
+import { LeaveDialog } from './LeaveDialog.tsx';
 import { MembersPanel } from './MembersPanel.tsx';
 import { MicInvitation, OnMicBanner } from './MicPrompt.tsx';
 import { ObserverHeader } from './ObserverHeader.tsx';
@@ -20,6 +21,8 @@ import { shownView } from './views.ts';
 import { BoardView } from '#app/board/BoardView.tsx';
 import { CoursewarePanel } from '#app/courseware/CoursewarePanel.tsx';
 import { useClassroomMedia } from './media/ClassroomMedia.tsx';
+// The phone layout (ADR 091), after every stylesheet of the room so its .room--h5 rules win.
+import './phone.css';
 
 export const EXIT_DELAY_MS = 200;
 
@@ -85,8 +88,28 @@ export function LiveRoom({ answer, roomNumber, inviteUrl }: LiveRoomProps) {
     await actions.leave();
     setTimeout(() => void navigate('/profile'), EXIT_DELAY_MS);
   };
+  // Leave (ADR 090): the teacher chooses between leaving and ending the class for everyone; others confirm.
+  const [leaving, setLeaving] = useState(false);
+  const askLeave = async () => {
+    if (isCreator) {
+      setLeaving(true);
+      return;
+    }
+    const ok = await confirm({
+      title: t('chrome.leave.title'),
+      message: t('chrome.leave.memberText'),
+      confirmText: t('chrome.leave.confirmLeave'),
+    });
+    if (ok) await exit();
+  };
   const endClass = async () => {
-    if (await confirm({ message: t('classroom.endConfirm'), confirmText: t('classroom.endClass') })) await actions.endRoom();
+    const ok = await confirm({
+      title: t('chrome.endClass.title'),
+      message: t('chrome.endClass.text'),
+      confirmText: t('classroom.endClass'),
+      tone: 'danger',
+    });
+    if (ok) await actions.endRoom();
   };
   // The trial's cap arrives as a patch (usually before the ack): say what it is once it is known.
   const maxMember = room.maxMember;
@@ -142,7 +165,7 @@ export function LiveRoom({ answer, roomNumber, inviteUrl }: LiveRoomProps) {
           showTrial={showTrial}
           onTrial={() => void startTrial()}
           onEndClass={() => void endClass()}
-          onExit={() => void exit()}
+          onExit={() => void askLeave()}
           disabled={status !== 'live'}
           recordSince={state?.record.since ?? null}
           onStartRecord={actions.startRecord}
@@ -153,7 +176,7 @@ export function LiveRoom({ answer, roomNumber, inviteUrl }: LiveRoomProps) {
           loadLivePlatforms={actions.livePlatforms}
         />
       ) : (
-        <MemberBar room={room} role={role} onExit={() => void exit()} />
+        <MemberBar room={room} role={role} onExit={() => void askLeave()} />
       )}
       <main id="main" className="room__main">
         <div className="room__stagecol">
@@ -195,6 +218,7 @@ export function LiveRoom({ answer, roomNumber, inviteUrl }: LiveRoomProps) {
             tile={av.tile}
             extraTiles={av.extraTiles}
             screen={av.screen}
+            focus={av.focus}
           />
           {av.controls}
         </div>
@@ -227,6 +251,19 @@ export function LiveRoom({ answer, roomNumber, inviteUrl }: LiveRoomProps) {
         />
       </main>
       {av.overlay}
+      {leaving ? (
+        <LeaveDialog
+          onClose={() => setLeaving(false)}
+          onLeave={() => {
+            setLeaving(false);
+            void exit();
+          }}
+          onEndForAll={() => {
+            setLeaving(false);
+            void actions.endRoom();
+          }}
+        />
+      ) : null}
       {onMicMe ? <OnMicBanner onHangUp={() => void actions.stopMic()} /> : null}
       {invitedMe ? <MicInvitation key={mic.since} onAnswer={(agree) => void actions.answerMic(agree)} /> : null}
       {status === 'offline' && !isObserver ? <ReconnectOverlay reconnect={reconnect} onTryNow={actions.reconnectNow} /> : null}

@@ -2,6 +2,7 @@ import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { Member, MicState } from '#core/contracts/room-events.ts';
 import { useConfirm } from '#app/components/Dialog.tsx';
+import { shownName } from '#app/lib/display-name.ts';
 import { NetworkIcon } from './NetworkIcon.tsx';
 import { sfuNetworkQuality } from './roomState.ts';
 
@@ -67,8 +68,15 @@ export function MembersPanel({
 }: MembersPanelProps) {
   const { t } = useTranslation();
   const confirm = useConfirm();
-  const kick = async (userId: string) => {
-    if (await confirm({ message: t('classroom.members.kickConfirm'), confirmText: t('classroom.members.kick') })) onKick(userId);
+  // Whom and what happens, with a red button (ADR 090): the removed person cannot rejoin this class.
+  const kick = async (userId: string, name: string) => {
+    const ok = await confirm({
+      title: t('chrome.kick.title', { name }),
+      message: t('chrome.kick.text', { name }),
+      confirmText: t('chrome.kick.confirm'),
+      tone: 'danger',
+    });
+    if (ok) onKick(userId);
   };
   return (
     <div className="members">
@@ -84,7 +92,7 @@ export function MembersPanel({
           return (
             <li key={m.userId} className="member" data-testid="member-row" data-user={m.userId}>
               <span className="member__name">
-                {m.name}
+                {shownName(m.name, t)}
                 {m.userId === myId ? t('classroom.members.you') : null}
               </span>
               <span className={`badge badge--role badge--${m.role}`}>{t(`classroom.badge.${m.role}`)}</span>
@@ -101,7 +109,12 @@ export function MembersPanel({
                       {t('classroom.mic.invite')}
                     </button>
                   )}
-                  <button type="button" className="btn btn--small btn--ghost member__kick" onClick={() => void kick(m.userId)}>
+                  <button
+                    type="button"
+                    className="btn btn--small btn--ghost member__kick"
+                    data-testid="member-kick"
+                    onClick={() => void kick(m.userId, shownName(m.name, t))}
+                  >
                     {t('classroom.members.kick')}
                   </button>
                 </span>

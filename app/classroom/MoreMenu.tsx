@@ -1,15 +1,21 @@
-import { useCallback, useRef, useState } from 'react';
+import { useCallback, useRef, useState, type KeyboardEvent } from 'react';
 import { useTranslation } from 'react-i18next';
+import { Ellipsis, Power, Timer, UserPlus } from 'lucide-react';
 import { useDismiss } from '#app/lib/use-dismiss.ts';
 
 export interface MoreMenuProps {
   showTrial: boolean;
   onEndClass: () => void;
   onTrial: () => void;
+  /** The invite panel: an item of its own here when the bar is too narrow for its button (ADR 090). */
+  onInvite: () => void;
 }
 
-/** The creator's more-settings menu: end the class for everyone, the 10-minute trial. */
-export function MoreMenu({ showTrial, onEndClass, onTrial }: MoreMenuProps) {
+/**
+ * The creator's More menu: what the top bar has no room for (invite, below 1180 px), the
+ * 10-minute trial, and ending the class for everyone. Arrow keys move between the items.
+ */
+export function MoreMenu({ showTrial, onEndClass, onTrial, onInvite }: MoreMenuProps) {
   const { t } = useTranslation();
   const [open, setOpen] = useState(false);
   const closeMenu = useCallback(() => setOpen(false), []);
@@ -23,30 +29,54 @@ export function MoreMenu({ showTrial, onEndClass, onTrial }: MoreMenuProps) {
     fn();
   };
 
+  const onKeyDown = (event: KeyboardEvent<HTMLDivElement>) => {
+    if (event.key !== 'ArrowDown' && event.key !== 'ArrowUp') return;
+    const items = [...(box.current?.querySelectorAll<HTMLElement>('[role="menuitem"]') ?? [])].filter(
+      (el) => el.getClientRects().length > 0,
+    );
+    if (items.length === 0) return;
+    event.preventDefault();
+    const at = items.indexOf(document.activeElement as HTMLElement);
+    const next = event.key === 'ArrowDown' ? (at + 1) % items.length : (at - 1 + items.length) % items.length;
+    items[next]?.focus();
+  };
+
   return (
-    <div className="menu" ref={box}>
+    <div className="menu room-more" ref={box} onKeyDown={onKeyDown}>
       <button
         ref={button}
         type="button"
-        className="btn btn--ghost"
+        className="btn btn--ghost room-more__button"
         aria-haspopup="menu"
         aria-expanded={open}
+        aria-label={t('chrome.moreLabel')}
+        title={t('chrome.moreLabel')}
+        data-testid="more-button"
         onClick={() => setOpen((o) => !o)}
       >
-        {t('classroom.more')} <span aria-hidden="true">▾</span>
+        <Ellipsis size={18} aria-hidden="true" />
+        <span className="room-more__label">{t('classroom.more')}</span>
       </button>
       {open ? (
-        <div className="menu__panel" role="menu">
-          <ul className="menu__list">
+        <div className="menu__panel" role="menu" aria-label={t('chrome.moreLabel')} data-testid="more-menu">
+          <ul className="menu__list" role="none">
+            <li role="none" className="room-more__overflow">
+              <button type="button" role="menuitem" onClick={pick(onInvite)} data-testid="more-invite">
+                <UserPlus size={18} aria-hidden="true" />
+                {t('classroom.inviteButton')}
+              </button>
+            </li>
             {showTrial ? (
-              <li>
+              <li role="none">
                 <button type="button" role="menuitem" onClick={pick(onTrial)} autoFocus>
+                  <Timer size={18} aria-hidden="true" />
                   {t('classroom.trial')}
                 </button>
               </li>
             ) : null}
-            <li>
+            <li role="none">
               <button type="button" role="menuitem" className="menu__danger" onClick={pick(onEndClass)} autoFocus={!showTrial}>
+                <Power size={18} aria-hidden="true" />
                 {t('classroom.endClass')}
               </button>
             </li>

@@ -1,3 +1,4 @@
+import { Crown } from 'lucide-react';
 import { useTranslation } from 'react-i18next';
 import type { RoomInfo } from '#core/contracts/api.ts';
 import type { Role } from '#core/contracts/room-events.ts';
@@ -15,7 +16,13 @@ export function RoomTitle({ room, role }: { room: RoomInfo; role: Role }) {
     <div className="room-title">
       <span className="room-title__type" data-testid="room-type">
         {t(`roomType.t${room.roomType}`)}
-        {room.isVIP === '1' ? <span className="badge badge--paid">{t('classroom.vip')}</span> : null}
+        {room.isVIP === '1' ? (
+          // In the one-row bar only the crown shows (its text stays for screen readers and as the tooltip).
+          <span className="badge badge--paid" title={t('classroom.vip')}>
+            <Crown size={14} aria-hidden="true" />
+            <span className="badge__text">{t('classroom.vip')}</span>
+          </span>
+        ) : null}
       </span>
       <span className="room-title__number">
         <span className="room-title__label">{t('classroom.roomNumber')}</span> <span data-testid="room-number">{room.roomNumber}</span>

@@ -1,8 +1,8 @@
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { FileText, LogOut, MessagesSquare, MonitorUp, PenLine, Presentation, UserPlus, Video, type LucideIcon } from 'lucide-react';
 import type { RoomInfo } from '#core/contracts/api.ts';
 import type { Role } from '#core/contracts/room-events.ts';
-import { Button } from '#app/components/Button.tsx';
 import { LanguageSwitch } from '#app/components/lang.tsx';
 import { RecordButton } from '#app/recordings/RecordButton.tsx';
 import { LiveButton } from '#app/streaming/LiveButton.tsx';
@@ -11,9 +11,12 @@ import type { LiveInfo } from './roomState.ts';
 import { InvitePanel } from './InvitePanel.tsx';
 import { MoreMenu } from './MoreMenu.tsx';
 import { RoomTitle } from './RoomTitle.tsx';
-import { shownView, VIEW_TABS, viewTabEnabled } from './views.ts';
+import { shownView, VIEW_TABS, viewTabEnabled, type ViewKey } from './views.ts';
 
 export type ClassMode = 'discuss' | 'lecture';
+
+const VIEW_ICONS: Record<ViewKey, LucideIcon> = { wb: PenLine, ppt: FileText, screen: MonitorUp, video: Video };
+const MODE_ICONS: Record<ClassMode, LucideIcon> = { discuss: MessagesSquare, lecture: Presentation };
 
 export interface TopBarProps {
   room: RoomInfo;
@@ -38,38 +41,63 @@ export interface TopBarProps {
   loadLivePlatforms: () => Promise<LivePlatformsAnswer>;
 }
 
-/** The creator's top bar (docs/product/02-live-classroom.md §2): modes, view switch, record, live, invite panel, more menu, exit. */
+/**
+ * The creator's top bar (docs/product/02-live-classroom.md §2, ADR 090): one row at every width
+ * from 1024 px. What stays visible, first to last: Leave, More, record, live, the view tabs, the
+ * modes, the language, invite, the title. Below 1440 px the view tabs are icons with a tooltip
+ * (their name stays their accessible name); below 1180 px invite moves into More and the modes
+ * become icons; the title shortens to fit whatever room is left.
+ */
 export function TopBar(props: TopBarProps) {
   const { t } = useTranslation();
   const [inviting, setInviting] = useState(false);
   const current = shownView(props.room.roomType, props.room.showState);
   return (
-    <header className="room-bar room-bar--creator" aria-label={t('classroom.topBar')} data-testid="top-bar">
+    <header className="room-bar room-bar--creator room-bar--one-row" aria-label={t('classroom.topBar')} data-testid="top-bar">
       <RoomTitle room={props.room} role={props.role} />
       <div className="room-bar__tools">
         <div className="seg" role="group" aria-label={t('classroom.mode.label')}>
-          {(['discuss', 'lecture'] as const).map((m) => (
-            <button key={m} type="button" className="seg__btn" aria-pressed={props.mode === m} onClick={() => props.onMode(m)}>
-              {t(`classroom.mode.${m}`)}
-            </button>
-          ))}
+          {(['discuss', 'lecture'] as const).map((m) => {
+            const Icon = MODE_ICONS[m];
+            return (
+              <button
+                key={m}
+                type="button"
+                className="seg__btn seg__btn--mode"
+                aria-pressed={props.mode === m}
+                aria-label={t(`classroom.mode.${m}`)}
+                title={t(`classroom.mode.${m}`)}
+                data-testid={`mode-${m}`}
+                onClick={() => props.onMode(m)}
+              >
+                <Icon size={16} aria-hidden="true" />
+                <span className="seg__label">{t(`classroom.mode.${m}`)}</span>
+              </button>
+            );
+          })}
         </div>
         <div className="seg" role="group" aria-label={t('classroom.view.label')}>
-          {VIEW_TABS.map((v) => (
-            <button
-              key={v.key}
-              type="button"
-              className="seg__btn"
-              aria-pressed={current === v.key}
-              disabled={props.disabled || !viewTabEnabled(props.room.roomType, v.key)}
-              data-testid={`view-${v.key}`}
-              onClick={() => {
-                if (current !== v.key) props.onView(v.showState);
-              }}
-            >
-              {t(`classroom.view.${v.key}`)}
-            </button>
-          ))}
+          {VIEW_TABS.map((v) => {
+            const Icon = VIEW_ICONS[v.key];
+            return (
+              <button
+                key={v.key}
+                type="button"
+                className="seg__btn seg__btn--view"
+                aria-pressed={current === v.key}
+                aria-label={t(`classroom.view.${v.key}`)}
+                title={t(`classroom.view.${v.key}`)}
+                disabled={props.disabled || !viewTabEnabled(props.room.roomType, v.key)}
+                data-testid={`view-${v.key}`}
+                onClick={() => {
+                  if (current !== v.key) props.onView(v.showState);
+                }}
+              >
+                <Icon size={16} aria-hidden="true" />
+                <span className="seg__label">{t(`classroom.view.${v.key}`)}</span>
+              </button>
+            );
+          })}
         </div>
       </div>
       <div className="room-bar__end">
@@ -88,31 +116,57 @@ export function TopBar(props: TopBarProps) {
           onEnd={props.onEndLive}
           loadPlatforms={props.loadLivePlatforms}
         />
-        <Button variant="secondary" onClick={() => setInviting(true)} aria-haspopup="dialog">
+        <button
+          type="button"
+          className="btn btn--secondary room-bar__invite"
+          onClick={() => setInviting(true)}
+          aria-haspopup="dialog"
+          title={t('classroom.inviteTitle')}
+          data-testid="invite-button"
+        >
+          <UserPlus size={18} aria-hidden="true" />
           {t('classroom.inviteButton')}
-        </Button>
-        <MoreMenu showTrial={props.showTrial} onTrial={props.onTrial} onEndClass={props.onEndClass} />
-        <LanguageSwitch />
-        <Button variant="danger" onClick={props.onExit} data-testid="exit">
-          {t('classroom.leave')}
-        </Button>
+        </button>
+        <LanguageSwitch compact />
+        <MoreMenu showTrial={props.showTrial} onTrial={props.onTrial} onEndClass={props.onEndClass} onInvite={() => setInviting(true)} />
+        <button
+          type="button"
+          className="btn btn--danger room-bar__leave"
+          onClick={props.onExit}
+          aria-haspopup="dialog"
+          aria-label={t('classroom.leave')}
+          title={t('classroom.leave')}
+          data-testid="exit"
+        >
+          <LogOut size={18} aria-hidden="true" />
+          <span>{t('chrome.leaveShort')}</span>
+        </button>
       </div>
       {inviting ? <InvitePanel roomNumber={props.room.roomNumber} inviteUrl={props.inviteUrl} onClose={() => setInviting(false)} /> : null}
     </header>
   );
 }
 
-/** A member's bar: who and where, language, leave; no classroom controls. */
+/** A member's bar: who and where, language, leave; no classroom controls. One row at every width. */
 export function MemberBar({ room, role, onExit }: { room: RoomInfo; role: Role; onExit: () => void }) {
   const { t } = useTranslation();
   return (
-    <header className="room-bar" data-testid="member-bar">
+    <header className="room-bar room-bar--one-row" data-testid="member-bar">
       <RoomTitle room={room} role={role} />
       <div className="room-bar__end">
-        <LanguageSwitch />
-        <Button variant="ghost" onClick={onExit} data-testid="exit">
-          {t('classroom.leave')}
-        </Button>
+        <LanguageSwitch compact />
+        <button
+          type="button"
+          className="btn btn--ghost room-bar__leave room-bar__leave--member"
+          onClick={onExit}
+          aria-haspopup="dialog"
+          aria-label={t('classroom.leave')}
+          title={t('classroom.leave')}
+          data-testid="exit"
+        >
+          <LogOut size={18} aria-hidden="true" />
+          <span>{t('chrome.leaveShort')}</span>
+        </button>
       </div>
     </header>
   );

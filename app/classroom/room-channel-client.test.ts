@@ -202,31 +202,33 @@ describe('RoomChannelClient', () => {
   });
 
   it('polls the room info while offline and closes the class when the room is gone', async () => {
-    const { socket, client, api, join } = setup();
+    const { socket, client, api, join, navigate } = setup();
     join();
     api.mockResolvedValue({ code: '0', msg: '', data: { roomInfo: { ...roomInfo, state: 'closed' } } });
     socket.drop();
     await vi.advanceTimersByTimeAsync(10_000);
     expect(api).toHaveBeenCalledWith('getRoomInfoByRoomNumber', { roomNumber: '123456' }, { quietNetworkError: true });
     expect(client.getSnapshot().status).toBe('closed');
+    // A student is told on the refusal page; the teacher leaves for the profile instead.
+    expect(navigate).toHaveBeenCalledWith('/refused/closed?room=123456');
   });
 
-  it('leaves for the profile when kicked, and ignores a kick of someone else', () => {
+  it('leaves for the removal page when kicked, and ignores a kick of someone else', () => {
     const { socket, client, navigate, join } = setup();
     join();
     socket.fire('kickout', { userId: '9' });
     expect(client.getSnapshot().status).toBe('live');
     socket.fire('kickout', { userId: '2' });
     expect(client.getSnapshot().status).toBe('gone');
-    expect(navigate).toHaveBeenCalledWith('/profile?joinRoomError=kickout');
+    expect(navigate).toHaveBeenCalledWith('/refused/removed?room=123456');
   });
 
-  it('a refused join (room full) leaves with the code', () => {
+  it('a refused join (room full) leaves for the refusal page of that case', () => {
     const { socket, client, navigate } = setup();
     socket.up();
     socket.last('joinRoom').answer(null, { code: '31003', msg: 'full' });
     expect(client.getSnapshot().status).toBe('gone');
-    expect(navigate).toHaveBeenCalledWith('/profile?joinRoomError=31003');
+    expect(navigate).toHaveBeenCalledWith('/refused/full?room=123456');
   });
 
   it('reports the network quality once per change while live, never as an observer', () => {

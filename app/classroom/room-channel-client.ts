@@ -28,6 +28,7 @@ import type { LiveApiAnswers } from '#core/contracts/streaming.ts';
 import { api as realApi, isOk, NETWORK_ERROR } from '#app/lib/api.ts';
 import { currentLang } from '#app/lib/lang.ts';
 import { codeMessage, networkMessage } from '#app/lib/messages.ts';
+import { refusalPath } from '#app/lib/refusal.ts';
 import { toast } from '#app/lib/toast.ts';
 import { roomReducer, type RoomAction, type RoomState } from './roomState.ts';
 
@@ -318,15 +319,18 @@ export class RoomChannelClient {
   #roomGone(): void {
     if (this.#ended) return;
     this.#end('closed');
-    toast.error(this.#t('classroom.roomClosed'));
-    // The teacher leaves for the profile; everyone else stays on the 'room closed' screen.
-    if (this.#isCreator) setTimeout(() => this.#navigate('/profile'), CLOSED_LEAVE_MS);
+    // The teacher leaves for the profile with a toast; everyone else gets the refusal page that
+    // says the class ended and what to do next (ADR 091).
+    if (this.#isCreator) {
+      toast.error(this.#t('classroom.roomClosed'));
+      setTimeout(() => this.#navigate('/profile'), CLOSED_LEAVE_MS);
+    } else this.#navigate(refusalPath('31009', this.#roomNumber));
   }
 
   #refused(code: string): void {
     if (this.#ended) return;
     this.#end('gone');
-    this.#navigate(`/profile?joinRoomError=${encodeURIComponent(code)}`);
+    this.#navigate(refusalPath(code, this.#roomNumber));
   }
 
   /** A code from the server that means this person cannot be in the room any more. */
@@ -459,8 +463,8 @@ export class RoomChannelClient {
     socket.on('kickout', ({ userId }) => {
       if (userId !== this.#answer.userIdForNumber || this.#ended) return;
       this.#end('gone');
-      toast.error(this.#t('classroom.kicked'));
-      this.#navigate('/profile?joinRoomError=kickout');
+      // The removal page says it at once, and the server says it again on every reopen (ADR 091).
+      this.#navigate(refusalPath('kickout', this.#roomNumber));
     });
     socket.on('roomClosed', () => this.#roomGone());
     // Cloud recording (issue 13): the recorder started, or nobody took the task / it failed.

@@ -6,6 +6,8 @@ import { api } from '#app/lib/api.ts';
 import { LanguageSwitch } from './lang.tsx';
 import { useConfirm } from './Dialog.tsx';
 import { Brand } from './Brand.tsx';
+import { shownName } from '#app/lib/display-name.ts';
+import { ChevronDown } from 'lucide-react';
 
 export interface HeaderUser {
   mobile: string;
@@ -66,21 +68,20 @@ export function AppHeader({ user }: { user: HeaderUser | null }) {
               className="menu__button"
               aria-expanded={open}
               aria-controls={menuId}
-              aria-label={t('menu.open')}
               onClick={() => setOpen((v) => !v)}
             >
               <span className="menu__avatar" aria-hidden="true">
-                {(user.name || user.mobile).slice(0, 1)}
+                {(shownName(user.name, t) || user.mobile).slice(0, 1)}
               </span>
               <span className="menu__mobile">{maskMobile(user.mobile)}</span>
-              <span className="menu__caret" aria-hidden="true">
-                ▾
-              </span>
+              {/* The name includes what the button shows (WCAG 2.5.3), then what it does. */}
+              <span className="visually-hidden">{t('menu.open')}</span>
+              <ChevronDown className="menu__caret" size={16} aria-hidden="true" />
             </button>
             {open ? (
               <div className="menu__panel" id={menuId}>
                 <p className="menu__who">
-                  <strong>{user.name || maskMobile(user.mobile)}</strong>
+                  <strong>{shownName(user.name, t) || maskMobile(user.mobile)}</strong>
                   <span>{user.mobile}</span>
                 </p>
                 <ul className="menu__list">

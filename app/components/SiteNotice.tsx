@@ -1,6 +1,7 @@
 import { useState, useSyncExternalStore } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useLang } from './lang.tsx';
+import { X } from 'lucide-react';
 
 const DISMISS_KEY = 'siteNoticeDismissed';
 const noChanges = () => () => undefined;
@@ -29,8 +30,9 @@ export function SiteNotice({ notice }: { notice: { zh: string; en: string; date:
           localStorage.setItem(DISMISS_KEY, id);
           setHiddenNow(id);
         }}
+        title={t('notice.dismiss')}
       >
-        ×
+        <X size={16} aria-hidden="true" />
       </button>
     </aside>
   );

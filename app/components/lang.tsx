@@ -1,5 +1,6 @@
 import { createContext, useCallback, useContext, useMemo, useState, type ReactNode } from 'react';
 import { I18nextProvider, useTranslation } from 'react-i18next';
+import { Languages } from 'lucide-react';
 import { useRevalidator } from 'react-router';
 import type { Lang } from '#core/platform/errors.ts';
 import { createI18n } from '#app/i18n/index.ts';
@@ -47,23 +48,27 @@ export function LangProvider({ initial, children }: { initial: Lang; children: R
   );
 }
 
-export function LanguageSwitch({ className }: { className?: string }) {
+/**
+ * Switches between Chinese and English. `compact` (the classroom's bars): the icon and a short
+ * code ('EN' / '中'), the full name as its accessible name and tooltip.
+ */
+export function LanguageSwitch({ className, compact = false }: { className?: string; compact?: boolean }) {
   const { t } = useTranslation();
   const { lang, setLang } = useLang();
   const other: Lang = lang === 'zh' ? 'en' : 'zh';
   return (
     <button
       type="button"
-      className={`lang-switch ${className ?? ''}`}
+      className={`lang-switch${compact ? ' lang-switch--compact' : ''} ${className ?? ''}`}
       onClick={() => setLang(other)}
-      aria-label={t('lang.switchToLabel')}
+      title={t('lang.switchToLabel')}
       lang={other === 'zh' ? 'zh-CN' : 'en'}
       data-testid="lang-switch"
     >
-      <span aria-hidden="true" className="lang-switch__icon">
-        文A
-      </span>
-      {t('lang.switchTo')}
+      <Languages className="lang-switch__icon" size={16} aria-hidden="true" />
+      {/* Named by its hidden words, not an aria-label, so the name holds what it shows (WCAG 2.5.3). */}
+      <span aria-hidden="true">{compact ? (other === 'zh' ? '中' : 'EN') : t('lang.switchTo')}</span>
+      <span className="visually-hidden">{t('lang.switchToLabel')}</span>
     </button>
   );
 }

@@ -6,6 +6,7 @@
  */
 import { useCallback, useEffect, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { ChevronDown, ChevronLeft, ChevronRight, ChevronUp } from 'lucide-react';
 import './courseware.css';
 import type { RoomInfo } from '#core/contracts/api.ts';
 import { BOARD_HEIGHT, BOARD_WIDTH } from '#core/contracts/board.ts';
@@ -114,6 +115,35 @@ export function CoursewarePanel(props: CoursewarePanelProps) {
     else if (answer.code !== 'network') toast.error(answer.msg || t('courseware.closeFailed'));
   }, [confirm, props.roomNumber, room, t]);
 
+  // A portrait page scrolls (the creator's buttons; everyone else sees where it is): in the bar, off the slide.
+  const scrollGroup =
+    view === 'loaded' && portrait ? (
+      <div className="cw-scroll" role="group" aria-label={t('courseware.scroll.label')}>
+        <button
+          type="button"
+          className="board-tool"
+          disabled={!isCreator || scroll <= 0}
+          onClick={() => room.setScroll(stepScroll(scroll, -1))}
+          aria-label={t('courseware.scroll.up')}
+          title={t('courseware.scroll.up')}
+          data-testid="cw-scroll-up"
+        >
+          <ChevronUp size={18} aria-hidden="true" />
+        </button>
+        <button
+          type="button"
+          className="board-tool"
+          disabled={!isCreator || scroll >= SLIDE_SCROLL_MAX || offsetY >= maxOffset}
+          onClick={() => room.setScroll(stepScroll(scroll, 1))}
+          aria-label={t('courseware.scroll.down')}
+          title={t('courseware.scroll.down')}
+          data-testid="cw-scroll-down"
+        >
+          <ChevronDown size={18} aria-hidden="true" />
+        </button>
+      </div>
+    ) : null;
+
   let body;
   if (view === 'video') {
     body = (
@@ -153,32 +183,6 @@ export function CoursewarePanel(props: CoursewarePanelProps) {
         {slide.status !== 'ready' ? (
           <div className="cw-slide__loading" role="status" aria-busy={slide.status === 'loading'}>
             {slide.status === 'failed' ? t('courseware.imageFailed') : <span className="spinner" aria-hidden="true" />}
-          </div>
-        ) : null}
-        {portrait ? (
-          <div className="cw-scroll" role="group" aria-label={t('courseware.scroll.label')}>
-            <button
-              type="button"
-              className="board-tool"
-              disabled={!isCreator || scroll <= 0}
-              onClick={() => room.setScroll(stepScroll(scroll, -1))}
-              aria-label={t('courseware.scroll.up')}
-              title={t('courseware.scroll.up')}
-              data-testid="cw-scroll-up"
-            >
-              ▲
-            </button>
-            <button
-              type="button"
-              className="board-tool"
-              disabled={!isCreator || scroll >= SLIDE_SCROLL_MAX || offsetY >= maxOffset}
-              onClick={() => room.setScroll(stepScroll(scroll, 1))}
-              aria-label={t('courseware.scroll.down')}
-              title={t('courseware.scroll.down')}
-              data-testid="cw-scroll-down"
-            >
-              ▼
-            </button>
           </div>
         ) : null}
         {cw.status === 1 ? (
@@ -248,7 +252,7 @@ export function CoursewarePanel(props: CoursewarePanelProps) {
                 title={t('courseware.prev')}
                 data-testid="cw-prev"
               >
-                ‹
+                <ChevronLeft size={18} aria-hidden="true" />
               </button>
               <span data-testid="cw-counter" aria-live="polite">
                 {page}/{total}
@@ -262,20 +266,24 @@ export function CoursewarePanel(props: CoursewarePanelProps) {
                 title={t('courseware.next')}
                 data-testid="cw-next"
               >
-                ›
+                <ChevronRight size={18} aria-hidden="true" />
               </button>
             </span>
           ) : null}
+          {scrollGroup}
           <button type="button" className="btn btn--ghost btn--small" onClick={() => void close()} data-testid="cw-close">
             {t('courseware.close')}
           </button>
         </div>
       ) : view === 'loaded' ? (
         <div className="cw-bar cw-bar--viewer">
-          <span className="cw-bar__name">{cw.documentName}</span>
-          <span data-testid="cw-counter">
+          <span className="cw-bar__name" title={cw.documentName}>
+            {cw.documentName}
+          </span>
+          <span className="cw-bar__pages" data-testid="cw-counter">
             {page}/{total}
           </span>
+          {scrollGroup}
         </div>
       ) : null}
       {body}

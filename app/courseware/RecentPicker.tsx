@@ -12,6 +12,7 @@ import { currentLang } from '#app/lib/lang.ts';
 import { codeMessage } from '#app/lib/messages.ts';
 import { toast } from '#app/lib/toast.ts';
 import { cwApi } from './net.ts';
+import { ChevronLeft, ChevronRight, FileText, FileVideo } from 'lucide-react';
 
 export const SELECT_DEBOUNCE_MS = 300;
 
@@ -126,7 +127,7 @@ export function RecentPicker({
                   data-testid="cw-recent-item"
                 >
                   <span className="cw-recent__icon" aria-hidden="true">
-                    {d.documentType === 3 ? '▶' : '▤'}
+                    {d.documentType === 3 ? <FileVideo size={18} /> : <FileText size={18} />}
                   </span>
                   <span className="cw-recent__name" title={d.documentName}>
                     {d.documentName}
@@ -140,14 +141,28 @@ export function RecentPicker({
       )}
       {pages > 1 ? (
         <div className="cw-recent__pages" role="group" aria-label={t('courseware.recent.pages')}>
-          <button type="button" className="btn btn--ghost btn--small" disabled={pageNo <= 1} onClick={() => setPageNo(pageNo - 1)}>
-            ‹
+          <button
+            type="button"
+            className="btn btn--ghost btn--small"
+            disabled={pageNo <= 1}
+            onClick={() => setPageNo(pageNo - 1)}
+            aria-label={t('board.tools.prev')}
+            title={t('board.tools.prev')}
+          >
+            <ChevronLeft size={18} aria-hidden="true" />
           </button>
           <span>
             {pageNo}/{pages}
           </span>
-          <button type="button" className="btn btn--ghost btn--small" disabled={pageNo >= pages} onClick={() => setPageNo(pageNo + 1)}>
-            ›
+          <button
+            type="button"
+            className="btn btn--ghost btn--small"
+            disabled={pageNo >= pages}
+            onClick={() => setPageNo(pageNo + 1)}
+            aria-label={t('board.tools.next')}
+            title={t('board.tools.next')}
+          >
+            <ChevronRight size={18} aria-hidden="true" />
           </button>
         </div>
       ) : null}

@@ -67,7 +67,8 @@ export type DeviceResult = Record<'camera' | 'mic' | 'speaker', boolean>;
 const noChanges = () => () => undefined;
 const canCapture = () => !!navigator.mediaDevices?.getUserMedia;
 
-export function DeviceCheck({ onClose }: { onClose?: (result: DeviceResult) => void }) {
+/** `bare`: inside a dialog, which gives the title and the padding (one title, no card in a card). */
+export function DeviceCheck({ onClose, bare = false }: { onClose?: (result: DeviceResult) => void; bare?: boolean }) {
   const { t } = useTranslation();
   const [step, setStep] = useState<Step>('camera');
   const [ok, setOk] = useState<DeviceResult>({ camera: false, mic: false, speaker: false });
@@ -177,8 +178,14 @@ export function DeviceCheck({ onClose }: { onClose?: (result: DeviceResult) => v
   };
 
   return (
-    <section className="card device-check stack" aria-labelledby="device-title" data-testid="device-check" data-step={step}>
-      <h1 id="device-title">{t('device.title')}</h1>
+    <section
+      className={`${bare ? '' : 'card '}device-check stack`}
+      aria-labelledby={bare ? undefined : 'device-title'}
+      aria-label={bare ? t('device.title') : undefined}
+      data-testid="device-check"
+      data-step={step}
+    >
+      {bare ? null : <h1 id="device-title">{t('device.title')}</h1>}
       <ol className="device-check__steps" aria-label={t('device.steps')}>
         {STEPS.map((s) => (
           <li key={s} aria-current={s === step ? 'step' : undefined}>

@@ -3,6 +3,11 @@ import { coursewareEn } from './courseware.en.ts';
 import { liveEn } from './live.en.ts';
 import { recordEn } from './record.en.ts';
 import { studioEn } from './studio.en.ts';
+import { siteEn } from './site.en.ts';
+import { refusalEn } from './refusal.en.ts';
+import { prejoinEn } from './prejoin.en.ts';
+import { chromeEn } from './chrome.en.ts';
+import { stageEn } from './stage.en.ts';
 import type { Messages } from './zh.ts';
 
 /** English. Typed against the Chinese resources: a missing or extra key is a type error. */
@@ -218,6 +223,11 @@ export const en: Messages = {
     observer: { clock: 'Current time', title: 'Observing · classroom {{n}}' },
   },
   studio: studioEn,
+  ...siteEn,
+  refusal: refusalEn,
+  prejoin: prejoinEn,
+  chrome: chromeEn,
+  stage: stageEn,
   userName: {
     title: 'Enter your name',
     text: 'The teacher and classmates will see this name.',
@@ -301,7 +311,7 @@ export const en: Messages = {
   },
   mobile: {
     title: 'Banshu on your phone',
-    text: 'On phones and tablets, join classrooms with the app; on a computer the browser is enough.',
+    text: 'On phones and tablets, open the classroom link from your teacher in the browser to join; the app is optional.',
     android: 'Download for Android',
     iphone: 'Download for iPhone',
     ipad: 'Download for iPad',

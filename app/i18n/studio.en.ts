@@ -20,7 +20,7 @@ export const studioEn: StudioMessages = {
     video: 'Video',
     videoName: 'Video (camera full frame)',
     board: 'Board',
-    boardName: 'Whiteboard',
+    boardName: 'Board (whiteboard)',
     doc: 'Document',
     docName: 'Document (PDF)',
     screen: 'Screen',
@@ -35,7 +35,7 @@ export const studioEn: StudioMessages = {
     settings: 'Settings',
     settingsName: 'Device settings',
     exit: 'Exit',
-    exitName: 'Leave the studio',
+    exitName: 'Exit the studio',
   },
   record: {
     bar: 'Recording controls',

@@ -3,6 +3,11 @@ import { coursewareZh } from './courseware.zh.ts';
 import { liveZh } from './live.zh.ts';
 import { recordZh } from './record.zh.ts';
 import { studioZh } from './studio.zh.ts';
+import { siteZh } from './site.zh.ts';
+import { refusalZh } from './refusal.zh.ts';
+import { prejoinZh } from './prejoin.zh.ts';
+import { chromeZh } from './chrome.zh.ts';
+import { stageZh } from './stage.zh.ts';
 
 /** Chinese (the default language). The shape of this object is the shape of every language. */
 export const zh = {
@@ -217,6 +222,11 @@ export const zh = {
     observer: { clock: '当前时间', title: '旁听 · 教室 {{n}}' },
   },
   studio: studioZh,
+  ...siteZh,
+  refusal: refusalZh,
+  prejoin: prejoinZh,
+  chrome: chromeZh,
+  stage: stageZh,
   userName: {
     title: '输入你的名字',
     text: '老师和同学会看到这个名字。',
@@ -299,7 +309,7 @@ export const zh = {
   },
   mobile: {
     title: '在手机上使用板书',
-    text: '手机和平板请使用客户端进入教室，电脑上可以直接用浏览器。',
+    text: '手机和平板可以直接在浏览器里打开老师发来的教室链接上课；也可以下载客户端。',
     android: 'Android 下载',
     iphone: 'iPhone 下载',
     ipad: 'iPad 下载',

@@ -4,7 +4,8 @@
  */
 import { OBSERVER_TOKEN_PARAM } from '#core/contracts/api.ts';
 import { loginPath } from './names.ts';
-import { downloadType, isMobileDevice, isSupportedBrowser, parseUa } from './ua.ts';
+import { refusalPath } from './refusal.ts';
+import { downloadType, isSupportedBrowser, parseUa } from './ua.ts';
 
 export interface ClassroomGuardInput {
   userAgent: string;
@@ -23,14 +24,15 @@ export interface ClassroomGuardInput {
 export function classroomGuard(input: ClassroomGuardInput): string | null {
   const observer = input.search.get('userType') === '3';
   if (!observer && !input.passesBrowserChecks) {
+    // Phones and tablets join in the browser with the phone layout (ADR 091: no /h5down redirect);
+    // only a browser that cannot run the class goes to the download page of its system.
     const ua = parseUa(input.userAgent);
-    if (isMobileDevice(ua)) return '/h5down';
     if (!isSupportedBrowser(ua)) return `/download/${downloadType(ua)}`;
   }
   for (const key of input.search.keys()) {
     // The observer link carries its signed token next to userType=3 (docs/product/decisions.md: Access).
     if (key === 'userType' || (key === OBSERVER_TOKEN_PARAM && observer)) continue;
-    return '/profile?joinRoomError=31004';
+    return refusalPath('31004', input.roomId);
   }
   // An observer link opens without a session: the join makes a quiet observer identity.
   const observerLink = observer && (input.search.get(OBSERVER_TOKEN_PARAM) ?? '') !== '';

@@ -8,6 +8,8 @@ export interface Toast {
   id: number;
   text: string;
   kind: ToastKind;
+  /** When it was raised (ms epoch): a route change dismisses toasts older than NAVIGATION_GRACE_MS. */
+  at: number;
 }
 
 export const TOAST_MS = 5000;
@@ -44,7 +46,7 @@ export function showToast(text: string, kind: ToastKind = 'info', ms: number = T
   const same = toasts.find((t) => t.text === text);
   if (same) dismissToast(same.id);
   const id = nextId++;
-  toasts = [...toasts.slice(-3), { id, text, kind }];
+  toasts = [...toasts.slice(-3), { id, text, kind, at: Date.now() }];
   timers.set(
     id,
     setTimeout(() => dismissToast(id), ms),
@@ -58,6 +60,17 @@ export const toast = {
   success: (text: string) => showToast(text, 'success'),
   error: (text: string) => showToast(text, 'error'),
 };
+
+/**
+ * A toast raised this recently is about the navigation that follows it ('You have been removed',
+ * then the move to the next page) and survives it; anything older belongs to the page being left.
+ */
+export const NAVIGATION_GRACE_MS = 1500;
+
+/** On a route change (ADR 090): toasts of the page left behind go, e.g. 'Code sent' on the way into the lobby. */
+export function dismissStaleToasts(now: number = Date.now()): void {
+  for (const item of toasts) if (now - item.at > NAVIGATION_GRACE_MS) dismissToast(item.id);
+}
 
 export function subscribeToasts(listener: Listener): () => void {
   listeners.add(listener);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { classroomGuard } from './guard.ts';
+import { refusalKind, refusalPath } from './refusal.ts';
 import { downloadType, isMobileDevice, isSupportedBrowser, parseUa } from './ua.ts';
 
 const UA = {
@@ -24,24 +25,31 @@ const UA = {
     'Mozilla/5.0 (Linux; Android 12; M2102J2SC Build/SKQ1.211006.001; wv) AppleWebKit/537.36 (KHTML, like Gecko) Version/4.0 Chrome/86.0.4240.99 XWEB/4317 MMWEBSDK/20220903 Mobile Safari/537.36 MMWEBID/6294 MicroMessenger/8.0.28.2240(0x28001C57) WeChat/arm64 Weixin NetType/WIFI Language/zh_CN ABI/arm64',
   wechatWin:
     'Mozilla/5.0 (Windows NT 10.0; WOW64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/81.0.4044.138 Safari/537.36 NetType/WIFI MicroMessenger/7.0.20.1781(0x6700143B) WindowsWechat(0x6307001e)',
+  iphoneChromeOld:
+    'Mozilla/5.0 (iPhone; CPU iPhone OS 14_2 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) CriOS/87.0.4280.77 Mobile/15E148 Safari/604.1',
+  iphoneSafariOld:
+    'Mozilla/5.0 (iPhone; CPU iPhone OS 12_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/12.0 Mobile/15E148 Safari/604.1',
+  wechatIphone:
+    'Mozilla/5.0 (iPhone; CPU iPhone OS 16_3 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Mobile/15E148 MicroMessenger/8.0.33(0x18002129) NetType/WIFI Language/zh_CN',
+  firefoxAndroid: 'Mozilla/5.0 (Android 14; Mobile; rv:125.0) Gecko/125.0 Firefox/125.0',
   ie11: 'Mozilla/5.0 (Windows NT 10.0; WOW64; Trident/7.0; rv:11.0) like Gecko',
   unknownOs: 'Mozilla/5.0 (PlayStation 4 5.55) AppleWebKit/601.2 (KHTML, like Gecko)',
 };
 
 describe('parseUa', () => {
   it.each([
-    ['chromeWin', { device: 'pc', os: 'windows', browser: 'chrome', version: [124, 0] }],
-    ['chromeMacOld', { device: 'pc', os: 'mac', browser: 'chrome', version: [64, 0] }],
-    ['headlessLinux', { device: 'pc', os: 'linux', browser: 'chrome', version: [131, 0] }],
-    ['safariMac121', { device: 'pc', os: 'mac', browser: 'safari', version: [12, 1] }],
-    ['iphoneSafari', { device: 'phone', os: 'ios', browser: 'safari', version: [17, 4] }],
-    ['iphoneChrome', { device: 'phone', os: 'ios', browser: 'chrome', version: [118, 0] }],
-    ['ipad', { device: 'tablet', os: 'ios', browser: 'safari', version: [16, 6] }],
-    ['androidPhone', { device: 'phone', os: 'android', browser: 'chrome', version: [124, 0] }],
-    ['androidTablet', { device: 'tablet', os: 'android', browser: 'chrome', version: [124, 0] }],
-    ['wechatAndroid', { device: 'phone', os: 'android', browser: 'wechat', version: [8, 0] }],
-    ['firefoxWin', { device: 'pc', os: 'windows', browser: 'firefox', version: [125, 0] }],
-    ['ie11', { device: 'pc', os: 'windows', browser: 'other', version: [0, 0] }],
+    ['chromeWin', { device: 'pc', os: 'windows', browser: 'chrome', version: [124, 0], iosVersion: [0, 0] }],
+    ['chromeMacOld', { device: 'pc', os: 'mac', browser: 'chrome', version: [64, 0], iosVersion: [0, 0] }],
+    ['headlessLinux', { device: 'pc', os: 'linux', browser: 'chrome', version: [131, 0], iosVersion: [0, 0] }],
+    ['safariMac121', { device: 'pc', os: 'mac', browser: 'safari', version: [12, 1], iosVersion: [0, 0] }],
+    ['iphoneSafari', { device: 'phone', os: 'ios', browser: 'safari', version: [17, 4], iosVersion: [17, 4] }],
+    ['iphoneChrome', { device: 'phone', os: 'ios', browser: 'chrome', version: [118, 0], iosVersion: [17, 0] }],
+    ['ipad', { device: 'tablet', os: 'ios', browser: 'safari', version: [16, 6], iosVersion: [16, 6] }],
+    ['androidPhone', { device: 'phone', os: 'android', browser: 'chrome', version: [124, 0], iosVersion: [0, 0] }],
+    ['androidTablet', { device: 'tablet', os: 'android', browser: 'chrome', version: [124, 0], iosVersion: [0, 0] }],
+    ['wechatAndroid', { device: 'phone', os: 'android', browser: 'wechat', version: [8, 0], iosVersion: [0, 0] }],
+    ['firefoxWin', { device: 'pc', os: 'windows', browser: 'firefox', version: [125, 0], iosVersion: [0, 0] }],
+    ['ie11', { device: 'pc', os: 'windows', browser: 'other', version: [0, 0], iosVersion: [0, 0] }],
   ] as const)('%s', (name, expected) => {
     expect(parseUa(UA[name])).toEqual(expected);
   });
@@ -59,11 +67,26 @@ describe('isSupportedBrowser', () => {
     ['legacyEdge', false],
     ['firefoxWin', false],
     ['safariMac12', false],
-    ['iphoneChrome', false],
     ['ie11', false],
     ['unknownOs', false],
   ] as const)('%s -> %s', (name, supported) => {
     expect(isSupportedBrowser(parseUa(UA[name]))).toBe(supported);
+  });
+
+  it('judges phones and tablets by the same rule, with every iOS 14.3+ browser in (ADR 091)', () => {
+    const table = [
+      ['iphoneSafari', true],
+      ['iphoneChrome', true],
+      ['ipad', true],
+      ['androidPhone', true],
+      ['androidTablet', true],
+      ['wechatAndroid', true],
+      ['wechatIphone', true],
+      ['iphoneChromeOld', false],
+      ['iphoneSafariOld', false],
+      ['firefoxAndroid', false],
+    ] as const;
+    for (const [name, supported] of table) expect(isSupportedBrowser(parseUa(UA[name])), name).toBe(supported);
   });
 
   it('names the download page by system', () => {
@@ -88,23 +111,42 @@ describe('classroomGuard', () => {
   it('lets a supported desktop browser with a session in', () => {
     expect(classroomGuard(base)).toBeNull();
   });
-  it('sends phones and tablets to /h5down', () => {
-    expect(classroomGuard({ ...base, userAgent: UA.androidPhone })).toBe('/h5down');
-    expect(classroomGuard({ ...base, userAgent: UA.ipad })).toBe('/h5down');
+  // The guard over a table of user agents: phones and tablets open the classroom (no /h5down), old
+  // or unsupported browsers get their system's download page, observers skip the checks.
+  it.each([
+    ['iphoneSafari', null],
+    ['androidPhone', null],
+    ['ipad', null],
+    ['androidTablet', null],
+    ['wechatAndroid', null],
+    ['wechatIphone', null],
+    ['wechatWin', null],
+    ['safariMac121', null],
+    ['chromeMacOld', '/download/pc'],
+    ['safariMac12', '/download/pc'],
+    ['firefoxWin', '/download/pc'],
+    ['ie11', '/download/pc'],
+    ['iphoneChromeOld', '/download/ios'],
+    ['firefoxAndroid', '/download/android'],
+  ] as const)('%s -> %s', (name, target) => {
+    expect(classroomGuard({ ...base, userAgent: UA[name] })).toBe(target);
+    // userType=3 (observers) skip the browser checks whatever the browser.
+    expect(classroomGuard({ ...base, userAgent: UA[name], search: new URLSearchParams('userType=3') })).toBeNull();
   });
-  it('sends unsupported browsers to the download page of their system', () => {
-    expect(classroomGuard({ ...base, userAgent: UA.firefoxWin })).toBe('/download/pc');
-    expect(classroomGuard({ ...base, userAgent: UA.chromeMacOld })).toBe('/download/pc');
+  it('never sends anyone to /h5down', () => {
+    for (const ua of Object.values(UA)) expect(classroomGuard({ ...base, userAgent: ua })).not.toBe('/h5down');
   });
   it('lets board routes and userType=3 skip the browser checks', () => {
     expect(classroomGuard({ ...base, userAgent: UA.androidPhone, passesBrowserChecks: true })).toBeNull();
     expect(classroomGuard({ ...base, userAgent: UA.ie11, search: new URLSearchParams('userType=3') })).toBeNull();
   });
-  it('refuses unknown query keys with 31004', () => {
-    expect(classroomGuard({ ...base, search: new URLSearchParams('foo=1') })).toBe('/profile?joinRoomError=31004');
+  it('refuses unknown query keys with 31004 on the refusal page, which needs no account', () => {
+    const refused = '/refused/no-permission?room=123456';
+    expect(classroomGuard({ ...base, search: new URLSearchParams('foo=1') })).toBe(refused);
     expect(classroomGuard({ ...base, search: new URLSearchParams('userType=1') })).toBeNull();
-    expect(classroomGuard({ ...base, search: new URLSearchParams('ot=abc') })).toBe('/profile?joinRoomError=31004');
-    expect(classroomGuard({ ...base, search: new URLSearchParams('userType=1&ot=abc') })).toBe('/profile?joinRoomError=31004');
+    expect(classroomGuard({ ...base, search: new URLSearchParams('ot=abc') })).toBe(refused);
+    expect(classroomGuard({ ...base, search: new URLSearchParams('userType=1&ot=abc') })).toBe(refused);
+    expect(classroomGuard({ ...base, hasSession: false, search: new URLSearchParams('foo=1') })).toBe(refused);
   });
   it('opens an observer link (userType=3 with ot) without a session', () => {
     expect(classroomGuard({ ...base, hasSession: false, search: new URLSearchParams('userType=3&ot=abc.def') })).toBeNull();
@@ -115,5 +157,25 @@ describe('classroomGuard', () => {
     expect(classroomGuard({ ...base, hasSession: false, noSessionTarget: 'login', pathname: '/rec/12345678' })).toBe(
       '/login?redirect=/rec/12345678',
     );
+  });
+});
+
+describe('refusal page addresses', () => {
+  it.each([
+    ['31002', undefined, 'not-found'],
+    ['31003', undefined, 'full'],
+    ['31004', undefined, 'no-permission'],
+    ['31004', 'removed', 'removed'],
+    ['kickout', undefined, 'removed'],
+    ['31006', undefined, 'too-many'],
+    ['31009', undefined, 'closed'],
+    ['9', undefined, 'unavailable'],
+  ] as const)('%s (%s) -> %s', (code, reason, kind) => {
+    expect(refusalKind(code, reason)).toBe(kind);
+  });
+  it('carries a valid room number only', () => {
+    expect(refusalPath('31003', '123456')).toBe('/refused/full?room=123456');
+    expect(refusalPath('31003', 'abc')).toBe('/refused/full');
+    expect(refusalPath('31004', '42', 'removed')).toBe('/refused/removed?room=42');
   });
 });

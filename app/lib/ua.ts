@@ -13,6 +13,8 @@ export interface UaInfo {
   browser: BrowserKind;
   /** Major and minor version of the browser, [0, 0] when unknown. */
   version: [number, number];
+  /** Major and minor version of iOS / iPadOS on an iPhone, iPad or iPod, [0, 0] elsewhere. */
+  iosVersion: [number, number];
 }
 
 function versionOf(match: RegExpMatchArray | null): [number, number] {
@@ -56,21 +58,28 @@ export function parseUa(ua: string): UaInfo {
     browser = 'safari';
     version = versionOf(safari);
   }
-  return { device, os, browser, version };
+  const iosVersion = ios ? versionOf(s.match(/\bOS (\d+)(?:_(\d+))?/)) : ([0, 0] as [number, number]);
+  return { device, os, browser, version, iosVersion };
 }
 
 function atLeast(v: [number, number], major: number, minor = 0): boolean {
   return v[0] > major || (v[0] === major && v[1] >= minor);
 }
 
-/** Chrome 65+ outside iOS, the WeChat in-app browser, or Safari 12.1+, on a known system. */
+/**
+ * Chrome 65+ outside iOS, the WeChat in-app browser, or Safari 12.1+, on a known system
+ * (docs/product/01-account-and-lobby.md §2 rule 4). Phones and tablets are judged by the same rule,
+ * plus one addition of ADR 091: on iOS 14.3+ every browser is WebKit with camera access, so Chrome
+ * and Firefox for iOS join there too.
+ */
 export function isSupportedBrowser(info: UaInfo): boolean {
   if (info.os === 'other') return false;
+  if (info.os === 'ios' && (info.browser === 'chrome' || info.browser === 'firefox')) return atLeast(info.iosVersion, 14, 3);
   switch (info.browser) {
     case 'wechat':
       return true;
     case 'chrome':
-      return info.os !== 'ios' && atLeast(info.version, 65);
+      return atLeast(info.version, 65);
     case 'safari':
       return atLeast(info.version, 12, 1);
     case 'firefox':
@@ -85,6 +94,7 @@ export function downloadType(info: UaInfo): DownloadType {
   return 'pc';
 }
 
+/** Phones and tablets: they join in the browser with the phone layout (ADR 091). */
 export function isMobileDevice(info: UaInfo): boolean {
   return info.device !== 'pc';
 }

@@ -9,7 +9,11 @@ import { isValidRoomNumber } from '#app/lib/names.ts';
 import { toast } from '#app/lib/toast.ts';
 import type { JoinedState } from '#app/classroom/joined.ts';
 
-/** Join by number (docs/product/01-account-and-lobby.md §4, §8): check the number, join, then open the room's invite path. */
+/**
+ * Join by number (docs/product/01-account-and-lobby.md §4, §8): check the number, join, then open the room's invite
+ * path. The join is made here so a refusal (full, removed) is told in the lobby; the room's
+ * pre-join then only chooses the devices and uses this answer (ADR 089).
+ */
 export function useJoinRoom() {
   const { t } = useTranslation();
   const { lang } = useLang();

@@ -61,7 +61,6 @@ export function RecordButton({
       className={`btn btn--${view.kind === 'stop' ? 'danger' : 'secondary'} rec-btn rec-btn--${view.kind}`}
       disabled={view.disabled}
       aria-busy={view.kind === 'starting' || busy || undefined}
-      aria-label={name}
       title={name}
       onClick={() => void click()}
       data-testid="record-button"
@@ -81,6 +80,8 @@ export function RecordButton({
           {view.elapsed}
         </time>
       ) : null}
+      {/* Its name is these hidden words (no aria-label), so what it shows never contradicts it (WCAG 2.5.3). */}
+      <span className="visually-hidden">{name}</span>
     </button>
   );
 }

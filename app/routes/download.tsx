@@ -44,6 +44,11 @@ export default function Download({ loaderData }: Route.ComponentProps) {
           <h1>{t('download.title')}</h1>
           <p>{t('download.text')}</p>
           {wechat ? <p className="hint">{t('download.wechat')}</p> : null}
+          {type === 'pc' ? null : (
+            <p className="hint" data-testid="download-phone-browser">
+              {t(`refusal.phoneBrowser.${type}`)}
+            </p>
+          )}
           <div className="download__buttons">
             {type === 'pc' ? (
               <>

@@ -8,6 +8,7 @@ import { Button } from '#app/components/Button.tsx';
 import { LoadingOverlay } from '#app/components/LoadingOverlay.tsx';
 import { requireTeacher } from '#app/lib/guard.server.ts';
 import { cleanRoomNumber, studioNumber } from '#app/lib/names.ts';
+import { shownName } from '#app/lib/display-name.ts';
 import { parseUa } from '#app/lib/ua.ts';
 import { RoomTypePicker } from '#app/lobby/RoomTypePicker.tsx';
 import { useCreateRoom } from '#app/lobby/useCreateRoom.ts';
@@ -49,7 +50,7 @@ export default function Lobby({ loaderData }: Route.ComponentProps) {
         {view === 'landing' ? (
           <>
             <div className="lobby__hero">
-              <h1>{user?.name ? t('lobby.hello', { name: user.name }) : t('lobby.title')}</h1>
+              <h1>{user?.name ? t('lobby.hello', { name: shownName(user.name, t) }) : t('lobby.title')}</h1>
               <p className="muted">{t('lobby.intro')}</p>
             </div>
             <div className="lobby__grid">

@@ -9,6 +9,7 @@ import { LocalTime } from '#app/components/LocalTime.tsx';
 import { api, isOk } from '#app/lib/api.ts';
 import { useRequestLock } from '#app/lib/lock.ts';
 import { toast } from '#app/lib/toast.ts';
+import { ArrowLeft } from 'lucide-react';
 
 export async function loader({ context }: Route.LoaderArgs) {
   const { viewer, services } = context.get(appContext);
@@ -41,7 +42,7 @@ export default function Messages({ loaderData }: Route.ComponentProps) {
       <article className="stack" aria-labelledby="message-title">
         <div>
           <button type="button" className="btn btn--ghost" onClick={() => setOpen(null)} autoFocus>
-            <span aria-hidden="true">←</span> {t('messages.back')}
+            <ArrowLeft size={18} aria-hidden="true" /> {t('messages.back')}
           </button>
         </div>
         <h1 id="message-title">{open.title}</h1>

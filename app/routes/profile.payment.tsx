@@ -229,19 +229,21 @@ export default function Payment({ loaderData }: Route.ComponentProps) {
         goods.length === 0 ? (
           <p className="empty">{t('payment.loadGoodsFailed')}</p>
         ) : (
-          <ul className="goods" role="tabpanel">
-            {goods.map((g) => (
-              <li key={g.goodsId} className={`goods__card${g.goodsType === 1 ? ' goods__card--vip' : ''}`} data-goods={g.goodsId}>
-                <h2 className="goods__name">{g.goodsName}</h2>
-                <p className="goods__price">{formatMoney(g.goodsPrice)}</p>
-                <p className="goods__size">{goodsSize(g, t)}</p>
-                <p className="muted goods__desc">{g.goodsDesc}</p>
-                <Button onClick={() => void order(g)} disabled={lock.busy} aria-label={`${t('payment.buy')} ${g.goodsName}`}>
-                  {t('payment.buy')}
-                </Button>
-              </li>
-            ))}
-          </ul>
+          <div role="tabpanel">
+            <ul className="goods">
+              {goods.map((g) => (
+                <li key={g.goodsId} className={`goods__card${g.goodsType === 1 ? ' goods__card--vip' : ''}`} data-goods={g.goodsId}>
+                  <h2 className="goods__name">{g.goodsName}</h2>
+                  <p className="goods__price">{formatMoney(g.goodsPrice)}</p>
+                  <p className="goods__size">{goodsSize(g, t)}</p>
+                  <p className="muted goods__desc">{g.goodsDesc}</p>
+                  <Button onClick={() => void order(g)} disabled={lock.busy} aria-label={`${t('payment.buy')} ${g.goodsName}`}>
+                    {t('payment.buy')}
+                  </Button>
+                </li>
+              ))}
+            </ul>
+          </div>
         )
       ) : null}
 

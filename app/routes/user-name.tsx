@@ -1,18 +1,19 @@
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { isRoomRefusal, refusalPath } from '#app/lib/refusal.ts';
 import { data, Link, useNavigate } from 'react-router';
 import type { Route } from './+types/user-name.ts';
 import { invitePath } from '#core/contracts/api.ts';
 import { appContext } from '#app/context.ts';
 import { domainCode } from '#app/lib/domain-error.ts';
 import type { JoinedState } from '#app/classroom/joined.ts';
-import { Button } from '#app/components/Button.tsx';
+import { PreJoin, usesCamera, type PreJoinChoice } from '#app/classroom/PreJoin.tsx';
 import { PageFrame } from '#app/components/PageFrame.tsx';
 import { useLang } from '#app/components/lang.tsx';
 import { api, isOk, NETWORK_ERROR } from '#app/lib/api.ts';
 import { useRequestLock } from '#app/lib/lock.ts';
 import { codeMessage } from '#app/lib/messages.ts';
-import { checkName, isRouteRoomId, loginPath, NAME_MAX } from '#app/lib/names.ts';
+import { checkName, isRouteRoomId, loginPath } from '#app/lib/names.ts';
 import { safeSet, TOURIST_NAME_KEY, updateKey } from '#app/lib/storage.ts';
 import { toast } from '#app/lib/toast.ts';
 
@@ -22,9 +23,9 @@ export async function loader({ params, context }: Route.LoaderArgs) {
   try {
     // Counted like the API's look-ups: this page must not tell a walker which numbers exist (ADR 066).
     const room = await services.roomLookups.roomInfo(viewer, ip, params.id);
-    return { roomNumber: params.id, roomPath: invitePath(room.roomType, room.roomNumber), found: true };
+    return { roomNumber: params.id, roomPath: invitePath(room.roomType, room.roomNumber), found: true, roomType: room.roomType as number };
   } catch (error) {
-    if (domainCode(error) === '31002') return { roomNumber: params.id, roomPath: `/${params.id}`, found: false };
+    if (domainCode(error) === '31002') return { roomNumber: params.id, roomPath: `/${params.id}`, found: false, roomType: 0 };
     if (domainCode(error) === '31006') throw data(null, { status: 429 });
     throw error;
   }
@@ -34,18 +35,19 @@ export function meta() {
   return [{ title: '板书 · 输入姓名 / Your name' }];
 }
 
-/** The visitor name screen (docs/product/01-account-and-lobby.md §2): a tourist names themself and enters without an account. */
+/**
+ * The visitor's pre-join (docs/product/01-account-and-lobby.md §2, ADR 089): a tourist names themself here, beside
+ * the camera preview and the switches, and enters without an account. Back leads to the lobby.
+ */
 export default function UserName({ loaderData }: Route.ComponentProps) {
   const { t } = useTranslation();
   const { lang } = useLang();
   const navigate = useNavigate();
   const { busy, run } = useRequestLock();
-  const [name, setName] = useState('');
   const [error, setError] = useState<string | null>(null);
-  const { roomNumber, roomPath, found } = loaderData;
+  const { roomNumber, roomPath, found, roomType } = loaderData;
 
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
+  const join = ({ name }: PreJoinChoice) => {
     const check = checkName(name);
     if (!check.ok) {
       const text = check.reason === 'empty' ? t('userName.empty') : t('userName.invalid');
@@ -56,66 +58,48 @@ export default function UserName({ loaderData }: Route.ComponentProps) {
     void run(async (requestId) => {
       const envelope = await api('touristJoinRoom', { roomNumber, userName: check.name }, { requestId, retries: 1 });
       if (!isOk(envelope)) {
-        if (envelope.code !== NETWORK_ERROR) toast.error(codeMessage(envelope.code, lang) ?? envelope.msg);
+        // A refusal of the room (full, closed, removed...) opens the refusal page (ADR 091).
+        if (isRoomRefusal(envelope.code)) void navigate(refusalPath(envelope.code, roomNumber, envelope.reason), { replace: true });
+        else if (envelope.code !== NETWORK_ERROR) toast.error(codeMessage(envelope.code, lang) ?? envelope.msg);
         return;
       }
       safeSet('session', TOURIST_NAME_KEY, check.name);
       safeSet('local', updateKey(roomNumber), 'true');
       const room = envelope.data.roomInfo;
-      const state: JoinedState = { joined: envelope.data, at: Date.now() };
+      const state: JoinedState = { joined: envelope.data, at: Date.now(), preJoined: true };
       await navigate(invitePath(room.roomType, room.roomNumber), { state, replace: true });
     });
   };
 
-  return (
-    <PageFrame>
-      <section className="card card--narrow stack" aria-labelledby="name-title">
-        <div>
-          <Link to="/profile" className="btn btn--ghost btn--small">
-            <span aria-hidden="true">←</span> {t('common.back')}
+  if (!found) {
+    return (
+      <PageFrame>
+        <section className="card card--narrow stack" aria-labelledby="name-title">
+          <h1 id="name-title">{t('userName.roomMissing')}</h1>
+          <p className="muted">{t('userName.room', { n: roomNumber })}</p>
+          <Link to="/home" className="btn btn--primary">
+            {t('prejoin.back')}
           </Link>
-        </div>
-        <h1 id="name-title">{t('userName.title')}</h1>
-        <p className="muted">
-          {t('userName.room', { n: roomNumber })} · {t('userName.text')}
-        </p>
-        {!found ? (
-          <p className="hint" role="alert">
-            {t('userName.roomMissing')}
-          </p>
-        ) : null}
-        <form className="stack" onSubmit={submit} noValidate>
-          <div className="field">
-            <label htmlFor="visitor-name">{t('userName.label')}</label>
-            <input
-              id="visitor-name"
-              name="userName"
-              autoComplete="nickname"
-              maxLength={NAME_MAX + 2}
-              placeholder={t('userName.placeholder')}
-              value={name}
-              onChange={(e) => {
-                setName(e.target.value);
-                setError(null);
-              }}
-              aria-invalid={error ? true : undefined}
-              aria-describedby={error ? 'visitor-name-error' : undefined}
-              autoFocus
-            />
-            {error ? (
-              <p id="visitor-name-error" className="field__error">
-                {error}
-              </p>
-            ) : null}
-          </div>
-          <Button type="submit" block loading={busy}>
-            {t('userName.enter')}
-          </Button>
-        </form>
+        </section>
+      </PageFrame>
+    );
+  }
+  return (
+    <PreJoin
+      roomNumber={roomNumber}
+      audience={roomType === 4}
+      camera={usesCamera(roomType)}
+      needName
+      nameError={error}
+      onNameChange={() => setError(null)}
+      busy={busy}
+      backTo="/home"
+      onJoin={join}
+      footer={
         <p className="center">
           <Link to={loginPath(roomPath)}>{t('userName.teacherLogin')}</Link>
         </p>
-      </section>
-    </PageFrame>
+      }
+    />
   );
 }

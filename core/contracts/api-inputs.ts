@@ -35,6 +35,8 @@ export const apiInputs = {
   createObserverLink: rooms.roomNumberInput,
   createAgoraToken: rooms.mediaTokenInput,
   getMyRoomList: rooms.myRoomsInput,
+  endMyRoom: rooms.roomNumberInput,
+  delMyRoom: rooms.delMyRoomInput,
   getGoodsList: orders.pageInput,
   getOrderList: orders.pageInput,
   createOrder: orders.createOrderInput,

@@ -15,6 +15,8 @@ export interface Envelope<T> {
   code: string; // '0' success, else a code of core/platform/errors.ts
   msg: string; // localised by the request language (header `lang`/`language`, cookie `lang`, Accept-Language)
   data: T | null;
+  /** On some refusals only: which case of the code it is ('removed': the teacher removed this person; ADR 091). */
+  reason?: 'removed';
 }
 
 export type RoomType = 1 | 2 | 3 | 4;
@@ -84,6 +86,8 @@ export interface RoomListItem {
   state: 'open' | 'closed';
   createTime: number;
   inviteUrl: string; // absolute, in the form docs/product/decisions.md gives per room type
+  roomId: string; // the row (room numbers come back once a room closed): what delMyRoom names
+  live: boolean; // open and someone is connected right now
 }
 
 export interface GoodsInfo {
@@ -145,7 +149,10 @@ export interface ApiAnswers extends CoursewareApiAnswers, RecordingApiAnswers, L
   createObserverLink: { url: string; expiresAt: number };
   /** A fresh media token for someone in the room (after a microphone invitation, on reconnect); userType '2' for the creator's screen share. */
   createAgoraToken: { mediaToken: string; mediaUrl: string };
-  getMyRoomList: { roomList: RoomListItem[]; hasMore: boolean; nextPageTime: number };
+  /** `total` counts the creator's listed rooms of the filter; `page` is the 1-based page answered (with `page`). */
+  getMyRoomList: { roomList: RoomListItem[]; hasMore: boolean; nextPageTime: number; total: number; page: number };
+  endMyRoom: null;
+  delMyRoom: null;
   /** pageTime: the number of goods already shown (0 first). */
   getGoodsList: { goodsList: GoodsInfo[]; hasMore: boolean; nextPageTime: number };
   /** pageTime: createTime of the last order shown (0 first); newest first. */

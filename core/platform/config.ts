@@ -121,6 +121,7 @@ export const configSchema = z
     STORE_IPAD_URL: z.url().optional(),
     CONTACT_EMAIL: z.email().optional(),
     CONTACT_PHONE: z.string().max(32).optional(),
+    CONTACT_WECHAT: z.string().max(64).optional(),
     SITE_NOTICE_ZH: z.string().max(500).optional(),
     SITE_NOTICE_EN: z.string().max(500).optional(),
     SITE_NOTICE_DATE: z.iso.date().optional(),

@@ -43,6 +43,7 @@ export const errorCatalogue = {
   '31007': { zh: '请结束当前连麦后，再邀请其他人上麦', en: 'End the current microphone connection before inviting someone else' },
   '31008': { zh: '发言太频繁，请稍后再试', en: 'You are sending messages too fast, please wait a moment' },
   '31009': { zh: '房间已关闭', en: 'The room is closed' },
+  '31010': { zh: '请先结束课堂，再删除', en: 'End the class before deleting it' },
   '34001': { zh: '只能插入PPT、DOC、PDF', en: 'Only PPT, DOC, PDF supported' },
   '34002': { zh: '文件不能超过50M', en: 'The file cannot exceed 50M' },
   '34003': { zh: '文件内容与类型不符', en: 'The file content does not match its type' },
@@ -109,15 +110,24 @@ export function messageFor(code: ErrorCode, lang: Lang): string {
   return errorCatalogue[code][lang];
 }
 
+/**
+ * Why a refusal happened, where one code covers several cases the person must tell apart (ADR 091):
+ * 'removed' is a 31004 for someone the teacher removed from this room. Travels as the envelope's
+ * `reason`; absent otherwise.
+ */
+export type RefusalReason = 'removed';
+
 /** A rule of the domain said no. Carries the spec's code; `detail` is for logs, never for users. */
 export class DomainError extends Error {
   readonly code: ErrorCode;
   readonly detail: string | undefined;
-  constructor(code: ErrorCode, detail?: string) {
+  readonly reason: RefusalReason | undefined;
+  constructor(code: ErrorCode, detail?: string, reason?: RefusalReason) {
     super(`${code}: ${errorCatalogue[code].en}${detail ? ` (${detail})` : ''}`);
     this.name = 'DomainError';
     this.code = code;
     this.detail = detail;
+    this.reason = reason;
   }
 }
 
@@ -138,4 +148,6 @@ export const tokenInvalid = () => new DomainError('21001');
 export const roomNotFound = () => new DomainError('31002');
 export const roomFull = () => new DomainError('31003');
 export const notAllowed = (detail?: string) => new DomainError('31004', detail);
+/** 31004 for a person the teacher removed from the room: every later join says so (ADR 091). */
+export const removedFromRoom = () => new DomainError('31004', 'kicked out of this room', 'removed');
 export const refreshPage = (detail?: string) => new DomainError('10', detail);

@@ -6,7 +6,7 @@
  */
 import type { Clock } from '../platform/clock.ts';
 import type { Config } from '../platform/config.ts';
-import { DomainError, illegalParams, notAllowed, roomNotFound } from '../platform/errors.ts';
+import { DomainError, illegalParams, notAllowed, removedFromRoom, roomNotFound } from '../platform/errors.ts';
 import { roomMessage, type EventBus } from '../platform/events.ts';
 import { TokenBuckets } from '../platform/memory-rate-limit.ts';
 import type { RoomInfo } from '../contracts/api.ts';
@@ -140,7 +140,8 @@ export class RoomLiveService {
     const room = await this.#openRoom(roomNumber);
     if (room.create_user === viewer.userId) return { room: roomNumber, uid: viewer.userId, role: 'creator' };
     const m = await this.repo.membership(room.id, viewer.userId);
-    if (!m || m.kicked_at) throw notAllowed('not a member');
+    if (m?.kicked_at) throw removedFromRoom();
+    if (!m) throw notAllowed('not a member');
     return { room: roomNumber, uid: viewer.userId, role: m.role };
   }
 
@@ -150,7 +151,7 @@ export class RoomLiveService {
     if (actor.role === 'recorder') return;
     const m = await this.repo.membership(room.id, actor.uid);
     if (!m) throw notAllowed('not a member');
-    if (m.kicked_at) throw notAllowed('kicked out');
+    if (m.kicked_at) throw removedFromRoom();
   }
 
   /** The channel's join: take (or keep) a seat under the cap; the channel then sends the snapshot. */
@@ -420,6 +421,21 @@ export class RoomLiveService {
     const room = await this.#openRoom(actor.room);
     this.#requireCreator(actor, room);
     await this.#close(room.id, room.room_number, 'ended');
+  }
+
+  /** "My classrooms": the creator ends an open class from the list, as the classroom's end does (31004 for others). */
+  async endFromList(viewer: { userId: string }, roomNumber: string): Promise<null> {
+    const room = await this.#openRoom(roomNumber);
+    this.#requireCreator({ room: roomNumber, uid: viewer.userId, role: room.create_user === viewer.userId ? 'creator' : 'member' }, room);
+    await this.#close(room.id, room.room_number, 'ended');
+    return null;
+  }
+
+  /** Marks the open rooms of a list where someone is connected now. */
+  async markLive<T extends { roomNumber: string; state: 'open' | 'closed'; live: boolean }>(list: T[]): Promise<T[]> {
+    return Promise.all(
+      list.map(async (r) => (r.state === 'open' ? { ...r, live: (await this.presence.online(r.roomNumber)).length > 0 } : r)),
+    );
   }
 
   async #close(roomId: string, roomNumber: string, reason: 'ended' | 'expired' | 'idle'): Promise<void> {

@@ -129,6 +129,53 @@ export class RoomRepository {
       .limit(limit)
       .execute();
   }
+
+  /** "My classrooms": the creator's listed rooms (not deleted), newest first, of one type or all. */
+  listedRooms(userId: string, opts: { roomType?: number | undefined; before?: Date | undefined; offset: number; limit: number }) {
+    let q = this.db
+      .selectFrom('rooms')
+      .select(['id', 'room_number', 'room_type', 'is_vip', 'state', 'created_at'])
+      .where('create_user', '=', userId)
+      .where('hidden_at', 'is', null);
+    if (opts.roomType !== undefined) q = q.where('room_type', '=', opts.roomType);
+    if (opts.before) q = q.where('created_at', '<', opts.before);
+    return q.orderBy('created_at', 'desc').orderBy('id', 'desc').offset(opts.offset).limit(opts.limit).execute();
+  }
+
+  async countListedRooms(userId: string, roomType?: number): Promise<number> {
+    let q = this.db
+      .selectFrom('rooms')
+      .select((e) => e.fn.countAll<string>().as('n'))
+      .where('create_user', '=', userId)
+      .where('hidden_at', 'is', null);
+    if (roomType !== undefined) q = q.where('room_type', '=', roomType);
+    const row = await q.executeTakeFirst();
+    return Number(row?.n ?? 0);
+  }
+
+  /** A room of the list by its row, for its creator's end / delete. */
+  listedRoom(roomId: string) {
+    return this.db
+      .selectFrom('rooms')
+      .select(['id', 'room_number', 'create_user', 'state'])
+      .where('id', '=', roomId)
+      .where('hidden_at', 'is', null)
+      .executeTakeFirst();
+  }
+
+  /** Takes a closed room off its creator's list; the row stays for its board, recordings and bills. */
+  async hideRoom(roomId: string, userId: string, now: Date): Promise<boolean> {
+    const row = await this.db
+      .updateTable('rooms')
+      .set({ hidden_at: now })
+      .where('id', '=', roomId)
+      .where('create_user', '=', userId)
+      .where('state', '=', 'closed')
+      .where('hidden_at', 'is', null)
+      .returning('id')
+      .executeTakeFirst();
+    return row !== undefined;
+  }
 }
 
 export type OpenRoomRow = NonNullable<Awaited<ReturnType<RoomRepository['findOpenRoom']>>>;

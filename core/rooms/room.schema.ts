@@ -50,10 +50,16 @@ const wholeNumber = (min: number, max: number) =>
     .transform(Number)
     .pipe(z.number().int().min(min).max(max));
 
+/** "My classrooms": by page (1-based, with the total) or after `pageTime` (the older cursor); `roomType` filters. */
 export const myRoomsInput = z.object({
   pageTime: wholeNumber(0, Date.UTC(9999, 11, 31)).optional(),
   pageSize: wholeNumber(1, 50).optional(),
+  page: wholeNumber(1, 10_000).optional(),
+  roomType: wholeNumber(1, 4).optional(),
 });
+
+/** A room of the list, by its row: a closed room's number may belong to a newer room. */
+export const delMyRoomInput = z.object({ roomId: z.string().regex(/^[1-9]\d{0,17}$/) });
 
 export const mediaTokenInput = z.object({
   roomNumber,

@@ -5,7 +5,7 @@
 import { randomInt } from 'node:crypto';
 import type { Clock } from '../platform/clock.ts';
 import type { Config } from '../platform/config.ts';
-import { DomainError, illegalParams, notAllowed, roomFull, roomNotFound } from '../platform/errors.ts';
+import { DomainError, illegalParams, notAllowed, removedFromRoom, roomFull, roomNotFound } from '../platform/errors.ts';
 import type { TokenSigner } from '../platform/secrets.ts';
 import type { RateLimiter } from '../platform/rate-limit.ts';
 import { invitePath, OBSERVER_TOKEN_PARAM, type JoinAnswer, type RoomInfo, type RoomListItem, type RoomType } from '../contracts/api.ts';
@@ -34,9 +34,6 @@ type RoomConfig = Pick<
   | 'publicUrl'
   | 'OBSERVER_NAME'
 >;
-
-/** Far enough in the future for 'from the newest' paging, near enough for every database. */
-const MAX_PAGE_TIME = Date.UTC(9999, 11, 31);
 
 const INFO_CACHE_MAX = 10_000;
 
@@ -218,7 +215,7 @@ export class RoomService {
     const role: JoinAnswer['role'] = isCreator ? 'creator' : viewer.type === '4' ? 'tourist' : 'member';
     if (userType === '2' && !isCreator) throw notAllowed('only the creator shares a screen');
     const existing = await this.repo.member(trx, room.id, viewer.userId);
-    if (existing?.kicked_at) throw notAllowed('kicked out of this room');
+    if (existing?.kicked_at) throw removedFromRoom();
     const alreadySeated = existing && existing.left_at === null;
     if (!isCreator && !alreadySeated) {
       // The cap counts the teacher, whose seat is kept for them even before they arrive.
@@ -285,7 +282,7 @@ export class RoomService {
         user = created.user;
       }
       const existing = await this.repo.member(trx, room.id, who.userId);
-      if (existing?.kicked_at) throw notAllowed('kicked out of this room');
+      if (existing?.kicked_at) throw removedFromRoom();
       if (!existing || existing.role === 'observer') {
         await this.repo.upsertMember(trx, {
           room_id: room.id,
@@ -338,25 +335,48 @@ export class RoomService {
     return p && p.scope === scope ? p : null;
   }
 
+  /**
+   * "My classrooms" (ADR 087): the creator's listed rooms, newest first; by `page` (1-based, offset,
+   * with the total) or after `pageTime`; `roomType` filters on the server. `live` is filled in by
+   * the live service (who is connected), false here.
+   */
   async listMyRooms(
     viewer: Viewer,
-    input: { pageTime?: number | undefined; pageSize?: number | undefined },
-  ): Promise<{ roomList: RoomListItem[]; hasMore: boolean; nextPageTime: number }> {
+    input: { pageTime?: number | undefined; pageSize?: number | undefined; page?: number | undefined; roomType?: number | undefined },
+  ): Promise<{ roomList: RoomListItem[]; hasMore: boolean; nextPageTime: number; total: number; page: number }> {
     const size = Math.min(Math.max(input.pageSize ?? 10, 1), 50);
-    const before = input.pageTime && input.pageTime > 0 ? new Date(input.pageTime) : new Date(MAX_PAGE_TIME);
-    const rows = await this.repo.roomsCreatedBy(viewer.userId, before, size + 1);
-    const page = rows.slice(0, size);
+    const byPage = input.page !== undefined;
+    const page = byPage ? Math.max(1, input.page ?? 1) : 1;
+    const before = !byPage && input.pageTime && input.pageTime > 0 ? new Date(input.pageTime) : undefined;
+    const [rows, total] = await Promise.all([
+      this.repo.listedRooms(viewer.userId, { roomType: input.roomType, before, offset: (page - 1) * size, limit: size + 1 }),
+      this.repo.countListedRooms(viewer.userId, input.roomType),
+    ]);
+    const shown = rows.slice(0, size);
     return {
-      roomList: page.map((r) => ({
+      roomList: shown.map((r) => ({
         roomNumber: r.room_number,
         roomType: r.room_type as RoomType,
         isVIP: r.is_vip,
         state: r.state,
         createTime: r.created_at.getTime(),
         inviteUrl: `${this.config.publicUrl}${invitePath(r.room_type as RoomType, r.room_number)}`,
+        roomId: String(r.id),
+        live: false,
       })),
       hasMore: rows.length > size,
-      nextPageTime: page.length ? page[page.length - 1]!.created_at.getTime() : 0,
+      nextPageTime: shown.length ? shown[shown.length - 1]!.created_at.getTime() : 0,
+      total,
+      page,
     };
+  }
+
+  /** The creator deletes a finished class from the list (31004 for anyone else, 31010 while it is open). */
+  async deleteMyRoom(viewer: Viewer, roomId: string): Promise<null> {
+    const room = await this.repo.listedRoom(roomId);
+    if (!room || room.create_user !== viewer.userId) throw notAllowed('not the creator of this room');
+    if (room.state === 'open') throw new DomainError('31010');
+    if (!(await this.repo.hideRoom(roomId, viewer.userId, this.clock.now()))) throw notAllowed('the room changed');
+    return null;
   }
 }

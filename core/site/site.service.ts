@@ -21,6 +21,7 @@ type SiteConfig = Pick<
   | 'STORE_IPAD_URL'
   | 'CONTACT_EMAIL'
   | 'CONTACT_PHONE'
+  | 'CONTACT_WECHAT'
   | 'SITE_NOTICE_ZH'
   | 'SITE_NOTICE_EN'
   | 'SITE_NOTICE_DATE'
@@ -29,7 +30,7 @@ type SiteConfig = Pick<
 /** What every page may show: store links, contact lines and the operator's dated notice. */
 export interface PublicSite {
   stores: { android: string | null; iphone: string | null; ipad: string | null };
-  contact: { email: string | null; phone: string | null };
+  contact: { email: string | null; phone: string | null; wechat: string | null };
   notice: { zh: string; en: string; date: string } | null;
 }
 
@@ -63,7 +64,7 @@ export class SiteService {
     const en = c.SITE_NOTICE_EN ?? c.SITE_NOTICE_ZH ?? '';
     return {
       stores: { android: c.STORE_ANDROID_URL ?? null, iphone: c.STORE_IPHONE_URL ?? null, ipad: c.STORE_IPAD_URL ?? null },
-      contact: { email: c.CONTACT_EMAIL ?? null, phone: c.CONTACT_PHONE ?? null },
+      contact: { email: c.CONTACT_EMAIL ?? null, phone: c.CONTACT_PHONE ?? null, wechat: c.CONTACT_WECHAT ?? null },
       notice: zh || en ? { zh, en, date: c.SITE_NOTICE_DATE ?? '' } : null,
     };
   }

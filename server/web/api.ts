@@ -7,7 +7,15 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ApiData, ApiInput, ApiName, Envelope } from '#core/contracts/api.ts';
 import { apiInputs } from '#core/contracts/api-inputs.ts';
 import { REQUEST_ID_PARAM, SESSION_COOKIE } from '#core/contracts/api.ts';
-import { DomainError, illegalParams, isDomainError, messageFor, type ErrorCode, type Lang } from '#core/platform/errors.ts';
+import {
+  DomainError,
+  illegalParams,
+  isDomainError,
+  messageFor,
+  type ErrorCode,
+  type Lang,
+  type RefusalReason,
+} from '#core/platform/errors.ts';
 import { roomPatchSchema } from '#core/contracts/room-events.ts';
 import type { Config } from '#core/platform/config.ts';
 import type { Logger } from '#core/platform/logger.ts';
@@ -167,7 +175,12 @@ export function buildHandlers(services: Services, config: Config): ApiHandlers {
       if (!services.media) throw new DomainError('33005');
       return services.media.renew(await ctx.viewer(), i.roomNumber, String(i.userType) === '2');
     },
-    getMyRoomList: async (ctx, i) => rooms.listMyRooms(await ctx.viewer(), i),
+    getMyRoomList: async (ctx, i) => {
+      const list = await rooms.listMyRooms(await ctx.viewer(), i);
+      return { ...list, roomList: await services.live.markLive(list.roomList) };
+    },
+    endMyRoom: async (ctx, i) => services.live.endFromList(await ctx.viewer(), i.roomNumber),
+    delMyRoom: async (ctx, i) => services.rooms.deleteMyRoom(await ctx.viewer(), i.roomId),
     getGoodsList: async (ctx, i) => {
       await ctx.viewer();
       return services.orders.getGoodsList(i, ctx.lang);
@@ -292,11 +305,20 @@ function parseBody(text: string, contentType: string): unknown {
   throw new BodyError(415);
 }
 
-function send(res: ServerResponse, lang: Lang, code: ErrorCode | '0', data: unknown, status = 200, msg?: string): void {
+function send(
+  res: ServerResponse,
+  lang: Lang,
+  code: ErrorCode | '0',
+  data: unknown,
+  status = 200,
+  msg?: string,
+  reason?: RefusalReason,
+): void {
   const body: Envelope<unknown> = {
     code,
     msg: msg ?? (code === '0' ? (lang === 'en' ? 'success' : '成功') : messageFor(code, lang)),
     data: code === '0' ? (data ?? null) : null,
+    ...(reason ? { reason } : {}),
   };
   const text = JSON.stringify(body);
   res.writeHead(status, {
@@ -367,7 +389,7 @@ export function createApiHandler(services: Services, config: Config, logger: Log
     } catch (err) {
       if (isDomainError(err)) {
         if (err.code === '9' || err.code === '20') logger.error({ err, api: name }, 'api service exception');
-        return send(res, lang, err.code, null);
+        return send(res, lang, err.code, null, 200, undefined, err.reason);
       }
       logger.error({ err, api: name }, 'api call failed unexpectedly');
       if (!res.headersSent) send(res, lang, '9', null);

@@ -294,8 +294,9 @@ describe('the shared whiteboard', () => {
     expect(refused).not.toBe('0');
     const snap = await expectSameBoards();
     expect(snap.items).toHaveLength(5);
-    // A click on the masked board draws nothing.
-    await student.getByTestId('board-mask').click();
+    // A drag on the locked board (its badge says so) draws nothing.
+    await student.getByTestId('board-mask').waitFor();
+    await drag(student, [0.3, 0.3], [0.6, 0.6]);
     expect((await snapshot(student)).items).toHaveLength(5);
   });
 
@@ -520,7 +521,14 @@ describe('the shared whiteboard', () => {
     await boardReady(teacher);
     const before = (await snapshot(teacher)).items.length;
     await teacher.getByTestId('tool-brush').click();
-    // At 1280x720 the 4:3 page is narrower than the board area: the first 2 % is margin.
+    // The whole page in view again (the wheel of the 'follow me' test panned it): at 1280x720 the
+    // 4:3 page is narrower than the board area beside the filmstrip, and the first 1 % is margin.
+    await teacher.evaluate(() => {
+      const r = (window as HookWindow).__banshuBoard!.renderer() as unknown as {
+        showViewport: (v: { x: number; y: number; width: number; height: number }) => void;
+      };
+      r.showViewport({ x: 0, y: 0, width: 1024, height: 768 });
+    });
     await drag(teacher, [0.01, 0.5], [0.45, 0.55]);
     await teacher.waitForFunction((want) => {
       const h = (window as HookWindow).__banshuBoard!;

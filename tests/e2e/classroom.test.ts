@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BrowserContext, Page } from 'playwright-core';
-import { createRoom, expectToast, open, pathOf, signIn, startWorld, waitForPath, type World } from './helpers.ts';
+import { createRoom, expectToast, open, signIn, startWorld, waitForPath, type World } from './helpers.ts';
 
 let world: World;
 let teacher: Page;
@@ -82,8 +82,8 @@ describe('a free mini class with three people', () => {
     await membersTab(teacher).filter({ hasText: '成员（2）' }).waitFor();
 
     await open(bob, `/${room}`);
-    await waitForPath(bob, '/profile/room');
-    await expectToast(bob, '教室人数已满，请稍后再试');
+    await waitForPath(bob, `/refused/full?room=${room}`);
+    await bob.getByRole('heading', { name: '教室人数已满' }).waitFor();
 
     await teacher.getByRole('button', { name: /更多/ }).click();
     await teacher.getByRole('menuitem', { name: '试用 10 分钟' }).click();
@@ -253,18 +253,18 @@ describe('a free mini class with three people', () => {
   it('kicks a student out after a confirm, and the student cannot come back', async () => {
     await membersTab(teacher).click();
     await row(teacher, 'Bob').getByRole('button', { name: '踢出' }).click();
-    const confirm = teacher.getByRole('dialog');
-    await confirm.getByText('确定踢出此成员？').waitFor();
+    const confirm = teacher.getByRole('dialog', { name: '踢出 Bob？' });
+    await confirm.getByText('Bob 将被移出课堂，并且不能再进入本教室。').waitFor();
     await confirm.getByRole('button', { name: '踢出' }).click();
-    await expectToast(bob, '你已被踢出教室');
-    await waitForPath(bob, '/profile/room');
-    await expectToast(bob, '你已被踢出该教室，不能再次进入');
+    // The removal page at once, and again on reopening the link (ADR 091).
+    await waitForPath(bob, `/refused/removed?room=${room}`);
+    await bob.getByRole('heading', { name: '你已被老师移出本教室' }).waitFor();
     await row(teacher, 'Bob').waitFor({ state: 'detached' });
     await membersTab(teacher).filter({ hasText: '成员（2）' }).waitFor();
 
     await open(bob, `/${room}`);
-    await waitForPath(bob, '/profile/room');
-    await expectToast(bob, '没有权限操作该房间');
+    await waitForPath(bob, `/refused/removed?room=${room}`);
+    await bob.getByRole('heading', { name: '你已被老师移出本教室' }).waitFor();
   });
 
   it('looks right on a phone-sized window', async () => {
@@ -289,6 +289,10 @@ describe('a free mini class with three people', () => {
 
   it('lets the teacher exit to the profile, which takes everyone back to the videos', async () => {
     await teacher.getByTestId('exit').click();
+    await teacher
+      .getByRole('dialog', { name: '退出教室' })
+      .getByRole('button', { name: /仅自己离开/ })
+      .click();
     await waitForPath(teacher, '/profile/room');
     await alice.getByTestId('view-title').filter({ hasText: '视频通话' }).waitFor();
     await membersTab(alice).click();
@@ -301,10 +305,10 @@ describe('a free mini class with three people', () => {
     await teacher.getByRole('button', { name: /更多/ }).click();
     await teacher.getByRole('menuitem', { name: '结束课堂' }).click();
     await teacher.getByRole('dialog').getByRole('button', { name: '结束课堂' }).click();
-    await alice.getByTestId('room-closed').getByText('房间已关闭').waitFor();
-    await expectToast(alice, '房间已关闭');
+    // Students get the refusal page that says the class ended (ADR 091); the teacher the profile.
+    await waitForPath(alice, `/refused/closed?room=${room}`);
+    await alice.getByRole('heading', { name: '这节课已经结束' }).waitFor();
     await waitForPath(teacher, '/profile/room');
-    expect(pathOf(alice)).toBe(`/${room}`);
   });
 });
 

@@ -37,8 +37,11 @@ export interface World {
   browser: Browser;
   /** Content-Security-Policy violations reported by any page so far; `close` fails when there is one. */
   cspViolations: string[];
-  /** A new person: their own cookies and storage. */
-  person(options?: BrowserContextOptions): Promise<{ context: BrowserContext; page: Page }>;
+  /**
+   * A new person: their own cookies and storage. Their pages pass the classroom's pre-join with its
+   * Join as they find it (ADR 089), unless `preJoin: 'manual'` (the pre-join's own tests).
+   */
+  person(options?: BrowserContextOptions, extra?: { preJoin?: 'auto' | 'manual' }): Promise<{ context: BrowserContext; page: Page }>;
   close(): Promise<void>;
 }
 
@@ -94,7 +97,7 @@ export async function startWorld(
     server,
     browser,
     cspViolations,
-    async person(options = {}) {
+    async person(options = {}, extra = {}) {
       const context = await browser.newContext({
         baseURL: server.url,
         viewport: { width: 1280, height: 720 },
@@ -104,6 +107,7 @@ export async function startWorld(
       context.setDefaultTimeout(10_000);
       contexts.push(context);
       await watchCsp(context, cspViolations);
+      if (extra.preJoin !== 'manual') await autoPassPreJoin(context);
       const page = await context.newPage();
       return { context, page };
     },
@@ -134,6 +138,39 @@ export async function watchCsp(context: BrowserContext, into: string[]): Promise
   context.on('console', (msg) => {
     if (msg.type() === 'error' && /Content Security Policy/.test(msg.text())) into.push(`${msg.page()?.url() ?? ''}: ${msg.text()}`);
   });
+}
+
+/**
+ * One click on the pre-join's Join whenever a classroom shows it (ADR 089), so the suites that
+ * enter rooms keep testing the room with the remembered (default: on) camera and microphone. A
+ * visitor's pre-join, which asks for a name, is left to the test.
+ */
+export async function autoPassPreJoin(context: BrowserContext): Promise<void> {
+  await context.addInitScript(() => {
+    const tryJoin = () => {
+      if (document.documentElement.dataset['hydrated'] !== 'true') return;
+      const root = document.querySelector('[data-testid="prejoin"][data-ready="true"]');
+      if (!root || root.hasAttribute('data-auto-passed') || root.querySelector('#visitor-name')) return;
+      const join = root.querySelector<HTMLButtonElement>('[data-testid="prejoin-join"]');
+      if (!join || join.disabled) return;
+      root.setAttribute('data-auto-passed', 'true');
+      join.click();
+    };
+    new MutationObserver(tryJoin).observe(document, {
+      subtree: true,
+      childList: true,
+      attributes: true,
+      attributeFilter: ['data-ready', 'data-hydrated'],
+    });
+  });
+}
+
+/** The pre-join is showing: press its Join (for a context made with `preJoin: 'manual'`). */
+export async function passPreJoin(page: Page): Promise<void> {
+  const prejoin = page.locator('[data-testid="prejoin"][data-ready="true"]');
+  await prejoin.waitFor();
+  await prejoin.getByTestId('prejoin-join').click();
+  await prejoin.waitFor({ state: 'detached' });
 }
 
 let mobileSeq = 0;
@@ -184,7 +221,7 @@ export async function signIn(page: Page, server: TestServer, mobile = newMobile(
 }
 
 /**
- * From the lobby: 'create classroom', skipping the device check it enters through (docs/product/01-account-and-lobby.md §2),
+ * From the lobby: 'create classroom' (the room's pre-join is the device step, ADR 089; a lobby check is skipped if shown),
  * then the room-type picker.
  */
 export async function openPicker(page: Page): Promise<void> {

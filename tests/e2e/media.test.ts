@@ -122,10 +122,10 @@ describe('paid mini class with four people', () => {
     const [, ann, ben] = people as [(typeof people)[0], (typeof people)[0], (typeof people)[0]];
     await until(ann.page, (s) => of(s, ben.id, 'camera')?.frameWidth === 320, "Ben's low layer at Ann");
     expect(await ann.page.evaluate(() => window.banshuMedia?.layers())).toMatchObject({ [ben.id]: 'l' });
-    await ann.page.locator(`[data-testid="media-tile"][data-user="${ben.id}"] .mtile__stage`).click();
+    await ann.page.locator(`[data-testid="media-tile"][data-user="${ben.id}"] [data-testid="tile-pin"]`).click();
     await until(ann.page, (s) => of(s, ben.id, 'camera')?.frameWidth === 640, "Ben's 360p layer after the click");
     // Back to the room's profile when the speaker is cleared.
-    await ann.page.locator(`[data-testid="media-tile"][data-user="${ben.id}"] .mtile__stage`).click();
+    await ann.page.locator(`[data-testid="media-tile"][data-user="${ben.id}"] [data-testid="tile-pin"]`).click();
     await until(ann.page, (s) => of(s, ben.id, 'camera')?.frameWidth === 320, "Ben's low layer again");
   });
 

@@ -113,10 +113,14 @@ describe('join by number', () => {
     await joinByNumber(page, freeMini);
     await expectToast(page, '教室人数已满，请稍后再试');
     expect(pathOf(page)).toBe('/');
-    // Opening the room's address directly ends on the profile with the same message.
+    // Opening the room's address directly ends on the refusal page for a full room (ADR 091),
+    // after the pre-join when it shows (ADR 089).
     await open(page, `/${freeMini}`);
-    await waitForPath(page, '/profile/room');
-    await expectToast(page, '教室人数已满，请稍后再试');
+    const join = page.getByTestId('prejoin-join');
+    await join.or(page.getByTestId('refusal')).first().waitFor();
+    if (await join.isVisible()) await join.click();
+    await waitForPath(page, `/refused/full?room=${freeMini}`);
+    await page.getByRole('heading', { name: '教室人数已满' }).waitFor();
   });
 });
 
@@ -149,10 +153,13 @@ describe('tourist', () => {
 });
 
 describe('guard', () => {
-  it('sends a phone to /h5down', async () => {
-    const { page } = await world.person({ userAgent: UA.iphone, viewport: { width: 390, height: 844 } });
+  it('lets a phone join in the browser: the name step, not a download page (ADR 091)', async () => {
+    const { page } = await world.person({ userAgent: UA.iphone, viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true });
     await open(page, `/live/${large}`);
-    expect(pathOf(page)).toBe('/h5down');
+    expect(pathOf(page)).toBe(`/userName/${large}`);
+    await page.getByLabel('姓名').waitFor();
+    // The mobile download page stays reachable by its address.
+    await open(page, '/h5down');
     await page.getByText('需要 Android 6.0 及以上版本').waitFor();
   });
 
@@ -166,16 +173,16 @@ describe('guard', () => {
     expect(pathOf(firefox)).toBe('/download/pc');
   });
 
-  it('refuses a classroom address with an unknown query key', async () => {
+  it('refuses a classroom address with an unknown query key on the refusal page', async () => {
     await open(teacher, `/live/${large}?foo=1`);
-    await waitForPath(teacher, '/profile/room');
-    await expectToast(teacher, '没有权限操作该房间');
+    await waitForPath(teacher, `/refused/no-permission?room=${large}`);
+    await teacher.getByRole('heading', { name: '这个链接无法打开教室' }).waitFor();
   });
 
-  it('sends an unknown room number to the profile with the wrong-number message', async () => {
+  it('sends an unknown room number to the not-found page', async () => {
     await open(teacher, '/live/000002');
-    await waitForPath(teacher, '/profile/room');
-    await expectToast(teacher, '教室号码不正确，请重新输入');
+    await waitForPath(teacher, '/refused/not-found?room=000002');
+    await teacher.getByRole('heading', { name: '没有找到这间教室' }).waitFor();
   });
 });
 

@@ -53,7 +53,9 @@ const endpoints: Record<ApiName, { body: Record<string, unknown>; auth: boolean 
   touristJoinRoom: { body: { roomNumber: '123456', userName: 'Ann' }, auth: false },
   getConsumptionStatus: { body: {}, auth: true },
   getUserVipInfo: { body: {}, auth: true },
-  getMyRoomList: { body: { pageTime: 0, pageSize: 10 }, auth: true },
+  getMyRoomList: { body: { pageTime: 0, pageSize: 10, page: 1, roomType: 1 }, auth: true },
+  endMyRoom: { body: { roomNumber: '123456' }, auth: true },
+  delMyRoom: { body: { roomId: '1' }, auth: true },
   updateRoomInfoByRoomNumber: { body: { roomNumber: '123456', showState: 'wb' }, auth: true },
   createObserverLink: { body: { roomNumber: '123456' }, auth: true },
   getGoodsList: { body: { pageTime: 0, pageSize: 10 }, auth: true },
@@ -119,6 +121,8 @@ const endpoints: Record<ApiName, { body: Record<string, unknown>; auth: boolean 
 /** Values that are not hostile for that field: a number is a fine page time. */
 const VALID_AS_WELL = new Set([
   'getMyRoomList.pageTime:number',
+  'getMyRoomList.page:number',
+  'getMyRoomList.roomType:number',
   'getGoodsList.pageTime:number',
   'getOrderList.pageTime:number',
   'getAdminMessageList.pageTime:number',

@@ -218,8 +218,15 @@ eachEngine(
       expect((await ask(teacher.socket, 'kickout', { userId: s.userId })).code).toBe('0');
       expect(await told).toEqual({ userId: s.userId });
       await gone;
-      expect((await call(server().url, 'userJoinAgoraRoom', { roomNumber }, { token: s.token })).code).toBe('31004');
+      // The refusal names the case, so the page can say 'removed' on every reopen (ADR 091).
+      const again = await call(server().url, 'userJoinAgoraRoom', { roomNumber }, { token: s.token });
+      expect(again).toMatchObject({ code: '31004', reason: 'removed', data: null });
       await expect(connectRoom(server().url, s.imToken)).rejects.toMatchObject({ code: '31004' });
+      // Other 31004 refusals carry no reason: a student may not share a screen.
+      const other = await signIn(server());
+      const screen = await call(server().url, 'userJoinAgoraRoom', { roomNumber, userType: '2' }, { token: other.token });
+      expect(screen.code).toBe('31004');
+      expect(screen).not.toHaveProperty('reason');
       expect((await ask(teacher.socket, 'kickout', { userId: s.userId })).code).toBe('31005');
     });
 

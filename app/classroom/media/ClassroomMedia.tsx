@@ -3,11 +3,12 @@
  * view, the controls, the audio players and the permissions-help screen, so LiveRoom only places
  * them.
  */
-import { useEffect, useState, type ReactNode } from 'react';
+import { useEffect, useRef, useState, type ReactNode } from 'react';
 import type { JoinAnswer } from '#core/contracts/api.ts';
 import type { Layer } from '#core/contracts/media-signaling.ts';
 import type { Member } from '#core/contracts/room-events.ts';
 import { MediaControls, MediaTile, PermissionHelp, RemoteAudio, ScreenView, TeacherAbsentTile } from './MediaStage.tsx';
+import { NO_SPEAKING, nextSpeaking, speakingIds, SPEAKING_TICK_MS } from './speaking.ts';
 import { useMedia, type MediaState } from './useMedia.ts';
 import { sfuNetworkQuality } from '../roomState.ts';
 
@@ -40,6 +41,8 @@ export interface ClassroomMedia {
   controls: ReactNode;
   audio: ReactNode;
   overlay: ReactNode;
+  /** The pinned person and the active speaker (the speaker layout puts them first). */
+  focus: { pinned: string; active: string };
 }
 
 export function useClassroomMedia(i: ClassroomMediaInput): ClassroomMedia {
@@ -53,6 +56,20 @@ export function useClassroomMedia(i: ClassroomMediaInput): ClassroomMedia {
   });
   const [speaker, setSpeaker] = useState('');
   const [helpClosed, setHelpClosed] = useState(false);
+  // Who speaks: the node's last levels report stands until the next one; every 300 ms it is folded
+  // into a smoothed level with a hold (speaking.ts), while anyone is heard or still outlined.
+  const [speaking, setSpeaking] = useState(NO_SPEAKING);
+  const levelsRef = useRef(media.levels);
+  useEffect(() => {
+    levelsRef.current = media.levels;
+  }, [media.levels]);
+  const heard = Object.keys(media.levels).length > 0 || Object.keys(speaking.lastLoud).length > 0;
+  useEffect(() => {
+    if (!heard) return;
+    const timer = setInterval(() => setSpeaking((s) => nextSpeaking(s, levelsRef.current, Date.now())), SPEAKING_TICK_MS);
+    return () => clearInterval(timer);
+  }, [heard]);
+  const speakingNow = speakingIds(speaking);
   // Who sends video now: a camera subscribed after the microphone gets its layer too.
   const remoteKey = Object.values(media.people)
     .filter((p) => p.video)
@@ -75,10 +92,10 @@ export function useClassroomMedia(i: ClassroomMediaInput): ClassroomMedia {
       localVideo={media.local.video}
       camOn={media.local.camOn}
       micOn={media.local.micOn}
-      level={media.levels[member.userId] ?? 0}
+      speaking={speakingNow.has(member.userId)}
       quality={sfuNetworkQuality(media.quality, member)}
-      speaker={speaker === member.userId}
-      onSpeaker={() => setSpeaker((s) => (s === member.userId ? '' : member.userId))}
+      pinned={speaker === member.userId}
+      onPin={() => setSpeaker((s) => (s === member.userId ? '' : member.userId))}
     />
   );
   return {
@@ -89,5 +106,6 @@ export function useClassroomMedia(i: ClassroomMediaInput): ClassroomMedia {
     controls: <MediaControls media={media} roomType={i.roomType} isCreator={i.isCreator} />,
     audio: <RemoteAudio people={media.people} speakerId={media.speakerId} />,
     overlay: media.problem === 'denied' && !helpClosed ? <PermissionHelp onClose={() => setHelpClosed(true)} /> : null,
+    focus: { pinned: speaker, active: speaking.active },
   };
 }

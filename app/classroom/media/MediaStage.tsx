@@ -1,10 +1,11 @@
 /**
- * The classroom's video pieces: a tile per person (video, name, microphone state, network, flip,
- * enlarge, click to make speaker), the hidden audio players, the shared screen, the media
+ * The classroom's video pieces: a tile per person (video, name, microphone state, network, pin,
+ * enlarge, picture-in-picture, flip), the hidden audio players, the shared screen, the media
  * controls, 'teacher not online' and the permissions-help screen.
  */
 import { useEffect, useRef, useState, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
+import { FlipHorizontal2, FlipVertical2, Maximize2, Mic, MicOff, Minimize2, PictureInPicture2, Pin, PinOff } from 'lucide-react';
 import type { Member } from '#core/contracts/room-events.ts';
 import { Button } from '#app/components/Button.tsx';
 import { NetworkIcon } from '../NetworkIcon.tsx';
@@ -45,47 +46,89 @@ export interface MediaTileProps {
   localVideo: MediaStream | null;
   camOn: boolean;
   micOn: boolean;
-  level: number;
+  /** Speaking now (smoothed levels with a hold, app/classroom/media/speaking.ts). */
+  speaking: boolean;
   quality: number;
-  speaker: boolean;
-  onSpeaker: () => void;
+  /** Pinned: first in the speaker layout, and its video at the high layer. */
+  pinned: boolean;
+  onPin: () => void;
 }
 
-/** One person's tile (docs/product/02-live-classroom.md §2). */
+const pipSupported = () => typeof document !== 'undefined' && 'pictureInPictureEnabled' in document && document.pictureInPictureEnabled;
+
+/** One person's tile (docs/product/02-live-classroom.md §2; ADR 088): video, name on a scrim, microphone, network, tools. */
 export function MediaTile(p: MediaTileProps) {
   const { t } = useTranslation();
   const [flip, setFlip] = useState({ h: false, v: false });
+  const [enlarged, setEnlarged] = useState(false);
+  // The button shows with a video only, which the server never renders: no hydration mismatch.
+  const pip = pipSupported();
   const box = useRef<HTMLLIElement>(null);
   const stream = p.me ? (p.camOn ? p.localVideo : null) : p.person && !p.person.videoPaused ? p.person.video : null;
   const micMuted = p.me ? !p.micOn : !p.person?.audio || p.person.audioPaused;
-  const enlarge = () => {
+  const name = p.member.name;
+  // Escape puts an enlarged tile back.
+  useEffect(() => {
+    if (!enlarged) return;
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key === 'Escape') setEnlarged(false);
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, [enlarged]);
+  const fullscreen = () => {
     const el = box.current;
     if (!el) return;
     if (document.fullscreenElement) void document.exitFullscreen();
     else void el.requestFullscreen?.().catch(() => undefined);
   };
+  const togglePip = () => {
+    const video = box.current?.querySelector('video');
+    if (!video) return;
+    if (document.pictureInPictureElement === video) void document.exitPictureInPicture().catch(() => undefined);
+    else void video.requestPictureInPicture().catch(() => undefined);
+  };
+  const classes = [
+    'tile',
+    'mtile',
+    p.member.role === 'creator' ? 'tile--teacher' : '',
+    p.speaking ? 'mtile--speaking' : '',
+    p.pinned ? 'mtile--pinned' : '',
+    enlarged ? 'mtile--enlarged' : '',
+  ]
+    .filter(Boolean)
+    .join(' ');
   return (
     <li
       ref={box}
-      className={`tile mtile${p.member.role === 'creator' ? ' tile--teacher' : ''}${p.level >= 10 ? ' mtile--speaking' : ''}${p.speaker ? ' mtile--speaker' : ''}`}
+      className={classes}
       data-testid="media-tile"
       data-user={p.member.userId}
       data-has-video={stream ? 'true' : 'false'}
+      data-speaking={p.speaking ? 'true' : 'false'}
+      data-pinned={p.pinned ? 'true' : 'false'}
     >
-      <button type="button" className="mtile__stage" onClick={p.onSpeaker} aria-label={t('media.makeSpeaker', { name: p.member.name })}>
+      <div className="mtile__stage" onDoubleClick={fullscreen}>
         {stream ? (
-          <Video stream={stream} mirror={p.me} flip={flip} label={t('media.videoOf', { name: p.member.name })} />
+          <Video stream={stream} mirror={p.me} flip={flip} label={t('media.videoOf', { name })} />
         ) : (
           <span className="tile__avatar" aria-hidden="true">
-            {[...p.member.name][0] ?? '?'}
+            {[...name][0] ?? '?'}
           </span>
         )}
-      </button>
+      </div>
       <span className="mtile__bar">
-        <span className="tile__name">
-          {p.member.name}
-          {p.me ? t('classroom.members.you') : null}
+        <span className="tile__name" title={name} data-testid="tile-name">
+          {name}
         </span>
+        {p.me ? <span className="mtile__me">{t('classroom.members.you')}</span> : null}
+      </span>
+      <span className="mtile__status">
+        {p.pinned ? (
+          <span className="mtile__pinned" role="img" aria-label={t('stage.pinned')}>
+            <Pin size={12} aria-hidden="true" />
+          </span>
+        ) : null}
         <span
           className={`mtile__mic${micMuted ? ' mtile__mic--off' : ''}`}
           role="img"
@@ -93,38 +136,65 @@ export function MediaTile(p: MediaTileProps) {
           data-testid="tile-mic"
           data-muted={micMuted ? 'true' : 'false'}
         >
-          <svg viewBox="0 0 16 16" width="14" height="14" aria-hidden="true">
-            <rect x="5.5" y="1.5" width="5" height="8" rx="2.5" />
-            <path d="M3 8a5 5 0 0 0 10 0M8 13v2" fill="none" />
-            {micMuted ? <path d="M2 2l12 12" className="mtile__slash" /> : null}
-          </svg>
+          {micMuted ? <MicOff size={14} aria-hidden="true" /> : <Mic size={14} aria-hidden="true" />}
         </span>
         <NetworkIcon quality={p.quality} />
-        <span className="mtile__tools">
+      </span>
+      <span className="mtile__tools" role="group" aria-label={t('stage.tileTools', { name })}>
+        <button
+          type="button"
+          className="mtile__tool"
+          onClick={p.onPin}
+          aria-pressed={p.pinned}
+          title={p.pinned ? t('stage.unpin', { name }) : t('stage.pin', { name })}
+          aria-label={p.pinned ? t('stage.unpin', { name }) : t('stage.pin', { name })}
+          data-testid="tile-pin"
+        >
+          {p.pinned ? <PinOff size={16} aria-hidden="true" /> : <Pin size={16} aria-hidden="true" />}
+        </button>
+        <button
+          type="button"
+          className="mtile__tool"
+          onClick={() => setEnlarged((e) => !e)}
+          aria-pressed={enlarged}
+          title={enlarged ? t('stage.restore') : t('stage.enlarge')}
+          aria-label={enlarged ? t('stage.restore') : t('stage.enlarge')}
+          data-testid="tile-enlarge"
+        >
+          {enlarged ? <Minimize2 size={16} aria-hidden="true" /> : <Maximize2 size={16} aria-hidden="true" />}
+        </button>
+        {pip && stream ? (
           <button
             type="button"
             className="mtile__tool"
-            onClick={() => setFlip((f) => ({ ...f, h: !f.h }))}
-            aria-pressed={flip.h}
-            title={t('media.flipH')}
-            aria-label={t('media.flipH')}
+            onClick={togglePip}
+            title={t('stage.pip')}
+            aria-label={t('stage.pip')}
+            data-testid="tile-pip"
           >
-            ⇆
+            <PictureInPicture2 size={16} aria-hidden="true" />
           </button>
-          <button
-            type="button"
-            className="mtile__tool"
-            onClick={() => setFlip((f) => ({ ...f, v: !f.v }))}
-            aria-pressed={flip.v}
-            title={t('media.flipV')}
-            aria-label={t('media.flipV')}
-          >
-            ⇅
-          </button>
-          <button type="button" className="mtile__tool" onClick={enlarge} title={t('media.enlarge')} aria-label={t('media.enlarge')}>
-            ⤢
-          </button>
-        </span>
+        ) : null}
+        <button
+          type="button"
+          className="mtile__tool"
+          onClick={() => setFlip((f) => ({ ...f, h: !f.h }))}
+          aria-pressed={flip.h}
+          title={t('media.flipH')}
+          aria-label={t('media.flipH')}
+        >
+          <FlipHorizontal2 size={16} aria-hidden="true" />
+        </button>
+        <button
+          type="button"
+          className="mtile__tool"
+          onClick={() => setFlip((f) => ({ ...f, v: !f.v }))}
+          aria-pressed={flip.v}
+          title={t('media.flipV')}
+          aria-label={t('media.flipV')}
+        >
+          <FlipVertical2 size={16} aria-hidden="true" />
+        </button>
       </span>
     </li>
   );

@@ -13,6 +13,9 @@ export interface DeviceConfig {
   videoDeviceId?: string;
   audioDeviceId?: string;
   speakerId?: string;
+  /** The pre-join's remembered switches (ADR 089): join with the camera on / the microphone open. */
+  camOn?: boolean;
+  micOn?: boolean;
 }
 
 /** The stored choice under `key` (the studio keeps its own, `record-device-configure`). */
@@ -26,6 +29,10 @@ export function readDeviceConfig(key = DEVICE_CONFIG_KEY): DeviceConfig {
       const v = (parsed as Record<string, unknown>)[k];
       if (typeof v === 'string' && v.length < 512) out[k] = v;
     }
+    for (const k of ['camOn', 'micOn'] as const) {
+      const v = (parsed as Record<string, unknown>)[k];
+      if (typeof v === 'boolean') out[k] = v;
+    }
     return out;
   } catch {
     return {};
@@ -34,6 +41,33 @@ export function readDeviceConfig(key = DEVICE_CONFIG_KEY): DeviceConfig {
 
 export function saveDeviceConfig(patch: DeviceConfig, key = DEVICE_CONFIG_KEY): void {
   safeSet('local', key, JSON.stringify({ ...readDeviceConfig(key), ...patch }));
+}
+
+/** How the local devices start in the room: what the pre-join chose (ADR 089). */
+export interface JoinDevices {
+  cam: boolean;
+  mic: boolean;
+  /** The microphone could not start on the pre-join (refused, missing): a muted one is not tried again until unmuted. */
+  micFailed?: boolean;
+}
+
+let chosen: { roomNumber: string; devices: JoinDevices } | null = null;
+
+/** The pre-join hands its choice to the room it opens (this page only; a reload asks again). */
+export function setJoinDevices(roomNumber: string, devices: JoinDevices): void {
+  chosen = { roomNumber, devices };
+}
+
+/**
+ * The start of the room's devices: the pre-join's choice for this room, else the remembered
+ * switches, else both on (a large class's audience has no devices until invited to the mic, and
+ * then opens them).
+ */
+export function joinDevices(roomNumber: string, audience: boolean): JoinDevices {
+  if (audience) return { cam: true, mic: true };
+  if (chosen?.roomNumber === roomNumber) return chosen.devices;
+  const c = readDeviceConfig();
+  return { cam: c.camOn !== false, mic: c.micOn !== false };
 }
 
 /** The device exceptions of docs/product/02-live-classroom.md §4, §8. */

@@ -51,8 +51,10 @@ class FakeSession {
     this.rights = ['mic', 'camera'];
     return this.rights;
   }
-  async publish(source: MediaSource, track: MediaStreamTrack) {
+  readonly publishedPaused = new Map<MediaSource, boolean>();
+  async publish(source: MediaSource, track: MediaStreamTrack, _simulcast = false, paused = false) {
     this.publishedSources.set(source, track as unknown as FakeTrack);
+    this.publishedPaused.set(source, paused);
     return `t-${source}`;
   }
   async unpublish(source: MediaSource) {
@@ -97,7 +99,10 @@ const published = (trackId: string, userId: string): PublishedTrack => ({
   layers: [],
 });
 
-function setup(capture?: (kind: 'audio' | 'video') => Promise<MediaStreamTrack>) {
+function setup(
+  capture?: (kind: 'audio' | 'video') => Promise<MediaStreamTrack>,
+  initial?: { cam: boolean; mic: boolean; micFailed?: boolean },
+) {
   const sessions: FakeSession[] = [];
   const captured: FakeTrack[] = [];
   const api = vi.fn().mockResolvedValue({ code: '0', msg: '', data: { mediaToken: 'fresh' } });
@@ -117,6 +122,7 @@ function setup(capture?: (kind: 'audio' | 'video') => Promise<MediaStreamTrack>)
         return track as unknown as MediaStreamTrack;
       }),
     stream: (track) => ({ track }) as unknown as MediaStream,
+    ...(initial ? { initial } : {}),
   });
   const session = () => sessions.at(-1)!;
   return { client, sessions, session, captured, api };
@@ -144,6 +150,35 @@ describe('MediaClient', () => {
     expect([...session().publishedSources.keys()].sort()).toEqual(['camera', 'mic']);
     expect(captured.map((t) => t.kind).sort()).toEqual(['audio', 'video']);
     expect(snap.local.video).not.toBeNull();
+  });
+
+  it('joins as the pre-join chose: camera off opens and publishes no camera, a muted microphone goes out paused (ADR 089)', async () => {
+    const { client, session, captured } = setup(undefined, { cam: false, mic: false });
+    expect(client.getSnapshot().local).toMatchObject({ camOn: false, micOn: false });
+    client.start('http://sfu', 'first');
+    await settle();
+    expect([...session().publishedSources.keys()]).toEqual(['mic']);
+    expect(session().publishedPaused.get('mic')).toBe(true);
+    expect(captured.map((t) => t.kind)).toEqual(['audio']);
+    expect(captured[0]!.enabled).toBe(false);
+    expect(client.getSnapshot().local.video).toBeNull();
+    // Switched on in the room: the camera opens and goes out then.
+    client.actions.toggleCam();
+    await settle();
+    expect([...session().publishedSources.keys()].sort()).toEqual(['camera', 'mic']);
+    expect(client.getSnapshot().local.camOn).toBe(true);
+  });
+
+  it('does not try a microphone that failed on the pre-join until it is unmuted', async () => {
+    const { client, session, captured } = setup(undefined, { cam: false, mic: false, micFailed: true });
+    client.start('http://sfu', 'first');
+    await settle();
+    expect(captured).toEqual([]);
+    expect(session().publishedSources.size).toBe(0);
+    client.actions.toggleMic();
+    await settle();
+    expect([...session().publishedSources.keys()]).toEqual(['mic']);
+    expect(session().publishedPaused.get('mic')).toBe(false);
   });
 
   it('mutes by pausing the published track and keeps the track disabled', async () => {

@@ -99,6 +99,8 @@ export interface MediaClientOptions {
   capture?: typeof captureTrack;
   /** For tests: wrap a track for a <video>/<audio> element. */
   stream?: (track: MediaStreamTrack) => MediaStream;
+  /** The camera and microphone as the pre-join left them (ADR 089); both on when absent. */
+  initial?: { cam: boolean; mic: boolean; micFailed?: boolean };
 }
 
 /** Chrome above 72 shares screens (docs/product/02-live-classroom.md §4). */
@@ -154,7 +156,9 @@ export class MediaClient {
 
   #session: MediaSessionLike | null = null;
   readonly #tracks: Partial<Record<MediaSource, MediaStreamTrack>> = {};
-  readonly #want = { cam: true, mic: true };
+  readonly #want: { cam: boolean; mic: boolean };
+  /** A muted microphone is opened and sent paused (the others see it muted), unless it failed on the pre-join. */
+  #openMutedMic: boolean;
   #publishing: Promise<void> | null = null;
   #publishAgain = false;
   #problemTimer: ReturnType<typeof setTimeout> | null = null;
@@ -173,6 +177,9 @@ export class MediaClient {
     this.#api = options.api ?? realApi;
     this.#capture = options.capture ?? captureTrack;
     this.#stream = options.stream ?? ((track) => new MediaStream([track]));
+    this.#want = { cam: options.initial?.cam ?? true, mic: options.initial?.mic ?? true };
+    this.#openMutedMic = !options.initial?.micFailed;
+    this.#snapshot = { ...this.#snapshot, local: { ...this.#snapshot.local, camOn: this.#want.cam, micOn: this.#want.mic } };
     this.actions = {
       toggleCam: () => this.#toggle('camera'),
       toggleMic: () => this.#toggle('mic'),
@@ -377,6 +384,10 @@ export class MediaClient {
     if (!session) return;
     for (const source of ['mic', 'camera'] as const) {
       if (!session.rights.includes(source) || session.published(source)) continue;
+      // A camera switched off is not opened at all (nothing is published for video until it is
+      // switched on); a muted microphone goes out paused, so the others see it muted (ADR 089).
+      if (source === 'camera' && !this.#want.cam) continue;
+      if (source === 'mic' && !this.#want.mic && !this.#openMutedMic) continue;
       const kind = source === 'mic' ? 'audio' : 'video';
       let track = this.#tracks[source];
       if (!track || track.readyState === 'ended') {
@@ -397,8 +408,7 @@ export class MediaClient {
       const on = source === 'mic' ? this.#want.mic : this.#want.cam;
       track.enabled = on;
       try {
-        await session.publish(source, track, source === 'camera');
-        if (!on) await session.setPaused(source, true);
+        await session.publish(source, track, source === 'camera', !on);
       } catch (err) {
         const code = (err as { code?: string }).code ?? '9';
         toast.error(codeMessage(code, currentLang()) ?? this.#t('media.failed'));

@@ -7,6 +7,7 @@
 import { useEffect, useMemo, useSyncExternalStore } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { JoinAnswer } from '#core/contracts/api.ts';
+import { joinDevices } from './devices.ts';
 import { MediaClient, type MediaActions, type MediaSnapshot } from './media-client.ts';
 
 export {
@@ -37,7 +38,9 @@ export function useMedia(o: UseMediaOptions): MediaState {
   const { t } = useTranslation();
   const { roomNumber, active, onMic, showState, onView } = o;
   const { mediaUrl, mediaToken } = o.answer;
-  const client = useMemo(() => new MediaClient({ roomNumber }), [roomNumber]);
+  // A large class's audience has no devices until invited; everyone else starts as the pre-join chose.
+  const audience = o.answer.roomInfo.roomType === 4 && o.answer.role !== 'creator';
+  const client = useMemo(() => new MediaClient({ roomNumber, initial: joinDevices(roomNumber, audience) }), [roomNumber, audience]);
   useEffect(() => client.setHelpers({ t, onView }), [client, t, onView]);
   useEffect(() => client.attach(), [client]);
   // Connect once seated; the client comes back after drops by itself.

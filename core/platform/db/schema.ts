@@ -70,6 +70,7 @@ export interface RoomsTable {
   document_id: string | null;
   doc_scroll: Generated<number>;
   doc_video: Generated<string>;
+  hidden_at: Timestamp | null;
 }
 
 export interface ChatMessagesTable {

@@ -1,0 +1,37 @@
+/** The pre-join screen (ADR 089): preview, switches and devices before entering a classroom; Chinese. */
+export const prejoinZh = {
+  title: '准备好上课了吗？',
+  room: '教室 {{n}}',
+  audienceTitle: '加入大班课',
+  audienceText: '你将以观众身份加入：可以看、听和聊天。老师邀请你上麦时，才会使用你的麦克风和摄像头。',
+  preview: '摄像头预览',
+  voiceOnly: '本教室只用声音，不用摄像头',
+  camIsOff: '摄像头已关闭',
+  camStarting: '正在打开摄像头…',
+  camOff: '关闭摄像头',
+  camOn: '开启摄像头',
+  micOff: '静音',
+  micOn: '取消静音',
+  micLevel: '麦克风音量',
+  micMuted: '麦克风已静音',
+  devices: '设备',
+  camera: '摄像头',
+  mic: '麦克风',
+  speaker: '扬声器',
+  join: '进入教室',
+  joinWithout: '不用设备，直接进入',
+  keys: '按 Enter 加入',
+  back: '返回',
+  remembered: '这些选择会记在本浏览器中，下次自动使用。',
+  problem: {
+    denied: '浏览器不允许本页使用摄像头或麦克风。请点地址栏左侧的图标，把摄像头和麦克风设为“允许”，再刷新页面。也可以直接加入，只看和听。',
+    noDevices: '没有找到摄像头或麦克风。请接好设备后刷新页面，也可以直接加入，只看和听。',
+    noWebcam: '没有找到摄像头。你仍可以用麦克风加入，或接好摄像头后刷新页面。',
+    noMicrophone: '没有找到麦克风。你仍可以加入，别人听不到你；接好麦克风后刷新页面即可。',
+    occupied: '摄像头或麦克风正被其他程序占用。请关闭那个程序后刷新页面，也可以先不用它加入。',
+    unsupported: '这个浏览器或连接方式不能使用摄像头和麦克风（需要 https 和新版浏览器）。你仍可以加入，只看和听。',
+    other: '摄像头或麦克风打不开。请刷新页面再试，也可以先不用它加入。',
+  },
+};
+
+export type PrejoinMessages = typeof prejoinZh;

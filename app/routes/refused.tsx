@@ -1,0 +1,121 @@
+import { useState, type FormEvent } from 'react';
+import { useTranslation } from 'react-i18next';
+import { data, Link } from 'react-router';
+import { CircleAlert, DoorClosed, Hourglass, LockKeyhole, SearchX, UserX, Users, type LucideIcon } from 'lucide-react';
+import type { Route } from './+types/refused.ts';
+import { PageFrame } from '#app/components/PageFrame.tsx';
+import { isRefusalKind, type RefusalKind } from '#app/lib/refusal.ts';
+import { isRouteRoomId, loginPath } from '#app/lib/names.ts';
+import '#app/refusal/refusal.css';
+
+/** /refused/{kind}?room={number}: one page for every way out of a classroom (ADR 091); no account needed. */
+export function loader({ params, url }: Route.LoaderArgs) {
+  if (!isRefusalKind(params.kind)) throw data(null, { status: 404 });
+  const room = url.searchParams.get('room') ?? '';
+  return { kind: params.kind, room: isRouteRoomId(room) ? room : null };
+}
+
+export function meta() {
+  return [{ title: '板书 · 无法进入教室 / Cannot enter the classroom' }, { name: 'robots', content: 'noindex' }];
+}
+
+const ICONS: Record<RefusalKind, LucideIcon> = {
+  removed: UserX,
+  full: Users,
+  closed: DoorClosed,
+  'not-found': SearchX,
+  'no-permission': LockKeyhole,
+  'too-many': Hourglass,
+  unavailable: CircleAlert,
+};
+
+/** Kinds where entering the same room again may work later. */
+const RETRY: ReadonlySet<RefusalKind> = new Set(['full', 'too-many', 'unavailable']);
+
+export default function Refused({ loaderData }: Route.ComponentProps) {
+  const { t } = useTranslation();
+  const { kind, room } = loaderData;
+  const Icon = ICONS[kind];
+  return (
+    <PageFrame className="refusal-frame">
+      <section className="card card--narrow stack refusal" data-testid="refusal" data-kind={kind} aria-labelledby="refusal-title">
+        <div
+          className={`refusal__icon refusal__icon--${kind === 'removed' || kind === 'no-permission' ? 'stop' : 'info'}`}
+          aria-hidden="true"
+        >
+          <Icon size={32} strokeWidth={2} />
+        </div>
+        {room ? <p className="refusal__room">{t('refusal.roomLabel', { room })}</p> : null}
+        <h1 id="refusal-title">{t(`refusal.${kind}.title`)}</h1>
+        <p>{t(`refusal.${kind}.text`)}</p>
+        <p className="refusal__next">{t(`refusal.${kind}.next`)}</p>
+        <div className="refusal__actions">
+          {RETRY.has(kind) && room ? (
+            <a className="btn btn--primary" href={`/${room}`} data-testid="refusal-retry">
+              {t('refusal.tryAgain')}
+            </a>
+          ) : null}
+          {kind === 'no-permission' ? (
+            <Link className="btn btn--secondary" to={loginPath(room ? `/${room}` : '/')} data-testid="refusal-sign-in">
+              {t('refusal.signIn')}
+            </Link>
+          ) : null}
+          <Link className="btn btn--ghost" to="/home">
+            {t('refusal.home')}
+          </Link>
+        </div>
+        {kind === 'too-many' ? null : <JoinOther />}
+      </section>
+    </PageFrame>
+  );
+}
+
+/** 'Join another classroom': a room number, then the classroom's own address (the guard asks for a name). */
+function JoinOther() {
+  const { t } = useTranslation();
+  const [value, setValue] = useState('');
+  const [error, setError] = useState(false);
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    const number = value.trim();
+    if (!isRouteRoomId(number)) {
+      setError(true);
+      return;
+    }
+    // A full document load: the classroom's guard and loader run on the server for this address.
+    window.location.assign(`/${number}`);
+  };
+  return (
+    <form className="refusal__join" onSubmit={submit} noValidate aria-labelledby="refusal-join-title">
+      <h2 id="refusal-join-title">{t('refusal.joinOther')}</h2>
+      <div className="field">
+        <label htmlFor="refusal-room">{t('refusal.roomNumber')}</label>
+        <div className="field__row">
+          <input
+            id="refusal-room"
+            name="room"
+            inputMode="numeric"
+            autoComplete="off"
+            maxLength={10}
+            placeholder={t('refusal.roomNumberHint')}
+            value={value}
+            aria-invalid={error}
+            aria-describedby={error ? 'refusal-room-error' : undefined}
+            onChange={(e) => {
+              setValue(e.target.value.replace(/\D/g, ''));
+              setError(false);
+            }}
+          />
+          <button type="submit" className="btn btn--primary" data-testid="refusal-join">
+            {t('refusal.join')}
+          </button>
+        </div>
+        {error ? (
+          <p id="refusal-room-error" className="field__error" role="alert">
+            {t('refusal.badNumber')}
+          </p>
+        ) : null}
+      </div>
+    </form>
+  );
+}
