@@ -1,3 +1,4 @@
+import { ArrowLeft, ArrowRight, AudioLines, Crown, Presentation, RadioTower, Video, type LucideIcon } from 'lucide-react';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
@@ -12,16 +13,16 @@ type CardKey = 'paidMini' | 'freeMini' | 'whiteboard' | 'audio' | 'large';
 interface Card {
   key: CardKey;
   paid: boolean;
-  icon: string;
+  icon: LucideIcon;
   choice: CreateChoice | 'paid';
 }
 
 const CARDS: readonly Card[] = [
-  { key: 'paidMini', paid: true, icon: '◎', choice: 'paid' },
-  { key: 'freeMini', paid: false, icon: '◉', choice: { roomType: 1, consumption: 'off' } },
-  { key: 'whiteboard', paid: false, icon: '▭', choice: { roomType: 2 } },
-  { key: 'audio', paid: false, icon: '♪', choice: { roomType: 3 } },
-  { key: 'large', paid: false, icon: '▶', choice: { roomType: 4 } },
+  { key: 'paidMini', paid: true, icon: Crown, choice: 'paid' },
+  { key: 'freeMini', paid: false, icon: Video, choice: { roomType: 1, consumption: 'off' } },
+  { key: 'whiteboard', paid: false, icon: Presentation, choice: { roomType: 2 } },
+  { key: 'audio', paid: false, icon: AudioLines, choice: { roomType: 3 } },
+  { key: 'large', paid: false, icon: RadioTower, choice: { roomType: 4 } },
 ];
 
 interface Props {
@@ -57,7 +58,7 @@ export function RoomTypePicker({ onBack, onCreate, creating }: Props) {
     <section className="picker" aria-labelledby="picker-title" data-testid="room-type-picker">
       <div className="picker__bar">
         <button type="button" className="btn btn--ghost picker__back" onClick={onBack}>
-          <span aria-hidden="true">←</span> {t('common.back')}
+          <ArrowLeft size={16} aria-hidden="true" /> {t('common.back')}
         </button>
         <h1 id="picker-title" className="picker__title">
           {t('picker.title')}
@@ -78,14 +79,14 @@ export function RoomTypePicker({ onBack, onCreate, creating }: Props) {
               data-testid={`create-${card.key}`}
             >
               <span className="type-card__icon" aria-hidden="true">
-                {card.icon}
+                <card.icon size={28} strokeWidth={1.75} />
               </span>
               <span className="type-card__name">{t(`picker.${card.key}.name`)}</span>
               <span className={`badge${card.paid ? ' badge--paid' : ''}`}>{card.paid ? t('picker.paid') : t('picker.free')}</span>
               <span className="type-card__text">{t(`picker.${card.key}.text`)}</span>
               <span className="type-card__cta">
                 {busy && pendingKey === card.key ? <span className="spinner" aria-hidden="true" /> : null}
-                {t('picker.create')} →
+                {t('picker.create')} <ArrowRight size={16} aria-hidden="true" />
               </span>
             </button>
           </li>

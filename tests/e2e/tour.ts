@@ -271,6 +271,8 @@ export async function layoutProblems(page: Page, opts: { topBarOneRow: boolean; 
       const cs = getComputedStyle(el);
       if (cs.visibility === 'hidden' || cs.display === 'none' || Number(cs.opacity) === 0) return false;
       if (el.closest('[hidden], [inert], .visually-hidden, [aria-hidden="true"]')) return false;
+      // Screen-reader-only words (a 1 px box clipped away on purpose) are not shown, so not cut either.
+      if (cs.clipPath === 'inset(50%)' && el.getBoundingClientRect().width <= 1) return false;
       return el.getClientRects().length > 0;
     };
 
