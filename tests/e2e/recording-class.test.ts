@@ -23,7 +23,7 @@ import { presentationFodp, sofficeConvert, writeFixture } from '#tests/fixtures/
 import { avFixtures, type AvFixture } from '#tests/support/av-fixtures.ts';
 import { CREATOR_TILE, frameAt, grayFrame, measureDrift, measureVolume, readTimecode, type Region } from '#tests/support/av-analysis.ts';
 import { probeMedia, type MediaProbe } from '../../workers/record/join.ts';
-import { CHROMIUM_ARGS, chromiumPath, open, signIn, startWorld, watchCsp, type World } from './helpers.ts';
+import { autoPassPreJoin, CHROMIUM_ARGS, chromiumPath, open, signIn, startWorld, watchCsp, type World } from './helpers.ts';
 
 /** Set to a directory to keep frames of the recording (a person's check of the composition). */
 const SHOTS = process.env['SHOTS'];
@@ -204,6 +204,8 @@ beforeAll(async () => {
     // Three browsers, the SFU and the recorder share 2 cores: a click can take seconds to land.
     ctx.setDefaultTimeout(30_000);
     await watchCsp(ctx, world.cspViolations);
+    // Made outside world.person, so it passes the pre-join (ADR 089) as world.person's do.
+    await autoPassPreJoin(ctx);
     const p = await person(ctx, name);
     await open(p.page, `/${room}`);
     students.push(p);
