@@ -6,7 +6,7 @@
  */
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { ChevronLeft, ChevronRight, Lock, Minus, Plus } from 'lucide-react';
+import { ChevronLeft, ChevronRight, Lock } from 'lucide-react';
 import './board.css';
 import type { RoomInfo } from '#core/contracts/api.ts';
 import { BOARD_LAST_PAGE, TEXT_BOX_WIDTH, TEXT_FONT_SIZE, type BoardItem } from '#core/contracts/board.ts';
@@ -23,7 +23,8 @@ import type { BoardRenderer } from './renderer.ts';
 import type { BoardStore } from './store.ts';
 import { Toolbar } from './Toolbar.tsx';
 import { boardShortcut, commitTextEdit, keyIsElsewhere, type TextEdit } from './editing.ts';
-import { DEFAULT_TOOLS, mayDraw, nextBackground, readExtend, readFollow, stepZoom, wbLayer, writeExtend, type ToolState } from './tools.ts';
+import { ZoomControl } from './ZoomControl.tsx';
+import { DEFAULT_TOOLS, mayDraw, nextBackground, readExtend, readFollow, wbLayer, writeExtend, type ToolState } from './tools.ts';
 import { useBoardSync } from './useBoardSync.ts';
 
 export interface BoardViewProps {
@@ -307,36 +308,7 @@ export function BoardView(props: BoardViewProps) {
   // The page number shows once: in the creator's toolbar while it is open, else in the head.
   const pagesInToolbar = !!toolbar && isCreator && !props.slide && !hidden;
   const zoomGroup = (
-    <div className="board__zoom" role="group" aria-label={t('board.zoom', { n: Math.round(zoom * 100) })}>
-      <button
-        type="button"
-        className="board-tool"
-        aria-label={t('board.tools.zoomOut')}
-        title={t('board.tools.zoomOut')}
-        onClick={() => setZoom(stepZoom(zoom, -1))}
-        disabled={zoom <= 0.1 + 1e-9}
-      >
-        <Minus size={16} aria-hidden="true" />
-      </button>
-      <button
-        type="button"
-        className="board__zoom-value"
-        onClick={() => setZoom(1)}
-        title={t('board.tools.zoomReset')}
-        data-testid="zoom-value"
-      >
-        {Math.round(zoom * 100)}%
-      </button>
-      <button
-        type="button"
-        className="board-tool"
-        aria-label={t('board.tools.zoomIn')}
-        title={t('board.tools.zoomIn')}
-        onClick={() => setZoom(stepZoom(zoom, 1))}
-        disabled={zoom >= 1.5 - 1e-9}
-      >
-        <Plus size={16} aria-hidden="true" />
-      </button>
+    <ZoomControl zoom={zoom} onZoom={setZoom}>
       {isCreator && !props.readOnly ? (
         <button
           type="button"
@@ -353,7 +325,7 @@ export function BoardView(props: BoardViewProps) {
           {t('board.follow.on')}
         </span>
       ) : null}
-    </div>
+    </ZoomControl>
   );
 
   return (

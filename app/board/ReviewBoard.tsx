@@ -14,8 +14,9 @@ import { codeMessage } from '#app/lib/messages.ts';
 import { currentLang } from '#app/lib/lang.ts';
 import { loadStencils } from './net.ts';
 import { BoardRenderer } from './renderer.ts';
-import { readExtend, stepZoom } from './tools.ts';
-import { ChevronLeft, ChevronRight, Minus, Plus } from 'lucide-react';
+import { readExtend } from './tools.ts';
+import { ZoomControl } from './ZoomControl.tsx';
+import { ChevronLeft, ChevronRight } from 'lucide-react';
 
 interface ReviewPage {
   state: LayerState;
@@ -261,31 +262,7 @@ export function ReviewBoard({ roomNumber, roomExtend }: ReviewBoardProps) {
         </div>
       ) : null}
 
-      <div className="board__zoom" role="group" aria-label={t('board.zoom', { n: Math.round(zoom * 100) })}>
-        <button
-          type="button"
-          className="board-tool"
-          aria-label={t('board.tools.zoomOut')}
-          title={t('board.tools.zoomOut')}
-          onClick={() => setZoom(stepZoom(zoom, -1))}
-          disabled={zoom <= 0.1 + 1e-9}
-        >
-          <Minus size={16} aria-hidden="true" />
-        </button>
-        <button type="button" className="board__zoom-value" onClick={() => setZoom(1)} title={t('board.tools.zoomReset')}>
-          {Math.round(zoom * 100)}%
-        </button>
-        <button
-          type="button"
-          className="board-tool"
-          aria-label={t('board.tools.zoomIn')}
-          title={t('board.tools.zoomIn')}
-          onClick={() => setZoom(stepZoom(zoom, 1))}
-          disabled={zoom >= 1.5 - 1e-9}
-        >
-          <Plus size={16} aria-hidden="true" />
-        </button>
-      </div>
+      <ZoomControl zoom={zoom} onZoom={setZoom} />
 
       {state === 'loading' ? (
         <div className="board__status" role="status" data-testid="review-loading">
