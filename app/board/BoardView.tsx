@@ -9,7 +9,8 @@ import { useTranslation } from 'react-i18next';
 import { ChevronLeft, ChevronRight, Lock } from 'lucide-react';
 import './board.css';
 import type { RoomInfo } from '#core/contracts/api.ts';
-import { BOARD_LAST_PAGE, TEXT_BOX_WIDTH, TEXT_FONT_SIZE, type BoardItem } from '#core/contracts/board.ts';
+import { BOARD_LAST_PAGE, type BoardItem } from '#core/contracts/board.ts';
+import { TextBox } from './TextBox.tsx';
 import type { Role, RoomPatch } from '#core/contracts/room-events.ts';
 import { Dialog, useConfirm } from '#app/components/Dialog.tsx';
 import { codeMessage } from '#app/lib/messages.ts';
@@ -409,28 +410,14 @@ export function BoardView(props: BoardViewProps) {
         />
 
         {edit && editorPos ? (
-          <div className="board-text" style={{ left: editorPos.x, top: editorPos.y }} data-testid="board-text-editor">
-            <textarea
-              autoFocus
-              aria-label={t('board.text.label')}
-              placeholder={t('board.text.placeholder')}
-              value={edit.text}
-              style={{ width: Math.max(120, TEXT_BOX_WIDTH * scale), fontSize: Math.max(12, TEXT_FONT_SIZE * scale) }}
-              onChange={(e) => setEdit({ ...edit, text: e.currentTarget.value })}
-              onKeyDown={(e) => {
-                if (e.key === 'Escape') setEdit(null);
-                if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) commitText();
-              }}
-            />
-            <div className="board-text__actions">
-              <button type="button" className="btn btn--ghost btn--small" onClick={() => setEdit(null)}>
-                {t('board.text.cancel')}
-              </button>
-              <button type="button" className="btn btn--primary btn--small" onClick={commitText} data-testid="board-text-ok">
-                {t('board.text.ok')}
-              </button>
-            </div>
-          </div>
+          <TextBox
+            at={editorPos}
+            text={edit.text}
+            scale={scale}
+            onText={(text) => setEdit({ ...edit, text })}
+            onCancel={() => setEdit(null)}
+            onCommit={commitText}
+          />
         ) : null}
 
         {uploading ? (

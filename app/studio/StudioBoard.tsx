@@ -7,7 +7,7 @@
 import { useCallback, useEffect, useRef, useState, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import '#app/board/board.css';
-import { TEXT_BOX_WIDTH, TEXT_FONT_SIZE } from '#core/contracts/board.ts';
+import { TextBox } from '#app/board/TextBox.tsx';
 import { STUDIO_BOARD_PAGES } from '#core/contracts/studio.ts';
 import { BoardCanvas } from '#app/board/BoardCanvas.tsx';
 import type { BoardRenderer } from '#app/board/renderer.ts';
@@ -124,28 +124,14 @@ export function useStudioBoard(active: boolean): StudioBoard {
         onRenderer={onRenderer}
       />
       {edit && editorPos ? (
-        <div className="board-text" style={{ left: editorPos.x, top: editorPos.y }}>
-          <textarea
-            autoFocus
-            aria-label={t('board.text.label')}
-            placeholder={t('board.text.placeholder')}
-            value={edit.text}
-            style={{ width: Math.max(120, TEXT_BOX_WIDTH * scale), fontSize: Math.max(12, TEXT_FONT_SIZE * scale) }}
-            onChange={(e) => setEdit({ ...edit, text: e.currentTarget.value })}
-            onKeyDown={(e) => {
-              if (e.key === 'Escape') setEdit(null);
-              if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) commitText();
-            }}
-          />
-          <div className="board-text__actions">
-            <button type="button" className="btn btn--ghost btn--small" onClick={() => setEdit(null)}>
-              {t('board.text.cancel')}
-            </button>
-            <button type="button" className="btn btn--primary btn--small" onClick={commitText}>
-              {t('board.text.ok')}
-            </button>
-          </div>
-        </div>
+        <TextBox
+          at={editorPos}
+          text={edit.text}
+          scale={scale}
+          onText={(text) => setEdit({ ...edit, text })}
+          onCancel={() => setEdit(null)}
+          onCommit={commitText}
+        />
       ) : null}
     </div>
   );
