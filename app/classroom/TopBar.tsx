@@ -129,44 +129,40 @@ export function TopBar(props: TopBarProps) {
         </button>
         <LanguageSwitch compact />
         <MoreMenu showTrial={props.showTrial} onTrial={props.onTrial} onEndClass={props.onEndClass} onInvite={() => setInviting(true)} />
-        <button
-          type="button"
-          className="btn btn--danger room-bar__leave"
-          onClick={props.onExit}
-          aria-haspopup="dialog"
-          aria-label={t('classroom.leave')}
-          title={t('classroom.leave')}
-          data-testid="exit"
-        >
-          <LogOut size={18} aria-hidden="true" />
-          <span>{t('chrome.leaveShort')}</span>
-        </button>
+        <LeaveButton className="btn btn--danger room-bar__leave" onExit={props.onExit} />
       </div>
       {inviting ? <InvitePanel roomNumber={props.room.roomNumber} inviteUrl={props.inviteUrl} onClose={() => setInviting(false)} /> : null}
     </header>
   );
 }
 
+/** Leave: opens the leave dialog (the teacher's also offers to end the class for everyone). */
+function LeaveButton({ className, onExit }: { className: string; onExit: () => void }) {
+  const { t } = useTranslation();
+  return (
+    <button
+      type="button"
+      className={className}
+      onClick={onExit}
+      aria-haspopup="dialog"
+      aria-label={t('classroom.leave')}
+      title={t('classroom.leave')}
+      data-testid="exit"
+    >
+      <LogOut size={18} aria-hidden="true" />
+      <span>{t('chrome.leaveShort')}</span>
+    </button>
+  );
+}
+
 /** A member's bar: who and where, language, leave; no classroom controls. One row at every width. */
 export function MemberBar({ room, role, onExit }: { room: RoomInfo; role: Role; onExit: () => void }) {
-  const { t } = useTranslation();
   return (
     <header className="room-bar room-bar--one-row" data-testid="member-bar">
       <RoomTitle room={room} role={role} />
       <div className="room-bar__end">
         <LanguageSwitch compact />
-        <button
-          type="button"
-          className="btn btn--ghost room-bar__leave room-bar__leave--member"
-          onClick={onExit}
-          aria-haspopup="dialog"
-          aria-label={t('classroom.leave')}
-          title={t('classroom.leave')}
-          data-testid="exit"
-        >
-          <LogOut size={18} aria-hidden="true" />
-          <span>{t('chrome.leaveShort')}</span>
-        </button>
+        <LeaveButton className="btn btn--ghost room-bar__leave room-bar__leave--member" onExit={onExit} />
       </div>
     </header>
   );
