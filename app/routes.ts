@@ -25,6 +25,16 @@ export default [
   route('dev/outbox', 'routes/dev-outbox.tsx'),
   // Every refusal of a classroom, without an account (ADR 091).
   route('refused/:kind', 'routes/refused.tsx'),
+  // The board of a named user (its own user draws, others watch) and /room/{id} (ADR 094).
+  route('wb/:id/:uid', 'routes/wb-user.tsx', { id: 'wb-user' }),
+  route('imwb/:id/:uid', 'routes/wb-user.tsx', { id: 'imwb' }),
+  route('room/:id', 'routes/room.tsx'),
+  // Demo rooms without an account (ADR 092).
+  route('createDemo', 'routes/create-demo.tsx'),
+  route('demo/:id', 'routes/demo.tsx'),
+  // The slide view of a room, without a seat (ADR 093).
+  route('ppt/:id', 'routes/ppt.tsx', { id: 'ppt' }),
+  route('ppt/:id/:uid', 'routes/ppt.tsx', { id: 'ppt-user' }),
   // Classroom routes: one module, several addresses (docs/product/decisions.md invite paths).
   route(':id', 'routes/classroom.tsx', { id: 'classroom' }),
   route('record/:id', 'routes/classroom.tsx', { id: 'classroom-record' }),

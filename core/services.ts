@@ -30,6 +30,7 @@ import { SiteService } from './site/site.service.ts';
 import { RoomLiveService, type Presence, type Scheduler } from './rooms/live.service.ts';
 import { BoardRepository } from './board/board.repository.ts';
 import { BoardService } from './board/board.service.ts';
+import { RoomViewService } from './board/room-view.ts';
 import { MediaService, type MediaNodes } from './rooms/media.service.ts';
 import type { Converter } from './courseware/converter.ts';
 import { DocumentRepository } from './courseware/document.repository.ts';
@@ -44,6 +45,8 @@ import { LiveTasks } from './streaming/live-tasks.ts';
 import { StreamingService } from './streaming/live.service.ts';
 import { StudioRepository } from './studio/studio.repository.ts';
 import { StudioService } from './studio/studio.service.ts';
+import { DemoService } from './rooms/demo.service.ts';
+import { SampleDeck } from './courseware/sample-deck.ts';
 
 export interface Ports {
   config: Config;
@@ -86,6 +89,8 @@ export interface Services {
   messaging: MessagingService;
   site: SiteService;
   board: BoardService;
+  /** A room's shown page and board without a seat (ADR 093). */
+  roomView: RoomViewService;
   courseware: CoursewareService;
   /** Cloud recording: the calls, and the task store the recorders claim from (ADR 071). */
   recording: RecordingService;
@@ -95,6 +100,8 @@ export interface Services {
   recordTasks: RecordTasks;
   /** The recording studio: uploads of takes and the MP4s made of them (ADR 086). */
   studio: StudioService;
+  /** Demo rooms without an account (ADR 092). */
+  demo: DemoService;
 }
 
 export function buildServices(p: Ports): Services {
@@ -179,6 +186,18 @@ export function buildServices(p: Ports): Services {
     config: p.config,
     logger: p.logger,
   });
+  const demo = new DemoService({
+    rooms,
+    state: roomState,
+    live: new LiveRepository(p.db),
+    account,
+    deck: new SampleDeck(p.objects, new DocumentRepository(p.db), p.clock),
+    limiter,
+    scheduler: p.scheduler,
+    closeExpired: () => live.closeExpired(),
+    clock: p.clock,
+    config: p.config,
+  });
   return {
     account,
     rooms,
@@ -194,11 +213,13 @@ export function buildServices(p: Ports): Services {
     messaging,
     site,
     board,
+    roomView: new RoomViewService({ board, lookups: roomLookups, courseware }),
     courseware,
     recording,
     recordTasks,
     streaming,
     liveTasks,
     studio,
+    demo,
   };
 }

@@ -28,6 +28,7 @@ import { MediaNodeRepository } from '#core/rooms/media-node.repository.ts';
 import { MediaRegistry } from '#core/rooms/media-registry.ts';
 import { LocalRoomChangeRelay, type RoomChangeRelay } from '#core/rooms/room-state.ts';
 import { connectRoomChangeRelay } from './redis.ts';
+import { connectRedisBuckets } from './redis-buckets.ts';
 
 /**
  * Presence is answered by the web role's room channel once it exists; until then (and in a
@@ -220,6 +221,18 @@ export async function buildPlatform(config: Config, o: PlatformOverrides = {}): 
     mediaNodes,
     roomChanges,
   });
+  // Chat lines per person count on every web node alike (ADR 096).
+  const chatBuckets = config.REDIS_URL
+    ? await connectRedisBuckets(
+        config.REDIS_URL,
+        'chat',
+        clock,
+        config.CHAT_MESSAGES_PER_10S,
+        config.CHAT_MESSAGES_PER_10S / 10_000,
+        logger,
+      )
+    : null;
+  if (chatBuckets) services.live.chatBuckets = chatBuckets;
 
   if (jobs && runsWorkers) {
     const handlers = jobHandlers(services);
@@ -254,6 +267,7 @@ export async function buildPlatform(config: Config, o: PlatformOverrides = {}): 
       await converter?.close().catch((err: unknown) => logger.warn({ err }, 'converter close failed'));
       if (objects instanceof S3ObjectStore) objects.close();
       await redisChanges?.close();
+      await chatBuckets?.close();
       await database.close();
     },
   };

@@ -38,7 +38,7 @@ const FIRE_AND_FORGET = [
  * `outage` is the level an outage is logged at: the realtime clients report it as an error; the
  * room-change relay, which only makes caches fresher, as a warning.
  */
-function openClient(url: string, logger: Logger, name: string, opts: RedisOptions, outage: 'error' | 'warn' = 'error'): Redis {
+export function openClient(url: string, logger: Logger, name: string, opts: RedisOptions, outage: 'error' | 'warn' = 'error'): Redis {
   const client = new Redis(url, { connectionName: `banshu-${name}`, retryStrategy: (n) => Math.min(n * 100, 2000), ...opts });
   // ioredis reports every failed reconnect attempt: one error line per outage is enough.
   let down = false;
@@ -70,7 +70,7 @@ function openClient(url: string, logger: Logger, name: string, opts: RedisOption
   return client;
 }
 
-async function ready(client: Redis, logger: Logger, name: string): Promise<void> {
+export async function ready(client: Redis, logger: Logger, name: string): Promise<void> {
   if (client.status === 'ready') return;
   await new Promise<void>((resolve) => {
     const timer = setTimeout(() => {
@@ -88,7 +88,7 @@ async function ready(client: Redis, logger: Logger, name: string): Promise<void>
 }
 
 /** Closes politely when Redis answers, at once when it does not (queued commands fail, logged). */
-async function quit(client: Redis): Promise<void> {
+export async function quit(client: Redis): Promise<void> {
   if (client.status !== 'ready') return client.disconnect();
   const timer = setTimeout(() => client.disconnect(), 1000);
   await client.quit().catch(() => client.disconnect());

@@ -35,6 +35,12 @@ import { roomReducer, type RoomAction, type RoomState } from './roomState.ts';
 export const RECONNECT_WAIT_S = 10;
 export const RECONNECT_ATTEMPTS = 3;
 export const POLL_MS = 10_000;
+/**
+ * A connection that closed under an online browser (its web node went away, ADR 096) gets one
+ * quiet attempt after 1 to 2 s, before the countdown ends: through the load balancer it lands on
+ * another node. It does not count as a failed attempt, nor stop the countdown shown.
+ */
+export const QUICK_RETRY_MS = 1000;
 const ACK_TIMEOUT_MS = 10_000;
 const CLOSED_LEAVE_MS = 1000;
 const LEAVE_WAIT_MS = 1000;
@@ -173,6 +179,9 @@ export class RoomChannelClient {
   #ended = false;
   #attempts = 0;
   #countdownTimer: ReturnType<typeof setInterval> | null = null;
+  #quickTimer: ReturnType<typeof setTimeout> | null = null;
+  /** The quiet attempt after a closed connection is under way (its failure is not counted). */
+  #quick = false;
   #pollTimer: ReturnType<typeof setInterval> | null = null;
   #reportedQuality = -1;
   /** The SFU's 1-6 figure for this person (0 unknown): the one source the members list and tiles show. */
@@ -303,6 +312,8 @@ export class RoomChannelClient {
   }
 
   #stopTimers(): void {
+    if (this.#quickTimer) clearTimeout(this.#quickTimer);
+    this.#quickTimer = null;
     if (this.#countdownTimer) clearInterval(this.#countdownTimer);
     if (this.#pollTimer) clearInterval(this.#pollTimer);
     this.#countdownTimer = null;
@@ -368,6 +379,7 @@ export class RoomChannelClient {
   #attempt(): void {
     const socket = this.#socket;
     if (this.#ended || !socket || socket.connected) return;
+    this.#quick = false;
     if (this.#countdownTimer) clearInterval(this.#countdownTimer);
     this.#countdownTimer = null;
     this.#setReconnect({ countdown: 0, reconnecting: true });
@@ -394,6 +406,11 @@ export class RoomChannelClient {
   }
 
   #failedAttempt(): void {
+    if (this.#quick) {
+      // The quiet attempt failed: the countdown shown goes on as it was.
+      this.#quick = false;
+      return;
+    }
     this.#attempts += 1;
     if (this.#attempts >= RECONNECT_ATTEMPTS && this.#isCreator) {
       // docs/product/02-live-classroom.md §4: after 3 attempts the teacher is sent to the site root.
@@ -422,6 +439,7 @@ export class RoomChannelClient {
         }
         this.#stopTimers();
         this.#attempts = 0;
+        this.#quick = false;
         this.#set({
           reconnect: { countdown: RECONNECT_WAIT_S, attempts: 0, reconnecting: false },
           state: roomReducer(this.#snapshot.state, { type: 'snapshot', snapshot: ack.data, receivedAt: Date.now() }),
@@ -450,6 +468,19 @@ export class RoomChannelClient {
       // A disconnect we asked for (leaving) is not a network problem; going offline is.
       if (reason === 'io client disconnect' && this.#snapshot.status !== 'live') return;
       this.#wentDown();
+      const online = typeof navigator === 'undefined' || navigator.onLine !== false;
+      if ((reason === 'transport close' || reason === 'transport error') && online) {
+        if (this.#quickTimer) clearTimeout(this.#quickTimer);
+        this.#quickTimer = setTimeout(
+          () => {
+            this.#quickTimer = null;
+            if (this.#ended || socket.connected || this.#snapshot.reconnect.reconnecting) return;
+            this.#quick = true;
+            socket.connect();
+          },
+          QUICK_RETRY_MS + Math.floor(Math.random() * QUICK_RETRY_MS),
+        );
+      }
     });
 
     socket.on('customRoomEvent', (patch) => this.#dispatch({ type: 'patch', patch, at: Date.now() }));

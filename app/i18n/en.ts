@@ -5,6 +5,9 @@ import { recordEn } from './record.en.ts';
 import { studioEn } from './studio.en.ts';
 import { siteEn } from './site.en.ts';
 import { refusalEn } from './refusal.en.ts';
+import { demoEn } from './demo.en.ts';
+import { userBoardEn } from './userboard.en.ts';
+import { slideViewEn } from './slideview.en.ts';
 import { prejoinEn } from './prejoin.en.ts';
 import { chromeEn } from './chrome.en.ts';
 import { stageEn } from './stage.en.ts';
@@ -225,6 +228,9 @@ export const en: Messages = {
   studio: studioEn,
   ...siteEn,
   refusal: refusalEn,
+  demo: demoEn,
+  userBoard: userBoardEn,
+  slideView: slideViewEn,
   prejoin: prejoinEn,
   chrome: chromeEn,
   stage: stageEn,

@@ -5,6 +5,9 @@ import { recordZh } from './record.zh.ts';
 import { studioZh } from './studio.zh.ts';
 import { siteZh } from './site.zh.ts';
 import { refusalZh } from './refusal.zh.ts';
+import { demoZh } from './demo.zh.ts';
+import { userBoardZh } from './userboard.zh.ts';
+import { slideViewZh } from './slideview.zh.ts';
 import { prejoinZh } from './prejoin.zh.ts';
 import { chromeZh } from './chrome.zh.ts';
 import { stageZh } from './stage.zh.ts';
@@ -224,6 +227,9 @@ export const zh = {
   studio: studioZh,
   ...siteZh,
   refusal: refusalZh,
+  demo: demoZh,
+  userBoard: userBoardZh,
+  slideView: slideViewZh,
   prejoin: prejoinZh,
   chrome: chromeZh,
   stage: stageZh,

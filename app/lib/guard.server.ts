@@ -1,46 +1,37 @@
 /**
- * Route middleware for the navigation guard. Runs on the server for documents and on data
- * requests for client navigations, so the same rule covers both.
+ * Route middleware for the navigation guard (app/lib/guard.ts, ADR 094). Runs on the server for
+ * documents and on data requests for client navigations, so the same rule covers both. Every route
+ * module exports `middleware = [routeGuard]`; the route is read from the address, so one function
+ * serves them all.
  */
 import { redirect, type MiddlewareFunction } from 'react-router';
 import { appContext, type Viewer } from '#app/context.ts';
-import { classroomGuard } from './guard.ts';
-import { isRouteRoomId, loginPath } from './names.ts';
+import { guard } from './guard.ts';
 
 export function isTeacher(viewer: Viewer | null): viewer is Viewer {
   return viewer?.type === '1';
 }
 
-/** Pages of the account area: a signed-in teacher, else /login remembering where they were. */
-export const requireTeacher: MiddlewareFunction<Response> = ({ url, context }) => {
+/** The guard for the route at this address: a redirect, a 404, or nothing (the route opens). */
+export const routeGuard: MiddlewareFunction<Response> = ({ request, url, context }) => {
   const { viewer } = context.get(appContext);
-  if (!isTeacher(viewer)) {
-    throw redirect(loginPath(url.pathname + url.search));
-  }
+  const target = guard({
+    pathname: url.pathname,
+    search: url.searchParams,
+    userAgent: request.headers.get('user-agent') ?? '',
+    viewer,
+  });
+  if (target === 'not-found') throw new Response('Not Found', { status: 404 });
+  if (target !== 'open') throw redirect(target);
 };
 
-/** A signed-in teacher opening /login goes to the lobby. */
-export const redirectTeacherHome: MiddlewareFunction<Response> = ({ context }) => {
-  if (isTeacher(context.get(appContext).viewer)) throw redirect('/');
-};
+/** Pages of the account area: a signed-in teacher, else /login remembering where they were. */
+export const requireTeacher = routeGuard;
 
-/** Board addresses pass the device and browser checks (docs/product/01-account-and-lobby.md §2 rule 3). */
-const BOARD_PATH = /^\/(bb|wb)\//;
+/** A signed-in teacher opening /login goes to the remembered target or the lobby. */
+export const redirectTeacherHome = routeGuard;
 
-export function classroomMiddleware(options: { noSessionTarget: 'userName' | 'login' }): MiddlewareFunction<Response> {
-  return ({ request, url, context, params }) => {
-    const roomId = params['id'];
-    if (!isRouteRoomId(roomId)) throw new Response('Not Found', { status: 404 });
-    const { viewer } = context.get(appContext);
-    const target = classroomGuard({
-      userAgent: request.headers.get('user-agent') ?? '',
-      search: url.searchParams,
-      roomId,
-      hasSession: viewer !== null,
-      passesBrowserChecks: BOARD_PATH.test(url.pathname),
-      noSessionTarget: options.noSessionTarget,
-      pathname: url.pathname,
-    });
-    if (target) throw redirect(target);
-  };
+/** The classroom and studio routes (the options are the guard's own rules now; kept for their modules). */
+export function classroomMiddleware(_options: { noSessionTarget: 'userName' | 'login' }): MiddlewareFunction<Response> {
+  return routeGuard;
 }

@@ -36,11 +36,13 @@ export function refusalKind(code: string, reason?: string): RefusalKind {
 
 /** Codes by which a room refuses this person (as opposed to bad input or a network problem). */
 export function isRoomRefusal(code: string): boolean {
-  return ['31002', '31003', '31004', '31006', '31009'].includes(code);
+  return ['31002', '31003', '31004', '31006', '31009', '31011'].includes(code);
 }
 
 /** The address of the refusal page; the room number rides along when it is a valid one. */
 export function refusalPath(code: string, roomNumber?: string, reason?: string): string {
+  // A demo past its end: its own page says so, with a button to start a new one (ADR 092).
+  if (code === '31011' && roomNumber && isRouteRoomId(roomNumber)) return `/demo/${roomNumber}`;
   const kind = refusalKind(code, reason);
   const room = roomNumber && isRouteRoomId(roomNumber) ? `?room=${roomNumber}` : '';
   return `/refused/${kind}${room}`;

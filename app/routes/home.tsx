@@ -10,6 +10,7 @@ import { Button } from '#app/components/Button.tsx';
 import { LanguageSwitch, useLang } from '#app/components/lang.tsx';
 import { domainCode } from '#app/lib/domain-error.ts';
 import { formatMoney } from '#app/lib/money.ts';
+import { useScrollToHash } from '#app/lib/download-anchor.ts';
 import { trialInput } from '#core/messaging/messaging.schema.ts';
 import '#app/site/home.css';
 
@@ -92,6 +93,7 @@ export default function Home({ loaderData, actionData }: Route.ComponentProps) {
   const { lang } = useLang();
   const navigation = useNavigation();
   const formRef = useRef<HTMLFormElement>(null);
+  useScrollToHash(); // /home#download (and /#download, sent here) after hydration
   useEffect(() => {
     if (actionData?.ok) formRef.current?.reset();
   }, [actionData]);
@@ -132,6 +134,9 @@ export default function Home({ loaderData, actionData }: Route.ComponentProps) {
               </Link>
               <Link className="btn btn--secondary" to="/">
                 {t('home.join')}
+              </Link>
+              <Link className="btn btn--ghost" to="/createDemo" data-testid="home-try-demo">
+                {t('demo.tryDemo')}
               </Link>
             </div>
             <ul className="site-hero__points">

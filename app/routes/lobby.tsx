@@ -1,6 +1,6 @@
 import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
-import { useNavigate } from 'react-router';
+import { Link, useNavigate } from 'react-router';
 import type { Route } from './+types/lobby.ts';
 import { appContext } from '#app/context.ts';
 import { AppHeader } from '#app/components/AppHeader.tsx';
@@ -8,6 +8,7 @@ import { Button } from '#app/components/Button.tsx';
 import { LoadingOverlay } from '#app/components/LoadingOverlay.tsx';
 import { requireTeacher } from '#app/lib/guard.server.ts';
 import { cleanRoomNumber, studioNumber } from '#app/lib/names.ts';
+import { useDownloadAnchor } from '#app/lib/download-anchor.ts';
 import { shownName } from '#app/lib/display-name.ts';
 import { parseUa } from '#app/lib/ua.ts';
 import { RoomTypePicker } from '#app/lobby/RoomTypePicker.tsx';
@@ -30,6 +31,7 @@ export function meta() {
 export default function Lobby({ loaderData }: Route.ComponentProps) {
   const { t } = useTranslation();
   const navigate = useNavigate();
+  useDownloadAnchor(); // `/#download`: the download section is on the landing page
   const [view, setView] = useState<'landing' | 'picker'>('landing');
   const [number, setNumber] = useState('');
   const creating = useCreateRoom();
@@ -81,6 +83,9 @@ export default function Lobby({ loaderData }: Route.ComponentProps) {
                     {t('lobby.joinButton')}
                   </Button>
                 </form>
+                <Link to="/createDemo" data-testid="lobby-try-demo">
+                  {t('demo.tryDemoShort')}
+                </Link>
               </section>
               <section className="card lobby__card lobby__card--studio" aria-labelledby="studio-title">
                 <h2 id="studio-title">

@@ -9,6 +9,7 @@ import { api, isOk, NETWORK_ERROR } from '#app/lib/api.ts';
 import { redirectTeacherHome } from '#app/lib/guard.server.ts';
 import { codeMessage } from '#app/lib/messages.ts';
 import { safeRedirect } from '#app/lib/names.ts';
+import { useDownloadAnchor } from '#app/lib/download-anchor.ts';
 import { USER_INFO_KEY, safeSet } from '#app/lib/storage.ts';
 import { toast } from '#app/lib/toast.ts';
 
@@ -31,6 +32,8 @@ export default function Login() {
   const { lang } = useLang();
   const navigate = useNavigate();
   const [params] = useSearchParams();
+  // `/#download` without a session lands here (the redirect keeps the fragment): on to /home#download.
+  useDownloadAnchor(safeRedirect(params.get('redirect')) === '/');
   const [mobile, setMobile] = useState('');
   const [code, setCode] = useState('');
   const [agreed, setAgreed] = useState(true);
@@ -149,6 +152,11 @@ export default function Login() {
             {t('login.submit')}
           </Button>
         </form>
+        <p className="center">
+          <Link to="/createDemo" data-testid="login-try-demo">
+            {t('demo.tryDemo')}
+          </Link>
+        </p>
       </section>
     </PageFrame>
   );

@@ -43,6 +43,14 @@ interface PendingLayer {
   tail: StoredOp[];
 }
 
+/** How an operation came to this node's listeners: stored here (`own`) or heard of (ADR 096). */
+export interface OpTold {
+  roomId: string;
+  /** As stored (an undo or redo keeps the entry it reversed, which other nodes' histories need). */
+  stored: StoredOp;
+  own: boolean;
+}
+
 /** What `getBoard` answers: a layer's state (maybe still as its stored text) and operations after it. */
 export interface LayerAnswer {
   state?: LayerState | JsonText;
@@ -78,7 +86,7 @@ const STALE_RETRIES = 100;
 
 export class BoardLog {
   readonly #rooms = new Map<string, RoomBoard>();
-  readonly #listeners = new Set<(room: string, op: SequencedOp) => void>();
+  readonly #listeners = new Set<(room: string, op: SequencedOp, told: OpTold) => void>();
   readonly repo: BoardRepository;
   private readonly clock: Clock;
   private readonly config: BoardLogConfig;
@@ -91,8 +99,11 @@ export class BoardLog {
     this.logger = logger;
   }
 
-  /** The channel hears every accepted operation here, in sequence order per room. */
-  onOperation(listener: (room: string, op: SequencedOp) => void): () => void {
+  /**
+   * The channel hears every accepted operation here, in sequence order per room, once each: those
+   * this node stored (`own`) and those it heard of or caught up on from other nodes (ADR 096).
+   */
+  onOperation(listener: (room: string, op: SequencedOp, told: OpTold) => void): () => void {
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);
   }
@@ -232,17 +243,41 @@ export class BoardLog {
       board.layers.clear();
       board.pending.clear();
     }
-    for (const op of ops) {
-      // A layer read but not built is read again when needed (it would miss this operation).
-      board.pending.delete(op.page);
-      const l = board.layers.get(op.page);
-      if (l) this.replay(l, op);
-      board.seq = Math.max(board.seq, op.seq);
-      this.rememberOpId(board, op.opId, op.seq);
-      const { target: _t, ...plain } = op;
-      this.#publish(room, plain);
-    }
+    for (const op of ops) this.#take(room, board, op);
     if (!bodies.length) board.seq = await this.repo.roomSeq(board.roomId);
+  }
+
+  /** An operation another node stored, applied to this node's memory and told to its listeners. */
+  #take(room: string, board: RoomBoard, op: StoredOp): void {
+    // A layer read but not built is read again when needed (it would miss this operation).
+    board.pending.delete(op.page);
+    const l = board.layers.get(op.page);
+    if (l) this.replay(l, op);
+    board.seq = Math.max(board.seq, op.seq);
+    this.rememberOpId(board, op.opId, op.seq);
+    const { target: _t, ...plain } = op;
+    this.#publish(room, plain, { roomId: board.roomId, stored: op, own: false });
+  }
+
+  /**
+   * An operation another node stored and relayed (ADR 096): taken in the room's order. One this
+   * node already has is ignored; one after a gap (a relayed message not yet here, or lost in a
+   * Redis outage) makes the node catch up from the database, which holds everything up to it.
+   * A room not in memory starts here, just before this operation: its layers load when used.
+   */
+  async heard(room: string, roomId: string, op: StoredOp): Promise<void> {
+    let board = this.#rooms.get(room);
+    if (!board || board.roomId !== roomId) {
+      board = { roomId, seq: op.seq - 1, layers: new Map(), pending: new Map(), opIds: new Map(), queue: Promise.resolve() };
+      this.#rooms.set(room, board);
+      if (this.#rooms.size > ROOMS_CACHED) this.#rooms.delete(this.#rooms.keys().next().value!);
+    }
+    const held = board;
+    await this.serial(held, async () => {
+      if (op.seq <= held.seq) return;
+      if (op.seq === held.seq + 1) this.#take(room, held, op);
+      else await this.catchUp(room, held);
+    });
   }
 
   rememberOpId(board: RoomBoard, opId: string, seq: number): void {
@@ -250,10 +285,10 @@ export class BoardLog {
     if (board.opIds.size > RECENT_OP_IDS) board.opIds.delete(board.opIds.keys().next().value!);
   }
 
-  #publish(room: string, op: SequencedOp): void {
+  #publish(room: string, op: SequencedOp, told: OpTold): void {
     for (const l of this.#listeners) {
       try {
-        l(room, op);
+        l(room, op, told);
       } catch (err) {
         this.logger?.error({ err, room }, 'board listener failed');
       }
@@ -311,7 +346,7 @@ export class BoardLog {
       this.rememberOpId(board, op.opId, result.seq);
       l.tail++;
       const { target: _t, ...plain } = stored;
-      this.#publish(actor.room, plain);
+      this.#publish(actor.room, plain, { roomId: board.roomId, stored, own: true });
       if (op.type === 'clear' || this.snapshotDue(l)) {
         void this.serial(board, () => this.snapshot(board, l)).catch((err: unknown) =>
           this.logger?.warn({ err, room: actor.room, page: op.page }, 'board snapshot failed'),

@@ -16,3 +16,12 @@ export const createWbTokenInput = z.object({
   userId: z.union([z.string().regex(/^\d{1,19}$/), z.number().int().positive().transform(String)]),
   channelId: z.string().max(64),
 });
+
+/** `/api/getRoomView` (ADR 093): the room number and, from `/ppt/{id}/{uid}`, the user id named in the address. */
+export const roomViewInput = z.object({
+  roomNumber: z.string().max(64),
+  uid: z
+    .string()
+    .regex(/^\d{1,19}$/)
+    .optional(),
+});

@@ -28,6 +28,11 @@ export interface BoardActor {
   room: string;
   uid: string;
   role: Role;
+  /**
+   * A room view's token (`/api/getRoomView`, ADR 093): its connections hear `roomView` events.
+   * 'read': seatless and read-only, every write refused; 'draw': the creator's own view, a creator.
+   */
+  view?: 'read' | 'draw';
 }
 
 /** The parts of the live room service the board leans on. */
@@ -41,6 +46,7 @@ export interface BoardTokenPayload extends Record<string, unknown> {
   room: string;
   uid: string;
   role: Role;
+  view?: 'read' | 'draw';
 }
 
 type BoardConfig = Pick<
@@ -63,7 +69,13 @@ interface PhoneUploadPayload extends Record<string, unknown> {
 }
 
 /** What a verified board token and phone-link token must carry (a signed token of another scope is refused). */
-const boardClaim = z.object({ scope: z.literal('board'), room: z.string(), uid: z.string(), role: roleSchema });
+const boardClaim = z.object({
+  scope: z.literal('board'),
+  room: z.string(),
+  uid: z.string(),
+  role: roleSchema,
+  view: z.enum(['read', 'draw']).optional(),
+});
 const phoneClaim = z.object({ scope: z.literal('board-upload'), room: z.string(), uid: z.string(), role: roleSchema });
 
 /** Rooms held in memory. */
@@ -160,19 +172,56 @@ export class BoardService {
     return { token: this.signer.sign(payload, this.config.BOARD_TOKEN_TTL_SECONDS, this.clock.now().getTime()), bucketId: row.id };
   }
 
-  /** A board token (from createWbToken or the join answer's `wbtoken`) or null. */
+  /** A board token (from createWbToken, the join answer's `wbtoken` or getRoomView) or null. */
   verifyToken(token: string): BoardActor | null {
     const p = boardClaim.safeParse(this.signer.verify(token, this.clock.now().getTime()));
-    return p.success ? { room: p.data.room, uid: p.data.uid, role: p.data.role } : null;
+    if (!p.success) return null;
+    const actor: BoardActor = { room: p.data.room, uid: p.data.uid, role: p.data.role };
+    if (p.data.view) actor.view = p.data.view;
+    return actor;
   }
 
-  /** May this actor connect now (open room, still a member)? */
-  admit(actor: BoardActor): Promise<void> {
+  /** May this actor connect now (open room, still a member; a read-only view: not removed)? */
+  async admit(actor: BoardActor): Promise<void> {
+    if (actor.view === 'read') return this.#admitViewer(actor.uid, actor.room);
     return this.roomsPort.admit(actor);
+  }
+
+  /**
+   * A room view (ADR 093) is for anyone with a session who was not removed from this open room:
+   * a member or not. The room's rules (open, a demo not over, removed) are the live room's.
+   */
+  async #admitViewer(uid: string, roomNumber: string): Promise<void> {
+    try {
+      await this.roomsPort.actorFor({ userId: uid }, roomNumber);
+    } catch (e) {
+      // '31004' without the 'removed' reason: not a member, which a view does not need.
+      if (e instanceof DomainError && e.code === '31004' && e.reason !== 'removed') return;
+      throw e;
+    }
+  }
+
+  /**
+   * `/api/getRoomView`'s board token (ADR 093). The creator, asking for their own view (no `uid`
+   * or their own id), gets a creator's token that also follows the room; anyone else admitted a
+   * read-only view token: role observer, `view: 'read'`, refused every write.
+   */
+  async viewToken(viewer: { userId: string }, roomNumber: string, uid?: string): Promise<{ token: string; canDraw: boolean }> {
+    const row = await this.#row(roomNumber);
+    if (row.state !== 'open') throw new DomainError('31009');
+    const creator = row.create_user === viewer.userId;
+    const canDraw = creator && (uid === undefined || uid === viewer.userId);
+    if (creator) await this.roomsPort.actorFor(viewer, roomNumber);
+    else await this.#admitViewer(viewer.userId, roomNumber);
+    const payload: BoardTokenPayload = canDraw
+      ? { scope: 'board', room: roomNumber, uid: viewer.userId, role: 'creator', view: 'draw' }
+      : { scope: 'board', room: roomNumber, uid: viewer.userId, role: 'observer', view: 'read' };
+    return { token: this.signer.sign(payload, this.config.BOARD_TOKEN_TTL_SECONDS, this.clock.now().getTime()), canDraw };
   }
 
   /** For the stroke relay: may this actor draw right now? */
   async mayDraw(actor: BoardActor): Promise<boolean> {
+    if (actor.view === 'read') return false;
     const row = await this.#row(actor.room).catch(() => null);
     return !!row && row.state === 'open' && mayDraw(actor, facts(row));
   }
@@ -186,7 +235,7 @@ export class BoardService {
   async storeImage(actor: BoardActor, bytes: Uint8Array): Promise<{ key: string; url: string; page: number }> {
     const row = await this.#row(actor.room);
     if (row.state !== 'open') throw new DomainError('31009');
-    if (!mayDraw(actor, facts(row))) throw notAllowed('board image');
+    if (actor.view === 'read' || !mayDraw(actor, facts(row))) throw notAllowed('board image');
     if (bytes.byteLength > this.config.BOARD_IMAGE_MAX_BYTES) throw new DomainError('32103');
     const type = imageType(bytes);
     if (!type) throw new DomainError('32102');
@@ -327,6 +376,7 @@ export class BoardService {
     const checked = checkOp(input);
     if (!checked.ok) throw illegalParams(checked.error);
     const op = checked.value;
+    if (actor.view === 'read') throw notAllowed('a read-only room view');
     const row = await this.#row(actor.room);
     if (row.state !== 'open') throw new DomainError('31009');
     if (!mayOperate(actor, facts(row), op.type)) throw notAllowed(`board ${op.type}`);

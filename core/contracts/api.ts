@@ -142,6 +142,12 @@ export interface ApiAnswers extends CoursewareApiAnswers, RecordingApiAnswers, L
   /** userType '3' (observer) needs `ot`, the token of the creator's observer link. */
   userJoinAgoraRoom: JoinAnswer;
   touristJoinRoom: JoinAnswer;
+  /**
+   * A demo room anyone may try without an account (ADR 092), shown at `/demo/{roomNumber}` until
+   * `endsAt`. Without a teacher's session a demo identity is made: `userInfo` with its userToken
+   * (the session cookie is set too); a signed-in teacher hosts it as themself (`userInfo` null).
+   */
+  createDemo: { roomInfo: RoomInfo; endsAt: number; userInfo: UserInfo | null };
   getConsumptionStatus: { status: 0 | 1; number: number };
   getUserVipInfo: { vipUserInfo: VipUserInfo };
   updateRoomInfoByRoomNumber: { roomInfo: RoomInfo };
@@ -176,6 +182,30 @@ export interface ApiAnswers extends CoursewareApiAnswers, RecordingApiAnswers, L
   createPhoneUploadLink: { url: string; expiresAt: number };
   /** JSON text of `TeachingPicture[]`. */
   getTeachingPictureList: { teachingPictureList: string };
+  /** A room's shown page and board without a seat (`/ppt/{id}`, ADR 093): read-only unless the viewer is the creator. */
+  getRoomView: RoomView;
+}
+
+/**
+ * `/api/getRoomView` (ADR 093): what a page needs to show a room's courseware page and board
+ * without taking a seat. `wbtoken` is a board token that follows the room (`roomView` events);
+ * unless `canDraw`, the server refuses every write made with it.
+ */
+export interface RoomView {
+  roomNumber: string;
+  roomType: RoomType;
+  createUser: string; // the creator's user id; '' for someone outside the room (ADR 066)
+  createUserName: string; // rooms have no name of their own: pages call it "{creator}'s classroom"; '' outside
+  state: 'open' | 'closed';
+  showState: string;
+  roomExtend: string; // JSON text: whiteboard pageIndex, background colour
+  wbPower: '0' | '1';
+  courseware: RoomCourseware;
+  /** The viewer's own user id (the board token's uid). */
+  viewerId: string;
+  wbtoken: string;
+  /** True only for the room's creator, and then only when `uid` was absent or their own id. */
+  canDraw: boolean;
 }
 
 /** A stencil of the shape panel (docs/product/03-board-courseware-billing.md §3): subjectId 2 math, 3 physics, 4 chemistry. */
@@ -227,3 +257,6 @@ export function invitePath(roomType: RoomType | 5, roomNumber: string): string {
       return `/rec/${roomNumber}`;
   }
 }
+
+/** The address of a demo room (ADR 092). */
+export const demoPath = (roomNumber: string): string => `/demo/${roomNumber}`;

@@ -15,6 +15,7 @@
  */
 import { z } from 'zod';
 import { bounded, call, declared, whole, type Events, type Requests } from './channel.ts';
+import { roomCoursewareSchema } from './courseware.ts';
 
 export const BOARD_NAMESPACE = '/board';
 /** A connection whose handshake `auth.version` is older is refused with '10' (reload the page). */
@@ -347,7 +348,27 @@ export const boardRequests = {
     boardOpSchema.pick({ opId: true, page: true }).extend({ ids: z.array(boardIdSchema).min(1).max(BOARD_LIMITS.idsPerOp) }),
     seqAnswer,
   ),
+  /**
+   * The creator's slide view (`/ppt/{id}/{uid}`, ADR 093) turns the room's courseware page
+   * (1..pages) without a seat on the room channel: the same rule and broadcast as the room
+   * channel's `setCoursewarePage`. Anyone else is refused ('31004').
+   */
+  turnPage: call(z.strictObject({ page: whole(1, 1_000_000) }), roomCoursewareSchema),
 };
+
+/**
+ * What a room view (`/api/getRoomView`, ADR 093) hears of the room besides the board: the
+ * courseware block when it changes (page turned, document opened or closed), the creator's
+ * showState, roomExtend (whiteboard page, background) and wbPower, and that the room closed.
+ */
+export const roomViewEventSchema = z.strictObject({
+  courseware: roomCoursewareSchema.optional(),
+  showState: z.string().optional(),
+  roomExtend: z.string().optional(),
+  wbPower: z.enum(['0', '1']).optional(),
+  closed: z.literal(true).optional(),
+});
+export type RoomViewEvent = z.infer<typeof roomViewEventSchema>;
 
 /** Server -> browser. */
 export const boardEvents = {
@@ -359,6 +380,8 @@ export const boardEvents = {
    * a signed link to show it. Sent only to that user's own board connections.
    */
   upFile: boardUploadSchema,
+  /** Only to connections of a room view token (ADR 093): the room changed (see roomViewEventSchema). */
+  roomView: roomViewEventSchema,
 };
 
 /** Browser -> server; `stroke` is a volatile message with no answer (parsed all the same). */

@@ -145,6 +145,8 @@ export class CoursewareConversion {
     const prefix = doc.pages_prefix;
     const ext = extensionOf(doc.name) ?? 'pdf';
     const started = this.clock.now();
+    // Which worker holds a conversion, for an operator reading the logs (and the failover test).
+    this.logger.info({ documentId: doc.id, attempt: meta.retryCount }, 'courseware conversion started');
     await this.repo.updateConversion(prefix, { page_count: 0, page_sizes: '[]', fail_reason: '', updated_at: started });
     const dir = await mkdtemp(path.join(tmpdir(), 'banshu-convert-'));
     try {

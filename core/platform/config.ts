@@ -93,6 +93,9 @@ export const configSchema = z
     ROOM_IDLE_HOURS: int(24, 1),
     OBSERVER_LINK_HOURS: int(24, 1),
     OBSERVER_NAME: z.string().min(1).max(10).default('观察员'),
+    /** Demo rooms (ADR 092): how long one lasts, and how many one address may make per hour. */
+    DEMO_ROOM_HOURS: int(2, 1, 48),
+    DEMO_CREATES_PER_HOUR: int(10, 1),
     GOODS_PRICES: z
       .string()
       .regex(/^(GB\d{8}=\d{1,9})(,GB\d{8}=\d{1,9})*$/, 'GOODS_PRICES is a list like GB00000001=9990,GB00000005=3990 (cents)')

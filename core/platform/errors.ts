@@ -44,6 +44,10 @@ export const errorCatalogue = {
   '31008': { zh: '发言太频繁，请稍后再试', en: 'You are sending messages too fast, please wait a moment' },
   '31009': { zh: '房间已关闭', en: 'The room is closed' },
   '31010': { zh: '请先结束课堂，再删除', en: 'End the class before deleting it' },
+  /** A demo room past its end (ADR 092). */
+  '31011': { zh: '演示教室已结束，请重新创建一个', en: 'This demo room has ended, please start a new one' },
+  /** Too many demo rooms from one address within an hour (ADR 092). */
+  '31012': { zh: '创建演示教室太频繁，请稍后再试', en: 'Too many demo rooms from your address, please try again later' },
   '34001': { zh: '只能插入PPT、DOC、PDF', en: 'Only PPT, DOC, PDF supported' },
   '34002': { zh: '文件不能超过50M', en: 'The file cannot exceed 50M' },
   '34003': { zh: '文件内容与类型不符', en: 'The file content does not match its type' },

@@ -25,6 +25,7 @@ export class LiveRepository {
         'mic_since',
         'mic_deadline',
         'ends_at',
+        'is_demo',
       ])
       .where('room_number', '=', roomNumber)
       .orderBy('created_at', 'desc')

@@ -29,6 +29,7 @@ import type { RoomStatePatch } from './room-state.repository.ts';
 import type { RoomService } from './room.service.ts';
 import { ROOM_NUMBER_RULE } from './room.schema.ts';
 import { RoomCache, type RoomState } from './room-state.ts';
+import { demoEnded, demoOver } from './demo-rules.ts';
 
 export interface Actor {
   room: string;
@@ -66,7 +67,11 @@ export class RoomLiveService {
   streaming: { stopRoom(roomId: string, why: 'creator left' | 'room closed'): Promise<void> } | null = null;
   readonly #rowCache: RoomCache<LiveRoomRow>;
   readonly #touchedAt = new Map<string, number>();
-  readonly #chatLimiter: TokenBuckets;
+  /**
+   * Chat lines per person (ADR 058): in this process by default; with REDIS_URL the composition
+   * puts buckets shared by every web node here (ADR 096).
+   */
+  chatBuckets: { take(key: string): boolean | Promise<boolean> };
   private readonly repo: LiveRepository;
   private readonly state: RoomState;
   private readonly accounts: AccountRepository;
@@ -97,7 +102,7 @@ export class RoomLiveService {
     this.clock = clock;
     this.config = config;
     // CHAT_MESSAGES_PER_10S at once, then one line per 10 s / CHAT_MESSAGES_PER_10S (ADR 058).
-    this.#chatLimiter = new TokenBuckets(clock, config.CHAT_MESSAGES_PER_10S, config.CHAT_MESSAGES_PER_10S / 10_000);
+    this.chatBuckets = new TokenBuckets(clock, config.CHAT_MESSAGES_PER_10S, config.CHAT_MESSAGES_PER_10S / 10_000);
     this.#rowCache = new RoomCache(state, ROOM_ROW_TTL_MS, 10_000, () => clock.now().getTime());
   }
 
@@ -114,6 +119,7 @@ export class RoomLiveService {
     const room = await this.repo.room(roomNumber);
     if (!room) throw roomNotFound();
     if (room.state !== 'open') throw new DomainError('31009');
+    if (demoOver(room, this.clock.now())) throw demoEnded();
     return room;
   }
 
@@ -274,7 +280,7 @@ export class RoomLiveService {
       if (!m || m.kicked_at) throw notAllowed('not a member');
       name = m.name;
     }
-    if (!this.#chatLimiter.take(`${room.id}:${actor.uid}`)) throw new DomainError('31008');
+    if (!(await this.chatBuckets.take(`${room.id}:${actor.uid}`))) throw new DomainError('31008');
     const row = await this.repo.insertChat({ room_id: room.id, user_id: actor.uid, name, text, created_at: this.clock.now() });
     await this.#touch(room.id);
     const message: ChatMessage = { id: row.id, uid: actor.uid, name, text, at: row.created_at.getTime() };

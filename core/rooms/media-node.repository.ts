@@ -22,6 +22,15 @@ export class MediaNodeRepository {
     return this.db.deleteFrom('media_nodes').where('id', '=', id).execute();
   }
 
+  /**
+   * Takes a node that stopped answering out of the registry (ADR 097), unless it reported after
+   * `seenAt` (it restarted meanwhile); a node that is in fact alive is back at its next report.
+   */
+  async forget(id: string, seenAt: Date): Promise<boolean> {
+    const r = await this.db.deleteFrom('media_nodes').where('id', '=', id).where('seen_at', '<=', seenAt).executeTakeFirst();
+    return Number(r.numDeletedRows) > 0;
+  }
+
   /** Nodes seen since `since`, with the rooms placed on them after their last report (not counted in it yet). */
   alive(since: Date) {
     return this.db

@@ -13,8 +13,12 @@ import { ROOM_NUMBER_RULE } from './room.schema.ts';
 
 /** Where rooms' media is served. Embedded: this process. Distributed: the registry of media nodes. */
 export interface MediaNodes {
-  /** The node serving the room (placing it on the least loaded node the first time). */
-  place(roomNumber: string): Promise<{ nodeId: string; url: string }>;
+  /**
+   * The node serving the room (placing it on the least loaded node the first time). `failedUrl`:
+   * a client lost the node at that URL; if the room is placed there, the node is checked first and
+   * the room placed again when it does not answer (ADR 097). A claim alone never moves a room.
+   */
+  place(roomNumber: string, failedUrl?: string): Promise<{ nodeId: string; url: string }>;
   /** The node the room is on now, without placing it (revocations go there; ADR 032). */
   locate?(roomNumber: string): Promise<{ nodeId: string; url: string } | null>;
   /** Every live node: a revocation goes to all of them, held even where the room is not yet (ADR 066). */
@@ -63,8 +67,9 @@ export class MediaService {
   /**
    * A fresh token for someone already in the room (docs/product/02-live-classroom.md §7 `/api/createAgoraToken`): after a
    * microphone invitation was accepted, or when a reconnect finds the old token expired.
+   * `failedMediaUrl`: the media node this client lost (ADR 097), checked before it is trusted.
    */
-  async renew(viewer: { userId: string }, roomNumber: string, screen = false): Promise<MediaAccess> {
+  async renew(viewer: { userId: string }, roomNumber: string, screen = false, failedMediaUrl?: string): Promise<MediaAccess> {
     if (!ROOM_NUMBER_RULE.test(roomNumber)) throw roomNotFound();
     const room = await this.live.room(roomNumber);
     if (!room) throw roomNotFound();
@@ -77,26 +82,31 @@ export class MediaService {
       role = m.role;
     }
     if (screen && !isCreator) throw notAllowed('only the creator shares a screen');
-    return this.#access({
-      roomNumber,
-      roomType: room.room_type as RoomType,
-      userId: viewer.userId,
-      role,
-      userType: screen ? '2' : role === 'observer' ? '3' : '1',
-      micConnected: room.mic_phase === 'connected' && room.mic_user_id === viewer.userId,
-    });
+    return this.#access(
+      {
+        roomNumber,
+        roomType: room.room_type as RoomType,
+        userId: viewer.userId,
+        role,
+        userType: screen ? '2' : role === 'observer' ? '3' : '1',
+        micConnected: room.mic_phase === 'connected' && room.mic_user_id === viewer.userId,
+      },
+      failedMediaUrl,
+    );
   }
 
   /**
    * The cloud recorder's access to a room (issue 13): a token with role 'recorder' that publishes
-   * nothing, for the node the room is placed on. The room must be open.
+   * nothing, for the node the room is placed on. The room must be open. The recorder asks again
+   * after it lost its node, so the placed node is checked to answer first (ADR 097).
    */
   async forRecorder(roomNumber: string): Promise<MediaAccess> {
     if (!ROOM_NUMBER_RULE.test(roomNumber)) throw roomNotFound();
     const room = await this.live.room(roomNumber);
     if (!room) throw roomNotFound();
     if (room.state !== 'open') throw new DomainError('31009');
-    const node = await this.nodes.place(roomNumber);
+    const placed = await this.nodes.locate?.(roomNumber);
+    const node = await this.nodes.place(roomNumber, placed?.url);
     const mediaToken = signRecorderToken(
       this.signer,
       { roomNumber, roomType: room.room_type as RoomType },
@@ -116,8 +126,8 @@ export class MediaService {
     return room?.mic_phase === 'connected' && room.mic_user_id === userId;
   }
 
-  async #access(g: MediaGrantInput): Promise<MediaAccess> {
-    const node = await this.nodes.place(g.roomNumber);
+  async #access(g: MediaGrantInput, failedUrl?: string): Promise<MediaAccess> {
+    const node = await this.nodes.place(g.roomNumber, failedUrl);
     const mediaToken = signMediaToken(this.signer, g, this.config.MEDIA_TOKEN_TTL_SECONDS, this.clock.now().getTime());
     return { mediaToken, mediaUrl: node.url };
   }

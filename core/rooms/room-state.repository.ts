@@ -35,6 +35,10 @@ export interface NewRoom {
   is_vip: '0' | '1';
   max_member: number;
   created_at: Date;
+  /** A demo room (ADR 092): marked, with its end and board power for everyone from the start. */
+  is_demo?: boolean;
+  ends_at?: Date;
+  wb_power?: '0' | '1';
 }
 
 /** The room number of an updated row, or null when the update matched nothing. */
@@ -51,7 +55,7 @@ export class RoomStateRepository {
     return (
       trx
         .insertInto('rooms')
-        .values({ ...values, state: 'open', trial_started_at: null, ends_at: null, closed_at: null })
+        .values({ trial_started_at: null, ends_at: null, closed_at: null, ...values, state: 'open' })
         // A literal, not a parameter: PostgreSQL matches the partial index by its predicate, which a
         // parameter of a generic prepared plan cannot prove.
         .onConflict((oc) => oc.column('room_number').where('state', '=', sql.lit('open')).doNothing())

@@ -25,6 +25,7 @@ const roomColumns = [
   'rooms.trial_started_at',
   'rooms.ends_at',
   'rooms.created_at',
+  'rooms.is_demo',
 ] as const;
 
 export class RoomRepository {

@@ -64,4 +64,9 @@ export const delMyRoomInput = z.object({ roomId: z.string().regex(/^[1-9]\d{0,17
 export const mediaTokenInput = z.object({
   roomNumber,
   userType: z.union([z.literal('1'), z.literal('2'), z.literal(1), z.literal(2)]).optional(),
+  /** The media URL this client lost (ADR 097): the web role checks that node answers before it trusts the placement. */
+  failedMediaUrl: z.url().max(500).optional(),
 });
+
+/** A demo room (ADR 092): the host's name is optional (a default in the caller's language). */
+export const createDemoInput = z.object({ userName: z.string().max(64).optional() });

@@ -18,6 +18,7 @@ import { ROOM_NUMBER_RULE } from './room.schema.ts';
 import type { MediaService } from './media.service.ts';
 import { RoomCache, type RoomState } from './room-state.ts';
 import type { NewRoom } from './room-state.repository.ts';
+import { demoEnded, demoOver } from './demo-rules.ts';
 
 type RoomConfig = Pick<
   Config,
@@ -206,6 +207,7 @@ export class RoomService {
     if (!ROOM_NUMBER_RULE.test(roomNumber)) throw roomNotFound();
     const room = await this.repo.findOpenRoom(roomNumber, trx, lock);
     if (!room) throw roomNotFound();
+    if (demoOver(room, this.clock.now())) throw demoEnded();
     return room;
   }
 

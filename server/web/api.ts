@@ -169,11 +169,18 @@ export function buildHandlers(services: Services, config: Config): ApiHandlers {
         courseware: await services.courseware.roomCourseware(i.roomNumber),
       };
     },
+    // No account needed (ADR 092): counted per address; a visitor's demo identity gets its session.
+    createDemo: async (ctx, i) => {
+      const viewer = await ctx.viewer().catch(() => null);
+      const { token, ...made } = await services.demo.create(viewer, { userName: i.userName, ip: ctx.ip, lang: ctx.lang });
+      if (token) appendCookie(ctx.res, sessionCookie(config, token, config.TOURIST_SESSION_HOURS * 3600));
+      return made;
+    },
     getConsumptionStatus: async (ctx) => billing.getConsumptionStatus(await ctx.viewer()),
     getUserVipInfo: async (ctx) => ({ vipUserInfo: await billing.getUserVipInfo(await ctx.viewer()) }),
     createAgoraToken: async (ctx, i) => {
       if (!services.media) throw new DomainError('33005');
-      return services.media.renew(await ctx.viewer(), i.roomNumber, String(i.userType) === '2');
+      return services.media.renew(await ctx.viewer(), i.roomNumber, String(i.userType) === '2', i.failedMediaUrl);
     },
     getMyRoomList: async (ctx, i) => {
       const list = await rooms.listMyRooms(await ctx.viewer(), i);
@@ -212,6 +219,7 @@ export function buildHandlers(services: Services, config: Config): ApiHandlers {
     getWbReview: async (ctx, i) => services.board.review(await ctx.viewer(), i.roomNumber, i.page ?? 'wb:0'),
     createPhoneUploadLink: async (ctx, i) => services.board.phoneUploadLink(await ctx.viewer(), i.roomNumber),
     getTeachingPictureList: () => Promise.resolve({ teachingPictureList: JSON.stringify(teachingPictureList()) }),
+    getRoomView: async (ctx, i) => services.roomView.view(await ctx.viewer(), i, ctx.ip),
     getResourceType: async (ctx) => {
       await ctx.viewer();
       return { resourceType: services.courseware.resourceType };

@@ -6,13 +6,14 @@
  * others only, and only from someone who may draw.
  */
 import type { Namespace, Server, Socket } from 'socket.io';
-import { tokenInvalid, type Lang } from '#core/platform/errors.ts';
+import { notAllowed, tokenInvalid, type Lang } from '#core/platform/errors.ts';
 import {
   BOARD_NAMESPACE,
   BOARD_PROTOCOL_VERSION,
   boardAuthSchema,
   boardRequests,
   strokeProgressSchema,
+  type RoomViewEvent,
   type BoardClientToServer,
   type BoardServerToClient,
 } from '#core/contracts/board.ts';
@@ -33,6 +34,8 @@ type BoardNamespace = Namespace<BoardClientToServer, BoardServerToClient, Record
 
 const boardKey = (room: string) => `board:${room}`;
 const seatKey = (room: string, uid: string) => `board-seat:${room}:${uid}`;
+/** Connections of room view tokens (ADR 093): they hear the room's page and view changes. */
+const viewKey = (room: string) => `board-view:${room}`;
 const DRAW_RECHECK_MS = 1000;
 const LOADS_PER_SECOND = 5;
 
@@ -56,7 +59,7 @@ export function attachBoardChannel(io: Server, platform: Platform): { close(): v
 
   nsp.on('connection', (socket: BoardSocket) => {
     const { actor } = socket.data;
-    void socket.join([boardKey(actor.room), seatKey(actor.room, actor.uid)]);
+    void socket.join([boardKey(actor.room), seatKey(actor.room, actor.uid), ...(actor.view ? [viewKey(actor.room)] : [])]);
 
     const dispatcher = new Dispatcher(
       boardRequests,
@@ -67,6 +70,13 @@ export function attachBoardChannel(io: Server, platform: Platform): { close(): v
         sync: { run: (op) => board.submit(actor, op) },
         clear: { run: ({ opId, page }) => board.submit(actor, { opId, type: 'clear', page }) },
         delItem: { run: ({ opId, page, ids }) => board.submit(actor, { opId, type: 'delete', page, ids }) },
+        // The creator's slide view turns pages here (ADR 093); the courseware rule checks the creator again.
+        turnPage: {
+          run: ({ page }) => {
+            if (actor.view !== 'draw') throw notAllowed("turnPage is for the creator's room view");
+            return services.courseware.setPage(actor, page);
+          },
+        },
       },
       {
         channel: 'board channel',
@@ -95,6 +105,7 @@ export function attachBoardChannel(io: Server, platform: Platform): { close(): v
     const strokes = new BurstWindow(clock);
     let relay: Promise<void> = Promise.resolve();
     socket.on('stroke', (p: unknown) => {
+      if (actor.view === 'read') return;
       if (!strokes.hit('stroke', config.BOARD_STROKES_PER_SECOND)) return;
       const parsed = strokeProgressSchema.safeParse(p);
       if (!parsed.success) return;
@@ -109,8 +120,10 @@ export function attachBoardChannel(io: Server, platform: Platform): { close(): v
     });
   });
 
+  // This node's sockets only: every node hears each operation of the room once, in order, and
+  // sends it to its own (ADR 096); through the adapter two nodes' emits could cross.
   const offOps = board.onOperation((room, op) => {
-    nsp.to(boardKey(room)).emit('sync', op);
+    nsp.local.to(boardKey(room)).emit('sync', op);
   });
   const offUploads = board.onUpload((room, uid, file) => {
     nsp.to(seatKey(room, uid)).emit('upFile', file);
@@ -120,6 +133,8 @@ export function attachBoardChannel(io: Server, platform: Platform): { close(): v
   const offBus = events.subscribe((m) => {
     if (!('room' in m.target)) return;
     const room = m.target.room;
+    const forView = viewEventOf(m.event, m.payload);
+    if (forView) nsp.to(viewKey(room)).emit('roomView', forView);
     if (m.event === 'kickout') {
       const uid = (m.payload as { userId?: unknown } | null)?.userId;
       if (typeof uid === 'string') nsp.in(seatKey(room, uid)).disconnectSockets(true);
@@ -135,4 +150,18 @@ export function attachBoardChannel(io: Server, platform: Platform): { close(): v
       offBus();
     },
   };
+}
+
+/** What a room view hears of a room message (ADR 093), or null for messages it does not need. */
+function viewEventOf(event: string, payload: unknown): RoomViewEvent | null {
+  const p = (typeof payload === 'object' && payload !== null ? payload : {}) as Record<string, unknown>;
+  if (event === 'roomClosed') return { closed: true };
+  if (event === 'courseware' && typeof p['courseware'] === 'object' && p['courseware'] !== null)
+    return { courseware: p['courseware'] as NonNullable<RoomViewEvent['courseware']> };
+  if (event !== 'customRoomEvent') return null;
+  const out: RoomViewEvent = {};
+  if (typeof p['showState'] === 'string') out.showState = p['showState'];
+  if (typeof p['roomExtend'] === 'string') out.roomExtend = p['roomExtend'];
+  if (p['wbPower'] === '0' || p['wbPower'] === '1') out.wbPower = p['wbPower'];
+  return Object.keys(out).length ? out : null;
 }

@@ -25,6 +25,8 @@ import { MEDIA_CONTROL_PATH } from '#core/contracts/media-control.ts';
 import { ObjectTooLarge, attachmentDisposition, diskPartOf, parseRange } from '#core/platform/objects.ts';
 import { messageFor } from '#core/platform/errors.ts';
 import { connectRedisAdapter } from '../redis.ts';
+import { connectBoardOpRelay } from '../board-relay.ts';
+import { attachClosedRooms } from '../closed-rooms.ts';
 import { CROSS_SITE_REFUSED, isCrossSiteWrite, originVerdict } from './same-origin.ts';
 
 /** 403 before anything is read: the /api envelope (code '8', illegal request) or plain text. */
@@ -300,6 +302,10 @@ export async function startWeb(platform: Platform, opts: WebOptions): Promise<We
   const channel = attachRoomChannel(io, platform);
   const userChannel = attachUserChannel(io, platform);
   const boardChannel = attachBoardChannel(io, platform);
+  // Distributed: each node hears the board operations the others store, in order (ADR 096), and
+  // disconnects its own sockets of a room another process closed.
+  const boardRelay = config.REDIS_URL ? await connectBoardOpRelay(config.REDIS_URL, platform.services.board.log, logger) : null;
+  const closedRooms = attachClosedRooms(io, platform);
 
   await new Promise<void>((resolve, reject) => {
     http.once('error', reject);
@@ -325,6 +331,8 @@ export async function startWeb(platform: Platform, opts: WebOptions): Promise<We
       channel.close();
       userChannel.close();
       boardChannel.close();
+      closedRooms.close();
+      await boardRelay?.close();
       await new Promise<void>((resolve) => {
         void io.close(() => resolve());
       });

@@ -51,6 +51,8 @@ const endpoints: Record<ApiName, { body: Record<string, unknown>; auth: boolean 
   userJoinAgoraRoom: { body: { roomNumber: '123456', userType: '1' }, auth: true },
   createAgoraToken: { body: { roomNumber: '123456' }, auth: true },
   touristJoinRoom: { body: { roomNumber: '123456', userName: 'Ann' }, auth: false },
+  // A demo room (ADR 092): the name is its one field; a missing name makes a real demo, so it is not dropped below.
+  createDemo: { body: { userName: 'Ann' }, auth: false },
   getConsumptionStatus: { body: {}, auth: true },
   getUserVipInfo: { body: {}, auth: true },
   getMyRoomList: { body: { pageTime: 0, pageSize: 10, page: 1, roomType: 1 }, auth: true },
@@ -69,6 +71,7 @@ const endpoints: Record<ApiName, { body: Record<string, unknown>; auth: boolean 
   addLog: { body: {}, auth: false },
   createWbToken: { body: { userId: '1', channelId: '123456' }, auth: true },
   getTeachingPictureList: { body: {}, auth: false },
+  getRoomView: { body: { roomNumber: '123456' }, auth: true },
   getWbReview: { body: { roomNumber: '123456', page: 'wb:0' }, auth: true },
   createPhoneUploadLink: { body: { roomNumber: '123456' }, auth: true },
   // Courseware: ids that are not the caller's, rooms the caller did not create (filled in below).
@@ -278,7 +281,8 @@ eachEngine('hostile input on every endpoint', (server) => {
           (name === 'getRecordFileUrl' && (field === 'taskId' || field === 'download')) ||
           (name === 'createUploadToken' && field === 'mediaType') ||
           (name === 'addlocalRecordFile' && field === 'durationMs') ||
-          (name === 'paymentOrder' && field === 'promoCode');
+          (name === 'paymentOrder' && field === 'promoCode') ||
+          (name === 'createDemo' && field === 'userName');
         if (!optionalToo) await expectRefused(`${name} without ${field}`, call(s.url, name, rest, { token }));
         // Wrong types and hostile strings, one field at a time.
         for (const [kind, value] of hostileValues) {

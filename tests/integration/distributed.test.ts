@@ -3,7 +3,8 @@
  * with its own event bus and socket.io server, share one PostgreSQL database, one S3 store and one
  * Redis (REDIS_URL). Broadcasts, members and presence span the nodes; the worker's conversion
  * events reach browsers on any node; nothing arrives twice; a change of a room on one node drops
- * the other nodes' caches of it at once (ADR 062); a Redis outage is survived.
+ * the other nodes' caches of it at once (ADR 062); a Redis outage is survived, and a board
+ * operation stored during it reaches the other node's clients, in order, after it (ADR 096).
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { io, type Socket } from 'socket.io-client';
@@ -18,6 +19,8 @@ import { createTestDatabase, type TestDatabase } from '#tests/support/postgres.t
 import { capturingLogger } from '#tests/support/log-capture.ts';
 import { startRedis, type TestRedis } from '#tests/support/redis.ts';
 import { ask, connectRoom, record, sleep, waitFor, type RoomSocket } from '#tests/support/room-client.ts';
+import type { SequencedOp } from '#core/contracts/board.ts';
+import { connectBoard, createOp } from '#tests/support/board-client.ts';
 import { startS3, type TestS3 } from '#tests/support/s3.ts';
 
 const sockets: Socket[] = [];
@@ -249,12 +252,25 @@ describe('distributed realtime: two web nodes and a worker over Redis', () => {
     const sa = await join(a, studentA, roomNumber);
     const studentB = await signIn(b);
     const sb = await join(b, studentB, roomNumber);
+    // Board sockets: the teacher's on node A, the student's on node B (ADR 096).
+    const boardOf = async (node: Banshu, who: { token: string; userId: string }) => {
+      const wb = await call(node.url, 'createWbToken', { userId: who.userId, channelId: roomNumber }, { token: who.token });
+      const s = await connectBoard(node.url, wb.data.token as string);
+      sockets.push(s);
+      expect((await ask(s, 'getBoard', { page: 'wb:0' })).code).toBe('0');
+      return s;
+    };
+    const boardA = await boardOf(a, teacher);
+    const boardB = await boardOf(b, studentB);
+    const heardB = record<SequencedOp>(boardB, 'sync');
 
     await redis.stop();
     await until('node A to notice the outage', () => pubStatus(a) !== 'ready');
     const localChat = waitFor(sa.socket, 'messageevent', (p: any) => p.text === '断线');
     expect((await ask(t.socket, 'chat', { text: '断线' })).code).toBe('0');
     await localChat;
+    // A board operation stored during the outage: node B does not hear of it yet.
+    expect((await ask(boardA, 'sync', createOp('op-outage', 'outage'))).code).toBe('0');
     // Presence answers this node's sockets instead of failing.
     const online = await a.platform.presence.online(roomNumber);
     expect(online.map((o) => o.userId).sort()).toEqual([teacher.userId, studentA.userId].sort());
@@ -277,6 +293,22 @@ describe('distributed realtime: two web nodes and a worker over Redis', () => {
       clearInterval(retry);
     }
     expect(logA.some((l) => l.msg === 'redis reachable again')).toBe(true);
+    // The next board operation after the outage: node B sees the gap, catches up from the
+    // database, and its client hears both, in order, once.
+    let n = 0;
+    const afterOutage = waitFor(boardB, 'sync', (op: SequencedOp) => op.opId.startsWith('op-back'), 15_000);
+    const drawing = setInterval(
+      () => void ask(boardA, 'sync', createOp(`op-back-${String(n++)}`, `back-${String(n)}`)).catch(() => undefined),
+      300,
+    );
+    try {
+      await afterOutage;
+    } finally {
+      clearInterval(drawing);
+    }
+    const seqs = heardB.map((op) => op.seq);
+    expect(heardB[0]?.opId).toBe('op-outage');
+    expect(seqs).toEqual(seqs.map((_, i) => seqs[0]! + i));
     // Both processes are still up and answering.
     expect((await call(a.url, 'getRoomInfoByRoomNumber', { roomNumber }, { token: teacher.token })).code).toBe('0');
     expect((await call(b.url, 'getRoomInfoByRoomNumber', { roomNumber }, { token: studentB.token })).code).toBe('0');

@@ -48,6 +48,7 @@ const BOARD: Record<keyof typeof boardRequests | 'stroke', Message> = {
   sync: { valid: withoutBtype(createOp('fz', 'fz')), optional: { btype: 'brush' } },
   clear: { valid: { opId: 'fz', page: 'wb:0' } },
   delItem: { valid: { opId: 'fz', page: 'wb:0', ids: ['x'] } },
+  turnPage: { valid: { page: 1 } },
   stroke: { valid: { strokeId: 's', page: 'wb:0', points: [1, 2], color: 'red', width: 4 }, optional: { start: true } },
 };
 const MEDIA: Record<keyof typeof mediaRequests, Message> = {

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { MediaSource, PublishedTrack } from '#core/contracts/media-signaling.ts';
-import { DEVICE_MESSAGE_MS, MediaClient, RECONNECT_EVERY_MS, RECONNECT_FIRST_MS } from './media-client.ts';
+import { DEVICE_MESSAGE_MS, MediaClient, RECONNECT_EVERY_MS, RECONNECT_FIRST_MS, RECONNECT_RETRY_MS } from './media-client.ts';
 import type { MediaSessionEvents } from './media-session.ts';
 
 /** A camera or microphone track as far as the class looks at it. */
@@ -35,12 +35,19 @@ class FakeSession {
   readonly paused: [MediaSource, boolean][] = [];
   readonly subscribed: string[] = [];
   drops = 0;
+  url: string;
+  readonly joinedAt: string[] = [];
   readonly events: MediaSessionEvents;
-  constructor(events: MediaSessionEvents) {
+  constructor(url: string, events: MediaSessionEvents) {
+    this.url = url;
     this.events = events;
+  }
+  moveTo(url: string) {
+    this.url = url;
   }
   async join(token: string) {
     this.tokens.push(token);
+    this.joinedAt.push(this.url);
     const tracks = await this.joinResult();
     this.connected = true;
     this.rights = ['mic', 'camera'];
@@ -108,8 +115,8 @@ function setup(
   const api = vi.fn().mockResolvedValue({ code: '0', msg: '', data: { mediaToken: 'fresh' } });
   const client = new MediaClient({
     roomNumber: '123456',
-    session: (_url, events) => {
-      const s = new FakeSession(events);
+    session: (url, events) => {
+      const s = new FakeSession(url, events);
       sessions.push(s);
       return s;
     },
@@ -226,22 +233,94 @@ describe('MediaClient', () => {
     expect(client.getSnapshot().status).toBe('offline');
     expect(session().drops).toBe(1);
     await vi.advanceTimersByTimeAsync(RECONNECT_FIRST_MS);
-    expect(api).toHaveBeenCalledWith('createAgoraToken', { roomNumber: '123456' }, { quietNetworkError: true });
+    expect(api).toHaveBeenCalledWith(
+      'createAgoraToken',
+      { roomNumber: '123456', failedMediaUrl: 'http://sfu' },
+      { quietNetworkError: true },
+    );
     expect(session().tokens).toEqual(['first', 'fresh']);
     expect(client.getSnapshot().status).toBe('live');
   });
 
-  it('tries again every 10 s while the join fails', async () => {
+  it('follows the room to the node the fresh grant names, publishing again as it was (ADR 097)', async () => {
+    const { client, sessions, session, api } = setup(undefined, { cam: true, mic: false });
+    client.start('http://media-1', 'first');
+    await settle();
+    expect([...session().publishedPaused]).toEqual([
+      ['mic', true],
+      ['camera', false],
+    ]);
+    api.mockResolvedValue({ code: '0', msg: '', data: { mediaToken: 'moved', mediaUrl: 'http://media-2' } });
+    session().joinResult = () => Promise.resolve([published('t-ann', 'ann')]);
+    session().publishedPaused.clear();
+    session().events.onDisconnect();
+    expect(client.getSnapshot().status).toBe('offline');
+    await vi.advanceTimersByTimeAsync(RECONNECT_FIRST_MS);
+    expect(api).toHaveBeenCalledWith(
+      'createAgoraToken',
+      { roomNumber: '123456', failedMediaUrl: 'http://media-1' },
+      { quietNetworkError: true },
+    );
+    expect(sessions).toHaveLength(1);
+    expect(session().joinedAt).toEqual(['http://media-1', 'http://media-2']);
+    expect(session().tokens).toEqual(['first', 'moved']);
+    expect(session().subscribed).toEqual(['t-ann']);
+    // The same camera and microphone state as before the loss: camera on, microphone muted.
+    expect([...session().publishedPaused]).toEqual([
+      ['mic', true],
+      ['camera', false],
+    ]);
+    expect(client.getSnapshot().status).toBe('live');
+  });
+
+  it('shares the screen again after the session came back on another node', async () => {
+    const screen = new FakeTrack('video');
+    vi.stubGlobal('navigator', { mediaDevices: { getDisplayMedia: async () => ({ getVideoTracks: () => [screen] }) } });
+    try {
+      const { client, session, api } = setup();
+      client.start('http://media-1', 'first');
+      await settle();
+      session().rights = ['mic', 'camera', 'screen'];
+      // The room's view follows a share (the hook's onView): the screen view.
+      client.setHelpers({ t: (k) => k, onView: (v) => client.setShowState(v) });
+      client.actions.startScreen();
+      await settle();
+      expect(session().published('screen')).toBe(true);
+      api.mockResolvedValue({ code: '0', msg: '', data: { mediaToken: 'moved', mediaUrl: 'http://media-2' } });
+      session().events.onDisconnect();
+      expect(session().published('screen')).toBe(false);
+      const join = session().join.bind(session());
+      session().join = async (token: string) => {
+        const tracks = await join(token);
+        session().rights = ['mic', 'camera', 'screen'];
+        return tracks;
+      };
+      await vi.advanceTimersByTimeAsync(RECONNECT_FIRST_MS);
+      expect(session().joinedAt.at(-1)).toBe('http://media-2');
+      expect(session().publishedSources.get('screen')).toBe(screen);
+      expect(client.getSnapshot().local.sharing).toBe(true);
+    } finally {
+      vi.unstubAllGlobals();
+    }
+  });
+
+  it('tries again 2 s after a failed join twice, then every 10 s', async () => {
     const { client, session } = setup();
     client.start('http://sfu', 'first');
     session().joinResult = () => Promise.reject(new Error('refused'));
     await settle();
     expect(client.getSnapshot().status).toBe('offline');
-    await vi.advanceTimersByTimeAsync(RECONNECT_EVERY_MS - 1);
+    await vi.advanceTimersByTimeAsync(RECONNECT_RETRY_MS - 1);
     expect(session().tokens).toEqual(['first']);
-    session().joinResult = () => Promise.resolve([]);
     await vi.advanceTimersByTimeAsync(1);
     expect(session().tokens).toEqual(['first', 'fresh']);
+    await vi.advanceTimersByTimeAsync(RECONNECT_RETRY_MS);
+    expect(session().tokens).toHaveLength(3);
+    await vi.advanceTimersByTimeAsync(RECONNECT_EVERY_MS - 1);
+    expect(session().tokens).toHaveLength(3);
+    session().joinResult = () => Promise.resolve([]);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(session().tokens).toHaveLength(4);
     expect(client.getSnapshot().status).toBe('live');
   });
 

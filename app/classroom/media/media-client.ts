@@ -2,7 +2,8 @@
  * The classroom's audio and video as a plain class over a MediaSession: publish what the token
  * allows (camera 640x360 at 15 fps, microphone), subscribe to everything the others publish, mute
  * and unmute, share the screen (creator), and come back after the media signaling drops: a fresh
- * token from `/api/createAgoraToken`, then publish and subscribe again. No React here: `useMedia()`
+ * token from `/api/createAgoraToken` naming the node it lost (the web role places the room again
+ * when that node is dead, ADR 097), on the node the answer names, then publish and subscribe again. No React here: `useMedia()`
  * feeds it the room's inputs and reads its snapshot with useSyncExternalStore; the tests drive it
  * with a fake session.
  */
@@ -26,6 +27,9 @@ export const SCREEN_BUTTON_BLOCK_MS = 3000;
 /** docs/product/02-live-classroom.md §4: the device-exception message clears after 5 s. */
 export const DEVICE_MESSAGE_MS = 5000;
 export const RECONNECT_FIRST_MS = 1000;
+/** After a failed reconnect: the first few tries this soon (a room placed again is reached within 10 s, ADR 097). */
+export const RECONNECT_RETRY_MS = 2000;
+const QUICK_RETRIES = 2;
 export const RECONNECT_EVERY_MS = 10_000;
 const DEVICE_CHANGE_SETTLE_MS = 1000;
 /** A shared screen's frame rate at most (text over motion; ADR 078). */
@@ -70,6 +74,8 @@ export type MediaSessionLike = Pick<
   MediaSession,
   | 'rights'
   | 'connected'
+  | 'url'
+  | 'moveTo'
   | 'join'
   | 'refresh'
   | 'publish'
@@ -232,6 +238,8 @@ export class MediaClient {
     let stopped = false;
     let timer: ReturnType<typeof setTimeout> | null = null;
     let firstToken: string | null = token;
+    /** Failed tries in a row. */
+    let failures = 0;
     const session = this.#makeSession(url, {
       onRemote: (remote) => this.#set({ people: peopleFrom(remote, this.#stream) }),
       onNote: (n) => this.#note(n),
@@ -251,8 +259,16 @@ export class MediaClient {
         firstToken = null;
         return tkn;
       }
-      const env = await this.#api('createAgoraToken', { roomNumber: this.#roomNumber }, { quietNetworkError: true });
-      return isOk(env) ? env.data.mediaToken : null;
+      // Every later token is for a reconnect: the node we had is named, so the web role checks it
+      // answers and places the room again when it does not; the answer says where the room is.
+      const env = await this.#api(
+        'createAgoraToken',
+        { roomNumber: this.#roomNumber, failedMediaUrl: session.url },
+        { quietNetworkError: true },
+      );
+      if (!isOk(env)) return null;
+      if (env.data.mediaUrl && env.data.mediaUrl !== session.url) session.moveTo(env.data.mediaUrl);
+      return env.data.mediaToken;
     };
 
     const connect = async () => {
@@ -264,14 +280,17 @@ export class MediaClient {
         const existing = await session.join(tkn, currentLang());
         if (stopped) return;
         this.#set({ rights: session.rights });
+        failures = 0;
         this.#setStatus('live');
         await Promise.all(existing.map((tr) => session.subscribe(tr).catch(() => undefined)));
         await this.#publishAllowed();
+        await this.#shareAgain(session);
       } catch {
         if (stopped) return;
         session.dropAll();
         this.#setStatus('offline');
-        schedule(RECONNECT_EVERY_MS);
+        failures += 1;
+        schedule(failures <= QUICK_RETRIES ? RECONNECT_RETRY_MS : RECONNECT_EVERY_MS);
       }
     };
     const schedule = (ms: number) => {
@@ -465,6 +484,14 @@ export class MediaClient {
     if (!session) return;
     if (session.published(source)) void session.setPaused(source, !next).catch(() => undefined);
     else if (next) void this.#publishAllowed();
+  }
+
+  /** A screen still shared when the session came back (a reconnect, a moved room) goes out again. */
+  async #shareAgain(session: MediaSessionLike): Promise<void> {
+    const track = this.#tracks.screen;
+    if (!track || track.readyState === 'ended' || session.published('screen')) return;
+    if (!session.rights.includes('screen')) return this.#stopLocal('screen');
+    await session.publish('screen', track).catch(() => this.#stopScreen());
   }
 
   #stopScreen(): void {

@@ -73,7 +73,7 @@ const CAMERA_ENCODINGS: RTCRtpEncodingParameters[] = [
 ];
 
 export class MediaSession {
-  readonly #url: string;
+  #url: string;
   readonly #events: MediaSessionEvents;
   #socket: Socket | null = null;
   #iceServers: IceServer[] = [];
@@ -126,6 +126,16 @@ export class MediaSession {
 
   get connected(): boolean {
     return !!this.#socket?.connected;
+  }
+
+  /** The media node this session joins. */
+  get url(): string {
+    return this.#url;
+  }
+
+  /** The room was placed on another node (its node died, ADR 097): the next join goes there. */
+  moveTo(url: string): void {
+    this.#url = url;
   }
 
   #pc(): RTCPeerConnection {

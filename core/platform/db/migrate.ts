@@ -11,6 +11,7 @@ import * as m0008 from './migrations/0008-recording.ts';
 import * as m0009 from './migrations/0009-live.ts';
 import * as m0010 from './migrations/0010-studio.ts';
 import * as m0011 from './migrations/0011-room-list.ts';
+import * as m0012 from './migrations/0012-demo.ts';
 
 /** Migrations are listed here in order, so bundlers and type stripping both see them. */
 const migrations: Record<string, Migration> = {
@@ -25,6 +26,7 @@ const migrations: Record<string, Migration> = {
   '0009-live': m0009,
   '0010-studio': m0010,
   '0011-room-list': m0011,
+  '0012-demo': m0012,
 };
 
 const provider: MigrationProvider = { getMigrations: () => Promise.resolve(migrations) };

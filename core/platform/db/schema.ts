@@ -71,6 +71,8 @@ export interface RoomsTable {
   doc_scroll: Generated<number>;
   doc_video: Generated<string>;
   hidden_at: Timestamp | null;
+  /** A demo room (ADR 092): anyone may try it without an account until `ends_at`. */
+  is_demo: Generated<boolean>;
 }
 
 export interface ChatMessagesTable {
