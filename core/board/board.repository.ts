@@ -11,6 +11,9 @@ export interface BoardRoomRow {
   room_extend: string;
   /** The courseware document the room shows (its slides' layers are `doc:{id}:{slide}`), or null. */
   document_id: string | null;
+  /** A demo room ends at `ends_at` even before housekeeping closes it (ADR 092). */
+  is_demo: boolean;
+  ends_at: Date | null;
 }
 
 /** Why an insert did not happen: another writer took the next number, or the opId is known. */
@@ -28,7 +31,7 @@ export class BoardRepository {
   room(roomNumber: string): Promise<BoardRoomRow | undefined> {
     return this.db
       .selectFrom('rooms')
-      .select(['id', 'room_number', 'room_type', 'create_user', 'wb_power', 'state', 'room_extend', 'document_id'])
+      .select(['id', 'room_number', 'room_type', 'create_user', 'wb_power', 'state', 'room_extend', 'document_id', 'is_demo', 'ends_at'])
       .where('room_number', '=', roomNumber)
       .orderBy('created_at', 'desc')
       .limit(1)

@@ -15,6 +15,7 @@ import type { Logger } from '../platform/logger.ts';
 import type { ObjectStore } from '../platform/objects.ts';
 import type { TokenSigner } from '../platform/secrets.ts';
 import { ROOM_NUMBER_RULE } from '../rooms/room.schema.ts';
+import { demoEnded, demoOver } from '../rooms/demo-rules.ts';
 import { RoomCache, type RoomChanges } from '../rooms/room-state.ts';
 import { BoardLog, type LayerAnswer } from './board-log.ts';
 import { checkOp, isLayerKey, layerToState, parseLayerKey } from './model.ts';
@@ -223,7 +224,7 @@ export class BoardService {
   async mayDraw(actor: BoardActor): Promise<boolean> {
     if (actor.view === 'read') return false;
     const row = await this.#row(actor.room).catch(() => null);
-    return !!row && row.state === 'open' && mayDraw(actor, facts(row));
+    return !!row && row.state === 'open' && !demoOver(row, this.clock.now()) && mayDraw(actor, facts(row));
   }
 
   // ---- images ----------------------------------------------------------------------------------
@@ -379,6 +380,7 @@ export class BoardService {
     if (actor.view === 'read') throw notAllowed('a read-only room view');
     const row = await this.#row(actor.room);
     if (row.state !== 'open') throw new DomainError('31009');
+    if (demoOver(row, this.clock.now())) throw demoEnded();
     if (!mayOperate(actor, facts(row), op.type)) throw notAllowed(`board ${op.type}`);
     checkSlideLayer(row, op.page);
     await this.#checkContent(row, op);

@@ -182,8 +182,14 @@ describe('demo rooms', () => {
     expect((await ask(room, 'joinRoom', {})).code).toBe('0');
     const demo = server.banshu.platform.services.demo;
     expect(await demo.status(roomNumber)).toEqual({ kind: 'open', roomNumber, endsAt: roomInfo.endsAt });
+    // A board connected before the end: it draws now, and is refused the moment the demo ends.
+    const deckPage = slideLayer(guest.data.courseware.documentId as string, 1);
+    const earlyBoard = await connectBoard(server.url, guest.data.wbtoken);
+    sockets.push(earlyBoard);
+    expect((await ask(earlyBoard, 'sync', createOp('before-end', 'before-end', deckPage))).code).toBe('0');
 
     server.clock.advance(2 * HOUR);
+    expect((await ask(earlyBoard, 'sync', createOp('after-end', 'after-end', deckPage))).code).toBe('31011');
     expect(await demo.status(roomNumber)).toEqual({ kind: 'ended', roomNumber });
     expect((await call(server.url, 'userJoinAgoraRoom', { roomNumber }, { token: userInfo.userToken })).code).toBe('31011');
     const late = await call(
