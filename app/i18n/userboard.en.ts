@@ -15,6 +15,7 @@ export const userBoardEn: UserBoardMessages = {
   view: {
     title: 'Board · classroom {{n}}',
     readOnly: "You are watching {{name}}'s board",
+    readOnlyAnon: "You are watching this room's board",
     loading: 'Opening the board…',
     failed: 'The board cannot be opened right now',
     retry: 'Try again',

@@ -13,6 +13,7 @@ export const userBoardZh = {
   view: {
     title: '白板 · 教室 {{n}}',
     readOnly: '你在观看 {{name}} 的白板',
+    readOnlyAnon: '你在观看这间教室的白板',
     loading: '正在打开白板…',
     failed: '白板暂时打不开',
     retry: '重试',

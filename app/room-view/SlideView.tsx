@@ -25,12 +25,14 @@ export interface SlideViewProps {
   state: RoomViewState;
   /** Phone layout: the slide across the width, the tools below it. */
   phone?: boolean;
+  /** The slide view says when it shows the whiteboard for want of slides; a board room need not. */
+  boardNote?: boolean;
 }
 
 const NO_SELECTION: string[] = [];
 const noop = () => undefined;
 
-export function SlideView({ state, phone = false }: SlideViewProps) {
+export function SlideView({ state, phone = false, boardNote = true }: SlideViewProps) {
   const { t } = useTranslation();
   const { view, store, boardStatus, layer, slide, shown } = state;
   const canDraw = !!view?.canDraw && view.state === 'open';
@@ -123,7 +125,7 @@ export function SlideView({ state, phone = false }: SlideViewProps) {
         {renderer === null ? <span className="visually-hidden">{t('slideView.loading')}</span> : null}
       </div>
 
-      {shown === 'board' && view && view.courseware.documentId === '' ? (
+      {boardNote && shown === 'board' && view && view.courseware.documentId === '' ? (
         <p className="slide-view__note muted">{t('slideView.noSlides')}</p>
       ) : null}
 

@@ -1,24 +1,20 @@
-import { useState, useSyncExternalStore } from 'react';
+import { useSyncExternalStore } from 'react';
 import { useTranslation } from 'react-i18next';
-import { data, Link, redirect, useNavigate } from 'react-router';
+import { data, Link, redirect } from 'react-router';
 import { Clock } from 'lucide-react';
 import type { Route } from './+types/demo.ts';
 import { demoPath } from '#core/contracts/api.ts';
 import { appContext } from '#app/context.ts';
 import { Classroom as ClassroomScreen } from '#app/classroom/Classroom.tsx';
-import type { JoinedState } from '#app/classroom/joined.ts';
 import { PreJoin } from '#app/classroom/PreJoin.tsx';
 import { PageFrame } from '#app/components/PageFrame.tsx';
 import { useLang } from '#app/components/lang.tsx';
 import { demoMiddleware } from '#app/demo/guard.server.ts';
-import { api, isOk, NETWORK_ERROR } from '#app/lib/api.ts';
 import { domainCode } from '#app/lib/domain-error.ts';
-import { useRequestLock } from '#app/lib/lock.ts';
-import { codeMessage } from '#app/lib/messages.ts';
-import { checkName, isRouteRoomId, loginPath } from '#app/lib/names.ts';
-import { isRoomRefusal, refusalPath } from '#app/lib/refusal.ts';
-import { safeGet, safeSet, TOURIST_NAME_KEY, updateKey } from '#app/lib/storage.ts';
-import { toast } from '#app/lib/toast.ts';
+import { isRouteRoomId, loginPath } from '#app/lib/names.ts';
+import { refusalPath } from '#app/lib/refusal.ts';
+import { safeGet, updateKey } from '#app/lib/storage.ts';
+import { useVisitorJoin } from '#app/lobby/useVisitorJoin.ts';
 import '#app/demo/demo.css';
 
 export const middleware: Route.MiddlewareFunction[] = [demoMiddleware];
@@ -103,10 +99,7 @@ function DemoBadge({ endsAt }: { endsAt: number }) {
 /** The visitor's pre-join for a demo: a name, the camera preview, then a tourist join (board power is everyone's). */
 function DemoName({ roomNumber }: { roomNumber: string }) {
   const { t } = useTranslation();
-  const { lang } = useLang();
-  const navigate = useNavigate();
-  const { busy, run } = useRequestLock();
-  const [error, setError] = useState<string | null>(null);
+  const { busy, error, clearError, join } = useVisitorJoin(roomNumber, () => demoPath(roomNumber));
   return (
     <PreJoin
       roomNumber={roomNumber}
@@ -114,30 +107,10 @@ function DemoName({ roomNumber }: { roomNumber: string }) {
       camera
       needName
       nameError={error}
-      onNameChange={() => setError(null)}
+      onNameChange={clearError}
       busy={busy}
       backTo="/home"
-      onJoin={({ name }) => {
-        const check = checkName(name);
-        if (!check.ok) {
-          const text = check.reason === 'empty' ? t('userName.empty') : t('userName.invalid');
-          setError(text);
-          toast.error(text);
-          return;
-        }
-        void run(async (requestId) => {
-          const envelope = await api('touristJoinRoom', { roomNumber, userName: check.name }, { requestId, retries: 1 });
-          if (!isOk(envelope)) {
-            if (isRoomRefusal(envelope.code)) void navigate(refusalPath(envelope.code, roomNumber, envelope.reason), { replace: true });
-            else if (envelope.code !== NETWORK_ERROR) toast.error(codeMessage(envelope.code, lang) ?? envelope.msg);
-            return;
-          }
-          safeSet('session', TOURIST_NAME_KEY, check.name);
-          safeSet('local', updateKey(roomNumber), 'true');
-          const state: JoinedState = { joined: envelope.data, at: Date.now(), preJoined: true };
-          await navigate(demoPath(roomNumber), { state, replace: true });
-        });
-      }}
+      onJoin={({ name }) => join(name)}
       footer={
         <p className="center demo-name__lead" data-testid="demo-name">
           {t('demo.name.lead')}

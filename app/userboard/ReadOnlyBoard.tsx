@@ -53,7 +53,7 @@ export function ReadOnlyBoard(props: { roomNumber: string; uid: string; imwb: bo
         <h1 className="userview__title">{t('userBoard.view.title', { n: roomNumber })}</h1>
         {view ? (
           <span className="userview__owner muted" data-testid="read-only-owner">
-            {t('userBoard.view.readOnly', { name: view.createUserName })}
+            {view.createUserName ? t('userBoard.view.readOnly', { name: view.createUserName }) : t('userBoard.view.readOnlyAnon')}
           </span>
         ) : null}
         <span className="userview__end">
@@ -67,7 +67,7 @@ export function ReadOnlyBoard(props: { roomNumber: string; uid: string; imwb: bo
       ) : null}
       <main id="main" className="userview__main">
         {phase === 'ready' ? (
-          <SlideView state={state} phone={phone} />
+          <SlideView state={state} phone={phone} boardNote={false} />
         ) : (
           <div className="userview__state" role="status">
             {phase === 'closed' ? (
