@@ -5,7 +5,6 @@ import type { JoinAnswer } from '#core/contracts/api.ts';
 import { useConfirm } from '#app/components/Dialog.tsx';
 import { LoadingOverlay } from '#app/components/LoadingOverlay.tsx';
 import { toast } from '#app/lib/toast.ts';
-import { isMobileDevice, parseUa } from '#app/lib/ua.ts';
 import { ChatPanel } from './ChatPanel.tsx';
 import { LeaveDialog } from './LeaveDialog.tsx';
 import { MembersPanel } from './MembersPanel.tsx';
@@ -23,22 +22,9 @@ import { CoursewarePanel } from '#app/courseware/CoursewarePanel.tsx';
 import { useClassroomMedia } from './media/ClassroomMedia.tsx';
 // The phone layout (ADR 091), after every stylesheet of the room so its .room--h5 rules win.
 import './phone.css';
+import { usePhoneLayout } from '#app/lib/use-phone-layout.ts';
 
 export const EXIT_DELAY_MS = 200;
-
-/** Phones and narrow windows get the h5 layout (docs/product/02-live-classroom.md §2). */
-function usePhone(): boolean {
-  const [phone, setPhone] = useState(false);
-  useEffect(() => {
-    const query = window.matchMedia('(max-width: 719px)');
-    const mobile = isMobileDevice(parseUa(navigator.userAgent));
-    const update = () => setPhone(mobile || query.matches);
-    update();
-    query.addEventListener('change', update);
-    return () => query.removeEventListener('change', update);
-  }, []);
-  return phone;
-}
 
 export interface LiveRoomProps {
   answer: JoinAnswer;
@@ -54,7 +40,7 @@ export function LiveRoom({ answer, roomNumber, inviteUrl }: LiveRoomProps) {
   const { status, state, reconnect, actions, courseware } = useRoomChannel({ answer, roomNumber });
   const [mode, setMode] = useState<ClassMode>('discuss');
   const [trialUsed, setTrialUsed] = useState(false);
-  const phone = usePhone();
+  const phone = usePhoneLayout();
 
   const role = state?.you.role ?? answer.role;
   const isCreator = role === 'creator';

@@ -24,14 +24,3 @@ export const routeGuard: MiddlewareFunction<Response> = ({ request, url, context
   if (target === 'not-found') throw new Response('Not Found', { status: 404 });
   if (target !== 'open') throw redirect(target);
 };
-
-/** Pages of the account area: a signed-in teacher, else /login remembering where they were. */
-export const requireTeacher = routeGuard;
-
-/** A signed-in teacher opening /login goes to the remembered target or the lobby. */
-export const redirectTeacherHome = routeGuard;
-
-/** The classroom and studio routes (the options are the guard's own rules now; kept for their modules). */
-export function classroomMiddleware(_options: { noSessionTarget: 'userName' | 'login' }): MiddlewareFunction<Response> {
-  return routeGuard;
-}

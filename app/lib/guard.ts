@@ -247,33 +247,3 @@ export function guard(input: GuardInput): Destination {
 function isRole(value: string | null): boolean {
   return value === null || value === '1' || value === '2' || value === '3';
 }
-
-export interface ClassroomGuardInput {
-  userAgent: string;
-  search: URLSearchParams;
-  roomId: string;
-  hasSession: boolean;
-  /** Board and slide routes (/bb, /wb) skip the device and browser checks (rule 3). */
-  passesBrowserChecks: boolean;
-  /** Where a visitor without a session goes; the studio wants a teacher (login), rooms a name. */
-  noSessionTarget: 'userName' | 'login';
-  /** The path being opened, remembered for the login target. */
-  pathname: string;
-}
-
-/**
- * The classroom part of the guard with its inputs spelled out (kept for the tests of ADR 091 in
- * ua.test.ts). Returns the path to redirect to, or null when the route may open.
- */
-export function classroomGuard(input: ClassroomGuardInput): string | null {
-  const pathname =
-    input.noSessionTarget === 'login' ? input.pathname : input.passesBrowserChecks ? `/bb/${input.roomId}` : `/${input.roomId}`;
-  const target = guard({
-    pathname,
-    search: input.search,
-    userAgent: input.userAgent,
-    // A session here is any session: the studio's teacher check is the studio's own middleware.
-    viewer: input.hasSession ? { userId: 'u', type: '1' } : null,
-  });
-  return target === 'open' ? null : target;
-}

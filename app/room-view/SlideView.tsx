@@ -93,7 +93,7 @@ export function SlideView({ state, phone = false, boardNote = true }: SlideViewP
           {t(`slideView.status.${boardStatus}`)}
         </span>
         {!canDraw ? (
-          <span className="slide-view__badge" title={t('slideView.viewOnlyHint')} data-testid="view-only">
+          <span className="board__locked slide-view__badge" title={t('slideView.viewOnlyHint')} data-testid="view-only">
             <Eye size={14} aria-hidden="true" />
             {t('slideView.viewOnly')}
           </span>

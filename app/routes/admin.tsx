@@ -8,10 +8,10 @@ import { AppHeader } from '#app/components/AppHeader.tsx';
 import { Button } from '#app/components/Button.tsx';
 import { LocalTime } from '#app/components/LocalTime.tsx';
 import { domainCode } from '#app/lib/domain-error.ts';
-import { requireTeacher } from '#app/lib/guard.server.ts';
+import { routeGuard } from '#app/lib/guard.server.ts';
 import { toast } from '#app/lib/toast.ts';
 
-export const middleware: Route.MiddlewareFunction[] = [requireTeacher];
+export const middleware: Route.MiddlewareFunction[] = [routeGuard];
 
 /** Only the mobile numbers in ADMIN_MOBILES; everyone else sees a page that does not exist. */
 function requireAdmin(context: Route.LoaderArgs['context']) {

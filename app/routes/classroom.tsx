@@ -6,13 +6,13 @@ import { domainCode } from '#app/lib/domain-error.ts';
 import { AppBanner } from '#app/classroom/AppBanner.tsx';
 import { Classroom as ClassroomScreen } from '#app/classroom/Classroom.tsx';
 import { isMobileDevice, parseUa } from '#app/lib/ua.ts';
-import { classroomMiddleware } from '#app/lib/guard.server.ts';
+import { routeGuard } from '#app/lib/guard.server.ts';
 import { isRouteRoomId } from '#app/lib/names.ts';
 import { refusalPath } from '#app/lib/refusal.ts';
 import { isDomainError } from '#core/platform/errors.ts';
 import type { RoomLiveService } from '#core/rooms/live.service.ts';
 
-export const middleware: Route.MiddlewareFunction[] = [classroomMiddleware({ noSessionTarget: 'userName' })];
+export const middleware: Route.MiddlewareFunction[] = [routeGuard];
 
 export async function loader({ params, context, url, request }: Route.LoaderArgs) {
   if (!isRouteRoomId(params.id)) throw data(null, { status: 404 });

@@ -8,7 +8,7 @@ import { appContext } from '#app/context.ts';
 import { Button } from '#app/components/Button.tsx';
 import { PageFrame } from '#app/components/PageFrame.tsx';
 import { useLang } from '#app/components/lang.tsx';
-import { demoMiddleware } from '#app/demo/guard.server.ts';
+import { routeGuard } from '#app/lib/guard.server.ts';
 import { api, isOk, NETWORK_ERROR } from '#app/lib/api.ts';
 import { useRequestLock } from '#app/lib/lock.ts';
 import { codeMessage } from '#app/lib/messages.ts';
@@ -17,7 +17,7 @@ import { safeSet, TOURIST_NAME_KEY, updateKey } from '#app/lib/storage.ts';
 import { toast } from '#app/lib/toast.ts';
 import '#app/demo/demo.css';
 
-export const middleware: Route.MiddlewareFunction[] = [demoMiddleware];
+export const middleware: Route.MiddlewareFunction[] = [routeGuard];
 
 export function loader({ context }: Route.LoaderArgs) {
   const { services } = context.get(appContext);

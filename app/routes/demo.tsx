@@ -9,7 +9,7 @@ import { Classroom as ClassroomScreen } from '#app/classroom/Classroom.tsx';
 import { PreJoin } from '#app/classroom/PreJoin.tsx';
 import { PageFrame } from '#app/components/PageFrame.tsx';
 import { useLang } from '#app/components/lang.tsx';
-import { demoMiddleware } from '#app/demo/guard.server.ts';
+import { routeGuard } from '#app/lib/guard.server.ts';
 import { domainCode } from '#app/lib/domain-error.ts';
 import { isRouteRoomId, loginPath } from '#app/lib/names.ts';
 import { refusalPath } from '#app/lib/refusal.ts';
@@ -17,7 +17,7 @@ import { safeGet, updateKey } from '#app/lib/storage.ts';
 import { useVisitorJoin } from '#app/lobby/useVisitorJoin.ts';
 import '#app/demo/demo.css';
 
-export const middleware: Route.MiddlewareFunction[] = [demoMiddleware];
+export const middleware: Route.MiddlewareFunction[] = [routeGuard];
 
 export async function loader({ params, context }: Route.LoaderArgs) {
   if (!isRouteRoomId(params.id)) throw data(null, { status: 404 });

@@ -6,7 +6,7 @@ import { appContext } from '#app/context.ts';
 import { AppHeader } from '#app/components/AppHeader.tsx';
 import { Button } from '#app/components/Button.tsx';
 import { LoadingOverlay } from '#app/components/LoadingOverlay.tsx';
-import { requireTeacher } from '#app/lib/guard.server.ts';
+import { routeGuard } from '#app/lib/guard.server.ts';
 import { cleanRoomNumber, studioNumber } from '#app/lib/names.ts';
 import { useDownloadAnchor } from '#app/lib/download-anchor.ts';
 import { shownName } from '#app/lib/display-name.ts';
@@ -16,7 +16,7 @@ import { useCreateRoom } from '#app/lobby/useCreateRoom.ts';
 import { useCreateDeviceCheck } from '#app/lobby/CreateDeviceCheck.tsx';
 import { useJoinRoom } from '#app/lobby/useJoinRoom.ts';
 
-export const middleware: Route.MiddlewareFunction[] = [requireTeacher];
+export const middleware: Route.MiddlewareFunction[] = [routeGuard];
 
 export function loader({ context, request }: Route.LoaderArgs) {
   const { viewer } = context.get(appContext);

@@ -6,14 +6,14 @@ import { Button } from '#app/components/Button.tsx';
 import { PageFrame } from '#app/components/PageFrame.tsx';
 import { useLang } from '#app/components/lang.tsx';
 import { api, isOk, NETWORK_ERROR } from '#app/lib/api.ts';
-import { redirectTeacherHome } from '#app/lib/guard.server.ts';
+import { routeGuard } from '#app/lib/guard.server.ts';
 import { codeMessage } from '#app/lib/messages.ts';
 import { safeRedirect } from '#app/lib/names.ts';
 import { useDownloadAnchor } from '#app/lib/download-anchor.ts';
 import { USER_INFO_KEY, safeSet } from '#app/lib/storage.ts';
 import { toast } from '#app/lib/toast.ts';
 
-export const middleware: Route.MiddlewareFunction[] = [redirectTeacherHome];
+export const middleware: Route.MiddlewareFunction[] = [routeGuard];
 
 export function loader() {
   return null;

@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
 import { data, Link, redirect, useNavigate } from 'react-router';
 import type { Route } from './+types/ppt.ts';
@@ -14,6 +14,7 @@ import { SlideView } from '#app/room-view/SlideView.tsx';
 import { useRoomView } from '#app/room-view/useRoomView.ts';
 import { isDomainError } from '#core/platform/errors.ts';
 import '#app/room-view/slide-view.css';
+import { usePhoneLayout } from '#app/lib/use-phone-layout.ts';
 
 /**
  * `/ppt/{id}` and `/ppt/{id}/{uid}` (ADR 093): the slide view of a room — its current courseware
@@ -47,24 +48,11 @@ export function meta({ loaderData }: Route.MetaArgs) {
   return [{ title: `板书 · 课件 ${loaderData?.roomNumber ?? ''}` }];
 }
 
-/** A narrow window is a phone too (a desktop browser made small). */
-function useNarrow(initial: boolean): boolean {
-  const [narrow, setNarrow] = useState(initial);
-  useEffect(() => {
-    const q = window.matchMedia('(max-width: 719px)');
-    const update = () => setNarrow(initial || q.matches);
-    update();
-    q.addEventListener('change', update);
-    return () => q.removeEventListener('change', update);
-  }, [initial]);
-  return narrow;
-}
-
 export default function Ppt({ loaderData }: Route.ComponentProps) {
   const { t } = useTranslation();
   const navigate = useNavigate();
   const { roomNumber, uid } = loaderData;
-  const phone = useNarrow(loaderData.phone);
+  const phone = usePhoneLayout(loaderData.phone);
   const state = useRoomView(roomNumber, { uid: uid ?? undefined });
   const { phase, refusal, view } = state;
 

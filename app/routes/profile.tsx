@@ -3,9 +3,9 @@ import { NavLink, Outlet } from 'react-router';
 import type { Route } from './+types/profile.ts';
 import { appContext } from '#app/context.ts';
 import { AppHeader } from '#app/components/AppHeader.tsx';
-import { requireTeacher } from '#app/lib/guard.server.ts';
+import { routeGuard } from '#app/lib/guard.server.ts';
 
-export const middleware: Route.MiddlewareFunction[] = [requireTeacher];
+export const middleware: Route.MiddlewareFunction[] = [routeGuard];
 
 export function loader({ context }: Route.LoaderArgs) {
   const { viewer } = context.get(appContext);

@@ -3,11 +3,11 @@ import { useTranslation } from 'react-i18next';
 import { data } from 'react-router';
 import type { Route } from './+types/studio.ts';
 import { LoadingOverlay } from '#app/components/LoadingOverlay.tsx';
-import { classroomMiddleware, requireTeacher } from '#app/lib/guard.server.ts';
+import { routeGuard } from '#app/lib/guard.server.ts';
 import { Studio } from '#app/studio/Studio.tsx';
 
 // The studio is a teacher's own tool: no session means signing in, not naming a visitor.
-export const middleware: Route.MiddlewareFunction[] = [classroomMiddleware({ noSessionTarget: 'login' }), requireTeacher];
+export const middleware: Route.MiddlewareFunction[] = [routeGuard];
 
 export function loader({ params }: Route.LoaderArgs) {
   if (!/^\d{8}$/.test(params.id)) throw data(null, { status: 404 });

@@ -25,8 +25,7 @@ import { useStudioDoc } from './StudioDoc.tsx';
 import { useStudioMedia, type StudioMedia } from './useStudioMedia.ts';
 import { useTakeSession, type SessionState, type TakePeek } from './useTakeSession.ts';
 import './studio.css';
-
-const PHONE_QUERY = '(max-width: 719px)';
+import { PHONE_QUERY, usePhoneLayout } from '#app/lib/use-phone-layout.ts';
 
 /** What end-to-end tests read (window.__banshuStudio). */
 export interface StudioTestHook extends TakePeek {
@@ -34,21 +33,8 @@ export interface StudioTestHook extends TakePeek {
   frame: () => HTMLCanvasElement | null;
 }
 
-/** A phone, or a window a phone's width. */
-function useNarrow(): boolean {
-  const [narrow, setNarrow] = useState(() => isMobileDevice(parseUa(navigator.userAgent)) || window.matchMedia(PHONE_QUERY).matches);
-  useEffect(() => {
-    const query = window.matchMedia(PHONE_QUERY);
-    const mobile = isMobileDevice(parseUa(navigator.userAgent));
-    const update = () => setNarrow(mobile || query.matches);
-    query.addEventListener('change', update);
-    return () => query.removeEventListener('change', update);
-  }, []);
-  return narrow;
-}
-
 export function Studio({ roomNumber }: { roomNumber: string }) {
-  const narrow = useNarrow();
+  const narrow = usePhoneLayout(() => isMobileDevice(parseUa(navigator.userAgent)) || window.matchMedia(PHONE_QUERY).matches);
   // A take in hand keeps the studio even in a narrow window (a window snapped to half a screen).
   const [busy, setBusy] = useState(false);
   if (narrow && !busy) return <PhoneNotice />;

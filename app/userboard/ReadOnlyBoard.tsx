@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useNavigate } from 'react-router';
 import { RotateCw } from 'lucide-react';
@@ -9,19 +9,7 @@ import { isRoomRefusal, refusalPath } from '#app/lib/refusal.ts';
 import { SlideView } from '#app/room-view/SlideView.tsx';
 import { useRoomView } from '#app/room-view/useRoomView.ts';
 import '#app/room-view/slide-view.css';
-
-/** A narrow window is a phone too (a desktop browser made small). */
-function useNarrow(initial: boolean): boolean {
-  const [narrow, setNarrow] = useState(initial);
-  useEffect(() => {
-    const q = window.matchMedia('(max-width: 719px)');
-    const update = () => setNarrow(initial || q.matches);
-    update();
-    q.addEventListener('change', update);
-    return () => q.removeEventListener('change', update);
-  }, [initial]);
-  return narrow;
-}
+import { usePhoneLayout } from '#app/lib/use-phone-layout.ts';
 
 /**
  * The read-only board of `/wb/{id}/{uid}` and `/imwb/{id}/{uid}` for anyone but `uid` (ADR 094):
@@ -33,7 +21,7 @@ export function ReadOnlyBoard(props: { roomNumber: string; uid: string; imwb: bo
   const { roomNumber, uid, imwb } = props;
   const { t } = useTranslation();
   const navigate = useNavigate();
-  const phone = useNarrow(props.phone);
+  const phone = usePhoneLayout(props.phone);
   const state = useRoomView(roomNumber, { uid, show: 'follow' });
 
   // A refused view: the refusal page for room refusals, sign-in when the session ended.
