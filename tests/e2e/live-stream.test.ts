@@ -47,7 +47,8 @@ beforeAll(async () => {
       RECORDER_SLOTS: '1',
       RECORDING_FPS: '15',
       SESSION_SECRET: 'e'.repeat(64),
-      LIVE_PLATFORMS: `Test=${rtmp.url}`,
+      // Two platforms, so that a restart keeping the second one is not the default showing.
+      LIVE_PLATFORMS: `Test=${rtmp.url},Backup=${rtmp.url}`,
       LOG_LEVEL: 'debug',
     },
   });
@@ -180,6 +181,8 @@ describe('the teacher streams the class live from the top bar', () => {
     await teacher.getByTestId('live-button').click();
     const dialog = teacher.getByTestId('live-key-dialog');
     await dialog.waitFor();
+    await expect.poll(() => dialog.getByTestId('live-platform').inputValue()).toBe('Test');
+    await dialog.getByTestId('live-platform').selectOption('Backup');
     await dialog.getByTestId('live-key').fill(REFUSED_KEY);
     const clicked = Date.now();
     await dialog.getByTestId('live-start').click();
@@ -192,7 +195,8 @@ describe('the teacher streams the class live from the top bar', () => {
     expect(ms).toBeLessThan(5000);
     await failure.getByTestId('live-restart').click();
     await dialog.waitFor();
-    expect(await dialog.getByTestId('live-platform').inputValue()).toBe('Test');
+    // The dialog asks the server for its platforms again; the choice shows once they are in.
+    await expect.poll(() => dialog.getByTestId('live-platform').inputValue()).toBe('Backup');
     expect(await dialog.getByTestId('live-key').inputValue()).toBe('');
     await teacher.keyboard.press('Escape');
     await dialog.waitFor({ state: 'detached' });
