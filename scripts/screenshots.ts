@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { open, startWorld } from '#tests/e2e/helpers.ts';
-import { CONTACT, makeClass, PAGES, pageFor, setLang, showView, slideReady, type Cast, type Lang, type Size } from '#tests/e2e/tour.ts';
+import { TOUR_ENV, makeClass, PAGES, pageFor, setLang, showView, slideReady, type Cast, type Lang, type Size } from '#tests/e2e/tour.ts';
 
 const root = path.resolve(import.meta.dirname, '..');
 const DOCS = path.join(root, 'docs', 'screenshots');
@@ -96,7 +96,7 @@ async function main(): Promise<void> {
   statSync(path.join(root, 'build', 'server', 'index.js')); // the built pages (npm run build)
   for (const dir of [DOCS, ...LANDING]) mkdirSync(dir, { recursive: true });
   const dir = await mkdtemp(path.join(tmpdir(), 'banshu-shots-'));
-  const world = await startWorld({ jobs: true, env: CONTACT });
+  const world = await startWorld({ jobs: true, env: TOUR_ENV });
   try {
     const cast = await makeClass(world, dir);
     await classroom(cast, world.server.url);

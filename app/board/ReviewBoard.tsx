@@ -221,7 +221,8 @@ export function ReviewBoard({ roomNumber, roomExtend }: ReviewBoardProps) {
       data-background={background}
       aria-busy={state === 'loading'}
     >
-      <div ref={wrapRef} className="board__surface" data-testid="board-surface">
+      {/* The review pans and zooms only: the pan cursor, from the style sheet (the site's CSP refuses style attributes in the page's HTML). */}
+      <div ref={wrapRef} className="board__surface board__surface--pan" data-testid="board-surface">
         <canvas ref={paperRef} className="board__canvas" aria-hidden="true" />
         <canvas ref={inkRef} className="board__canvas" data-testid="board-ink" aria-hidden="true" />
         <canvas
@@ -230,7 +231,6 @@ export function ReviewBoard({ roomNumber, roomExtend }: ReviewBoardProps) {
           role="img"
           tabIndex={0}
           aria-label={key ? label(key) : t('board.review.title')}
-          style={{ cursor: 'grab' }}
         />
       </div>
 

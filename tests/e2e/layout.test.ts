@@ -28,6 +28,7 @@ import {
   type Lang,
   type Size,
   CONTACT,
+  TOUR_ENV,
 } from './tour.ts';
 
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
@@ -41,7 +42,7 @@ let dir = '';
 
 beforeAll(async () => {
   dir = await mkdtemp(path.join(tmpdir(), 'banshu-layout-'));
-  world = await startWorld({ jobs: true, env: CONTACT });
+  world = await startWorld({ jobs: true, env: TOUR_ENV });
   cast = await makeClass(world, dir);
 }, 240_000);
 afterAll(async () => {

@@ -64,7 +64,8 @@ async function measure(page: Page) {
       .map(({ name, r }) => `${String(name)} ${Math.round(r.width)}x${Math.round(r.height)}`);
     return {
       scrollWidth: document.documentElement.scrollWidth,
-      innerWidth: window.innerWidth,
+      // The page's client width: a phone browser widens innerWidth to content that overflows.
+      innerWidth: Math.min(window.innerWidth, document.documentElement.clientWidth),
       slide: s ? { left: s.left, right: s.right, top: s.top, width: s.width, height: s.height } : null,
       over,
       small,

@@ -6,7 +6,9 @@
  * the board, a converted PDF and chat lines.
  */
 import type { BrowserContext, Page } from 'playwright-core';
-import { simplePdf, writeFixture } from '#tests/fixtures/courseware.ts';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { simplePdf, testMp4, writeFixture } from '#tests/fixtures/courseware.ts';
 import { newMobile, open, signIn, UA, type World } from './helpers.ts';
 
 export type Lang = 'zh' | 'en';
@@ -17,6 +19,10 @@ export const VIEWPORTS: Record<Size, { width: number; height: number }> = {
 };
 /** The operator's contact settings (ADR 087): the landing page shows them. */
 export const CONTACT = { CONTACT_EMAIL: 'school@banshu.example', CONTACT_PHONE: '400-820-1234', CONTACT_WECHAT: 'banshu-class' };
+/** The class's teacher's number: the operator too (ADMIN_MOBILES), so the tour reaches the operator's page. */
+const TEACHER_MOBILE = newMobile();
+/** The world's settings for the tour: the contact details and the operator. */
+export const TOUR_ENV = { ...CONTACT, ADMIN_MOBILES: TEACHER_MOBILE };
 export const PHONE = { userAgent: UA.iphone, viewport: VIEWPORTS['390'], hasTouch: true, isMobile: true } as const;
 
 /** Names under 10 characters: shown whole everywhere. */
@@ -40,6 +46,10 @@ export interface Cast {
   /** The teacher signed in again, at a computer and on a phone, for the account pages (the pre-join is not passed there). */
   teacherDesk: Page;
   teacherPhone: Page;
+  /** A share link of the teacher's newest recording: its watch page's path. */
+  watch: string;
+  /** The teacher's phone picture page for the board, as its QR code opens it (with a board token). */
+  upload: string;
 }
 
 async function me(page: Page): Promise<string> {
@@ -114,7 +124,7 @@ async function ink(page: Page): Promise<void> {
 export async function makeClass(world: World, dir: string): Promise<Cast> {
   const pdf = await writeFixture(dir, 'lesson.pdf', simplePdf(3));
   const [teacher, student, phone] = await Promise.all([
-    person(world, NAMES.teacher, false),
+    person(world, NAMES.teacher, false, TEACHER_MOBILE),
     person(world, NAMES.student, false),
     person(world, NAMES.phone, true),
   ]);
@@ -148,7 +158,12 @@ export async function makeClass(world: World, dir: string): Promise<Cast> {
   await chat(phone.page, 'Hello from my phone');
   for (const p of [teacher.page, student.page]) await p.getByTestId('chat-line').filter({ hasText: 'Hello from my phone' }).waitFor();
 
-  await seedRecordings(world, teacher.id, room);
+  const newest = await seedRecordings(world, teacher.id, room, dir);
+  const shared = await teacher.page.request.post('/api/createRecordShareLink', { data: { fileId: newest } });
+  const watch = new URL(((await shared.json()) as { data: { url: string } }).data.url).pathname;
+  const minted = await teacher.page.request.post('/api/createWbToken', { data: { userId: teacher.id, channelId: room } });
+  const boardToken = ((await minted.json()) as { data: { token: string } }).data.token;
+  const upload = `/upload/${teacher.id}/${room}?t=${encodeURIComponent(boardToken)}&p=0`;
   const manual = { preJoin: 'manual' } as const;
   const visitor = (await world.person({}, manual)).page;
   const visitorPhone = (await world.person(PHONE, manual)).page;
@@ -157,32 +172,41 @@ export async function makeClass(world: World, dir: string): Promise<Cast> {
   // The teacher's session in two more browsers (a second code would wait out the resend interval).
   const session = await teacher.context.cookies();
   for (const p of [teacherDesk, teacherPhone]) await p.context().addCookies(session);
-  return { room, teacher, student, phone, visitor, visitorPhone, teacherDesk, teacherPhone };
+  return { room, teacher, student, phone, visitor, visitorPhone, teacherDesk, teacherPhone, watch, upload };
 }
 
 /**
  * Past classes' recordings in the teacher's library (rows as the recorder leaves them; making real
- * ones takes their length in real time), so the library is photographed as a teacher sees it.
+ * ones takes their length in real time), so the library is photographed as a teacher sees it. The
+ * newest has a real video in the store (a short test clip, for the watch page); returns its id.
  */
-async function seedRecordings(world: World, userId: string, room: string): Promise<void> {
+async function seedRecordings(world: World, userId: string, room: string, dir: string): Promise<string> {
   const db = world.server.banshu.platform.database.db;
   const lessons = ['分数的加法', '分数的减法', '小数的认识', '几何入门：三角形'];
   const now = Date.now();
+  const clip = new Uint8Array(await readFile(await testMp4(path.join(dir, 'lesson.mp4'), 4)));
+  const key = `records/${userId}/seed/0.mp4`;
+  await world.server.banshu.platform.objects.put(key, clip, 'video/mp4');
+  let newest = '';
   for (const [i, name] of lessons.entries()) {
-    await db
+    const row = await db
       .insertInto('records')
       .values({
         user_id: userId,
         type: 2,
         room_number: room,
         file_name: name,
-        file_size: (38 + i * 7) * 1024 * 1024,
-        duration_ms: (40 + i * 3) * 60_000,
+        // The newest says what its clip is; the others as past lessons would be.
+        file_size: i === 0 ? clip.byteLength : (38 + i * 7) * 1024 * 1024,
+        duration_ms: i === 0 ? 4000 : (40 + i * 3) * 60_000,
         created_at: new Date(now - (i + 1) * 86400_000),
         object_key: `records/${userId}/seed/${String(i)}.mp4`,
       })
-      .execute();
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    if (i === 0) newest = String(row.id);
   }
+  return newest;
 }
 
 async function chat(page: Page, text: string): Promise<void> {
@@ -230,6 +254,14 @@ export const PAGES: PageStop[] = [
   // The creator's slide view (with its tools) and a read-only board view of the class (ADR 093, 094).
   { name: 'slide-view', path: (c) => `/ppt/${c.room}`, who: 'teacher', ready: '[data-testid="slide-view"]' },
   { name: 'board-view', path: (c) => `/wb/${c.room}/${c.student.id}`, who: 'teacher', ready: '[data-testid="slide-view"]' },
+  // The teacher's document library, the class's board review and the phone's picture upload for the board.
+  { name: 'documents', path: () => '/profile/book', who: 'teacher', ready: '[data-testid="library-row"]' },
+  { name: 'board-review', path: (c) => `/wbreview/${c.room}`, who: 'teacher', ready: '[data-testid="wbreview"]' },
+  { name: 'board-upload', path: (c) => c.upload, who: 'teacher', ready: '.photo-upload__pick' },
+  // A shared recording, without an account; the mobile download page; the operator's page.
+  { name: 'watch', path: (c) => c.watch, who: 'visitor', ready: '[data-testid="watch-name"]' },
+  { name: 'mobile-download', path: () => '/h5down', who: 'visitor' },
+  { name: 'operators', path: () => '/admin', who: 'teacher' },
   // The root error boundary: rendered by the server, never hydrated.
   { name: 'not-found', path: () => '/no/such/page', who: 'visitor', ready: 'h1', static: true },
 ];
@@ -280,9 +312,11 @@ export async function layoutProblems(page: Page, opts: { topBarOneRow: boolean; 
       return el.getClientRects().length > 0;
     };
 
-    // 1. No horizontal overflow.
+    // 1. No horizontal overflow. The window's width is the page's client width: a phone browser
+    // widens its layout viewport (innerWidth) to content that overflows, which would hide it.
+    const vw = Math.min(window.innerWidth, document.documentElement.clientWidth);
     const sw = document.documentElement.scrollWidth;
-    if (sw > window.innerWidth) problems.push(`horizontal overflow: scrollWidth ${sw} > ${window.innerWidth}`);
+    if (sw > vw) problems.push(`horizontal overflow: scrollWidth ${sw} > ${vw}`);
 
     // 2. No control over another (nested ones aside): on the screen as it is, scrolled to the top.
     const controls = [
@@ -303,6 +337,26 @@ export async function layoutProblems(page: Page, opts: { topBarOneRow: boolean; 
       }
     });
     for (const p of pairs.slice(0, 8)) problems.push(`controls overlap: ${p}`);
+
+    // 2b. No control cut off: each lies whole inside the window's width and inside every clipping
+    // box around it, unless a box around it scrolls that way (the person can bring it into view).
+    const scrollsAround = (el: Element, axis: 'x' | 'y') => {
+      for (let p = el.parentElement; p; p = p.parentElement) {
+        if (axis === 'x' && (p === document.body || p === document.documentElement)) continue; // rule 1 covers the page
+        const cs = getComputedStyle(p);
+        const overflow = axis === 'x' ? cs.overflowX : cs.overflowY;
+        const more = axis === 'x' ? p.scrollWidth > p.clientWidth : p.scrollHeight > p.clientHeight;
+        if (/auto|scroll/.test(overflow) && more) return true;
+      }
+      return false;
+    };
+    for (const { el, r } of controls) {
+      const full = rectOf(el.getBoundingClientRect());
+      const cutX = full.r > vw + 1 || full.l < -1 || r.r - r.l < full.r - full.l - 2;
+      const cutY = r.b - r.t < full.b - full.t - 2;
+      if ((cutX && !scrollsAround(el, 'x')) || (cutY && !scrollsAround(el, 'y')))
+        problems.push(`control cut off: ${label(el)} @${px(full)}, shown ${px(r)}`);
+    }
 
     // 3. No control over the page of the board or the slide.
     const content: Array<{ what: string; r: R; owner: Element }> = [];
