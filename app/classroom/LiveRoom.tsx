@@ -4,6 +4,7 @@ import { Link, useNavigate } from 'react-router';
 import type { JoinAnswer } from '#core/contracts/api.ts';
 import { useConfirm } from '#app/components/Dialog.tsx';
 import { LoadingOverlay } from '#app/components/LoadingOverlay.tsx';
+import { usePhoneLayout } from '#app/lib/use-phone-layout.ts';
 import { toast } from '#app/lib/toast.ts';
 import { ChatPanel } from './ChatPanel.tsx';
 import { LeaveDialog } from './LeaveDialog.tsx';
@@ -22,7 +23,6 @@ import { CoursewarePanel } from '#app/courseware/CoursewarePanel.tsx';
 import { useClassroomMedia } from './media/ClassroomMedia.tsx';
 // The phone layout (ADR 091), after every stylesheet of the room so its .room--h5 rules win.
 import './phone.css';
-import { usePhoneLayout } from '#app/lib/use-phone-layout.ts';
 
 export const EXIT_DELAY_MS = 200;
 

@@ -10,11 +10,11 @@ import { routeGuard } from '#app/lib/guard.server.ts';
 import { isRouteRoomId } from '#app/lib/names.ts';
 import { isRoomRefusal, refusalPath } from '#app/lib/refusal.ts';
 import { isMobileDevice, parseUa } from '#app/lib/ua.ts';
+import { usePhoneLayout } from '#app/lib/use-phone-layout.ts';
 import { SlideView } from '#app/room-view/SlideView.tsx';
 import { useRoomView } from '#app/room-view/useRoomView.ts';
 import { isDomainError } from '#core/platform/errors.ts';
 import '#app/room-view/slide-view.css';
-import { usePhoneLayout } from '#app/lib/use-phone-layout.ts';
 
 /**
  * `/ppt/{id}` and `/ppt/{id}/{uid}` (ADR 093): the slide view of a room — its current courseware

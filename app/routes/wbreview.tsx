@@ -44,7 +44,7 @@ export default function WbReview({ loaderData }: Route.ComponentProps) {
       <header className="review__bar">
         <Brand />
         <h1 className="review__title">
-          {t('board.review.title')} · {loaderData.roomNumber} <span className="muted">({t('board.review.readOnly')})</span>
+          {t('board.review.title')} · {loaderData.roomNumber} <span className="muted review__mode">({t('board.review.readOnly')})</span>
         </h1>
         <span className="review__spacer" />
         <LanguageSwitch />

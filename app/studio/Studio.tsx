@@ -12,7 +12,6 @@ import { Button } from '#app/components/Button.tsx';
 import { useConfirm } from '#app/components/Dialog.tsx';
 import { LanguageSwitch } from '#app/components/lang.tsx';
 import { toast } from '#app/lib/toast.ts';
-import { isMobileDevice, parseUa } from '#app/lib/ua.ts';
 import { formatLiveClock } from '#app/streaming/live-format.ts';
 import { AudioMix, Compositor, type StudioView } from './compositor.ts';
 import { canShareScreen } from './devices.ts';
@@ -20,12 +19,12 @@ import { StudioIcon, type StudioIconName } from './icons.tsx';
 import { RecoverDialog } from './RecoverDialog.tsx';
 import { SaveScreen, type SaveExit } from './SaveScreen.tsx';
 import { SettingsDialog } from './SettingsDialog.tsx';
+import { isPhoneNow, usePhoneLayout } from '#app/lib/use-phone-layout.ts';
 import { useStudioBoard } from './StudioBoard.tsx';
 import { useStudioDoc } from './StudioDoc.tsx';
 import { useStudioMedia, type StudioMedia } from './useStudioMedia.ts';
 import { useTakeSession, type SessionState, type TakePeek } from './useTakeSession.ts';
 import './studio.css';
-import { PHONE_QUERY, usePhoneLayout } from '#app/lib/use-phone-layout.ts';
 
 /** What end-to-end tests read (window.__banshuStudio). */
 export interface StudioTestHook extends TakePeek {
@@ -34,7 +33,7 @@ export interface StudioTestHook extends TakePeek {
 }
 
 export function Studio({ roomNumber }: { roomNumber: string }) {
-  const narrow = usePhoneLayout(() => isMobileDevice(parseUa(navigator.userAgent)) || window.matchMedia(PHONE_QUERY).matches);
+  const narrow = usePhoneLayout(isPhoneNow);
   // A take in hand keeps the studio even in a narrow window (a window snapped to half a screen).
   const [busy, setBusy] = useState(false);
   if (narrow && !busy) return <PhoneNotice />;

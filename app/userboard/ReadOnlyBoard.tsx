@@ -6,10 +6,10 @@ import { Brand } from '#app/components/Brand.tsx';
 import { LanguageSwitch } from '#app/components/lang.tsx';
 import { loginPath } from '#app/lib/names.ts';
 import { isRoomRefusal, refusalPath } from '#app/lib/refusal.ts';
+import { usePhoneLayout } from '#app/lib/use-phone-layout.ts';
 import { SlideView } from '#app/room-view/SlideView.tsx';
 import { useRoomView } from '#app/room-view/useRoomView.ts';
 import '#app/room-view/slide-view.css';
-import { usePhoneLayout } from '#app/lib/use-phone-layout.ts';
 
 /**
  * The read-only board of `/wb/{id}/{uid}` and `/imwb/{id}/{uid}` for anyone but `uid` (ADR 094):

@@ -65,7 +65,7 @@ async function measure(page: Page) {
     return {
       scrollWidth: document.documentElement.scrollWidth,
       // The page's client width: a phone browser widens innerWidth to content that overflows.
-      innerWidth: Math.min(window.innerWidth, document.documentElement.clientWidth),
+      viewWidth: Math.min(window.innerWidth, document.documentElement.clientWidth),
       slide: s ? { left: s.left, right: s.right, top: s.top, width: s.width, height: s.height } : null,
       over,
       small,
@@ -135,12 +135,12 @@ describe('a phone in a free mini class', () => {
     await expect(phone.getByTestId('cw-counter').innerText()).resolves.toBe('1/2');
     const m = await measure(phone);
     await shot(phone, 'slide-390');
-    expect(m.scrollWidth).toBeLessThanOrEqual(m.innerWidth);
+    expect(m.scrollWidth).toBeLessThanOrEqual(m.viewWidth);
     expect(m.slide).not.toBeNull();
     // The slide uses the width of the phone (less the page's margins) and stays inside it.
     expect(m.slide!.left).toBeGreaterThanOrEqual(0);
-    expect(m.slide!.right).toBeLessThanOrEqual(m.innerWidth);
-    expect(m.slide!.width).toBeGreaterThanOrEqual(m.innerWidth * 0.85);
+    expect(m.slide!.right).toBeLessThanOrEqual(m.viewWidth);
+    expect(m.slide!.width).toBeGreaterThanOrEqual(m.viewWidth * 0.85);
     expect(m.over, 'controls over the slide').toEqual([]);
     expect(m.small, 'touch targets under 44x44 px').toEqual([]);
   });
@@ -166,8 +166,8 @@ describe('a phone in a free mini class', () => {
     await slide(phone).waitFor();
     const m = await measure(phone);
     await shot(phone, 'slide-844');
-    expect(m.scrollWidth).toBeLessThanOrEqual(m.innerWidth);
-    expect(m.slide!.right).toBeLessThanOrEqual(m.innerWidth);
+    expect(m.scrollWidth).toBeLessThanOrEqual(m.viewWidth);
+    expect(m.slide!.right).toBeLessThanOrEqual(m.viewWidth);
     expect(m.slide!.top).toBeLessThan(390);
     expect(m.over, 'controls over the slide').toEqual([]);
     expect(m.small, 'touch targets under 44x44 px').toEqual([]);
@@ -234,7 +234,7 @@ describe('a phone in a free mini class', () => {
     await phone.getByTestId('lang-switch').first().click();
     await phone.getByRole('tab', { name: 'Chat' }).waitFor();
     const m = await measure(phone);
-    expect(m.scrollWidth).toBeLessThanOrEqual(m.innerWidth);
+    expect(m.scrollWidth).toBeLessThanOrEqual(m.viewWidth);
     await shot(phone, 'slide-390-en');
     await phone.setViewportSize({ width: 844, height: 390 });
     await shot(phone, 'slide-844-en');
