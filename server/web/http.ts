@@ -7,7 +7,6 @@ import { createServer, type IncomingMessage, type Server as HttpServer, type Ser
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import express, { type Request, type Response } from 'express';
-import { createRequestHandler } from '@react-router/express';
 import { RouterContextProvider, type ServerBuild } from 'react-router';
 import { Server as SocketServer } from 'socket.io';
 import { appContext, type AppContext } from '#app/context.ts';
@@ -17,6 +16,7 @@ import { attachRoomChannel } from './room-channel.ts';
 import { attachUserChannel } from './user-channel.ts';
 import { mountPayments } from './payments.ts';
 import { mountSiteRoutes } from './site-routes.ts';
+import { createPageHandler } from './pages.ts';
 import { requestIp, requestLang, requestToken } from './request.ts';
 import { attachBoardChannel } from './board-channel.ts';
 import { boardImageRoutes } from './board-images.ts';
@@ -238,14 +238,8 @@ export async function startWeb(platform: Platform, opts: WebOptions): Promise<We
     const server = await vite.createServer({ server: { middlewareMode: true }, appType: 'custom' });
     closeVite = () => server.close();
     app.use(server.middlewares);
-    app.all(/.*/, async (req, res, next) => {
-      try {
-        const build = (await server.ssrLoadModule('virtual:react-router/server-build')) as ServerBuild;
-        await createRequestHandler({ build, getLoadContext, mode: 'development' })(req, res, next);
-      } catch (err) {
-        next(err);
-      }
-    });
+    const build = async () => (await server.ssrLoadModule('virtual:react-router/server-build')) as ServerBuild;
+    app.all(/.*/, createPageHandler({ build, getLoadContext, mode: 'development' }));
   } else if (opts.mode === 'build') {
     const buildDir = path.resolve(opts.buildDir ?? 'build');
     const entry = path.join(buildDir, 'server/index.js');
@@ -253,7 +247,8 @@ export async function startWeb(platform: Platform, opts: WebOptions): Promise<We
     const build = (await import(entry)) as ServerBuild;
     app.use('/assets', express.static(path.join(buildDir, 'client/assets'), { immutable: true, maxAge: '1y', index: false }));
     app.use(express.static(path.join(buildDir, 'client'), { maxAge: '1h', index: false }));
-    app.all(/.*/, createRequestHandler({ build, getLoadContext, mode: config.production ? 'production' : 'development' }));
+    // Page actions' bodies are checked before any route runs (ADR 098).
+    app.all(/.*/, createPageHandler({ build, getLoadContext, mode: config.production ? 'production' : 'development' }));
   }
 
   // Last resort: never a stack trace to the client. A body parser's refusal (too large, not
