@@ -62,6 +62,38 @@ export const toast = {
 };
 
 /**
+ * The toasts one page raised about itself, to be dismissed when that page is done (ADR 098): the
+ * sign-in page's 'Code sent' must not follow the teacher into the lobby when the sign-in comes
+ * within NAVIGATION_GRACE_MS of it (an SMS code filled in by the phone), which the route-change
+ * rule below would let through.
+ */
+export interface ToastScope {
+  info(text: string): number;
+  success(text: string): number;
+  error(text: string): number;
+  /** Dismisses every toast of this scope still shown. */
+  dismissAll(): void;
+}
+
+export function toastScope(): ToastScope {
+  const ids = new Set<number>();
+  const raise = (kind: ToastKind) => (text: string) => {
+    const id = showToast(text, kind);
+    if (id) ids.add(id);
+    return id;
+  };
+  return {
+    info: raise('info'),
+    success: raise('success'),
+    error: raise('error'),
+    dismissAll() {
+      for (const id of ids) dismissToast(id);
+      ids.clear();
+    },
+  };
+}
+
+/**
  * A toast raised this recently is about the navigation that follows it ('You have been removed',
  * then the move to the next page) and survives it; anything older belongs to the page being left.
  */

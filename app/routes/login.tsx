@@ -11,7 +11,7 @@ import { codeMessage } from '#app/lib/messages.ts';
 import { safeRedirect } from '#app/lib/names.ts';
 import { useDownloadAnchor } from '#app/lib/download-anchor.ts';
 import { USER_INFO_KEY, safeSet } from '#app/lib/storage.ts';
-import { toast } from '#app/lib/toast.ts';
+import { toastScope } from '#app/lib/toast.ts';
 
 export const middleware: Route.MiddlewareFunction[] = [routeGuard];
 
@@ -41,6 +41,9 @@ export default function Login() {
   const [submitting, setSubmitting] = useState(false);
   const [countdown, setCountdown] = useState(0);
   const codeRef = useRef<HTMLInputElement>(null);
+  // This page's toasts ('Code sent', the form's errors) end with the page (ADR 098).
+  const [toast] = useState(toastScope);
+  useEffect(() => () => toast.dismissAll(), [toast]);
 
   useEffect(() => {
     if (countdown <= 0) return;
@@ -86,6 +89,8 @@ export default function Login() {
     const { userToken: _token, ...stored } = envelope.data.userInfo;
     void _token; // the session is the httpOnly cookie; the token never goes to storage
     safeSet('local', USER_INFO_KEY, JSON.stringify(stored));
+    // 'Code sent' may be under 1.5 s old (an SMS code the phone filled in): it must not follow into the lobby.
+    toast.dismissAll();
     await navigate(safeRedirect(params.get('redirect')), { replace: true });
   };
 
