@@ -25,6 +25,8 @@ export default [
   route('dev/outbox', 'routes/dev-outbox.tsx'),
   // Every refusal of a classroom, without an account (ADR 091).
   route('refused/:kind', 'routes/refused.tsx'),
+  // After leaving a class: rejoin or home, without an account (ADR 098).
+  route('left/:id', 'routes/left.tsx'),
   // The board of a named user (its own user draws, others watch) and /room/{id} (ADR 094).
   route('wb/:id/:uid', 'routes/wb-user.tsx', { id: 'wb-user' }),
   route('imwb/:id/:uid', 'routes/wb-user.tsx', { id: 'imwb' }),

@@ -72,7 +72,9 @@ export function LiveRoom({ answer, roomNumber, inviteUrl }: LiveRoomProps) {
 
   const exit = async () => {
     await actions.leave();
-    setTimeout(() => void navigate('/profile'), EXIT_DELAY_MS);
+    // The creator goes to My classrooms (docs/product/01 §6); a member or visitor to the left page, with rejoin and home (ADR 098).
+    const after = isCreator ? '/profile' : `/left/${roomNumber}`;
+    setTimeout(() => void navigate(after), EXIT_DELAY_MS);
   };
   // Leave (ADR 090): the teacher chooses between leaving and ending the class for everyone; others confirm.
   const [leaving, setLeaving] = useState(false);

@@ -43,10 +43,6 @@ export const refusalEn: RefusalMessages = {
   signIn: 'Teacher sign-in',
   home: 'Home page',
   joinOther: 'Join another classroom',
-  roomNumber: 'Classroom number',
-  roomNumberHint: 'From your teacher',
-  join: 'Join',
-  badNumber: 'A classroom number has 1 to 10 digits',
   phoneBrowser: {
     ios: 'On an iPhone or iPad, open the classroom link from your teacher in Safari to join.',
     android: 'On an Android phone or tablet, open the classroom link from your teacher in Chrome to join.',

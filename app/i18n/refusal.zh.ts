@@ -41,10 +41,6 @@ export const refusalZh = {
   signIn: '老师登录',
   home: '返回首页',
   joinOther: '进入其他教室',
-  roomNumber: '教室号',
-  roomNumberHint: '输入老师给你的教室号',
-  join: '进入',
-  badNumber: '教室号是 1 到 10 位数字',
   phoneBrowser: {
     ios: '在 iPhone 和 iPad 上，请用 Safari 打开老师发来的教室链接上课。',
     android: '在安卓手机和平板上，请用 Chrome 浏览器打开老师发来的教室链接上课。',

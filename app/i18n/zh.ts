@@ -11,6 +11,7 @@ import { slideViewZh } from './slideview.zh.ts';
 import { prejoinZh } from './prejoin.zh.ts';
 import { chromeZh } from './chrome.zh.ts';
 import { stageZh } from './stage.zh.ts';
+import { journeysZh } from './journeys.zh.ts';
 
 /** Chinese (the default language). The shape of this object is the shape of every language. */
 export const zh = {
@@ -83,7 +84,7 @@ export const zh = {
     joinLabel: '教室号',
     joinPlaceholder: '请输入教室号',
     joinButton: '加入',
-    invalidNumber: '请输入有效的教室号',
+    invalidNumber: '请输入正确的教室号',
     studioTitle: '录课室',
     studioText: '在浏览器里录制教学视频',
     computerOnly: '仅限电脑',
@@ -233,6 +234,7 @@ export const zh = {
   prejoin: prejoinZh,
   chrome: chromeZh,
   stage: stageZh,
+  journeys: journeysZh,
   userName: {
     title: '输入你的名字',
     text: '老师和同学会看到这个名字。',

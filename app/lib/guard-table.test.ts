@@ -42,10 +42,11 @@ type Row7 = [Destination, Destination, Destination, Destination, Destination, De
 const TABLE: Array<[string, Session, Row7]> = [
   //  address                                session     chrome, phone, tablet, oldChrome, safari12.1, firefox, wechat
   // The lobby and the account area: a signed-in teacher, else sign-in remembering the address.
-  ['/',                                      'none',     any('/login?redirect=/')],
-  ['/',                                      'visitor',  any('/login?redirect=/')],
+  // `/` without a teacher is the front door (ADR 098): join by number, or sign in from there.
+  ['/',                                      'none',     any(O)],
+  ['/',                                      'visitor',  any(O)],
   ['/',                                      'teacher',  any(O)],
-  ['/?userType=3',                           'none',     any('/login?redirect=/%3FuserType%3D3')],
+  ['/?userType=3',                           'none',     any(O)],
   ['/create',                                'none',     any('/login?redirect=/create')],
   ['/create',                                'teacher',  any(O)],
   ['/create?userType=3',                     'visitor',  any('/login?redirect=/create%3FuserType%3D3')],
@@ -80,6 +81,10 @@ const TABLE: Array<[string, Session, Row7]> = [
   ['/phonedown?userType=3',                  'all',      any(O)],
   ['/refused/full?room=123456',              'all',      any(O)],
   ['/refused/no-permission?userType=3',      'all',      any(O)],
+  // After leaving a class (ADR 098): anyone, with or without an account; a bad number is not found.
+  ['/left/123456',                           'all',      any(O)],
+  ['/left/123456?userType=3',                'all',      any(O)],
+  ['/left/12ab',                             'all',      any(NF)],
   ['/watch/abc123',                          'all',      any(O)],
   ['/watch/abc123?userType=3',               'all',      any(O)],
   ['/dev/outbox',                            'all',      any(O)],
@@ -202,6 +207,7 @@ describe('the navigation guard table', () => {
       'h5down',
       'phonedown',
       'refused',
+      'left',
       'watch',
       'devOutbox',
       'userName',
@@ -275,6 +281,7 @@ describe('routeOf mirrors app/routes.ts', () => {
     'routes/mobile-download.tsx': ['h5down', 'phonedown'],
     'routes/dev-outbox.tsx': ['devOutbox'],
     'routes/refused.tsx': ['refused'],
+    'routes/left.tsx': ['left'],
     'routes/classroom.tsx': ['classroom', 'record', 'live', 'bb', 'wb'],
     'routes/wb-user.tsx': ['wbUser', 'imwb'],
     'routes/room.tsx': ['room'],

@@ -14,7 +14,9 @@
  *    with `userType=3`; `role` on `/room`) opens the refusal page 'no-permission' (31004).
  * 4. Session (rule 5): a classroom without a session goes to the name step `/userName/{id}`, unless
  *    it is an observer link (`userType=3` with its token); the studio, the board of a named user,
- *    the board review and the account pages go to `/login` remembering the address.
+ *    the board review and the account pages go to `/login` remembering the address. `/` opens for
+ *    everyone: the lobby for a teacher, the front door (join by number, sign in) for anyone else,
+ *    and `/left/{id}` (after leaving a class) needs no account (ADR 098).
  * 5. A signed-in teacher opening `/login` goes to the remembered target, else the lobby (rule 6).
  * 6. `/room/{id}` then opens the classroom `/{id}` with the query it may keep (ADR 094).
  */
@@ -35,6 +37,7 @@ export type RouteKind =
   | 'h5down'
   | 'phonedown'
   | 'refused'
+  | 'left'
   | 'watch'
   | 'devOutbox'
   | 'userName'
@@ -87,6 +90,7 @@ const ROOM_PREFIX: Record<string, { kind: RouteKind; withUid?: RouteKind; uidOnl
   demo: { kind: 'demo' },
   userName: { kind: 'userName' },
   wbreview: { kind: 'wbreview' },
+  left: { kind: 'left' },
 };
 
 /** Which route of app/routes.ts answers a path, or null for the not-found page. Mirrors app/routes.ts. */
@@ -148,6 +152,7 @@ const ROOM_KINDS = new Set<RouteKind>([
   'userName',
   'wbreview',
   'upload',
+  'left',
 ]);
 /** Routes that check the browser first (rule 4); board and slide routes do not (rule 3). */
 const BROWSER_CHECKED = new Set<RouteKind>(['classroom', 'record', 'live', 'room', 'rec', 'demo', 'createDemo']);
@@ -220,6 +225,8 @@ export function guard(input: GuardInput): Destination {
       if (!input.viewer) return loginPath(input.pathname) as Destination;
       return 'open';
     case 'lobby':
+      // The teacher's lobby, or for anyone else the front door: join by number, sign in (ADR 098).
+      return 'open';
     case 'create':
     case 'profile':
     case 'admin':
@@ -232,6 +239,7 @@ export function guard(input: GuardInput): Destination {
     case 'h5down':
     case 'phonedown':
     case 'refused':
+    case 'left':
     case 'watch':
     case 'devOutbox':
     case 'userName':

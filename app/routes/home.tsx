@@ -11,6 +11,7 @@ import { LanguageSwitch, useLang } from '#app/components/lang.tsx';
 import { domainCode } from '#app/lib/domain-error.ts';
 import { formatMoney } from '#app/lib/money.ts';
 import { useScrollToHash } from '#app/lib/download-anchor.ts';
+import { JoinByNumber } from '#app/lobby/JoinByNumber.tsx';
 import { trialInput } from '#core/messaging/messaging.schema.ts';
 import '#app/site/home.css';
 
@@ -127,13 +128,16 @@ export default function Home({ loaderData, actionData }: Route.ComponentProps) {
             <p className="site-hero__eyebrow">{t('home.eyebrow')}</p>
             <h1 id="home-title">{t('home.title')}</h1>
             <p className="site-hero__lead">{t('home.lead')}</p>
+            {/* Students join here without an account (ADR 098); the box checks the number first. */}
+            <section className="join-panel" id="join" aria-labelledby="home-join-title">
+              <h2 id="home-join-title">{t('home.join')}</h2>
+              <p className="muted">{t('journeys.join.text')}</p>
+              <JoinByNumber name="home" />
+            </section>
             <div className="site-hero__cta">
               <Link className="btn btn--primary" to="/login">
                 {t('home.start')}
                 <ArrowRight size={18} aria-hidden="true" />
-              </Link>
-              <Link className="btn btn--secondary" to="/">
-                {t('home.join')}
               </Link>
               <Link className="btn btn--ghost" to="/createDemo" data-testid="home-try-demo">
                 {t('demo.tryDemo')}

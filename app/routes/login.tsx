@@ -12,6 +12,7 @@ import { safeRedirect } from '#app/lib/names.ts';
 import { useDownloadAnchor } from '#app/lib/download-anchor.ts';
 import { USER_INFO_KEY, safeSet } from '#app/lib/storage.ts';
 import { toastScope } from '#app/lib/toast.ts';
+import { JoinByNumber } from '#app/lobby/JoinByNumber.tsx';
 
 export const middleware: Route.MiddlewareFunction[] = [routeGuard];
 
@@ -157,11 +158,19 @@ export default function Login() {
             {t('login.submit')}
           </Button>
         </form>
-        <p className="center">
+        <p className="center login__links">
           <Link to="/createDemo" data-testid="login-try-demo">
             {t('demo.tryDemo')}
           </Link>
+          <Link to="/home" data-testid="login-about">
+            {t('journeys.login.about')}
+          </Link>
         </p>
+      </section>
+      {/* A student reached the teacher sign-in: their own way in, without an account (ADR 098). */}
+      <section className="card card--narrow join-panel join-panel--login" aria-labelledby="login-join-title">
+        <h2 id="login-join-title">{t('journeys.login.student')}</h2>
+        <JoinByNumber name="login" />
       </section>
     </PageFrame>
   );

@@ -1,4 +1,3 @@
-import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { data, Link } from 'react-router';
 import { CircleAlert, DoorClosed, Hourglass, LockKeyhole, SearchX, UserX, Users, type LucideIcon } from 'lucide-react';
@@ -6,6 +5,7 @@ import type { Route } from './+types/refused.ts';
 import { PageFrame } from '#app/components/PageFrame.tsx';
 import { isRefusalKind, type RefusalKind } from '#app/lib/refusal.ts';
 import { isRouteRoomId, loginPath } from '#app/lib/names.ts';
+import { JoinByNumber } from '#app/lobby/JoinByNumber.tsx';
 import '#app/refusal/refusal.css';
 
 /** /refused/{kind}?room={number}: one page for every way out of a classroom (ADR 091); no account needed. */
@@ -70,52 +70,13 @@ export default function Refused({ loaderData }: Route.ComponentProps) {
   );
 }
 
-/** 'Join another classroom': a room number, then the classroom's own address (the guard asks for a name). */
+/** 'Join another classroom': the one number box of every page without an account (ADR 098). */
 function JoinOther() {
   const { t } = useTranslation();
-  const [value, setValue] = useState('');
-  const [error, setError] = useState(false);
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    const number = value.trim();
-    if (!isRouteRoomId(number)) {
-      setError(true);
-      return;
-    }
-    // A full document load: the classroom's guard and loader run on the server for this address.
-    window.location.assign(`/${number}`);
-  };
   return (
-    <form className="refusal__join" onSubmit={submit} noValidate aria-labelledby="refusal-join-title">
+    <section className="refusal__join" aria-labelledby="refusal-join-title">
       <h2 id="refusal-join-title">{t('refusal.joinOther')}</h2>
-      <div className="field">
-        <label htmlFor="refusal-room">{t('refusal.roomNumber')}</label>
-        <div className="field__row">
-          <input
-            id="refusal-room"
-            name="room"
-            inputMode="numeric"
-            autoComplete="off"
-            maxLength={10}
-            placeholder={t('refusal.roomNumberHint')}
-            value={value}
-            aria-invalid={error}
-            aria-describedby={error ? 'refusal-room-error' : undefined}
-            onChange={(e) => {
-              setValue(e.target.value.replace(/\D/g, ''));
-              setError(false);
-            }}
-          />
-          <button type="submit" className="btn btn--primary" data-testid="refusal-join">
-            {t('refusal.join')}
-          </button>
-        </div>
-        {error ? (
-          <p id="refusal-room-error" className="field__error" role="alert">
-            {t('refusal.badNumber')}
-          </p>
-        ) : null}
-      </div>
-    </form>
+      <JoinByNumber name="refusal" />
+    </section>
   );
 }

@@ -105,7 +105,7 @@ export async function checkPageBody(req: Request, limit = PAGE_BODY_LIMIT): Prom
   }
   try {
     // The same reader the actions use: a truncated or garbled multipart fails here, not in a route.
-    await new globalThis.Response(body, { headers: { 'content-type': req.headers['content-type']! } }).formData();
+    await new globalThis.Response(new Uint8Array(body), { headers: { 'content-type': req.headers['content-type']! } }).formData();
   } catch {
     return refused(400, 'Malformed form body: the multipart body is cut short or garbled');
   }

@@ -13,10 +13,12 @@ afterAll(async () => {
 });
 
 describe('sign-in', () => {
-  it('sends a signed-out visitor of the lobby to /login and back to the lobby after signing in', async () => {
+  it('shows a signed-out visitor of / the front door, whose teacher sign-in leads back to the lobby', async () => {
     const { page } = await world.person();
     await open(page, '/');
-    expect(pathOf(page)).toBe('/login?redirect=/');
+    await page.getByTestId('front-door').waitFor();
+    await page.getByTestId('front-sign-in').click();
+    await waitForPath(page, '/login?redirect=/');
     await expect(page.getByRole('heading', { level: 1 }).innerText()).resolves.toBe('登录板书');
     await signInHere(page, world.server, newMobile());
     await waitForPath(page, '/');
@@ -71,7 +73,8 @@ describe('sign-in', () => {
     await dialog.getByRole('button', { name: '确定' }).click();
     await waitForPath(page, '/login');
     await open(page, '/');
-    expect(pathOf(page)).toBe('/login?redirect=/');
+    await page.getByTestId('front-door').waitFor();
+    expect(await page.getByTestId('open-picker').count()).toBe(0);
   });
 });
 

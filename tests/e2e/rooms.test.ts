@@ -101,7 +101,7 @@ describe('join by number', () => {
     await expectToast(page, '教室号码不正确，请重新输入');
     expect(pathOf(page)).toBe('/');
     await joinByNumber(page, '12a');
-    await expectToast(page, '请输入有效的教室号');
+    await expectToast(page, '请输入正确的教室号');
     await joinByNumber(page, freeMini);
     await waitForPath(page, `/${freeMini}`);
     await expect(page.getByTestId('room-role').innerText()).resolves.toBe('学生');

@@ -234,8 +234,8 @@ export interface PageStop {
 }
 
 export const PAGES: PageStop[] = [
-  { name: 'home', path: () => '/home', who: 'visitor', ready: '#home-title' },
-  { name: 'login', path: () => '/login', who: 'visitor' },
+  { name: 'home', path: () => '/home', who: 'visitor', ready: '[data-testid="home-room"]' },
+  { name: 'login', path: () => '/login', who: 'visitor', ready: '[data-testid="login-room"]' },
   { name: 'lobby', path: () => '/', who: 'teacher' },
   { name: 'my-classrooms', path: () => '/profile/room', who: 'teacher', ready: '[data-testid="room-list"], [data-testid="rooms-empty"]' },
   { name: 'recordings', path: () => '/profile/record', who: 'teacher', ready: '[data-testid="record-row"]' },
@@ -250,6 +250,9 @@ export const PAGES: PageStop[] = [
   { name: 'prejoin', path: (c) => `/${c.room}`, who: 'teacher', ready: '[data-testid="prejoin"][data-ready="true"]' },
   { name: 'studio', path: () => '/rec/20261126', who: 'teacher', ready: '[data-testid="studio-stage"], [data-testid="studio-phone"]' },
   { name: 'refused', path: (c) => `/refused/removed?room=${c.room}`, who: 'visitor', ready: '[data-testid="refusal"]' },
+  // Without an account (ADR 098): `/` as the front door with its number box, and the page after leaving a class.
+  { name: 'front-door', path: () => '/', who: 'visitor', ready: '[data-testid="front-room"]' },
+  { name: 'left', path: (c) => `/left/${c.room}`, who: 'visitor', ready: '[data-testid="left-page"]' },
   { name: 'create-demo', path: () => '/createDemo', who: 'visitor', ready: '[data-testid="demo-start"]' },
   // The creator's slide view (with its tools) and a read-only board view of the class (ADR 093, 094).
   { name: 'slide-view', path: (c) => `/ppt/${c.room}`, who: 'teacher', ready: '[data-testid="slide-view"]' },
