@@ -6,7 +6,6 @@ export const boardEn: BoardMessages = {
   canvas: 'Whiteboard canvas, page {{page}}',
   loading: 'Loading the whiteboard…',
   offline: 'Whiteboard disconnected, reconnecting…',
-  loadFailed: 'Load failed, please recreate the classroom',
   toolbar: 'Whiteboard toolbar',
   hide: 'Hide toolbar',
   show: 'Show toolbar',

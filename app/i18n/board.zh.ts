@@ -4,7 +4,6 @@ export const boardZh = {
   canvas: '白板画布，第 {{page}} 页',
   loading: '正在加载白板…',
   offline: '白板连接已断开，正在重连…',
-  loadFailed: '加载失败，请重新创建教室',
   toolbar: '白板工具栏',
   hide: '隐藏工具栏',
   show: '显示工具栏',

@@ -28,6 +28,7 @@ export const apiInputs = {
   createRoom: rooms.createRoomInput,
   getRoomInfoByRoomNumber: rooms.roomNumberInput,
   userJoinAgoraRoom: rooms.joinInput,
+  joinRoom: rooms.joinInput,
   touristJoinRoom: rooms.touristJoinInput,
   createDemo: rooms.createDemoInput,
   getConsumptionStatus: account.noInput,

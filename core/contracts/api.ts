@@ -141,6 +141,8 @@ export interface ApiAnswers extends CoursewareApiAnswers, RecordingApiAnswers, L
   getRoomInfoByRoomNumber: { roomInfo: RoomInfo };
   /** userType '3' (observer) needs `ot`, the token of the creator's observer link. */
   userJoinAgoraRoom: JoinAnswer;
+  /** The older name of userJoinAgoraRoom (docs/product/01 §7), the same call (ADR 098). */
+  joinRoom: JoinAnswer;
   touristJoinRoom: JoinAnswer;
   /**
    * A demo room anyone may try without an account (ADR 092), shown at `/demo/{roomNumber}` until

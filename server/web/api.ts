@@ -82,6 +82,26 @@ function clearedCookie(config: Config): string {
 
 export function buildHandlers(services: Services, config: Config): ApiHandlers {
   const { account, rooms, billing } = services;
+  /** Joining a room: a member (or the creator, or a screen-share publisher), or an observer by the creator's link. */
+  const userJoin: Handler<'userJoinAgoraRoom'> = async (ctx, i) => {
+    const userType = i.userType === undefined ? undefined : (String(i.userType) as '1' | '2' | '3');
+    if (userType === '3') {
+      const viewer = await ctx.viewer().catch(() => null);
+      const { answer, newToken } = await rooms.observerJoin(viewer, { roomNumber: i.roomNumber, ot: i.ot ?? '', ip: ctx.ip });
+      if (newToken) appendCookie(ctx.res, sessionCookie(config, newToken, config.TOURIST_SESSION_HOURS * 3600));
+      return {
+        ...answer,
+        userRecordInfo: await services.recording.joinRecordInfo(i.roomNumber, answer.userRecordInfo),
+        courseware: await services.courseware.roomCourseware(i.roomNumber),
+      };
+    }
+    const answer = await rooms.join(await ctx.viewer(), { roomNumber: i.roomNumber, userType });
+    return {
+      ...answer,
+      userRecordInfo: await services.recording.joinRecordInfo(i.roomNumber, answer.userRecordInfo),
+      courseware: await services.courseware.roomCourseware(i.roomNumber),
+    };
+  };
   return exactHandlers({
     sendPhoneCode: (ctx, i) => account.sendPhoneCode({ mobile: i.mobile, area: i.area, ip: ctx.ip }),
     loginUser: async (ctx, i) => {
@@ -123,25 +143,9 @@ export function buildHandlers(services: Services, config: Config): ApiHandlers {
     getRoomInfoByRoomNumber: async (ctx, i) => ({
       roomInfo: await services.roomLookups.roomInfo(await ctx.viewer().catch(() => null), ctx.ip, i.roomNumber),
     }),
-    userJoinAgoraRoom: async (ctx, i) => {
-      const userType = i.userType === undefined ? undefined : (String(i.userType) as '1' | '2' | '3');
-      if (userType === '3') {
-        const viewer = await ctx.viewer().catch(() => null);
-        const { answer, newToken } = await rooms.observerJoin(viewer, { roomNumber: i.roomNumber, ot: i.ot ?? '', ip: ctx.ip });
-        if (newToken) appendCookie(ctx.res, sessionCookie(config, newToken, config.TOURIST_SESSION_HOURS * 3600));
-        return {
-          ...answer,
-          userRecordInfo: await services.recording.joinRecordInfo(i.roomNumber, answer.userRecordInfo),
-          courseware: await services.courseware.roomCourseware(i.roomNumber),
-        };
-      }
-      const answer = await rooms.join(await ctx.viewer(), { roomNumber: i.roomNumber, userType });
-      return {
-        ...answer,
-        userRecordInfo: await services.recording.joinRecordInfo(i.roomNumber, answer.userRecordInfo),
-        courseware: await services.courseware.roomCourseware(i.roomNumber),
-      };
-    },
+    userJoinAgoraRoom: userJoin,
+    // The older name of the same call (docs/product/01 §7, ADR 098).
+    joinRoom: (ctx, i) => userJoin(ctx, i),
     updateRoomInfoByRoomNumber: async (ctx, i) => {
       const { roomNumber, ...fields } = i;
       const viewer = await ctx.viewer();
