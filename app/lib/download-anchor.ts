@@ -1,9 +1,10 @@
 /**
  * `/#download` (docs/product/01-account-and-lobby.md §2, ADR 094): the download section lives on the
- * landing page `/home`, while `/` is the signed-in lobby. The fragment never reaches the server, so
- * the browser acts: the lobby (signed in) and the sign-in page it sends others to (the redirect
- * keeps the fragment) both open `/home#download`; the landing page scrolls to its section after
- * hydration, and once more when its images have loaded and moved it.
+ * landing page `/home`, while `/` is the lobby (or, without a teacher's session, the front door of
+ * ADR 098). The fragment never reaches the server, so the browser acts: both views of `/`, and the
+ * sign-in page reached with `redirect=/` (the redirect keeps the fragment), open `/home#download`;
+ * the landing page scrolls to its section after hydration, and once more when its images have
+ * loaded and moved it.
  */
 import { useEffect } from 'react';
 import { useNavigate } from 'react-router';
