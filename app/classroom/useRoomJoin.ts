@@ -40,6 +40,11 @@ export function useRoomJoin(
   const skipPreJoin = observer || (handover.fresh !== null && handover.preJoined);
   const joinNow = go || skipPreJoin;
 
+  const retry = useCallback(() => {
+    setState({ status: 'joining' });
+    setAttempt((n) => n + 1);
+  }, []);
+
   useEffect(() => {
     if (!joinNow) return;
     if (mustName && safeGet('local', updateKey(roomNumber)) !== 'true') return;
@@ -57,18 +62,15 @@ export function useRoomJoin(
       return;
     }
     const body = observer ? { roomNumber, userType: '3' as const, ot: observerToken } : { roomNumber };
-    void api('userJoinAgoraRoom', body, { retries: 1, signal: controller.signal }).then((envelope) => {
+    // A timeout or network failure: the 'network exception' message's RETRY joins again (ADR 102).
+    void api('userJoinAgoraRoom', body, { retries: 1, signal: controller.signal, onRetry: retry }).then((envelope) => {
       if (controller.signal.aborted) return;
       if (isOk(envelope)) finish(envelope.data);
       else if (envelope.code === NETWORK_ERROR) setState({ status: 'failed' });
       else void navigate(refusalPath(envelope.code, roomNumber, envelope.reason), { replace: true }); // ADR 091: the refusal page
     });
     return () => controller.abort();
-  }, [joinNow, mustName, observer, roomNumber, observerToken, attempt, navigate, handover]);
+  }, [joinNow, mustName, observer, roomNumber, observerToken, attempt, navigate, handover, retry]);
 
-  const retry = useCallback(() => {
-    setState({ status: 'joining' });
-    setAttempt((n) => n + 1);
-  }, []);
   return { state, retry, skipPreJoin };
 }
