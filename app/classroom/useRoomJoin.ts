@@ -2,6 +2,7 @@ import { useCallback, useEffect, useState } from 'react';
 import { useLocation, useNavigate } from 'react-router';
 import type { JoinAnswer } from '#core/contracts/api.ts';
 import { api, isOk, NETWORK_ERROR } from '#app/lib/api.ts';
+import { logRoomErrors, logSystemInfo } from '#app/lib/client-log.ts';
 import { refusalPath } from '#app/lib/refusal.ts';
 import { inviteKey, safeGet, safeSet, updateKey } from '#app/lib/storage.ts';
 import { freshJoin, preJoined } from './joined.ts';
@@ -52,6 +53,7 @@ export function useRoomJoin(
     const finish = (answer: JoinAnswer) => {
       if (answer.role === 'creator' && answer.roomInfo.roomType === 1) safeSet('local', inviteKey(roomNumber), 'true');
       setState({ status: 'joined', answer });
+      logSystemInfo(roomNumber, answer.role); // the spec's system_info at join (ADR 102)
     };
     const ready = attempt === 0 && !observer ? handover.fresh : null;
     if (ready) {
@@ -72,5 +74,8 @@ export function useRoomJoin(
     return () => controller.abort();
   }, [joinNow, mustName, observer, roomNumber, observerToken, attempt, navigate, handover, retry]);
 
+  // Uncaught errors while in the room go to the event log (ADR 102).
+  const inRoom = state.status === 'joined';
+  useEffect(() => (inRoom ? logRoomErrors(roomNumber) : undefined), [inRoom, roomNumber]);
   return { state, retry, skipPreJoin };
 }

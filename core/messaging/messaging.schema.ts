@@ -11,7 +11,7 @@ export const LOG_EVENT_NAME = /^[a-z][a-z0-9_]{0,39}$/;
 
 const short = (max: number) => z.string().max(max);
 const minutes = z.number().finite().min(0).max(100_000);
-const deviceResult = z.enum(['ok', 'off', 'missing', 'denied', 'busy', 'error']);
+const deviceResult = z.enum(['ok', 'off', 'pending', 'missing', 'denied', 'busy', 'error']);
 
 /**
  * The details of the events the product emits (docs/product/01 §7, 02 §7), parsed by name; an
