@@ -7,7 +7,7 @@
  * cut to TEXT_MAX. Logging never shows anything to the person and never throws.
  */
 import { LOG_BATCH_MAX_EVENTS } from '#core/messaging/messaging.schema.ts';
-import { api } from './api.ts';
+import { api, NETWORK_ERROR } from './api.ts';
 import { safeGet, safeSet } from './storage.ts';
 
 export const FLUSH_MS = 4000;
@@ -96,13 +96,19 @@ export async function flushClientLog(): Promise<void> {
   flushing = true;
   try {
     for (let batch = takeBatch(Date.now()); batch.length > 0; batch = takeBatch(Date.now())) {
-      await api('addLog', body(batch), { quietNetworkError: true });
+      const answer = await api('addLog', body(batch), { quietNetworkError: true });
+      if (answer.code === NETWORK_ERROR) {
+        // Offline (a socket drop is logged just then): the batch waits for the network, first in line.
+        queue = [...batch.filter((e) => e.event !== 'log_dropped'), ...queue].slice(0, QUEUE_MAX);
+        sentAt = sentAt.slice(0, Math.max(0, sentAt.length - batch.length));
+        break;
+      }
     }
   } catch {
     // dropped: logging never bothers a person
   } finally {
     flushing = false;
-    if (queue.length > 0) timer ??= setTimeout(() => void flushClientLog(), queue.length >= BATCH_EVENTS ? 1000 : FLUSH_MS);
+    if (queue.length > 0) timer ??= setTimeout(() => void flushClientLog(), FLUSH_MS);
   }
 }
 

@@ -272,7 +272,7 @@ function ClientLogs({ logs }: { logs: LogsData }) {
               <span className="logs__event">{r.event || '—'}</span>
               <span className="logs__who">
                 {r.roomNumber ? (
-                  <Link to={`/admin?logRoom=${r.roomNumber}#logs-title`} preventScrollReset aria-label={`${t('netlog.logs.room')} ${r.roomNumber}`}>
+                  <Link to={`/admin?logRoom=${r.roomNumber}#logs-title`} preventScrollReset title={t('netlog.logs.room')}>
                     {r.roomNumber}
                   </Link>
                 ) : (
@@ -280,7 +280,7 @@ function ClientLogs({ logs }: { logs: LogsData }) {
                 )}
                 {' · '}
                 {r.userId ? (
-                  <Link to={`/admin?logUser=${r.userId}#logs-title`} preventScrollReset aria-label={`${t('netlog.logs.person')} ${r.userId}`}>
+                  <Link to={`/admin?logUser=${r.userId}#logs-title`} preventScrollReset title={t('netlog.logs.person')}>
                     {r.name ? `${r.name} (${r.userId})` : r.userId}
                   </Link>
                 ) : (
