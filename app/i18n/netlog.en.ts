@@ -11,7 +11,7 @@ export const netlogEn: typeof netlogZh = {
   },
   logs: {
     title: 'Client logs',
-    hint: 'Events the browsers of students and teachers report: join information, device checks, socket drops and reconnects, errors, echo, audio and video minutes.',
+    hint: 'Events the browsers of students and teachers report: join information, device checks, socket drops and reconnects, errors, and the audio and video minutes on leaving.',
     room: 'Room number',
     person: 'User id',
     event: 'Event',
