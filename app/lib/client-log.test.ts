@@ -21,7 +21,10 @@ describe('client log helpers (ADR 102)', () => {
         'Mozilla/5.0 (Linux; Android 13; Pixel 7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Mobile Safari/537.36 MicroMessenger/8.0.44',
         { browser: 'WeChat 8.0.44', os: 'Android 13' },
       ],
-      ['Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7; rv:125.0) Gecko/20100101 Firefox/125.0', { browser: 'Firefox 125.0', os: 'macOS 10.15.7' }],
+      [
+        'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7; rv:125.0) Gecko/20100101 Firefox/125.0',
+        { browser: 'Firefox 125.0', os: 'macOS 10.15.7' },
+      ],
       ['curl/8.0', { browser: 'unknown', os: 'unknown' }],
     ];
     for (const [ua, want] of table) expect(describeAgent(ua), ua).toEqual(want);
@@ -35,7 +38,8 @@ describe('client log helpers (ADR 102)', () => {
   });
 
   it('reads a pre-join device as off, running, opening or its problem, in words the server schema accepts', () => {
-    const d = (over: Partial<Parameters<typeof deviceResult>[0]>) => deviceResult({ wanted: true, on: true, stream: null, problem: null, ...over });
+    const d = (over: Partial<Parameters<typeof deviceResult>[0]>) =>
+      deviceResult({ wanted: true, on: true, stream: null, problem: null, ...over });
     const results = [
       d({ wanted: false }),
       d({ on: false }),
@@ -48,7 +52,10 @@ describe('client log helpers (ADR 102)', () => {
     ];
     expect(results).toEqual(['off', 'off', 'pending', 'ok', 'denied', 'missing', 'busy', 'error']);
     for (const camera of results) {
-      const batch = { roomNumber: '123456', events: [{ event: 'check_devices', details: { source: 'prejoin', camera, microphone: 'ok' } }] };
+      const batch = {
+        roomNumber: '123456',
+        events: [{ event: 'check_devices', details: { source: 'prejoin', camera, microphone: 'ok' } }],
+      };
       expect(addLogInput.safeParse(batch).success, camera).toBe(true);
     }
   });

@@ -40,7 +40,8 @@ function clean(details: Record<string, unknown>): Record<string, unknown> {
     if (typeof value === 'string') out[k] = value.slice(0, TEXT_MAX);
     else if (typeof value === 'number') out[k] = Number.isFinite(value) ? value : null;
     else if (typeof value === 'boolean' || value === null) out[k] = value;
-    else if (value !== undefined) out[k] = String(value).slice(0, TEXT_MAX);
+    else if (value instanceof Error) out[k] = value.message.slice(0, TEXT_MAX);
+    else if (value !== undefined) out[k] = (JSON.stringify(value) ?? '').slice(0, TEXT_MAX);
   }
   return out;
 }
@@ -202,7 +203,11 @@ type SeenDevice = { wanted: boolean; on: boolean; stream: MediaStream | null; pr
 
 /** The spec's `check_devices`, from the pre-join's Join (the room's one device step, ADR 089). */
 export function logDeviceCheck(roomNumber: string, camera: SeenDevice, microphone: SeenDevice): void {
-  const label = (d: SeenDevice, kind: 'video' | 'audio') => d.stream?.getTracks().find((t) => t.kind === kind)?.label.slice(0, 120);
+  const label = (d: SeenDevice, kind: 'video' | 'audio') =>
+    d.stream
+      ?.getTracks()
+      .find((t) => t.kind === kind)
+      ?.label.slice(0, 120);
   const cameraLabel = label(camera, 'video');
   const microphoneLabel = label(microphone, 'audio');
   logClientEvent('check_devices', roomNumber, {

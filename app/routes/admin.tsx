@@ -95,6 +95,7 @@ export default function Admin({ loaderData, actionData }: Route.ComponentProps) 
   const { t } = useTranslation();
   const navigation = useNavigation();
   const busy = navigation.state === 'submitting';
+  const filtered = loaderData.logs.filter.roomNumber !== '' || loaderData.logs.filter.userId !== '' || loaderData.logs.filter.page > 1;
   // Once per answer of an action (a language switch does not repeat it).
   const announce = useEffectEvent((data: NonNullable<typeof actionData>) => {
     if ('ok' in data) toast.success(data.ok === 'published' ? t('admin.published') : t('admin.removed'));
@@ -108,6 +109,8 @@ export default function Admin({ loaderData, actionData }: Route.ComponentProps) 
       <AppHeader user={loaderData.user} />
       <main id="main" className="landing">
         <h1>{t('admin.title')}</h1>
+        {/* A filtered log view (a link from a complaint) opens on the log; otherwise it follows the other sections. */}
+        {filtered ? <ClientLogs logs={loaderData.logs} /> : null}
         <section className="card stack" aria-labelledby="publish-title">
           <h2 id="publish-title">{t('admin.announcements')}</h2>
           <Form method="post" className="stack" key={actionData && 'ok' in actionData ? actionData.at : 'form'}>
@@ -180,7 +183,7 @@ export default function Admin({ loaderData, actionData }: Route.ComponentProps) 
             </div>
           )}
         </section>
-        <ClientLogs logs={loaderData.logs} />
+        {filtered ? null : <ClientLogs logs={loaderData.logs} />}
         <section className="card stack" aria-labelledby="feedback-list-title">
           <h2 id="feedback-list-title">{t('admin.feedback')}</h2>
           {loaderData.feedback.length === 0 ? <p className="muted">{t('admin.none')}</p> : null}

@@ -80,17 +80,14 @@ const roomNumberText = z
   .optional();
 
 /** A form body carries the batch's events as JSON text; a JSON body as an array. */
-const eventList = z.preprocess(
-  (v) => {
-    if (typeof v !== 'string') return v;
-    try {
-      return JSON.parse(v);
-    } catch {
-      return v;
-    }
-  },
-  z.array(clientEvent).min(1).max(LOG_BATCH_MAX_EVENTS),
-);
+const eventList = z.preprocess((v): unknown => {
+  if (typeof v !== 'string') return v;
+  try {
+    return JSON.parse(v) as unknown;
+  } catch {
+    return v;
+  }
+}, z.array(clientEvent).min(1).max(LOG_BATCH_MAX_EVENTS));
 
 /** A batch (ADR 102): one room, up to LOG_BATCH_MAX_EVENTS events, each parsed by its name's schema; all stored or none. */
 const batchInput = z.strictObject({ roomNumber: roomNumberText, events: eventList }).transform((b) => ({

@@ -49,7 +49,16 @@ export interface LogAnswer {
 
 /** One page of the operators' client-log view (ADR 102). */
 export interface LogPage {
-  rows: { id: string; at: number; roomNumber: string; userId: string | null; name: string | null; event: string; message: string; ip: string }[];
+  rows: {
+    id: string;
+    at: number;
+    roomNumber: string;
+    userId: string | null;
+    name: string | null;
+    event: string;
+    message: string;
+    ip: string;
+  }[];
   page: number;
   hasMore: boolean;
 }

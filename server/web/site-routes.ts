@@ -63,7 +63,10 @@ export function mountSiteRoutes(app: Express, platform: Platform): void {
   app.use('/log', (err: unknown, _req: Request, res: Response, next: (e?: unknown) => void) => {
     const status = typeof err === 'object' && err !== null && 'status' in err && typeof err.status === 'number' ? err.status : 0;
     if (status >= 400 && status < 500 && !res.headersSent) {
-      res.status(status).type('text/plain').send(status === 413 ? `body too large (at most ${LOG_BODY_LIMIT})` : 'bad body');
+      res
+        .status(status)
+        .type('text/plain')
+        .send(status === 413 ? `body too large (at most ${LOG_BODY_LIMIT})` : 'bad body');
       return;
     }
     next(err);

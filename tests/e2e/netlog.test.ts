@@ -98,8 +98,15 @@ describe('the client event log', () => {
       (await db.selectFrom('client_logs').select(['socket_type', 'user_id', 'message']).where('room_number', '=', room).execute()).map(
         (r) => r.socket_type,
       );
-    await expect.poll(events, { timeout: 20_000 }).toEqual(expect.arrayContaining(['system_info', 'check_devices', 'socket_disconnect', 'socket_reconnect']));
-    const stored = await db.selectFrom('client_logs').selectAll().where('room_number', '=', room).where('socket_type', '=', 'system_info').execute();
+    await expect
+      .poll(events, { timeout: 20_000 })
+      .toEqual(expect.arrayContaining(['system_info', 'check_devices', 'socket_disconnect', 'socket_reconnect']));
+    const stored = await db
+      .selectFrom('client_logs')
+      .selectAll()
+      .where('room_number', '=', room)
+      .where('socket_type', '=', 'system_info')
+      .execute();
     expect(stored.length).toBe(2); // the teacher's and the student's
     const info = JSON.parse(stored[0]!.message) as Record<string, unknown>;
     expect(info).toMatchObject({ browser: expect.stringMatching(/^Chrome /), os: 'Linux', language: expect.any(String), phone: false });
@@ -111,14 +118,20 @@ describe('the client event log', () => {
     await open(admin, `/admin?logRoom=${room}`);
     const list = admin.getByTestId('admin-logs-list');
     await list.waitFor();
-    const shown = await list.getByTestId('admin-log').evaluateAll((els) => els.map((e) => [e.getAttribute('data-event'), e.getAttribute('data-room')]));
+    const shown = await list
+      .getByTestId('admin-log')
+      .evaluateAll((els) => els.map((e) => [e.getAttribute('data-event'), e.getAttribute('data-room')]));
     expect(shown.every(([, r]) => r === room)).toBe(true);
-    expect(shown.map(([e]) => e)).toEqual(expect.arrayContaining(['system_info', 'check_devices', 'socket_disconnect', 'socket_reconnect']));
+    expect(shown.map(([e]) => e)).toEqual(
+      expect.arrayContaining(['system_info', 'check_devices', 'socket_disconnect', 'socket_reconnect']),
+    );
     expect(shown.findIndex(([e]) => e === 'socket_reconnect')).toBeLessThan(shown.findIndex(([e]) => e === 'system_info'));
     await admin.getByTestId('admin-logs').scrollIntoViewIfNeeded();
     await shot(admin, 'admin-logs-1280');
     // Filter by the student: only theirs.
-    const studentId = await student.page.evaluate(() => (JSON.parse(localStorage.getItem('userInfo') ?? '{}') as { userId: string }).userId);
+    const studentId = await student.page.evaluate(
+      () => (JSON.parse(localStorage.getItem('userInfo') ?? '{}') as { userId: string }).userId,
+    );
     await admin.getByRole('textbox', { name: '用户 ID' }).fill(studentId);
     await admin.getByRole('button', { name: '筛选' }).click();
     await admin.waitForURL((url) => url.searchParams.get('logUser') === studentId);

@@ -263,7 +263,7 @@ export const PAGES: PageStop[] = [
   { name: 'mobile-download', path: () => '/h5down', who: 'visitor' },
   { name: 'operators', path: () => '/admin', who: 'teacher' },
   // The operator's client-event log of the class's room (issue 27, ADR 102).
-  { name: 'operators-logs', path: (c) => `/admin?logRoom=${c.room}#logs-title`, who: 'teacher', ready: '[data-testid="admin-log"]' },
+  { name: 'operators-logs', path: (c) => `/admin?logRoom=${c.room}`, who: 'teacher', ready: '[data-testid="admin-log"]' },
   // The root error boundary: rendered by the server, never hydrated.
   { name: 'not-found', path: () => '/no/such/page', who: 'visitor', ready: 'h1', static: true },
 ];

@@ -63,12 +63,20 @@ eachEngine(
       expect(form).toMatchObject({ code: '0', data: { stored: 1, dropped: 0 } });
       const b = await beacon(
         server(),
-        JSON.stringify({ roomNumber: '123456', events: [{ event: 'video_play_error', details: { name: 'NotAllowedError', userId: '7' } }] }),
+        JSON.stringify({
+          roomNumber: '123456',
+          events: [{ event: 'video_play_error', details: { name: 'NotAllowedError', userId: '7' } }],
+        }),
         { cookie: `banshu_session=${t.token}` },
       );
       expect(b.status).toBe(204);
       expect(await rows(server())).toEqual([
-        { user_id: t.userId, socket_type: 'system_info', room_number: '123456', message: JSON.stringify({ ...systemInfo, clientAt: 1_700_000_000_000 }) },
+        {
+          user_id: t.userId,
+          socket_type: 'system_info',
+          room_number: '123456',
+          message: JSON.stringify({ ...systemInfo, clientAt: 1_700_000_000_000 }),
+        },
         { user_id: t.userId, socket_type: 'check_devices', room_number: '123456', message: JSON.stringify(checkDevices) },
         { user_id: t.userId, socket_type: 'socket_disconnect', room_number: '123456', message: '{"reason":"transport close"}' },
         { user_id: t.userId, socket_type: 'socket_reconnect', room_number: '123456', message: '{"offlineMs":3200,"attempts":1}' },
@@ -89,7 +97,10 @@ eachEngine(
         ['an unknown key beside the event', [{ ...ok, sneaky: true }]],
         ['no events', []],
         ['too many events', Array.from({ length: LOG_BATCH_MAX_EVENTS + 1 }, () => ok)],
-        ['oversized details', [{ event: 'custom_thing', details: Object.fromEntries(Array.from({ length: 10 }, (_, i) => [`k${i}`, 'x'.repeat(900)])) }]],
+        [
+          'oversized details',
+          [{ event: 'custom_thing', details: Object.fromEntries(Array.from({ length: 10 }, (_, i) => [`k${i}`, 'x'.repeat(900)])) }],
+        ],
         ['events not a list', 'not json'],
       ];
       for (const [what, events] of bad) {
@@ -99,7 +110,10 @@ eachEngine(
         expect(b.status, what).toBe(400);
       }
       expect((await beacon(server(), '{broken')).status).toBe(400);
-      const huge = await beacon(server(), JSON.stringify({ roomNumber: '1', events: [{ event: 'x', details: { a: 'y'.repeat(70_000) } }] }));
+      const huge = await beacon(
+        server(),
+        JSON.stringify({ roomNumber: '1', events: [{ event: 'x', details: { a: 'y'.repeat(70_000) } }] }),
+      );
       expect(huge.status).toBe(413);
       expect(huge.text).toContain('too large');
       const apiHuge = await call(server().url, 'addLog', { roomNumber: '1', message: 'z'.repeat(70_000) });
@@ -116,7 +130,8 @@ eachEngine(
     it('bounds events a minute per address and per person: a batch that does not fit is dropped whole, and the answer says so', async () => {
       const t = await signIn(server());
       const events = (n: number) => Array.from({ length: n }, (_, i) => ({ event: 'socket_disconnect', details: { reason: `r${i}` } }));
-      const send = (n: number, token?: string) => call(server().url, 'addLog', { roomNumber: '123456', events: events(n) }, token ? { token } : {});
+      const send = (n: number, token?: string) =>
+        call(server().url, 'addLog', { roomNumber: '123456', events: events(n) }, token ? { token } : {});
       // Per person: 8 a minute.
       expect((await send(6, t.token)).data).toEqual({ stored: 6, dropped: 0 });
       expect((await send(3, t.token)).data).toEqual({ stored: 0, dropped: 3 });
@@ -137,7 +152,8 @@ eachEngine(
       const site = server().banshu.platform.services.site;
       const a = await signIn(server());
       const viewer = await server().banshu.platform.services.account.authenticate(a.token);
-      const one = (room: string, reason: string) => addLogInput.parse({ roomNumber: room, events: [{ event: 'socket_disconnect', details: { reason } }] });
+      const one = (room: string, reason: string) =>
+        addLogInput.parse({ roomNumber: room, events: [{ event: 'socket_disconnect', details: { reason } }] });
       for (let i = 0; i < LOG_PAGE_SIZE + 3; i++) {
         server().clock.advance(10_000); // inside every rate: one event a person each 20 s
         const answer = await site.addLog(i % 2 === 0 ? viewer : null, one(i < 10 ? '111111' : '222222', `n${i}`), '10.0.0.1');
