@@ -3,6 +3,7 @@ import { useLocation, useNavigate } from 'react-router';
 import type { JoinAnswer } from '#core/contracts/api.ts';
 import { api, isOk, NETWORK_ERROR } from '#app/lib/api.ts';
 import { logRoomErrors, logSystemInfo } from '#app/lib/client-log.ts';
+import { muteNetworkAlert } from '#app/lib/network-alert.ts';
 import { refusalPath } from '#app/lib/refusal.ts';
 import { inviteKey, safeGet, safeSet, updateKey } from '#app/lib/storage.ts';
 import { freshJoin, preJoined } from './joined.ts';
@@ -74,6 +75,12 @@ export function useRoomJoin(
     return () => controller.abort();
   }, [joinNow, mustName, observer, roomNumber, observerToken, attempt, navigate, handover, retry]);
 
+  // Observers see no messages (docs/product/02-live-classroom.md §5), the network exception's included.
+  useEffect(() => {
+    if (!observer) return;
+    muteNetworkAlert(true);
+    return () => muteNetworkAlert(false);
+  }, [observer]);
   // Uncaught errors while in the room go to the event log (ADR 102).
   const inRoom = state.status === 'joined';
   useEffect(() => (inRoom ? logRoomErrors(roomNumber) : undefined), [inRoom, roomNumber]);

@@ -32,7 +32,7 @@ export function NetworkAlert() {
       <WifiOff className="netalert__icon" size={20} aria-hidden="true" />
       <div className="netalert__body">
         <strong className="netalert__title">{t('netlog.network.title')}</strong>
-        <span className="netalert__text">{alert.text ?? t('netlog.network.text')}</span>
+        <span className="netalert__text">{t(alert.text ?? 'netlog.network.text')}</span>
       </div>
       <button type="button" className="btn btn--primary netalert__retry" onClick={retryNetworkAlert} data-testid="network-retry">
         <RefreshCw size={16} aria-hidden="true" />

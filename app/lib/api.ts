@@ -5,7 +5,7 @@
 import { type ApiData, type ApiName, type ApiRequest, type Envelope, REQUEST_ID_PARAM } from '#core/contracts/api.ts';
 import { currentLang } from './lang.ts';
 import { networkMessage } from './messages.ts';
-import { raiseNetworkAlert } from './network-alert.ts';
+import { raiseNetworkAlert, type NetworkTextKey } from './network-alert.ts';
 
 /** The code api() answers with when no envelope came back (timeout, network error, HTTP > 404, bad JSON). */
 export const NETWORK_ERROR = 'network';
@@ -41,7 +41,7 @@ export interface ApiOptions {
   /** Do not raise the 'network exception' message; the caller shows its own (background reads). */
   quietNetworkError?: boolean;
   /** The message's sentence about what failed ('classroom creation failed, please retry'). */
-  networkText?: string;
+  networkText?: NetworkTextKey;
   /**
    * What RETRY does. Default: re-run the action this request id belongs to (useRequestLock), else
    * re-send this same call with the same request id.

@@ -5,11 +5,14 @@
  * action that made it, with the same request id) and closes the message; a retry that fails
  * again raises it again.
  */
+/** The callers' sentences about what did not happen (translation keys: the message follows a language switch). */
+export type NetworkTextKey = 'create.failedRetry' | 'login.codeSendFailed' | 'payment.createFailed';
+
 export interface NetworkAlert {
   /** Changes with every raise, so a screen reader hears a repeated failure. */
   id: number;
   /** The caller's sentence about what did not happen ('classroom creation failed, please retry'), if any. */
-  text: string | null;
+  text: NetworkTextKey | null;
 }
 
 type Retry = () => unknown;
@@ -18,15 +21,22 @@ type Listener = () => void;
 let current: NetworkAlert | null = null;
 let retries = new Map<string, Retry>();
 let nextId = 1;
+let muted = false;
 const listeners = new Set<Listener>();
+
+/** Observers see no messages (docs/product/02-live-classroom.md §5): their room mutes this for its lifetime. */
+export function muteNetworkAlert(on: boolean): void {
+  muted = on;
+  if (on) dismissNetworkAlert();
+}
 
 function emit(): void {
   for (const l of listeners) l();
 }
 
 /** Raised by api() when a call timed out, met a network error or an HTTP status above 404. */
-export function raiseNetworkAlert(key: string, retry: Retry, text: string | null = null): void {
-  if (typeof window === 'undefined') return;
+export function raiseNetworkAlert(key: string, retry: Retry, text: NetworkTextKey | null = null): void {
+  if (typeof window === 'undefined' || muted) return;
   retries.set(key, retry);
   current = { id: nextId++, text: text ?? current?.text ?? null };
   emit();

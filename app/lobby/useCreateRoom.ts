@@ -20,7 +20,7 @@ export function useCreateRoom() {
 
   const create = (choice: CreateChoice) =>
     run(async (requestId) => {
-      const options = { requestId, retries: 1, networkText: t('create.failedRetry') };
+      const options = { requestId, retries: 1, networkText: 'create.failedRetry' as const };
       let envelope: Envelope<ApiData<'createAgoraRoom'>>;
       if (choice.roomType === 1) {
         envelope = await api('createAgoraRoom', { roomType: 1, consumption: choice.consumption }, options);

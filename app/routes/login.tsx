@@ -55,7 +55,7 @@ export default function Login() {
       return;
     }
     setSending(true);
-    const envelope = await api('sendPhoneCode', { mobile, area: '86' }, { networkText: t('login.codeSendFailed'), onRetry: sendCode });
+    const envelope = await api('sendPhoneCode', { mobile, area: '86' }, { networkText: 'login.codeSendFailed', onRetry: sendCode });
     setSending(false);
     if (envelope.code === '0') {
       toast.success(t('login.codeSent'));

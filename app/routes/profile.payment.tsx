@@ -178,7 +178,7 @@ export default function Payment({ loaderData }: Route.ComponentProps) {
 
   const order = (g: GoodsInfo) =>
     lock.run(async (requestId) => {
-      const envelope = await api('createOrder', { goodsId: g.goodsId }, { requestId, retries: 1, networkText: t('payment.createFailed') });
+      const envelope = await api('createOrder', { goodsId: g.goodsId }, { requestId, retries: 1, networkText: 'payment.createFailed' });
       if (isOk(envelope)) {
         setPromo('');
         return setView({ n: 7, order: envelope.data.orderInfo });

@@ -4,10 +4,38 @@
  * class's client events (join information, a device check, a socket drop and its reconnect) are
  * stored and shown to the operator on /admin for that room.
  */
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page, Route } from 'playwright-core';
 import { DEFAULT_API_TIMEOUT_MS } from '#app/lib/api.ts';
 import { createRoom, joinByNumber, newMobile, open, openPicker, signIn, startWorld, type World } from './helpers.ts';
+import { axeProblems, layoutProblems } from './tour.ts';
+
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+/** The layout rules and axe of the layout suite, on the page as it shows now. */
+async function problems(page: Page): Promise<string[]> {
+  return [...(await layoutProblems(page, { topBarOneRow: false, tilesBeside: false })), ...(await axeProblems(page, AXE))];
+}
+
+/**
+ * The same with the network message up: a message floats over the page's content by design (as
+ * toasts do), so its overlap with the content is not a fault; it must still lie whole in the
+ * window, below the header, and pass axe.
+ */
+async function problemsWithAlert(page: Page): Promise<string[]> {
+  const found = (await problems(page)).filter((p) => !(p.startsWith('controls overlap') && /netalert|network-retry/.test(p)));
+  const [alert, header] = await Promise.all([
+    page.getByTestId('network-alert').boundingBox(),
+    page.locator('header').first().boundingBox(),
+  ]);
+  const width = page.viewportSize()?.width ?? 0;
+  if (!alert || alert.x < 0 || alert.x + alert.width > width)
+    found.push(`the message is not whole in the window: ${JSON.stringify(alert)}`);
+  if (alert && header && alert.y < header.y + header.height) found.push('the message covers the header');
+  return found;
+}
 
 let world: World;
 const OPERATOR = newMobile();
@@ -59,13 +87,19 @@ describe('an /api call without an answer', () => {
     expect(await card.isDisabled()).toBe(false);
     expect(await page.getByRole('alert').filter({ hasText: '网络异常' }).count()).toBe(1);
     await shot(page, 'network-exception-1280');
+    expect(await problemsWithAlert(page)).toEqual([]);
     await page.setViewportSize({ width: 390, height: 844 });
     await shot(page, 'network-exception-390');
-    const box = await alert.boundingBox();
-    expect(box && box.x >= 0 && box.x + box.width <= 390).toBe(true);
+    expect(await problemsWithAlert(page)).toEqual([]);
+    // In English too (the switch changes the language in place; the message stays).
+    await page.getByTestId('lang-switch').first().click();
+    await alert.getByText('Network exception').waitFor();
+    await alert.getByText('Classroom creation failed, please retry').waitFor();
+    await shot(page, 'network-exception-390-en');
+    expect(await problemsWithAlert(page)).toEqual([]);
     await page.setViewportSize({ width: 1280, height: 720 });
 
-    await alert.getByRole('button', { name: '重试' }).click();
+    await alert.getByRole('button', { name: 'Retry' }).click();
     await page.waitForURL((url) => /^\/bb\/\d{6}$/.test(url.pathname), { timeout: 20_000 });
     await page.getByTestId('room-number').waitFor();
     await alert.waitFor({ state: 'detached' });
@@ -139,17 +173,19 @@ describe('the client event log', () => {
     const people = await list.locator('.logs__who').allInnerTexts();
     expect(people.every((t) => t.includes(`(${studentId})`))).toBe(true);
 
-    // Both sizes and both languages.
+    // Both sizes and both languages, by the layout suite's rules and axe.
+    expect(await problems(admin)).toEqual([]);
     await admin.setViewportSize({ width: 390, height: 844 });
     await admin.getByTestId('admin-logs').scrollIntoViewIfNeeded();
     await shot(admin, 'admin-logs-390');
-    expect(await admin.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
+    expect(await problems(admin)).toEqual([]);
     await admin.context().addCookies([{ name: 'lang', value: 'en', url: world.server.url }]);
     await open(admin, `/admin?logRoom=${room}`);
-    await admin.getByRole('heading', { name: 'Client logs' }).scrollIntoViewIfNeeded();
+    await admin.getByRole('heading', { name: 'Client logs' }).waitFor();
     await shot(admin, 'admin-logs-390-en');
+    expect(await problems(admin)).toEqual([]);
     await admin.setViewportSize({ width: 1280, height: 720 });
-    await admin.getByRole('heading', { name: 'Client logs' }).scrollIntoViewIfNeeded();
     await shot(admin, 'admin-logs-1280-en');
+    expect(await problems(admin)).toEqual([]);
   });
 });
