@@ -9,7 +9,8 @@ import { SiteNotice } from './components/SiteNotice.tsx';
 import { LangProvider } from './components/lang.tsx';
 import { PageFrame } from './components/PageFrame.tsx';
 import { Toaster } from './components/Toaster.tsx';
-import { api, NETWORK_ERROR, onSessionEnded } from './lib/api.ts';
+import { NetworkAlert } from './components/NetworkAlert.tsx';
+import { api, configureApi, NETWORK_ERROR, onSessionEnded } from './lib/api.ts';
 import { codeMessage } from './lib/messages.ts';
 import { toast } from './lib/toast.ts';
 import { currentLang } from './lib/lang.ts';
@@ -25,6 +26,7 @@ export function loader({ context }: Route.LoaderArgs) {
     lang,
     viewer: viewer ? { userId: viewer.userId, name: viewer.name, mobile: viewer.mobile, type: viewer.type } : null,
     devOutbox: site.devOutbox,
+    apiTimeoutMs: services.site.clientSettings().apiTimeoutMs,
   };
 }
 
@@ -49,6 +51,7 @@ export function Layout({ children }: { children: ReactNode }) {
   const data = useRootData();
   const nonce = useNonce();
   const lang = data?.lang ?? 'zh';
+  if (data) configureApi({ timeoutMs: data.apiTimeoutMs }); // before any page's first call (ADR 102)
   return (
     <html lang={lang === 'zh' ? 'zh-CN' : 'en'}>
       <head>
@@ -64,6 +67,7 @@ export function Layout({ children }: { children: ReactNode }) {
             {data?.notice ? <SiteNotice notice={data.notice} /> : null}
             {children}
             <Toaster />
+            <NetworkAlert />
           </ConfirmProvider>
         </LangProvider>
         <ScrollRestoration nonce={nonce} />

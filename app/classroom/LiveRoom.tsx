@@ -21,6 +21,7 @@ import { shownView } from './views.ts';
 import { BoardView } from '#app/board/BoardView.tsx';
 import { CoursewarePanel } from '#app/courseware/CoursewarePanel.tsx';
 import { useClassroomMedia } from './media/ClassroomMedia.tsx';
+import { useMediaMinutes } from './useMediaMinutes.ts';
 // The phone layout (ADR 091), after every stylesheet of the room so its .room--h5 rules win.
 import './phone.css';
 
@@ -65,6 +66,7 @@ export function LiveRoom({ answer, roomNumber, inviteUrl }: LiveRoomProps) {
     members,
     onView: (showState) => void actions.setView(showState),
   });
+  useMediaMinutes(roomNumber, av.media); // audio and video minutes logged on leaving (ADR 102)
   // The members list of everyone shows this person's network as the SFU grades it (one source with the tiles).
   const myNetwork = av.media.quality[myId] ?? 0;
   const { reportNetwork } = actions;

@@ -12,6 +12,7 @@ import { ArrowLeft, Mic, MicOff, Video, VideoOff } from 'lucide-react';
 import { Button } from '#app/components/Button.tsx';
 import { NAME_MAX } from '#app/lib/names.ts';
 import { DevicePicker } from '#app/device/DeviceCheck.tsx';
+import { logDeviceCheck } from '#app/lib/client-log.ts';
 import { problemOf, readDeviceConfig, saveDeviceConfig, setJoinDevices, type DeviceConfig, type DeviceProblem } from './media/devices.ts';
 import './prejoin.css';
 
@@ -201,6 +202,7 @@ function PreJoinScreen(p: PreJoinProps) {
     const joinCam = cameraWanted && cam && !video.problem;
     const joinMic = devicesWanted && mic && !audio.problem;
     setJoinDevices(p.roomNumber, { cam: joinCam, mic: joinMic, micFailed: devicesWanted && (!!audio.problem || blocked) });
+    logDeviceCheck(p.roomNumber, { wanted: cameraWanted, on: cam, ...video }, { wanted: devicesWanted, on: mic, ...audio }); // ADR 102
     p.onJoin({ cam: joinCam, mic: joinMic, name });
   };
   // The room opens the devices itself: the preview lets them go once the room is on its way.

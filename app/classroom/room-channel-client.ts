@@ -26,6 +26,7 @@ import {
 import type { CoursewareRoomEvents, CoursewareRoomRequests } from '#core/contracts/courseware.ts';
 import type { LiveApiAnswers } from '#core/contracts/streaming.ts';
 import { api as realApi, isOk, NETWORK_ERROR } from '#app/lib/api.ts';
+import { logClientEvent } from '#app/lib/client-log.ts';
 import { currentLang } from '#app/lib/lang.ts';
 import { codeMessage, networkMessage } from '#app/lib/messages.ts';
 import { refusalPath } from '#app/lib/refusal.ts';
@@ -184,6 +185,8 @@ export class RoomChannelClient {
   #quick = false;
   #pollTimer: ReturnType<typeof setInterval> | null = null;
   #reportedQuality = -1;
+  /** When the socket dropped (for the reconnect's log event), or null while connected. */
+  #downAt: number | null = null;
   /** The SFU's 1-6 figure for this person (0 unknown): the one source the members list and tiles show. */
   #networkQuality = 0;
   readonly #cwListeners = new Map<string, Set<(payload: never) => void>>();
@@ -438,6 +441,10 @@ export class RoomChannelClient {
           return;
         }
         this.#stopTimers();
+        if (this.#downAt !== null) {
+          logClientEvent('socket_reconnect', this.#roomNumber, { offlineMs: Date.now() - this.#downAt, attempts: this.#attempts });
+          this.#downAt = null;
+        }
         this.#attempts = 0;
         this.#quick = false;
         this.#set({
@@ -467,6 +474,8 @@ export class RoomChannelClient {
       if (this.#ended) return;
       // A disconnect we asked for (leaving) is not a network problem; going offline is.
       if (reason === 'io client disconnect' && this.#snapshot.status !== 'live') return;
+      logClientEvent('socket_disconnect', this.#roomNumber, { reason }); // ADR 102
+      this.#downAt ??= Date.now();
       this.#wentDown();
       const online = typeof navigator === 'undefined' || navigator.onLine !== false;
       if ((reason === 'transport close' || reason === 'transport error') && online) {

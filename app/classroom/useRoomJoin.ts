@@ -2,6 +2,8 @@ import { useCallback, useEffect, useState } from 'react';
 import { useLocation, useNavigate } from 'react-router';
 import type { JoinAnswer } from '#core/contracts/api.ts';
 import { api, isOk, NETWORK_ERROR } from '#app/lib/api.ts';
+import { logRoomErrors, logSystemInfo } from '#app/lib/client-log.ts';
+import { muteNetworkAlert } from '#app/lib/network-alert.ts';
 import { refusalPath } from '#app/lib/refusal.ts';
 import { inviteKey, safeGet, safeSet, updateKey } from '#app/lib/storage.ts';
 import { freshJoin, preJoined } from './joined.ts';
@@ -40,6 +42,11 @@ export function useRoomJoin(
   const skipPreJoin = observer || (handover.fresh !== null && handover.preJoined);
   const joinNow = go || skipPreJoin;
 
+  const retry = useCallback(() => {
+    setState({ status: 'joining' });
+    setAttempt((n) => n + 1);
+  }, []);
+
   useEffect(() => {
     if (!joinNow) return;
     if (mustName && safeGet('local', updateKey(roomNumber)) !== 'true') return;
@@ -47,6 +54,7 @@ export function useRoomJoin(
     const finish = (answer: JoinAnswer) => {
       if (answer.role === 'creator' && answer.roomInfo.roomType === 1) safeSet('local', inviteKey(roomNumber), 'true');
       setState({ status: 'joined', answer });
+      logSystemInfo(roomNumber, answer.role); // the spec's system_info at join (ADR 102)
     };
     const ready = attempt === 0 && !observer ? handover.fresh : null;
     if (ready) {
@@ -57,18 +65,24 @@ export function useRoomJoin(
       return;
     }
     const body = observer ? { roomNumber, userType: '3' as const, ot: observerToken } : { roomNumber };
-    void api('userJoinAgoraRoom', body, { retries: 1, signal: controller.signal }).then((envelope) => {
+    // A timeout or network failure: the 'network exception' message's RETRY joins again (ADR 102).
+    void api('userJoinAgoraRoom', body, { retries: 1, signal: controller.signal, onRetry: retry }).then((envelope) => {
       if (controller.signal.aborted) return;
       if (isOk(envelope)) finish(envelope.data);
       else if (envelope.code === NETWORK_ERROR) setState({ status: 'failed' });
       else void navigate(refusalPath(envelope.code, roomNumber, envelope.reason), { replace: true }); // ADR 091: the refusal page
     });
     return () => controller.abort();
-  }, [joinNow, mustName, observer, roomNumber, observerToken, attempt, navigate, handover]);
+  }, [joinNow, mustName, observer, roomNumber, observerToken, attempt, navigate, handover, retry]);
 
-  const retry = useCallback(() => {
-    setState({ status: 'joining' });
-    setAttempt((n) => n + 1);
-  }, []);
+  // Observers see no messages (docs/product/02-live-classroom.md §5), the network exception's included.
+  useEffect(() => {
+    if (!observer) return;
+    muteNetworkAlert(true);
+    return () => muteNetworkAlert(false);
+  }, [observer]);
+  // Uncaught errors while in the room go to the event log (ADR 102).
+  const inRoom = state.status === 'joined';
+  useEffect(() => (inRoom ? logRoomErrors(roomNumber) : undefined), [inRoom, roomNumber]);
   return { state, retry, skipPreJoin };
 }

@@ -12,6 +12,7 @@ import { prejoinEn } from './prejoin.en.ts';
 import { chromeEn } from './chrome.en.ts';
 import { stageEn } from './stage.en.ts';
 import { journeysEn } from './journeys.en.ts';
+import { netlogEn } from './netlog.en.ts';
 import type { Messages } from './zh.ts';
 
 /** English. Typed against the Chinese resources: a missing or extra key is a type error. */
@@ -236,6 +237,7 @@ export const en: Messages = {
   chrome: chromeEn,
   stage: stageEn,
   journeys: journeysEn,
+  netlog: netlogEn,
   userName: {
     title: 'Enter your name',
     text: 'The teacher and classmates will see this name.',

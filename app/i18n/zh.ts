@@ -12,6 +12,7 @@ import { prejoinZh } from './prejoin.zh.ts';
 import { chromeZh } from './chrome.zh.ts';
 import { stageZh } from './stage.zh.ts';
 import { journeysZh } from './journeys.zh.ts';
+import { netlogZh } from './netlog.zh.ts';
 
 /** Chinese (the default language). The shape of this object is the shape of every language. */
 export const zh = {
@@ -235,6 +236,7 @@ export const zh = {
   chrome: chromeZh,
   stage: stageZh,
   journeys: journeysZh,
+  netlog: netlogZh,
   userName: {
     title: '输入你的名字',
     text: '老师和同学会看到这个名字。',

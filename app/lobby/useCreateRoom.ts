@@ -20,7 +20,7 @@ export function useCreateRoom() {
 
   const create = (choice: CreateChoice) =>
     run(async (requestId) => {
-      const options = { requestId, retries: 1, quietNetworkError: true };
+      const options = { requestId, retries: 1, networkText: 'create.failedRetry' as const };
       let envelope: Envelope<ApiData<'createAgoraRoom'>>;
       if (choice.roomType === 1) {
         envelope = await api('createAgoraRoom', { roomType: 1, consumption: choice.consumption }, options);
@@ -32,8 +32,8 @@ export function useCreateRoom() {
         await navigate(invitePath(room.roomType, room.roomNumber));
         return;
       }
-      if (envelope.code === NETWORK_ERROR) toast.error(t('create.failedRetry'));
-      else if (CREATE_ERRORS.has(envelope.code)) toast.error(codeMessage(envelope.code, lang) ?? envelope.msg);
+      if (envelope.code === NETWORK_ERROR) return; // the 'network exception' message with its retry (ADR 102)
+      if (CREATE_ERRORS.has(envelope.code)) toast.error(codeMessage(envelope.code, lang) ?? envelope.msg);
       else toast.error(envelope.msg || t('create.failedRetry'));
     });
 

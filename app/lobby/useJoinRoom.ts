@@ -26,7 +26,7 @@ export function useJoinRoom() {
       return Promise.resolve();
     }
     return run(async (requestId) => {
-      const info = await api('getRoomInfoByRoomNumber', { roomNumber });
+      const info = await api('getRoomInfoByRoomNumber', { roomNumber }, { requestId }); // RETRY re-runs this whole join (ADR 102)
       if (!isOk(info)) {
         if (info.code !== NETWORK_ERROR) toast.error(codeMessage(info.code, lang) ?? info.msg);
         return;

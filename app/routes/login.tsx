@@ -59,14 +59,14 @@ export default function Login() {
       return;
     }
     setSending(true);
-    const envelope = await api('sendPhoneCode', { mobile, area: '86' }, { quietNetworkError: true });
+    const envelope = await api('sendPhoneCode', { mobile, area: '86' }, { networkText: 'login.codeSendFailed', onRetry: sendCode });
     setSending(false);
     if (envelope.code === '0') {
       toast.success(t('login.codeSent'));
       setCountdown(RESEND_SECONDS);
       codeRef.current?.focus();
     } else if (envelope.code === NETWORK_ERROR) {
-      toast.error(t('login.codeSendFailed'));
+      // the 'network exception' message with its retry (ADR 102)
     } else if (SEND_CODE_ERRORS.has(envelope.code)) {
       toast.error(codeMessage(envelope.code, lang) ?? envelope.msg);
     } else {
@@ -81,10 +81,12 @@ export default function Login() {
     if (code.length !== 6) return void toast.error(t('login.invalidCode'));
     if (!agreed) return void toast.error(t('login.mustAgree'));
     setSubmitting(true);
-    const envelope = await api('loginUser', { mobile, code, userType: '1' }, { quietNetworkError: true });
+    const form = event.currentTarget as HTMLFormElement;
+    // RETRY of the 'network exception' message submits the form again (ADR 102).
+    const envelope = await api('loginUser', { mobile, code, userType: '1' }, { onRetry: () => form.requestSubmit() });
     if (!isOk(envelope)) {
       setSubmitting(false);
-      toast.error(t('login.failed'));
+      if (envelope.code !== NETWORK_ERROR) toast.error(t('login.failed'));
       return;
     }
     const { userToken: _token, ...stored } = envelope.data.userInfo;

@@ -178,22 +178,22 @@ export default function Payment({ loaderData }: Route.ComponentProps) {
 
   const order = (g: GoodsInfo) =>
     lock.run(async (requestId) => {
-      const envelope = await api('createOrder', { goodsId: g.goodsId }, { requestId, retries: 1, quietNetworkError: true });
+      const envelope = await api('createOrder', { goodsId: g.goodsId }, { requestId, retries: 1, networkText: 'payment.createFailed' });
       if (isOk(envelope)) {
         setPromo('');
         return setView({ n: 7, order: envelope.data.orderInfo });
       }
       if (['25004', '25007', '25008', '25009', '25010'].includes(envelope.code)) return fail(envelope.code, envelope.msg);
-      toast.error(t('payment.createFailed'));
+      if (envelope.code !== NETWORK_ERROR) toast.error(t('payment.createFailed')); // else the 'network exception' message retries (ADR 102)
     });
 
   const pay = (event: FormEvent, o: OrderInfo) => {
     event.preventDefault();
-    void lock.run(async () => {
+    void lock.run(async (requestId) => {
       const code = promo.trim();
-      const envelope = await api('paymentOrder', { orderId: o.orderId, ...(code ? { promoCode: code } : {}) }, { quietNetworkError: true });
+      const envelope = await api('paymentOrder', { orderId: o.orderId, ...(code ? { promoCode: code } : {}) }, { requestId });
       if (isOk(envelope)) return setView({ n: 6, order: envelope.data.orderInfo, tn: envelope.data.tn });
-      if (envelope.code === NETWORK_ERROR) return void toast.error(t('common.networkError'));
+      if (envelope.code === NETWORK_ERROR) return; // the 'network exception' message re-runs this payment (ADR 102)
       fail(envelope.code, envelope.msg);
     });
   };

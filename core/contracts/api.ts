@@ -175,7 +175,8 @@ export interface ApiAnswers extends CoursewareApiAnswers, RecordingApiAnswers, L
   getAdminMessageList: { messageList: Announcement[]; messageTotal: number; hasMore: boolean; nextPageTime: number };
   /** Submits feedback with the captcha drawn by GET /feedback/captcha. */
   createFeedbackCaptcha: null;
-  addLog: null;
+  /** One event or a batch (ADR 102): how many were stored, and how many dropped past the per-address or per-person rate. */
+  addLog: { stored: number; dropped: number };
   /** A short-lived board token for the `/board` channel; `channelId` is the room number, `bucketId` the board's id. */
   createWbToken: { token: string; bucketId: string };
   /** The creator's read-only review of a room's board, open or closed: one page, and the pages that hold something. */

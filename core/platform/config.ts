@@ -118,6 +118,10 @@ export const configSchema = z
     FEEDBACK_PER_HOUR: int(5, 1),
     CAPTCHA_TTL_SECONDS: int(300, 30),
     CLIENT_LOGS_PER_MINUTE: int(120, 1),
+    /** Client events a signed-in person may store per minute (ADR 102), besides the per-address limit. */
+    CLIENT_LOGS_PER_PERSON_PER_MINUTE: int(60, 1),
+    /** How long the browser waits for an /api answer before the 'network exception' message (ADR 102). */
+    API_TIMEOUT_MS: int(15_000, 1000, 120_000),
     TRIAL_APPLICATIONS_PER_HOUR: int(5, 1),
     STORE_ANDROID_URL: z.url().optional(),
     STORE_IPHONE_URL: z.url().optional(),

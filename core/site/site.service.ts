@@ -5,16 +5,18 @@
 import type { Clock } from '../platform/clock.ts';
 import type { Config } from '../platform/config.ts';
 import { DomainError, illegalParams } from '../platform/errors.ts';
-import { MemoryRateLimiter } from '../platform/memory-rate-limit.ts';
 import type { RateLimiter } from '../platform/rate-limit.ts';
 import type { Viewer } from '../account/account.service.ts';
 import { MOBILE_RULE } from '../account/account.schema.ts';
+import type { ClientLog } from '../messaging/messaging.schema.ts';
 import type { SiteRepository } from './site.repository.ts';
 
 type SiteConfig = Pick<
   Config,
   | 'ADMIN_MOBILES'
   | 'CLIENT_LOGS_PER_MINUTE'
+  | 'CLIENT_LOGS_PER_PERSON_PER_MINUTE'
+  | 'API_TIMEOUT_MS'
   | 'TRIAL_APPLICATIONS_PER_HOUR'
   | 'STORE_ANDROID_URL'
   | 'STORE_IPHONE_URL'
@@ -34,7 +36,56 @@ export interface PublicSite {
   notice: { zh: string; en: string; date: string } | null;
 }
 
-export const LOG_MESSAGE_MAX = 4000;
+/** What the browser needs of the settings before its first /api call (the root's loader data). */
+export interface ClientSettings {
+  apiTimeoutMs: number;
+}
+
+/** What addLog answers: how many events were stored, and how many were dropped past a rate limit. */
+export interface LogAnswer {
+  stored: number;
+  dropped: number;
+}
+
+/** One page of the operators' client-log view (ADR 102). */
+export interface LogPage {
+  rows: {
+    id: string;
+    at: number;
+    roomNumber: string;
+    userId: string | null;
+    name: string | null;
+    event: string;
+    message: string;
+    ip: string;
+  }[];
+  page: number;
+  hasMore: boolean;
+}
+export const LOG_PAGE_SIZE = 50;
+
+/** Fixed one-minute windows counting events, not requests: a batch fits whole or is dropped whole. */
+class EventBudget {
+  readonly #windows = new Map<string, { start: number; used: number }>();
+  #sweptAt = 0;
+
+  take(key: string, n: number, limit: number, now: number): boolean {
+    if (now - this.#sweptAt >= 60_000) {
+      this.#sweptAt = now;
+      for (const [k, w] of this.#windows) if (now - w.start >= 60_000) this.#windows.delete(k);
+    }
+    let w = this.#windows.get(key);
+    if (!w || now - w.start >= 60_000) this.#windows.set(key, (w = { start: now, used: 0 }));
+    if (w.used + n > limit) return false;
+    w.used += n;
+    return true;
+  }
+
+  give(key: string, n: number): void {
+    const w = this.#windows.get(key);
+    if (w) w.used = Math.max(0, w.used - n);
+  }
+}
 
 const text = (v: string | undefined, max: number): string => (v ?? '').normalize('NFC').trim().slice(0, max);
 
@@ -43,14 +94,13 @@ export class SiteService {
   private readonly limiter: RateLimiter;
   private readonly clock: Clock;
   private readonly config: SiteConfig;
-  readonly #logLimiter: MemoryRateLimiter;
+  readonly #logBudget = new EventBudget();
   readonly #admins: Set<string>;
   constructor(repo: SiteRepository, limiter: RateLimiter, clock: Clock, config: SiteConfig) {
     this.repo = repo;
     this.limiter = limiter;
     this.clock = clock;
     this.config = config;
-    this.#logLimiter = new MemoryRateLimiter(() => clock.now().getTime());
     this.#admins = new Set((config.ADMIN_MOBILES ?? '').split(',').filter(Boolean));
   }
 
@@ -90,22 +140,59 @@ export class SiteService {
     return this.repo.latestTrials(limit);
   }
 
-  /** A client event; past the per-address limit events are dropped (logging never bothers a user). */
-  async addLog(
-    viewer: Viewer | null,
-    input: { socketType?: string | undefined; roomNumber?: string | undefined; message?: string | undefined },
-    ip: string,
-  ): Promise<boolean> {
-    if (!this.#logLimiter.hit(`log:${ip}`, this.config.CLIENT_LOGS_PER_MINUTE, 60_000)) return false;
-    const message = input.message ?? '';
-    await this.repo.insertLog({
-      user_id: viewer?.userId ?? null,
-      socket_type: text(input.socketType, 64),
-      room_number: text(input.roomNumber, 16),
-      message: message.slice(0, LOG_MESSAGE_MAX),
-      ip,
-      created_at: this.clock.now(),
-    });
-    return true;
+  /**
+   * Client events, one or a batch (ADR 102), already parsed by addLogInput. Counted per address
+   * and per signed-in person in events a minute; a batch that does not fit both is dropped whole
+   * (logging never bothers a user, so this is an answer, not an error). Stored in one statement:
+   * all of a batch or none of it.
+   */
+  async addLog(viewer: Viewer | null, input: ClientLog, ip: string): Promise<LogAnswer> {
+    const n = input.events.length;
+    const now = this.clock.now();
+    const ms = now.getTime();
+    const c = this.config;
+    if (!this.#logBudget.take(`ip:${ip}`, n, c.CLIENT_LOGS_PER_MINUTE, ms)) return { stored: 0, dropped: n };
+    if (viewer && !this.#logBudget.take(`user:${viewer.userId}`, n, c.CLIENT_LOGS_PER_PERSON_PER_MINUTE, ms)) {
+      this.#logBudget.give(`ip:${ip}`, n);
+      return { stored: 0, dropped: n };
+    }
+    const room = /^\d{1,10}$/.test(input.roomNumber) ? input.roomNumber : text(input.roomNumber, 16);
+    await this.repo.insertLogs(
+      input.events.map((e) => ({
+        user_id: viewer?.userId ?? null,
+        socket_type: text(e.socketType, 64),
+        room_number: room,
+        message: e.message,
+        ip,
+        created_at: now,
+      })),
+    );
+    return { stored: n, dropped: 0 };
+  }
+
+  /** The operators' view (ADR 102): newest first, filtered by room number and by person, LOG_PAGE_SIZE a page. */
+  async logs(filter: { roomNumber?: string; userId?: string; page?: number }): Promise<LogPage> {
+    const page = Math.max(1, Math.min(10_000, Math.floor(filter.page ?? 1)));
+    const roomNumber = filter.roomNumber && /^\d{1,10}$/.test(filter.roomNumber) ? filter.roomNumber : undefined;
+    const userId = filter.userId && /^\d{1,19}$/.test(filter.userId) ? filter.userId : undefined;
+    const rows = await this.repo.logs({ roomNumber, userId, offset: (page - 1) * LOG_PAGE_SIZE, limit: LOG_PAGE_SIZE + 1 });
+    return {
+      rows: rows.slice(0, LOG_PAGE_SIZE).map((r) => ({
+        id: r.id,
+        at: r.created_at.getTime(),
+        roomNumber: r.room_number,
+        userId: r.user_id,
+        name: r.name,
+        event: r.socket_type,
+        message: r.message,
+        ip: r.ip,
+      })),
+      page,
+      hasMore: rows.length > LOG_PAGE_SIZE,
+    };
+  }
+
+  clientSettings(): ClientSettings {
+    return { apiTimeoutMs: this.config.API_TIMEOUT_MS };
   }
 }

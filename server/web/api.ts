@@ -216,8 +216,7 @@ export function buildHandlers(services: Services, config: Config): ApiHandlers {
     },
     addLog: async (ctx, i) => {
       const viewer = await ctx.viewer().catch(() => null);
-      await services.site.addLog(viewer, i, ctx.ip);
-      return null;
+      return services.site.addLog(viewer, i, ctx.ip);
     },
     createWbToken: async (ctx, i) => services.board.createToken(await ctx.viewer(), i),
     getWbReview: async (ctx, i) => services.board.review(await ctx.viewer(), i.roomNumber, i.page ?? 'wb:0'),

@@ -265,6 +265,8 @@ export const PAGES: PageStop[] = [
   { name: 'watch', path: (c) => c.watch, who: 'visitor', ready: '[data-testid="watch-name"]' },
   { name: 'mobile-download', path: () => '/h5down', who: 'visitor' },
   { name: 'operators', path: () => '/admin', who: 'teacher' },
+  // The operator's client-event log of the class's room (issue 27, ADR 102).
+  { name: 'operators-logs', path: (c) => `/admin?logRoom=${c.room}`, who: 'teacher', ready: '[data-testid="admin-log"]' },
   // The root error boundary: rendered by the server, never hydrated.
   { name: 'not-found', path: () => '/no/such/page', who: 'visitor', ready: 'h1', static: true },
 ];
