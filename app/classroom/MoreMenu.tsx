@@ -2,6 +2,7 @@ import { useCallback, useRef, useState, type KeyboardEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Ellipsis, Power, Timer, UserPlus } from 'lucide-react';
 import { useDismiss } from '#app/lib/use-dismiss.ts';
+import { ServiceLinkItem, UpgradeLinkItem } from './UpgradeCall.tsx';
 
 export interface MoreMenuProps {
   showTrial: boolean;
@@ -74,6 +75,8 @@ export function MoreMenu({ showTrial, onEndClass, onTrial, onInvite }: MoreMenuP
                 </button>
               </li>
             ) : null}
+            <UpgradeLinkItem onPick={closeMenu} />
+            <ServiceLinkItem onPick={closeMenu} />
             <li role="none">
               <button type="button" role="menuitem" className="menu__danger" onClick={pick(onEndClass)} autoFocus={!showTrial}>
                 <Power size={18} aria-hidden="true" />
