@@ -61,7 +61,8 @@ export function UpgradeCall({ room, participants }: { room: Pick<RoomInfo, 'room
     <aside className="upgrade-call" aria-label={t('pages.room.upgrade')} data-testid="upgrade-call">
       <Crown className="upgrade-call__icon" size={20} aria-hidden="true" />
       <p className="upgrade-call__text">
-        <strong>{t('pages.room.fullTitle', { n: room.maxMember })}</strong> {t('pages.room.fullText')}
+        <strong>{t('pages.room.fullTitle', { n: room.maxMember })}</strong>{' '}
+        <span className="upgrade-call__more">{t('pages.room.fullText')}</span>
       </p>
       <a className="btn btn--small btn--primary" href={UPGRADE_PATH} target="_blank" rel="noopener" data-testid="upgrade-call-link">
         {t('pages.room.fullAction')}

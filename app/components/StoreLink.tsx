@@ -17,7 +17,13 @@ export function StoreList({ choices, requirements = false }: { choices: StoreCho
         <ul className="stores__qrs">
           {choices.stores.map((s) => (
             <li key={s.key} className="stores__qr" data-testid={`store-${s.key}`}>
-              <img src={s.qr ?? ''} width={160} height={160} alt={t('pages.download.qrAlt', { store: t(`pages.download.store.${s.key}`) })} data-testid={`store-qr-${s.key}`} />
+              <img
+                src={s.qr ?? ''}
+                width={160}
+                height={160}
+                alt={t('pages.download.qrAlt', { store: t(`pages.download.store.${s.key}`) })}
+                data-testid={`store-qr-${s.key}`}
+              />
               <a href={s.url} rel="noopener noreferrer" target="_blank" className="stores__name" data-testid={`store-link-${s.key}`}>
                 {t(`pages.download.store.${s.key}`)}
               </a>

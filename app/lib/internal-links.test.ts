@@ -19,10 +19,8 @@ const CHROME = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KH
 
 type Entry = { path?: string; index?: boolean; file: string; children?: Entry[] };
 const toObjects = (entries: Entry[]): RouteObject[] =>
-  entries.map((e) =>
-    e.index ? { index: true, id: e.file } : { path: e.path ?? '', id: e.file, children: toObjects(e.children ?? []) },
-  );
-const ROUTES = toObjects(routes as Entry[]);
+  entries.map((e) => (e.index ? { index: true, id: e.file } : { path: e.path ?? '', id: e.file, children: toObjects(e.children ?? []) }));
+const ROUTES = toObjects(routes);
 
 function sources(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {

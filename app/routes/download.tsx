@@ -115,7 +115,9 @@ function WechatGuide() {
         <rect x="1" y="1" width="278" height="148" rx="14" fill="#ffffff" stroke="#c9d3cd" strokeWidth="2" />
         <rect x="1" y="1" width="278" height="34" rx="14" fill="#ededed" />
         <rect x="1" y="20" width="278" height="15" fill="#ededed" />
-        <text x="20" y="24" fontSize="13" fill="#5b6660">✕</text>
+        <text x="20" y="24" fontSize="13" fill="#5b6660">
+          ✕
+        </text>
         <rect x="222" y="8" width="44" height="20" rx="10" fill="#1f6f5c" />
         <text x="244" y="23" fontSize="16" fontWeight="700" fill="#ffffff" textAnchor="middle">
           ···

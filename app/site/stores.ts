@@ -25,7 +25,10 @@ export interface StoreChoices {
 export const STORE_QR_OPTIONS = { margin: 1, width: 160, errorCorrectionLevel: 'M' } as const;
 
 /** The configured stores, this device's own first (an iPad's iPad app, an Android phone's Android app). */
-export function orderedStores(ua: Pick<UaInfo, 'os' | 'device'>, urls: Record<StoreKey, string | null>): Array<{ key: StoreKey; url: string }> {
+export function orderedStores(
+  ua: Pick<UaInfo, 'os' | 'device'>,
+  urls: Record<StoreKey, string | null>,
+): Array<{ key: StoreKey; url: string }> {
   const first: StoreKey | null = ua.os === 'android' ? 'android' : ua.os === 'ios' ? (ua.device === 'tablet' ? 'ipad' : 'iphone') : null;
   const keys = first ? [first, ...STORE_KEYS.filter((k) => k !== first)] : [...STORE_KEYS];
   return keys.flatMap((key) => {

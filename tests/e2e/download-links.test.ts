@@ -92,11 +92,17 @@ describe('with store links, a service link and payments on', () => {
     await open(page, '/download/ios');
     await expect(page.locator('[data-testid^="store-qr-"]').count()).resolves.toBe(0);
     const links = page.locator('[data-testid="store-list"] a');
-    await expect(links.evaluateAll((as) => as.map((a) => a.getAttribute('href')))).resolves.toEqual([STORES.iphone, STORES.ipad, STORES.android]);
+    await expect(links.evaluateAll((as) => as.map((a) => a.getAttribute('href')))).resolves.toEqual([
+      STORES.iphone,
+      STORES.ipad,
+      STORES.android,
+    ]);
     await expect(page.getByTestId('store-link-ipad').innerText()).resolves.toMatch(/iPad/);
     await expect(page.getByTestId('store-link-iphone').getAttribute('class')).resolves.toContain('btn--primary');
     // The phone's section comes before the computer's on the iPhone page.
-    const order = await page.locator('[data-testid="download-phone"], [data-testid="download-computer"]').evaluateAll((s) => s.map((e) => e.getAttribute('data-testid')));
+    const order = await page
+      .locator('[data-testid="download-phone"], [data-testid="download-computer"]')
+      .evaluateAll((s) => s.map((e) => e.getAttribute('data-testid')));
     expect(order).toEqual(['download-phone', 'download-computer']);
     // Android's own store first on an Android phone.
     const android = await world.person({ ...PHONE, userAgent: ANDROID });
@@ -194,18 +200,37 @@ describe('with store links, a service link and payments on', () => {
     await call.waitFor();
     await expect(call.innerText()).resolves.toMatch(/2/);
     await expect(student.page.getByTestId('upgrade-call').count()).resolves.toBe(0);
-    await expect
-      .poll(async () => layoutProblems(teacher.page, { topBarOneRow: true, tilesBeside: true }), { timeout: 10_000 })
-      .toEqual([]);
-    await shot(teacher.page, 'zh-1280-class-full');
     const [paymentAgain] = await Promise.all([teacher.context.waitForEvent('page'), call.getByTestId('upgrade-call-link').click()]);
     await waitForPath(paymentAgain, '/profile/payment');
     await paymentAgain.close();
     expect(pathOf(teacher.page)).toBe(`/${room}`);
+    // Both languages, at both sizes: nothing over anything, axe clean; the menu with its two links.
+    const found: string[] = [];
+    for (const lang of ['zh', 'en'] as Lang[]) {
+      await setLang(teacher.context, world.server.url, lang);
+      for (const size of ['1280', '390'] as Size[]) {
+        await teacher.page.setViewportSize(VIEWPORTS[size]);
+        await teacher.page.reload();
+        await teacher.page.locator(`html[lang="${lang === 'zh' ? 'zh-CN' : 'en'}"]`).waitFor({ state: 'attached' });
+        await call.waitFor({ timeout: 30_000 });
+        const label = `class ${size} ${lang}`;
+        found.push(
+          ...(await layoutProblems(teacher.page, { topBarOneRow: size === '1280', tilesBeside: false })).map((p) => `${label}: ${p}`),
+        );
+        found.push(...(await axeProblems(teacher.page, AXE)).map((p) => `${label}: ${p}`));
+        await shot(teacher.page, `${lang}-${size}-class-full`);
+        await teacher.page.getByTestId('more-button').click();
+        await teacher.page.getByTestId('more-service').waitFor();
+        found.push(...(await axeProblems(teacher.page, AXE)).map((p) => `${label} menu: ${p}`));
+        await shot(teacher.page, `${lang}-${size}-class-more`);
+        await teacher.page.keyboard.press('Escape');
+      }
+    }
+    expect(found).toEqual([]);
+    await teacher.page.setViewportSize(VIEWPORTS['1280']);
     // Closed, it stays away while the room stays full.
     await call.getByTestId('upgrade-call-close').click();
     await expect(teacher.page.getByTestId('upgrade-call').count()).resolves.toBe(0);
-
   });
 });
 
