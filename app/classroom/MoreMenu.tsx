@@ -14,7 +14,8 @@ export interface MoreMenuProps {
 
 /**
  * The creator's More menu: what the top bar has no room for (invite, below 1180 px), the
- * 10-minute trial, and ending the class for everyone. Arrow keys move between the items.
+ * 10-minute trial, the upgrade and online-service links when the settings give them (ADR 103), and
+ * ending the class for everyone. Arrow keys move between the items.
  */
 export function MoreMenu({ showTrial, onEndClass, onTrial, onInvite }: MoreMenuProps) {
   const { t } = useTranslation();
