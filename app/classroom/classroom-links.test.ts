@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '#core/platform/config.ts';
 import { parseUa } from '#app/lib/ua.ts';
-import { orderedStores } from '#app/site/stores.ts';
+import { orderedStores, type StoreKey } from '#app/site/stores.ts';
 import { freeRoomFull } from './classroom-links.ts';
 
 describe('freeRoomFull', () => {
@@ -36,7 +36,7 @@ describe('SERVICE_URL', () => {
 });
 
 describe('orderedStores', () => {
-  const all = { iphone: 'https://a/iphone', ipad: 'https://a/ipad', android: 'https://a/android' };
+  const all: Record<StoreKey, string | null> = { iphone: 'https://a/iphone', ipad: 'https://a/ipad', android: 'https://a/android' };
   const keys = (ua: string, urls = all) => orderedStores(parseUa(ua), urls).map((s) => s.key);
   const IPHONE =
     'Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1';

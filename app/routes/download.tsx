@@ -15,7 +15,7 @@ import '#app/site/download.css';
 const TYPES = new Set<string>(['pc', 'ios', 'android'] satisfies DownloadType[]);
 
 /** A header that restyles once the page is scrolled this far (docs/product/01 §9). */
-export const HEADER_SCROLL_PX = 20;
+const HEADER_SCROLL_PX = 20;
 
 export async function loader({ params, request, context, url }: Route.LoaderArgs) {
   const userAgent = request.headers.get('user-agent') ?? '';
