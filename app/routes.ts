@@ -19,7 +19,8 @@ export default [
   route('home', 'routes/home.tsx'),
   route('help/:topic', 'routes/help.tsx'),
   route('admin', 'routes/admin.tsx'),
-  route('download/:type', 'routes/download.tsx'),
+  // `/download` opens the download page of the visitor's system (ADR 103).
+  route('download/:type?', 'routes/download.tsx'),
   route('h5down', 'routes/mobile-download.tsx', { id: 'h5down' }),
   route('phonedown', 'routes/mobile-download.tsx', { id: 'phonedown' }),
   route('dev/outbox', 'routes/dev-outbox.tsx'),

@@ -15,6 +15,7 @@ import { ReconnectOverlay } from './ReconnectOverlay.tsx';
 import { layoutClass, NO_LIVE } from './roomState.ts';
 import { SidePanel } from './SidePanel.tsx';
 import { MemberBar, TopBar, type ClassMode } from './TopBar.tsx';
+import { UpgradeCall } from './UpgradeCall.tsx';
 import { useRoomChannel } from './useRoomChannel.ts';
 import { ViewArea } from './ViewArea.tsx';
 import { shownView } from './views.ts';
@@ -168,6 +169,7 @@ export function LiveRoom({ answer, roomNumber, inviteUrl }: LiveRoomProps) {
       ) : (
         <MemberBar room={room} role={role} onExit={() => void askLeave()} />
       )}
+      {isCreator ? <UpgradeCall room={room} participants={state?.participants ?? members.length} /> : null}
       <main id="main" className="room__main">
         <div className="room__stagecol">
           <ViewArea

@@ -2,6 +2,7 @@ import { useCallback, useRef, useState, type KeyboardEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Ellipsis, Power, Timer, UserPlus } from 'lucide-react';
 import { useDismiss } from '#app/lib/use-dismiss.ts';
+import { ServiceLinkItem, UpgradeLinkItem } from './UpgradeCall.tsx';
 
 export interface MoreMenuProps {
   showTrial: boolean;
@@ -13,7 +14,8 @@ export interface MoreMenuProps {
 
 /**
  * The creator's More menu: what the top bar has no room for (invite, below 1180 px), the
- * 10-minute trial, and ending the class for everyone. Arrow keys move between the items.
+ * 10-minute trial, the upgrade and online-service links when the settings give them (ADR 103), and
+ * ending the class for everyone. Arrow keys move between the items.
  */
 export function MoreMenu({ showTrial, onEndClass, onTrial, onInvite }: MoreMenuProps) {
   const { t } = useTranslation();
@@ -74,6 +76,8 @@ export function MoreMenu({ showTrial, onEndClass, onTrial, onInvite }: MoreMenuP
                 </button>
               </li>
             ) : null}
+            <UpgradeLinkItem onPick={closeMenu} />
+            <ServiceLinkItem onPick={closeMenu} />
             <li role="none">
               <button type="button" role="menuitem" className="menu__danger" onClick={pick(onEndClass)} autoFocus={!showTrial}>
                 <Power size={18} aria-hidden="true" />

@@ -13,6 +13,7 @@ import { chromeEn } from './chrome.en.ts';
 import { stageEn } from './stage.en.ts';
 import { journeysEn } from './journeys.en.ts';
 import { netlogEn } from './netlog.en.ts';
+import { pagesEn } from './pages.en.ts';
 import type { Messages } from './zh.ts';
 
 /** English. Typed against the Chinese resources: a missing or extra key is a type error. */
@@ -238,6 +239,7 @@ export const en: Messages = {
   stage: stageEn,
   journeys: journeysEn,
   netlog: netlogEn,
+  pages: pagesEn,
   userName: {
     title: 'Enter your name',
     text: 'The teacher and classmates will see this name.',
@@ -305,13 +307,6 @@ export const en: Messages = {
     buy: 'Buy a package',
   },
   download: {
-    title: 'This browser cannot join a classroom',
-    text: 'Please use Chrome 65 or newer, or Safari 12.1 or newer.',
-    chromeWin: 'Download Chrome (Windows)',
-    chromeMac: 'Download Chrome (Mac)',
-    iosApp: 'iPhone / iPad app',
-    androidApp: 'Android app',
-    wechat: 'Tap ··· in the top-right corner and choose "Open in browser".',
     helpTitle: 'Help',
     helpText:
       'Mini classes suit 2 to 4 people with audio and video; whiteboard classes share one board with many people; audio classes are 1 teacher and 2 students for 1 hour; large classes are live with students invited to the mic; the recording studio works on a computer only.',
@@ -321,13 +316,6 @@ export const en: Messages = {
   },
   mobile: {
     title: 'Banshu on your phone',
-    text: 'On phones and tablets, open the classroom link from your teacher in the browser to join; the app is optional.',
-    android: 'Download for Android',
-    iphone: 'Download for iPhone',
-    ipad: 'Download for iPad',
-    androidReq: 'Requires Android 6.0 or newer',
-    iosReq: 'Requires iOS 10.10 or newer',
-    notYet: ' (not available yet)',
   },
   payment: {
     title: 'Upgrade',

@@ -13,6 +13,7 @@ import { chromeZh } from './chrome.zh.ts';
 import { stageZh } from './stage.zh.ts';
 import { journeysZh } from './journeys.zh.ts';
 import { netlogZh } from './netlog.zh.ts';
+import { pagesZh } from './pages.zh.ts';
 
 /** Chinese (the default language). The shape of this object is the shape of every language. */
 export const zh = {
@@ -237,6 +238,7 @@ export const zh = {
   stage: stageZh,
   journeys: journeysZh,
   netlog: netlogZh,
+  pages: pagesZh,
   userName: {
     title: '输入你的名字',
     text: '老师和同学会看到这个名字。',
@@ -303,13 +305,6 @@ export const zh = {
     buy: '购买套餐',
   },
   download: {
-    title: '当前浏览器无法进入教室',
-    text: '请使用 Chrome 65 及以上版本，或 Safari 12.1 及以上版本。',
-    chromeWin: '下载 Chrome（Windows）',
-    chromeMac: '下载 Chrome（Mac）',
-    iosApp: 'iPhone / iPad 客户端',
-    androidApp: 'Android 客户端',
-    wechat: '请点击右上角 ··· ，选择“在浏览器中打开”。',
     helpTitle: '使用帮助',
     helpText:
       '小班课适合 2 到 4 人的音视频互动；白板课适合多人共享白板；语音课为 1 名老师加 2 名学生，每节 1 小时；大班课为老师直播，学生受邀上麦；录课室只在电脑上使用。',
@@ -319,13 +314,6 @@ export const zh = {
   },
   mobile: {
     title: '在手机上使用板书',
-    text: '手机和平板可以直接在浏览器里打开老师发来的教室链接上课；也可以下载客户端。',
-    android: 'Android 下载',
-    iphone: 'iPhone 下载',
-    ipad: 'iPad 下载',
-    androidReq: '需要 Android 6.0 及以上版本',
-    iosReq: '需要 iOS 10.10 及以上版本',
-    notYet: '（暂未上架）',
   },
   payment: {
     title: '付费升级',

@@ -71,6 +71,7 @@ const FIXED: Record<string, RouteKind> = {
   '/profile': 'profile',
   '/admin': 'admin',
   '/home': 'home',
+  '/download': 'download',
   '/h5down': 'h5down',
   '/phonedown': 'phonedown',
   '/createDemo': 'createDemo',

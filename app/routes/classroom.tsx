@@ -5,6 +5,7 @@ import { appContext } from '#app/context.ts';
 import { domainCode } from '#app/lib/domain-error.ts';
 import { AppBanner } from '#app/classroom/AppBanner.tsx';
 import { Classroom as ClassroomScreen } from '#app/classroom/Classroom.tsx';
+import { ClassroomLinksContext } from '#app/classroom/classroom-links.ts';
 import { isMobileDevice, parseUa } from '#app/lib/ua.ts';
 import { routeGuard } from '#app/lib/guard.server.ts';
 import { isRouteRoomId } from '#app/lib/names.ts';
@@ -47,6 +48,8 @@ export async function loader({ params, context, url, request }: Route.LoaderArgs
     viewerType: viewer?.type ?? null,
     observerToken,
     inviteUrl: new URL(path, site.publicUrl).toString(),
+    // The upgrade and online-service links (ADR 103): only what the settings make real.
+    links: { serviceUrl: services.site.publicSite().serviceUrl, upgrade: services.orders.takesPayments },
   };
 }
 
@@ -76,11 +79,11 @@ export function meta({ loaderData }: Route.MetaArgs) {
 }
 
 export default function Classroom({ loaderData }: Route.ComponentProps) {
-  const { appLink, ...room } = loaderData;
+  const { appLink, links, ...room } = loaderData;
   return (
-    <>
+    <ClassroomLinksContext value={links}>
       <AppBanner href={appLink} />
       <ClassroomScreen key={room.roomNumber} {...room} />
-    </>
+    </ClassroomLinksContext>
   );
 }

@@ -58,6 +58,14 @@ export class OrderService {
     this.logger = logger;
   }
 
+  /**
+   * Whether this site takes payments: false without a gateway (PAYMENT_GATEWAY=off, the production
+   * default), so no page offers to buy or upgrade (ADR 103).
+   */
+  get takesPayments(): boolean {
+    return this.gateway.name !== 'off';
+  }
+
   /** Points a promoter earns for each order paid with their code (the personal page explains it). */
   get promoPointsPerOrder(): number {
     return this.config.PROMO_POINTS_PER_ORDER;

@@ -126,6 +126,8 @@ export const configSchema = z
     STORE_ANDROID_URL: z.url().optional(),
     STORE_IPHONE_URL: z.url().optional(),
     STORE_IPAD_URL: z.url().optional(),
+    /** The classroom's online-service link (ADR 103): a help desk or chat page of the operator; unset, no link is shown. */
+    SERVICE_URL: z.url({ protocol: /^https?$/ }).optional(),
     CONTACT_EMAIL: z.email().optional(),
     CONTACT_PHONE: z.string().max(32).optional(),
     CONTACT_WECHAT: z.string().max(64).optional(),

@@ -21,6 +21,7 @@ type SiteConfig = Pick<
   | 'STORE_ANDROID_URL'
   | 'STORE_IPHONE_URL'
   | 'STORE_IPAD_URL'
+  | 'SERVICE_URL'
   | 'CONTACT_EMAIL'
   | 'CONTACT_PHONE'
   | 'CONTACT_WECHAT'
@@ -34,6 +35,8 @@ export interface PublicSite {
   stores: { android: string | null; iphone: string | null; ipad: string | null };
   contact: { email: string | null; phone: string | null; wechat: string | null };
   notice: { zh: string; en: string; date: string } | null;
+  /** The operator's online-service page (SERVICE_URL), or null. */
+  serviceUrl: string | null;
 }
 
 /** What the browser needs of the settings before its first /api call (the root's loader data). */
@@ -116,6 +119,7 @@ export class SiteService {
       stores: { android: c.STORE_ANDROID_URL ?? null, iphone: c.STORE_IPHONE_URL ?? null, ipad: c.STORE_IPAD_URL ?? null },
       contact: { email: c.CONTACT_EMAIL ?? null, phone: c.CONTACT_PHONE ?? null, wechat: c.CONTACT_WECHAT ?? null },
       notice: zh || en ? { zh, en, date: c.SITE_NOTICE_DATE ?? '' } : null,
+      serviceUrl: c.SERVICE_URL ?? null,
     };
   }
 

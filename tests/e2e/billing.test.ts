@@ -224,6 +224,8 @@ describe('public pages', () => {
     await waitForPath(page, '/help/microphone');
     expect((await page.goto('/help/nothing'))?.status()).toBe(404);
     await open(page, '/h5down');
-    await expect(page.getByTestId('store-android').innerText()).resolves.toContain('暂未上架');
+    // No store set: no store button at all, and the way on is the phone's browser (ADR 103).
+    await expect(page.getByTestId('download-phone-browser').innerText()).resolves.toContain('Safari');
+    await expect(page.getByTestId('store-list').count()).resolves.toBe(0);
   });
 });

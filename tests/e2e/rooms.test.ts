@@ -160,7 +160,7 @@ describe('guard', () => {
     await page.getByLabel('姓名').waitFor();
     // The mobile download page stays reachable by its address.
     await open(page, '/h5down');
-    await page.getByText('需要 Android 6.0 及以上版本').waitFor();
+    await page.getByTestId('download-phone-browser').waitFor();
   });
 
   it('sends an old or unsupported browser to the download page', async () => {

@@ -246,6 +246,9 @@ export const PAGES: PageStop[] = [
   { name: 'devices', path: () => '/profile/device', who: 'teacher' },
   { name: 'help', path: () => '/help/web', who: 'visitor' },
   { name: 'download', path: () => '/download/pc', who: 'visitor' },
+  // The download page for a phone, and /download (the visitor's own system's page); ADR 103.
+  { name: 'download-ios', path: () => '/download/ios', who: 'visitor', ready: '[data-testid="download-phone-browser"]' },
+  { name: 'download-default', path: () => '/download', who: 'visitor', ready: '[data-testid="download-computer"]' },
   { name: 'visitor-name', path: (c) => `/userName/${c.room}`, who: 'visitor' },
   { name: 'prejoin', path: (c) => `/${c.room}`, who: 'teacher', ready: '[data-testid="prejoin"][data-ready="true"]' },
   { name: 'studio', path: () => '/rec/20261126', who: 'teacher', ready: '[data-testid="studio-stage"], [data-testid="studio-phone"]' },

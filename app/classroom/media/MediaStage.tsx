@@ -279,7 +279,10 @@ export function ScreenView({ media, isCreator, creatorId }: { media: MediaState;
           </Button>
         ) : (
           <p className="muted">
-            {t('media.shareNeedsChrome')} <a href="/download">{t('media.download')}</a>
+            {t('media.shareNeedsChrome')}{' '}
+            <a href="/download/pc" target="_blank" rel="noopener">
+              {t('media.download')}
+            </a>
           </p>
         )
       ) : (
