@@ -11,6 +11,7 @@ import { slideViewEn } from './slideview.en.ts';
 import { prejoinEn } from './prejoin.en.ts';
 import { chromeEn } from './chrome.en.ts';
 import { stageEn } from './stage.en.ts';
+import { modesEn } from './modes.en.ts';
 import type { Messages } from './zh.ts';
 
 /** English. Typed against the Chinese resources: a missing or extra key is a type error. */
@@ -234,6 +235,7 @@ export const en: Messages = {
   prejoin: prejoinEn,
   chrome: chromeEn,
   stage: stageEn,
+  modes: modesEn,
   userName: {
     title: 'Enter your name',
     text: 'The teacher and classmates will see this name.',

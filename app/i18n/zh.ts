@@ -11,6 +11,7 @@ import { slideViewZh } from './slideview.zh.ts';
 import { prejoinZh } from './prejoin.zh.ts';
 import { chromeZh } from './chrome.zh.ts';
 import { stageZh } from './stage.zh.ts';
+import { modesZh } from './modes.zh.ts';
 
 /** Chinese (the default language). The shape of this object is the shape of every language. */
 export const zh = {
@@ -233,6 +234,7 @@ export const zh = {
   prejoin: prejoinZh,
   chrome: chromeZh,
   stage: stageZh,
+  modes: modesZh,
   userName: {
     title: '输入你的名字',
     text: '老师和同学会看到这个名字。',
