@@ -59,6 +59,19 @@ const TOUCH_EVERY_MS = 60_000;
 
 const idleMic: MicState = { phase: 'idle', userId: '', name: '', since: 0, deadline: 0 };
 
+/**
+ * The server's word on the trial for this room and role (capabilities.ts `can('trial')`, the rule
+ * the More menu offers it by): 'ok', 'not-offered' (not a free type 1 or 4 room's creator) or 'used'.
+ */
+export function trialDecision(
+  room: { room_type: number; is_vip: '0' | '1'; trial_started_at: Date | null },
+  role: Actor['role'],
+): 'ok' | 'not-offered' | 'used' {
+  const rule = { roomType: room.room_type as RoomType, role, isVip: room.is_vip === '1' };
+  if (!can('trial', rule)) return 'not-offered';
+  return can('trial', { ...rule, trialUsed: room.trial_started_at !== null }) ? 'ok' : 'used';
+}
+
 export class RoomLiveService {
   /** The courseware a joining member sees in the snapshot (set by the composition). */
   courseware: { roomCourseware(roomNumber: string): Promise<RoomCourseware> } | null = null;
@@ -472,9 +485,9 @@ export class RoomLiveService {
   async startTrial(actor: Actor): Promise<{ trialEndsAt: number }> {
     const room = await this.#openRoom(actor.room);
     this.#requireCreator(actor, room);
-    const rule = { roomType: room.room_type as RoomType, role: actor.role, isVip: room.is_vip === '1' };
-    if (!can('trial', rule)) throw notAllowed('the trial is for free mini and large classes');
-    if (!can('trial', { ...rule, trialUsed: room.trial_started_at !== null })) throw notAllowed('the trial was used');
+    const decision = trialDecision(room, actor.role);
+    if (decision === 'not-offered') throw notAllowed('the trial is for free mini and large classes');
+    if (decision === 'used') throw notAllowed('the trial was used');
     const now = this.clock.now();
     if (!(await this.state.startTrial(room.id, now))) throw notAllowed('the trial was used');
     const info = await this.#freshInfo(actor.room);

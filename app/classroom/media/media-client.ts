@@ -459,6 +459,12 @@ export class MediaClient {
         break;
       }
       case 'rightsChanged':
+        // The microphone taken (lecture mode, ADR 099; a large class's microphone stopped): it comes
+        // back muted, so a student is never live again without pressing unmute.
+        if (!note.rights.includes('mic') && this.#want.mic && this.#snapshot.rights.includes('mic')) {
+          this.#want.mic = false;
+          this.#setLocal({ micOn: false });
+        }
         this.#set({ rights: note.rights });
         for (const s of ['mic', 'camera', 'screen'] as const) if (!note.rights.includes(s) && this.#tracks[s]) this.#stopLocal(s);
         void this.#publishAllowed();
