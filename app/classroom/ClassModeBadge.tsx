@@ -37,13 +37,10 @@ export function ClassModeBadge({ mode, announce }: { mode: ClassMode; announce: 
 /** Warnings before an audio class's end (docs/product/02-live-classroom.md §4): 5 and 1 minutes. */
 export const CLOCK_WARNINGS_MS = [5 * 60_000, 60_000] as const;
 
-/** mm:ss (hh:mm:ss from an hour) of what is left, never below zero. */
+/** Minutes and seconds of what is left (a session is at most an hour or so: '60:00'), never below zero. */
 export function formatLeft(ms: number): string {
   const s = Math.max(0, Math.ceil(ms / 1000));
-  const hh = Math.floor(s / 3600);
-  const mm = String(Math.floor((s % 3600) / 60)).padStart(2, '0');
-  const ss = String(s % 60).padStart(2, '0');
-  return hh > 0 ? `${hh}:${mm}:${ss}` : `${mm}:${ss}`;
+  return `${String(Math.floor(s / 60)).padStart(2, '0')}:${String(s % 60).padStart(2, '0')}`;
 }
 
 /**

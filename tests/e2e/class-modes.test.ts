@@ -166,9 +166,20 @@ describe('the audio class clock', () => {
     const student = await person('Sue', false, 'en');
     await open(student.page, `/record/${room}`);
     await live(student);
-    for (const p of [teacher, student]) {
+    // A second student on a phone: the badge and the clock fit its bar.
+    const phone = await person('Pia', true, 'en');
+    await open(phone.page, `/record/${room}`);
+    await live(phone);
+    for (const p of [teacher, student, phone]) {
       await expect.poll(() => p.page.getByTestId('class-clock').locator('time').innerText()).toMatch(/^(60:00|59:\d\d)$/);
     }
+    const bar = phone.page.getByTestId('member-bar');
+    expect(await phone.page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    for (const id of ['class-clock', 'mode-badge', 'exit']) {
+      const box = (await bar.getByTestId(id).boundingBox())!;
+      expect(box.x >= 0 && box.x + box.width <= 390, `${id} inside the phone's bar`).toBe(true);
+    }
+    await shot(phone.page, 'modes-audio-clock-phone');
     // No screen share in an audio class: the teacher's tab is not offered (ADR 099).
     expect(await teacher.page.getByTestId('view-screen').isDisabled()).toBe(true);
     await shot(student.page, 'modes-audio-clock-1280-en');

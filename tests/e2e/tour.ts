@@ -250,6 +250,7 @@ export const PAGES: PageStop[] = [
   { name: 'prejoin', path: (c) => `/${c.room}`, who: 'teacher', ready: '[data-testid="prejoin"][data-ready="true"]' },
   { name: 'studio', path: () => '/rec/20261126', who: 'teacher', ready: '[data-testid="studio-stage"], [data-testid="studio-phone"]' },
   { name: 'refused', path: (c) => `/refused/removed?room=${c.room}`, who: 'visitor', ready: '[data-testid="refusal"]' },
+  { name: 'refused-time-up', path: (c) => `/refused/time-up?room=${c.room}`, who: 'visitor', ready: '[data-testid="refusal"]' },
   { name: 'create-demo', path: () => '/createDemo', who: 'visitor', ready: '[data-testid="demo-start"]' },
   // The creator's slide view (with its tools) and a read-only board view of the class (ADR 093, 094).
   { name: 'slide-view', path: (c) => `/ppt/${c.room}`, who: 'teacher', ready: '[data-testid="slide-view"]' },
