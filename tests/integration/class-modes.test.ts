@@ -139,9 +139,15 @@ describe('class modes', () => {
   });
 
   it('the trial: offered and granted in a free large class (type 4), refused in an audio class (type 3)', async () => {
-    const large = await classroom(4, 0);
+    const large = await classroom(4, 1);
+    // Free: the teacher and one student; the trial lifts it to the paid cap for its minutes.
+    const third = await signIn(server);
+    expect((await call(server.url, 'userJoinAgoraRoom', { roomNumber: large.roomNumber }, { token: third.token })).code).toBe('31003');
     const trial = await ask(large.teacher.socket, 'startTrial', {});
     expect(trial.code).toBe('0');
+    expect((await call(server.url, 'userJoinAgoraRoom', { roomNumber: large.roomNumber }, { token: third.token })).code).toBe('0');
+    const info = await call(server.url, 'getRoomInfoByRoomNumber', { roomNumber: large.roomNumber }, { token: third.token });
+    expect(info.data.roomInfo.trialEndsAt).toBe(trial.data.trialEndsAt);
     expect((await ask(large.teacher.socket, 'startTrial', {})).code).toBe('31004');
     const audio = await classroom(3, 0);
     expect((await ask(audio.teacher.socket, 'startTrial', {})).code).toBe('31004');
