@@ -50,13 +50,12 @@ export function formatLeft(ms: number): string {
  */
 export function ClassClock({ endsAt, skew, warn }: { endsAt: number; skew: number; warn: boolean }) {
   const { t } = useTranslation();
-  const [now, setNow] = useState(() => Date.now() + skew);
+  const [tick, setTick] = useState(() => Date.now());
   useEffect(() => {
-    const timer = setInterval(() => setNow(Date.now() + skew), 1000);
-    setNow(Date.now() + skew);
+    const timer = setInterval(() => setTick(Date.now()), 1000);
     return () => clearInterval(timer);
-  }, [skew]);
-  const left = endsAt - now;
+  }, []);
+  const left = endsAt - (tick + skew);
   const lastLeft = useRef<number | null>(null);
   useEffect(() => {
     const before = lastLeft.current;

@@ -146,7 +146,8 @@ export function LiveRoom({ answer, roomNumber, inviteUrl }: LiveRoomProps) {
   const invitedMe = mic?.phase === 'inviting' && mic.userId === myId && !isCreator;
   const onMicMe = mic?.phase === 'connected' && mic.userId === myId && !isCreator;
   // The audio class's end (ADR 099): the time left for everyone, warned at 5 and 1 minutes.
-  const clock = room.roomType === 3 && room.endsAt > 0 ? <ClassClock endsAt={room.endsAt} skew={state?.clockSkew ?? 0} warn={!isObserver} /> : null;
+  const clock =
+    room.roomType === 3 && room.endsAt > 0 ? <ClassClock endsAt={room.endsAt} skew={state?.clockSkew ?? 0} warn={!isObserver} /> : null;
 
   return (
     <div className={classes} data-testid="classroom">

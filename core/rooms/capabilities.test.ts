@@ -90,7 +90,9 @@ const rows = ROOM_TYPES.flatMap((roomType) =>
 
 describe('one rule per capability: the server and the buttons give the same answer', () => {
   it.each(rows)('type $roomType, $role, $mode, invited $invited', ({ roomType, role, mode, invited }) => {
-    const want = Object.fromEntries((['trial', 'screen', 'camera', 'mic'] as const).map((c) => [c, expected(roomType, role, mode, invited, c)]));
+    const want = Object.fromEntries(
+      (['trial', 'screen', 'camera', 'mic'] as const).map((c) => [c, expected(roomType, role, mode, invited, c)]),
+    );
     expect(serverSays(roomType, role, mode, invited)).toEqual(want);
     expect(buttonsSay(roomType, role, mode, invited)).toEqual(want);
   });
@@ -121,7 +123,12 @@ describe('one rule per capability: the server and the buttons give the same answ
 
   it('the media node gives a student the microphone back when the mode returns to discuss, and takes it when the invitation ends', () => {
     const room = String(roomSeq++);
-    const token = signMediaToken(signer, { roomNumber: room, roomType: 1, userId: '5', role: 'member', userType: '1', micConnected: false }, 60, Date.now());
+    const token = signMediaToken(
+      signer,
+      { roomNumber: room, roomType: 1, userId: '5', role: 'member', userType: '1', micConnected: false },
+      60,
+      Date.now(),
+    );
     const notes: string[] = [];
     const { peer } = node.join(token, (n) => notes.push(n.type === 'rightsChanged' ? `rights:${n.rights.join(',')}` : n.type));
     expect(peer.rights).toEqual(['mic', 'camera']);

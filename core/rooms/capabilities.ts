@@ -97,9 +97,6 @@ export function publishRights(i: CapabilityInput): MediaSource[] {
  * The media node's side of the same rule: the rights a token granted (the room type's, issued in
  * any mode) as they stand in the room's mode now. The microphone is the only source a mode takes.
  */
-export function rightsInMode(
-  granted: readonly MediaSource[],
-  i: Pick<CapabilityInput, 'role' | 'mode' | 'onMic'>,
-): MediaSource[] {
+export function rightsInMode(granted: readonly MediaSource[], i: Pick<CapabilityInput, 'role' | 'mode' | 'onMic'>): MediaSource[] {
   return micHeldByMode(i) ? granted.filter((s) => s !== 'mic') : [...granted];
 }

@@ -94,11 +94,15 @@ describe('discuss and lecture', () => {
     await Promise.all([watchMute(teacher.page), watchMute(ben.page)]);
     await teacher.page.evaluate(() => {
       const w = window as unknown as { clickedAt?: number };
-      document.querySelector('[data-testid="mode-lecture"]')!.addEventListener('click', () => (w.clickedAt = Date.now()), { capture: true });
+      document
+        .querySelector('[data-testid="mode-lecture"]')!
+        .addEventListener('click', () => (w.clickedAt = Date.now()), { capture: true });
     });
     await teacher.page.getByTestId('mode-lecture').click();
     const mutedAt = (page: Page) => page.evaluate(() => (window as unknown as { mutedAt?: number }).mutedAt ?? null);
-    await expect.poll(async () => (await mutedAt(teacher.page)) !== null && (await mutedAt(ben.page)) !== null, { timeout: 5000 }).toBe(true);
+    await expect
+      .poll(async () => (await mutedAt(teacher.page)) !== null && (await mutedAt(ben.page)) !== null, { timeout: 5000 })
+      .toBe(true);
     const clickedAt = await teacher.page.evaluate(() => (window as unknown as { clickedAt: number }).clickedAt);
     const took = [(await mutedAt(teacher.page))! - clickedAt, (await mutedAt(ben.page))! - clickedAt];
     process.stdout.write(`\n  lecture click -> Ann muted: teacher's tile ${took[0]} ms, Ben's tile ${took[1]} ms\n`);
@@ -185,7 +189,9 @@ describe('the audio class clock', () => {
     await shot(student.page, 'modes-audio-clock-1280-en');
 
     // The page's clock moves on (the server's stands still in tests): 5 minutes left, then 1.
-    const endsAt = Number(await student.page.evaluate(() => Date.now())) + Number(await student.page.getByTestId('class-clock').getAttribute('data-left-ms'));
+    const endsAt =
+      Number(await student.page.evaluate(() => Date.now())) +
+      Number(await student.page.getByTestId('class-clock').getAttribute('data-left-ms'));
     for (const p of [teacher, student]) await p.page.clock.setSystemTime(endsAt - 5 * 60_000 + 2000);
     await expectToast(student.page, 'This audio class closes in 5 minutes');
     await expectToast(teacher.page, '语音课还剩 5 分钟');
