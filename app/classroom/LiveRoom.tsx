@@ -152,7 +152,13 @@ export function LiveRoom({ answer, roomNumber, inviteUrl }: LiveRoomProps) {
   return (
     <div className={classes} data-testid="classroom">
       {isObserver ? (
-        <ObserverHeader roomNumber={room.roomNumber} recording={room.recordState === '1'} live={room.liveState === '1'} />
+        <ObserverHeader
+          roomNumber={room.roomNumber}
+          recording={room.recordState === '1'}
+          live={room.liveState === '1'}
+          mode={mode}
+          timeLeft={clock}
+        />
       ) : isCreator ? (
         <TopBar
           room={room}
