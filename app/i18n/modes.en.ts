@@ -16,6 +16,6 @@ export const modesEn: ModesMessages = {
     label: 'Time left in this class',
     warn5: 'This audio class closes in 5 minutes',
     warn1: 'This audio class closes in 1 minute',
-    ended: 'The class’s 60 minutes are up: the classroom closed by itself',
+    ended: 'The class’s time is up: the classroom closed by itself',
   },
 };

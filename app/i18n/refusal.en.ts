@@ -21,7 +21,7 @@ export const refusalEn: RefusalMessages = {
   },
   'time-up': {
     title: "This class's time ran out",
-    text: 'An audio class lasts 60 minutes; the classroom closed by itself when the time was up. The teacher did not end it.',
+    text: 'An audio class has a set length; the classroom closed by itself when its time was up. The teacher did not end it.',
     next: 'To go on, ask your teacher to create a new classroom and send you its link.',
   },
   'not-found': {

@@ -126,7 +126,10 @@ describe('the classroom in each view, as teacher, student and phone', () => {
       // The mode's toast is a passing message over the stage: closed before the page is measured.
       for (const close of await p.page.locator('.toast__close').all()) await close.click();
       await p.page.locator('[data-testid="toast"]').first().waitFor({ state: 'detached' });
-      const problems = [...(await layoutProblems(p.page, { topBarOneRow: false, tilesBeside: false })), ...(await axeProblems(p.page, AXE))];
+      const problems = [
+        ...(await layoutProblems(p.page, { topBarOneRow: false, tilesBeside: false })),
+        ...(await axeProblems(p.page, AXE)),
+      ];
       for (const line of problems) found.push(`classroom lecture ${p.who} ${p.size} ${lang}: ${line}`);
       await shot(p.page, `${lang}-${p.size}-class-lecture-${p.who}`);
     }

@@ -241,6 +241,11 @@ describe('MediaClient', () => {
     expect(session().publishedSources.has('mic')).toBe(true);
     expect(session().publishedPaused.get('mic')).toBe(true);
     expect(client.getSnapshot().local.micOn).toBe(false);
+    // Agreeing to the teacher's invitation unmutes it: agreeing is agreeing to be heard.
+    client.setOnMic(true);
+    await settle();
+    expect(client.getSnapshot().local.micOn).toBe(true);
+    expect(session().paused.at(-1)).toEqual(['mic', false]);
   });
 
   it('comes back after a drop with a fresh token from /api/createAgoraToken', async () => {

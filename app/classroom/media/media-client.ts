@@ -325,6 +325,9 @@ export class MediaClient {
   setOnMic(onMic: boolean): void {
     if (onMic === this.#onMic) return;
     this.#onMic = onMic;
+    // Agreeing to the teacher's invitation is agreeing to be heard (docs/product/02-live-classroom.md §4
+    // 'agree publishes audio'), also after lecture mode brought the microphone back muted (ADR 099).
+    if (onMic && !this.#want.mic) this.#toggle('mic');
     this.#checkMic();
   }
 
