@@ -12,6 +12,9 @@ export class Peer extends EventEmitter<{ closed: [] }> {
   readonly userId: string;
   readonly role: MediaTokenPayload['role'];
   readonly roomType: MediaTokenPayload['rt'];
+  /** What the token grants (after this node's revocations): the room type's rights, in any mode. */
+  granted: MediaSource[];
+  /** What the peer may send now: `granted` as the room's mode leaves it (ADR 099). */
   rights: MediaSource[];
   readonly publications = new Map<string, Publication>();
   readonly subscriptions = new Map<string, Subscription>();
@@ -24,6 +27,7 @@ export class Peer extends EventEmitter<{ closed: [] }> {
     this.userId = claim.uid;
     this.role = claim.role;
     this.roomType = claim.rt;
+    this.granted = [...claim.pub];
     this.rights = [...claim.pub];
     this.#send = send;
   }

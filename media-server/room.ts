@@ -84,7 +84,10 @@ export class Room extends EventEmitter<{ closed: [] }> {
   }
 
   async publish(peer: Peer, source: MediaSource, sdp: string): Promise<{ trackId: string; sdp: string }> {
-    if (!peer.may(source)) throw new DomainError('33002', `${source} not in the token`);
+    if (!peer.may(source)) {
+      // Granted by the token but closed by the room's lecture mode (ADR 099).
+      throw new DomainError('33002', peer.granted.includes(source) ? `${source} closed in lecture mode` : `${source} not in the token`);
+    }
     checkOffer(sdp, source);
     // One publication per source and person: a new camera replaces the old one.
     peer.publicationOf(source)?.close();
@@ -211,9 +214,14 @@ export class Room extends EventEmitter<{ closed: [] }> {
     }
   }
 
-  /** Rights changed (a new token, or the web side took the microphone back): drop what is no longer allowed. */
-  setRights(peer: Peer, rights: MediaSource[]): void {
+  /**
+   * Rights changed (a new token, the web side took the microphone back, the class mode changed):
+   * drop what is no longer allowed. `quiet`: say nothing when they are what they were.
+   */
+  setRights(peer: Peer, rights: MediaSource[], quiet = false): void {
+    const same = rights.length === peer.rights.length && rights.every((s) => peer.rights.includes(s));
     peer.rights = [...rights];
+    if (same && quiet) return;
     for (const pub of [...peer.publications.values()]) if (!peer.may(pub.source)) pub.close();
     peer.notify({ type: 'rightsChanged', rights: peer.rights });
   }

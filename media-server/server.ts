@@ -10,6 +10,7 @@ import type { MediaNote, MediaSource, MediaTokenPayload } from '#core/contracts/
 import { MEDIA_SOURCES } from '#core/contracts/media-signaling.ts';
 import { DomainError } from '#core/platform/errors.ts';
 import type { TokenSigner } from '#core/platform/secrets.ts';
+import { CLASS_MODES, rightsInMode, type ClassMode } from '#core/rooms/capabilities.ts';
 import { Peer } from './peer.ts';
 import { Revocations } from './revocations.ts';
 import { Room } from './room.ts';
@@ -32,6 +33,14 @@ export interface MediaLoad {
   subscriptions: number;
 }
 
+interface RoomMode {
+  mode: ClassMode;
+  /** The user id holding the microphone by invitation, '' when nobody does. */
+  speaker: string;
+}
+
+const MAX_MODES = 50_000;
+
 const ROOM_RULE = /^[A-Za-z0-9]{6,10}$/;
 
 /** A token's claim by its schema (a valid signature over a wrong shape is still refused). */
@@ -42,6 +51,8 @@ const mediaClaim = z.object({
   role: z.enum(['creator', 'member', 'tourist', 'observer', 'recorder']),
   rt: z.union([z.literal(1), z.literal(2), z.literal(3), z.literal(4)]),
   pub: z.array(z.enum(MEDIA_SOURCES)),
+  mode: z.enum(CLASS_MODES).optional(),
+  mic: z.boolean().optional(),
   exp: z.number(),
 });
 
@@ -50,6 +61,12 @@ export class MediaServer {
   readonly #opts: MediaServerOptions;
   /** Kick-outs, ended classes and microphones taken back, held for the token lifetime (ADR 066). */
   readonly revocations: Revocations;
+  /**
+   * Each room's class mode and who holds its microphone by invitation (ADR 099), as the web side
+   * last said (control commands), else as the first token to open the room here said. Kept
+   * whether or not the room is on this node, like the revocations; bounded like them.
+   */
+  readonly #modes = new Map<string, RoomMode>();
   #closed = false;
 
   constructor(opts: MediaServerOptions) {
@@ -78,9 +95,37 @@ export class MediaServer {
         if (this.rooms.get(claim.room) === created) this.rooms.delete(claim.room);
       });
     }
+    // The room's mode: as the web side said, or as this token says when the node heard nothing yet.
+    if (!this.#modes.has(claim.room)) this.#setMode(claim.room, { mode: claim.mode ?? 'discuss', speaker: claim.mic ? claim.uid : '' });
     const peer = new Peer(randomUUID(), { ...claim, pub }, send);
+    peer.rights = this.#rightsNow(claim.room, peer);
     room.addPeer(peer);
     return { peer, room };
+  }
+
+  /** The room's mode as this node knows it (ADR 099); discuss when it knows nothing. */
+  modeOf(roomNumber: string): RoomMode {
+    return this.#modes.get(roomNumber) ?? { mode: 'discuss', speaker: '' };
+  }
+
+  #setMode(roomNumber: string, m: RoomMode): void {
+    this.#modes.delete(roomNumber);
+    this.#modes.set(roomNumber, m);
+    while (this.#modes.size > MAX_MODES) this.#modes.delete(this.#modes.keys().next().value!);
+  }
+
+  /** What a peer may send now: its granted rights as the room's mode leaves them (core/rooms/capabilities.ts). */
+  #rightsNow(roomNumber: string, peer: Peer): MediaSource[] {
+    if (peer.hidden) return [];
+    const m = this.modeOf(roomNumber);
+    return rightsInMode(peer.granted, { role: peer.role, mode: m.mode, onMic: m.speaker !== '' && m.speaker === peer.userId });
+  }
+
+  /** The mode or the speaker changed: every peer of the room gets its rights again (told only when they changed). */
+  #applyMode(roomNumber: string): void {
+    const room = this.rooms.get(roomNumber);
+    if (!room) return;
+    for (const peer of room.peers.values()) room.setRights(peer, this.#rightsNow(roomNumber, peer), true);
   }
 
   /** A new token for a joined peer: same room and person only. */
@@ -88,7 +133,8 @@ export class MediaServer {
     const claim = this.verify(token);
     if (claim.room !== room.number || claim.uid !== peer.userId || (claim.role === 'recorder') !== peer.hidden)
       throw new DomainError('33001', 'token for another room or person');
-    room.setRights(peer, peer.hidden ? [] : this.revocations.check(claim, (this.#opts.now ?? Date.now)()));
+    peer.granted = peer.hidden ? [] : this.revocations.check(claim, (this.#opts.now ?? Date.now)());
+    room.setRights(peer, this.#rightsNow(room.number, peer));
     return peer.rights;
   }
 
@@ -98,10 +144,8 @@ export class MediaServer {
     if (!room) return;
     for (const peer of room.peers.values()) {
       if (peer.userId !== userId) continue;
-      room.setRights(
-        peer,
-        peer.rights.filter((s) => !sources.includes(s)),
-      );
+      peer.granted = peer.granted.filter((s) => !sources.includes(s));
+      room.setRights(peer, this.#rightsNow(roomNumber, peer));
     }
   }
 
@@ -119,6 +163,8 @@ export class MediaServer {
   }
 
   closeRoom(roomNumber: string): void {
+    // The number may be reused by a new class, which starts in discuss.
+    this.#modes.delete(roomNumber);
     const room = this.rooms.get(roomNumber);
     if (!room) return;
     for (const peer of room.peers.values()) peer.notify({ type: 'closed', reason: 'roomClosed' });
@@ -130,10 +176,22 @@ export class MediaServer {
    * whether the room is on this node; either way it is held for the token lifetime (ADR 066).
    */
   apply(cmd: MediaControlCommand): boolean {
+    if (cmd.op === 'mode' || cmd.op === 'micTo') {
+      const m = this.modeOf(cmd.room);
+      this.#setMode(cmd.room, cmd.op === 'mode' ? { ...m, mode: cmd.mode } : { ...m, speaker: cmd.userId });
+      this.#applyMode(cmd.room);
+      return this.rooms.has(cmd.room);
+    }
     this.revocations.add(cmd, (this.#opts.now ?? Date.now)());
+    if (cmd.op === 'micBack') {
+      const m = this.#modes.get(cmd.room);
+      if (m?.speaker === cmd.userId) this.#setMode(cmd.room, { ...m, speaker: '' });
+    }
+    if (cmd.op === 'closeRoom') this.#modes.delete(cmd.room);
     const room = this.rooms.get(cmd.room);
     if (!room) return false;
     if (cmd.op === 'micBack') {
+      this.#applyMode(cmd.room);
       // The microphone went back (stopped, failed, withdrawn): a large class's student stops sending.
       const affected = [...room.peers.values()].some((p) => p.userId === cmd.userId && p.roomType === 4 && p.role !== 'creator');
       if (affected) this.revoke(cmd.room, cmd.userId, ['mic', 'camera']);

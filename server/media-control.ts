@@ -28,7 +28,13 @@ export function commandFromBus(m: BusMessage): MediaControlCommand | null {
   if (!('room' in m.target)) return null;
   const room = m.target.room;
   // The bus is typed by the channel contracts: the event name tells the payload.
-  if (m.event === 'mic') return m.payload.phase === 'idle' && m.payload.userId ? { op: 'micBack', room, userId: m.payload.userId } : null;
+  if (m.event === 'mic') {
+    if (m.payload.phase === 'idle' && m.payload.userId) return { op: 'micBack', room, userId: m.payload.userId };
+    if (m.payload.phase === 'connected' && m.payload.userId) return { op: 'micTo', room, userId: m.payload.userId };
+    return null;
+  }
+  // The class mode (ADR 099) travels as a room-info patch.
+  if (m.event === 'customRoomEvent' && m.payload.mode) return { op: 'mode', room, mode: m.payload.mode };
   if (m.event === 'kickout') return { op: 'removeUser', room, userId: m.payload.userId };
   if (m.event === 'roomClosed') return { op: 'closeRoom', room };
   return null;

@@ -14,8 +14,10 @@ import { ObserverHeader } from './ObserverHeader.tsx';
 import { ReconnectOverlay } from './ReconnectOverlay.tsx';
 import { layoutClass, NO_LIVE } from './roomState.ts';
 import { SidePanel } from './SidePanel.tsx';
-import { MemberBar, TopBar, type ClassMode } from './TopBar.tsx';
+import { MemberBar, TopBar } from './TopBar.tsx';
 import { UpgradeCall } from './UpgradeCall.tsx';
+import { ClassClock } from './ClassModeBadge.tsx';
+import { offeredControls } from './media/controls.ts';
 import { useRoomChannel } from './useRoomChannel.ts';
 import { ViewArea } from './ViewArea.tsx';
 import { shownView } from './views.ts';
@@ -40,7 +42,6 @@ export function LiveRoom({ answer, roomNumber, inviteUrl }: LiveRoomProps) {
   const navigate = useNavigate();
   const confirm = useConfirm();
   const { status, state, reconnect, actions, courseware } = useRoomChannel({ answer, roomNumber });
-  const [mode, setMode] = useState<ClassMode>('discuss');
   const [trialUsed, setTrialUsed] = useState(false);
   const phone = usePhoneLayout();
 
@@ -48,6 +49,8 @@ export function LiveRoom({ answer, roomNumber, inviteUrl }: LiveRoomProps) {
   const isCreator = role === 'creator';
   const isObserver = role === 'observer' || role === 'recorder';
   const room = state?.roomInfo ?? answer.roomInfo;
+  // The class mode is room state held by the server (ADR 099); what each button offers follows the same rule as the server.
+  const mode = room.mode ?? 'discuss';
   const myId = state?.you.userId ?? answer.userIdForNumber;
   const members = state?.members ?? [];
   const mic = state?.mic;
@@ -66,6 +69,14 @@ export function LiveRoom({ answer, roomNumber, inviteUrl }: LiveRoomProps) {
     teacherOnline: state?.teacherOnline ?? true,
     members,
     onView: (showState) => void actions.setView(showState),
+    offered: offeredControls({
+      roomType: room.roomType,
+      role,
+      isVip: room.isVIP === '1',
+      mode,
+      onMic: mic?.phase === 'connected' && mic.userId === myId,
+      trialUsed: trialUsed || (room.trialEndsAt ?? 0) > 0,
+    }),
   });
   useMediaMinutes(roomNumber, av.media); // audio and video minutes logged on leaving (ADR 102)
   // The members list of everyone shows this person's network as the SFU grades it (one source with the tiles).
@@ -139,21 +150,31 @@ export function LiveRoom({ answer, roomNumber, inviteUrl }: LiveRoomProps) {
 
   const invitedMe = mic?.phase === 'inviting' && mic.userId === myId && !isCreator;
   const onMicMe = mic?.phase === 'connected' && mic.userId === myId && !isCreator;
-  const showTrial = isCreator && room.isVIP !== '1' && (room.roomType === 1 || room.roomType === 4) && !trialUsed;
+  // The audio class's end (ADR 099): the time left for everyone, warned at 5 and 1 minutes.
+  const clock =
+    room.roomType === 3 && room.endsAt > 0 ? <ClassClock endsAt={room.endsAt} skew={state?.clockSkew ?? 0} warn={!isObserver} /> : null;
 
   return (
     <div className={classes} data-testid="classroom">
       {isObserver ? (
-        <ObserverHeader roomNumber={room.roomNumber} recording={room.recordState === '1'} live={room.liveState === '1'} />
+        <ObserverHeader
+          roomNumber={room.roomNumber}
+          recording={room.recordState === '1'}
+          live={room.liveState === '1'}
+          mode={mode}
+          timeLeft={clock}
+        />
       ) : isCreator ? (
         <TopBar
           room={room}
           role={role}
           inviteUrl={inviteUrl}
           mode={mode}
-          onMode={setMode}
+          onMode={(m) => void actions.setMode(m)}
+          screenOffered={av.offered.screen}
+          clock={clock}
           onView={(showState) => void actions.setView(showState)}
-          showTrial={showTrial}
+          showTrial={av.offered.trial}
           onTrial={() => void startTrial()}
           onEndClass={() => void endClass()}
           onExit={() => void askLeave()}
@@ -167,7 +188,7 @@ export function LiveRoom({ answer, roomNumber, inviteUrl }: LiveRoomProps) {
           loadLivePlatforms={actions.livePlatforms}
         />
       ) : (
-        <MemberBar room={room} role={role} onExit={() => void askLeave()} />
+        <MemberBar room={room} role={role} onExit={() => void askLeave()} clock={clock} />
       )}
       {isCreator ? <UpgradeCall room={room} participants={state?.participants ?? members.length} /> : null}
       <main id="main" className="room__main">

@@ -1,8 +1,10 @@
-import { useEffect, useState } from 'react';
+import { useEffect, useState, type ReactNode } from 'react';
+import type { ClassMode } from '#core/rooms/capabilities.ts';
 import { useTranslation } from 'react-i18next';
 import { Brand } from '#app/components/Brand.tsx';
 import { RecDot } from '#app/recordings/RecordButton.tsx';
 import { LiveBadge } from '#app/streaming/LiveBadge.tsx';
+import { ClassModeBadge } from './ClassModeBadge.tsx';
 import { NetworkIcon } from './NetworkIcon.tsx';
 import { localNetworkQuality } from './roomState.ts';
 
@@ -14,10 +16,16 @@ export function ObserverHeader({
   roomNumber,
   recording = false,
   live = false,
+  mode,
+  timeLeft = null,
 }: {
   roomNumber: string;
   recording?: boolean;
   live?: boolean;
+  /** The class mode (ADR 099), shown to observers too (no toast). */
+  mode?: ClassMode;
+  /** An audio class's time left (ADR 099). */
+  timeLeft?: ReactNode;
 }) {
   const { t } = useTranslation();
   const [now, setNow] = useState<Date | null>(null);
@@ -43,6 +51,8 @@ export function ObserverHeader({
       <span className="observer-bar__end">
         {recording ? <RecDot /> : null}
         {live ? <LiveBadge /> : null}
+        {mode ? <ClassModeBadge mode={mode} announce={false} /> : null}
+        {timeLeft}
         <time className="observer-bar__clock mono" aria-label={t('classroom.observer.clock')} data-testid="observer-clock">
           {now ? clockText(now) : '--:--:--'}
         </time>

@@ -1,19 +1,21 @@
-import { useState } from 'react';
+import { useState, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { FileText, LogOut, MessagesSquare, MonitorUp, PenLine, Presentation, UserPlus, Video, type LucideIcon } from 'lucide-react';
 import type { RoomInfo } from '#core/contracts/api.ts';
 import type { Role } from '#core/contracts/room-events.ts';
+import type { ClassMode } from '#core/rooms/capabilities.ts';
 import { LanguageSwitch } from '#app/components/lang.tsx';
 import { RecordButton } from '#app/recordings/RecordButton.tsx';
 import { LiveButton } from '#app/streaming/LiveButton.tsx';
 import type { LiveCallAnswer, LivePlatformsAnswer } from './room-channel-client.ts';
 import type { LiveInfo } from './roomState.ts';
+import { ClassModeBadge } from './ClassModeBadge.tsx';
 import { InvitePanel } from './InvitePanel.tsx';
 import { MoreMenu } from './MoreMenu.tsx';
 import { RoomTitle } from './RoomTitle.tsx';
 import { shownView, VIEW_TABS, viewTabEnabled, type ViewKey } from './views.ts';
 
-export type ClassMode = 'discuss' | 'lecture';
+export type { ClassMode } from '#core/rooms/capabilities.ts';
 
 const VIEW_ICONS: Record<ViewKey, LucideIcon> = { wb: PenLine, ppt: FileText, screen: MonitorUp, video: Video };
 const MODE_ICONS: Record<ClassMode, LucideIcon> = { discuss: MessagesSquare, lecture: Presentation };
@@ -22,8 +24,13 @@ export interface TopBarProps {
   room: RoomInfo;
   role: Role;
   inviteUrl: string;
+  /** The room's mode (room state held by the server, ADR 099); a tab asks the server to switch. */
   mode: ClassMode;
   onMode: (mode: ClassMode) => void;
+  /** The screen share is offered only where the capability rule allows it (ADR 099). */
+  screenOffered: boolean;
+  /** The audio class's time left (ADR 099), or null. */
+  clock: ReactNode;
   onView: (showState: string) => void;
   showTrial: boolean;
   onTrial: () => void;
@@ -66,9 +73,12 @@ export function TopBar(props: TopBarProps) {
                 className="seg__btn seg__btn--mode"
                 aria-pressed={props.mode === m}
                 aria-label={t(`classroom.mode.${m}`)}
-                title={t(`classroom.mode.${m}`)}
+                title={t(m === 'lecture' ? 'modes.lectureHint' : 'modes.discussHint')}
+                disabled={props.disabled}
                 data-testid={`mode-${m}`}
-                onClick={() => props.onMode(m)}
+                onClick={() => {
+                  if (props.mode !== m) props.onMode(m);
+                }}
               >
                 <Icon size={16} aria-hidden="true" />
                 <span className="seg__label">{t(`classroom.mode.${m}`)}</span>
@@ -87,7 +97,7 @@ export function TopBar(props: TopBarProps) {
                 aria-pressed={current === v.key}
                 aria-label={t(`classroom.view.${v.key}`)}
                 title={t(`classroom.view.${v.key}`)}
-                disabled={props.disabled || !viewTabEnabled(props.room.roomType, v.key)}
+                disabled={props.disabled || !viewTabEnabled(props.room.roomType, v.key) || (v.key === 'screen' && !props.screenOffered)}
                 data-testid={`view-${v.key}`}
                 onClick={() => {
                   if (current !== v.key) props.onView(v.showState);
@@ -101,6 +111,7 @@ export function TopBar(props: TopBarProps) {
         </div>
       </div>
       <div className="room-bar__end">
+        {props.clock}
         <RecordButton
           state={props.room.recordState}
           since={props.recordSince}
@@ -155,12 +166,17 @@ function LeaveButton({ className, onExit }: { className: string; onExit: () => v
   );
 }
 
-/** A member's bar: who and where, language, leave; no classroom controls. One row at every width. */
-export function MemberBar({ room, role, onExit }: { room: RoomInfo; role: Role; onExit: () => void }) {
+/**
+ * A member's bar: who and where, the class mode (ADR 099) and an audio class's time left,
+ * language, leave; no classroom controls. One row at every width.
+ */
+export function MemberBar({ room, role, onExit, clock }: { room: RoomInfo; role: Role; onExit: () => void; clock?: ReactNode }) {
   return (
     <header className="room-bar room-bar--one-row" data-testid="member-bar">
       <RoomTitle room={room} role={role} />
       <div className="room-bar__end">
+        <ClassModeBadge mode={room.mode ?? 'discuss'} announce={role !== 'observer' && role !== 'recorder'} />
+        {clock}
         <LanguageSwitch compact />
         <LeaveButton className="btn btn--ghost room-bar__leave room-bar__leave--member" onExit={onExit} />
       </div>

@@ -18,6 +18,7 @@ import {
   ROOM_NAMESPACE,
   ROOM_PROTOCOL_VERSION,
   type Ack,
+  type ClassModeValue,
   type ClientToServer,
   type RoomPatch,
   type RoomSnapshot,
@@ -61,6 +62,7 @@ export interface ReconnectState {
 export type RoomText = (
   key:
     | 'classroom.roomClosed'
+    | 'modes.clock.ended'
     | 'classroom.kicked'
     | 'classroom.mic.failed'
     | 'classroom.mic.rejected'
@@ -83,6 +85,8 @@ export interface RoomActions {
   kick: (userId: string) => Promise<boolean>;
   endRoom: () => Promise<boolean>;
   startTrial: () => Promise<number | null>;
+  /** The class mode (creator, ADR 099); true once the server took it (the room hears it as a patch). */
+  setMode: (mode: ClassModeValue) => Promise<boolean>;
   /** Tells the server we leave (the teacher's leaving resets the view), then closes the socket. */
   leave: () => Promise<void>;
   /** This person's network as the SFU grades it (1-6, 0 unknown); reported to the room for everyone's members list. */
@@ -217,6 +221,7 @@ export class RoomChannelClient {
         const ack = await this.#request('startTrial', {});
         return ack.code === '0' && ack.data ? ack.data.trialEndsAt : null;
       },
+      setMode: async (mode) => (await this.#request('setMode', { mode })).code === '0',
       leave: () => this.#leave(),
       patch: (patch) => this.#patch(patch),
       reportNetwork: (quality) => this.#reportNetwork(quality),
@@ -330,15 +335,17 @@ export class RoomChannelClient {
     this.#socket?.disconnect();
   }
 
-  #roomGone(): void {
+  /** `reason`: why the room closed, when the roomClosed event said it ('expired': an audio class's time ran out, ADR 099). */
+  #roomGone(reason?: 'ended' | 'expired' | 'idle'): void {
     if (this.#ended) return;
     this.#end('closed');
     // The teacher leaves for the profile with a toast; everyone else gets the refusal page that
-    // says the class ended and what to do next (ADR 091).
+    // says the class ended and what to do next (ADR 091), or that its time ran out.
+    const timeUp = reason === 'expired';
     if (this.#isCreator) {
-      toast.error(this.#t('classroom.roomClosed'));
+      toast.error(this.#t(timeUp ? 'modes.clock.ended' : 'classroom.roomClosed'));
       setTimeout(() => this.#navigate('/profile'), CLOSED_LEAVE_MS);
-    } else this.#navigate(refusalPath('31009', this.#roomNumber));
+    } else this.#navigate(timeUp ? refusalPath('time-up', this.#roomNumber) : refusalPath('31009', this.#roomNumber));
   }
 
   #refused(code: string): void {
@@ -506,7 +513,7 @@ export class RoomChannelClient {
       // The removal page says it at once, and the server says it again on every reopen (ADR 091).
       this.#navigate(refusalPath('kickout', this.#roomNumber));
     });
-    socket.on('roomClosed', () => this.#roomGone());
+    socket.on('roomClosed', (closed) => this.#roomGone(closed?.reason));
     // Cloud recording (issue 13): the recorder started, or nobody took the task / it failed.
     socket.on('roomRecord', (p) => {
       if (p?.code !== '0' || typeof p.taskId !== 'string') return;

@@ -14,6 +14,7 @@ import { stageEn } from './stage.en.ts';
 import { journeysEn } from './journeys.en.ts';
 import { netlogEn } from './netlog.en.ts';
 import { pagesEn } from './pages.en.ts';
+import { modesEn } from './modes.en.ts';
 import type { Messages } from './zh.ts';
 
 /** English. Typed against the Chinese resources: a missing or extra key is a type error. */
@@ -240,6 +241,7 @@ export const en: Messages = {
   journeys: journeysEn,
   netlog: netlogEn,
   pages: pagesEn,
+  modes: modesEn,
   userName: {
     title: 'Enter your name',
     text: 'The teacher and classmates will see this name.',

@@ -19,6 +19,11 @@ export const refusalEn: RefusalMessages = {
     text: 'The teacher ended the class in this classroom.',
     next: 'Ask your teacher for the link to the next class.',
   },
+  'time-up': {
+    title: "This class's time ran out",
+    text: 'An audio class has a set length; the classroom closed by itself when its time was up. The teacher did not end it.',
+    next: 'To go on, ask your teacher to create a new classroom and send you its link.',
+  },
   'not-found': {
     title: 'Classroom not found',
     text: 'This classroom number does not exist, or the class has ended.',

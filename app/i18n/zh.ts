@@ -14,6 +14,7 @@ import { stageZh } from './stage.zh.ts';
 import { journeysZh } from './journeys.zh.ts';
 import { netlogZh } from './netlog.zh.ts';
 import { pagesZh } from './pages.zh.ts';
+import { modesZh } from './modes.zh.ts';
 
 /** Chinese (the default language). The shape of this object is the shape of every language. */
 export const zh = {
@@ -239,6 +240,7 @@ export const zh = {
   journeys: journeysZh,
   netlog: netlogZh,
   pages: pagesZh,
+  modes: modesZh,
   userName: {
     title: '输入你的名字',
     text: '老师和同学会看到这个名字。',

@@ -5,7 +5,7 @@
  */
 import { isRouteRoomId } from './names.ts';
 
-export const REFUSAL_KINDS = ['removed', 'full', 'closed', 'not-found', 'no-permission', 'too-many', 'unavailable'] as const;
+export const REFUSAL_KINDS = ['removed', 'full', 'closed', 'time-up', 'not-found', 'no-permission', 'too-many', 'unavailable'] as const;
 export type RefusalKind = (typeof REFUSAL_KINDS)[number];
 
 export function isRefusalKind(value: string | undefined): value is RefusalKind {
@@ -18,6 +18,8 @@ export function isRefusalKind(value: string | undefined): value is RefusalKind {
  */
 export function refusalKind(code: string, reason?: string): RefusalKind {
   if (code === 'kickout' || reason === 'removed') return 'removed';
+  // An audio class whose hour ran out (the room channel's roomClosed reason 'expired', ADR 099).
+  if (code === 'time-up') return 'time-up';
   switch (code) {
     case '31002':
       return 'not-found';

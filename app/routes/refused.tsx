@@ -1,6 +1,6 @@
 import { useTranslation } from 'react-i18next';
 import { data, Link } from 'react-router';
-import { CircleAlert, DoorClosed, Hourglass, LockKeyhole, SearchX, UserX, Users, type LucideIcon } from 'lucide-react';
+import { CircleAlert, DoorClosed, Hourglass, LockKeyhole, SearchX, TimerOff, UserX, Users, type LucideIcon } from 'lucide-react';
 import type { Route } from './+types/refused.ts';
 import { PageFrame } from '#app/components/PageFrame.tsx';
 import { isRefusalKind, type RefusalKind } from '#app/lib/refusal.ts';
@@ -23,6 +23,7 @@ const ICONS: Record<RefusalKind, LucideIcon> = {
   removed: UserX,
   full: Users,
   closed: DoorClosed,
+  'time-up': TimerOff,
   'not-found': SearchX,
   'no-permission': LockKeyhole,
   'too-many': Hourglass,

@@ -62,6 +62,10 @@ export interface RoomInfo {
   isRecordStatus: '0' | '1';
   recordState: '0' | '1' | '2';
   liveState: '0' | '1' | '2';
+  /** The class mode (ADR 099): 'lecture' closes the students' microphones unless invited. */
+  mode: 'discuss' | 'lecture';
+  /** When the room's one trial ends or ended (ms epoch); 0 when it was never taken. */
+  trialEndsAt: number;
 }
 
 export interface JoinAnswer {

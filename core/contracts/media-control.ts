@@ -25,6 +25,10 @@ export const mediaControlCommandSchema = z.discriminatedUnion('op', [
   z.strictObject({ op: z.literal('removeUser'), room, userId }),
   /** The class ended: the room closes. */
   z.strictObject({ op: z.literal('closeRoom'), room }),
+  /** The class mode changed (ADR 099): lecture holds the students' microphones, discuss gives them back. */
+  z.strictObject({ op: z.literal('mode'), room, mode: z.enum(['discuss', 'lecture']) }),
+  /** A student took the microphone by invitation (ADR 099): they may speak in lecture mode too. */
+  z.strictObject({ op: z.literal('micTo'), room, userId }),
 ]);
 export type MediaControlCommand = z.infer<typeof mediaControlCommandSchema>;
 
@@ -35,6 +39,8 @@ export const mediaControlMessageSchema = z.discriminatedUnion('op', [
   mediaControlCommandSchema.options[0].extend(envelope),
   mediaControlCommandSchema.options[1].extend(envelope),
   mediaControlCommandSchema.options[2].extend(envelope),
+  mediaControlCommandSchema.options[3].extend(envelope),
+  mediaControlCommandSchema.options[4].extend(envelope),
 ]);
 export type MediaControlMessage = z.infer<typeof mediaControlMessageSchema>;
 

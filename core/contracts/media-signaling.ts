@@ -38,8 +38,12 @@ export interface MediaTokenPayload extends Record<string, unknown> {
   role: 'creator' | 'member' | 'tourist' | 'observer' | 'recorder';
   /** The room type (docs/product/decisions.md), so the node can apply revocations without the database. */
   rt: 1 | 2 | 3 | 4;
-  /** What this person may publish now. */
+  /** What the room type lets this person publish (the room's mode may hold the microphone, ADR 099). */
   pub: MediaSource[];
+  /** The room's mode when the token was signed: the node's word on it until the web side says otherwise. */
+  mode?: 'discuss' | 'lecture';
+  /** The person held the microphone by invitation when the token was signed. */
+  mic?: boolean;
 }
 
 export const publishedTrackSchema = z.strictObject({

@@ -26,6 +26,10 @@ export const MIC_TIMEOUT_MS = 40_000;
 /** The shared views of a room (`showState`); '' is the videos. */
 export const VIEWS = ['', 'wb', 'ppt', 'image', 'screen', 'video'] as const;
 
+/** The class mode (ADR 099): 'lecture' closes the students' microphones unless the teacher invited them. */
+export const classModeSchema = z.enum(['discuss', 'lecture']);
+export type ClassModeValue = z.infer<typeof classModeSchema>;
+
 export const roleSchema = z.enum(['creator', 'member', 'tourist', 'observer', 'recorder']);
 export type Role = z.infer<typeof roleSchema>;
 
@@ -138,6 +142,8 @@ export const roomRequests = {
   kickout: call(z.strictObject({ userId: userIdSchema }), noAnswer),
   endRoom: call(noPayload, noAnswer),
   startTrial: call(noPayload, z.strictObject({ trialEndsAt: z.number() })),
+  /** The class mode (ADR 099): the creator's alone; told to the room as a customRoomEvent `{mode, by}`. */
+  setMode: call(z.strictObject({ mode: classModeSchema }), z.strictObject({ mode: classModeSchema })),
   ...coursewareRoomRequests,
 };
 

@@ -26,6 +26,7 @@ export class LiveRepository {
         'mic_deadline',
         'ends_at',
         'is_demo',
+        'class_mode',
       ])
       .where('room_number', '=', roomNumber)
       .orderBy('created_at', 'desc')

@@ -9,7 +9,7 @@ import type { Config } from '../platform/config.ts';
 import { DomainError, illegalParams, notAllowed, removedFromRoom, roomNotFound } from '../platform/errors.ts';
 import { roomMessage, type EventBus } from '../platform/events.ts';
 import { TokenBuckets } from '../platform/memory-rate-limit.ts';
-import type { RoomInfo } from '../contracts/api.ts';
+import type { RoomInfo, RoomType } from '../contracts/api.ts';
 import type { RoomCourseware } from '../contracts/courseware.ts';
 import {
   CHAT_HISTORY,
@@ -30,6 +30,7 @@ import type { RoomService } from './room.service.ts';
 import { ROOM_NUMBER_RULE } from './room.schema.ts';
 import { RoomCache, type RoomState } from './room-state.ts';
 import { demoEnded, demoOver } from './demo-rules.ts';
+import { can, type ClassMode } from './capabilities.ts';
 
 export interface Actor {
   room: string;
@@ -57,6 +58,19 @@ const ROOM_ROW_TTL_MS = 1000;
 const TOUCH_EVERY_MS = 60_000;
 
 const idleMic: MicState = { phase: 'idle', userId: '', name: '', since: 0, deadline: 0 };
+
+/**
+ * The server's word on the trial for this room and role (capabilities.ts `can('trial')`, the rule
+ * the More menu offers it by): 'ok', 'not-offered' (not a free type 1 or 4 room's creator) or 'used'.
+ */
+export function trialDecision(
+  room: { room_type: number; is_vip: '0' | '1'; trial_started_at: Date | null },
+  role: Actor['role'],
+): 'ok' | 'not-offered' | 'used' {
+  const rule = { roomType: room.room_type as RoomType, role, isVip: room.is_vip === '1' };
+  if (!can('trial', rule)) return 'not-offered';
+  return can('trial', { ...rule, trialUsed: room.trial_started_at !== null }) ? 'ok' : 'used';
+}
 
 export class RoomLiveService {
   /** The courseware a joining member sees in the snapshot (set by the composition). */
@@ -267,6 +281,18 @@ export class RoomLiveService {
   }
 
   /**
+   * The class mode (ADR 099), the creator's alone: lecture closes the students' microphones (the
+   * media node holds them, unless the student holds the microphone by invitation); discuss opens
+   * them again within the room type's rights. Saved, then told to the room as a room-info patch.
+   */
+  async setMode(actor: Actor, mode: ClassMode): Promise<{ mode: ClassMode }> {
+    const room = await this.#openRoom(actor.room);
+    this.#requireCreator(actor, room);
+    if (await this.state.setMode(room.id, mode)) this.#emit(actor.room, 'customRoomEvent', { mode, by: actor.uid });
+    return { mode };
+  }
+
+  /**
    * A chat line, as chatTextSchema leaves it (NFC, trimmed, 1..CHAT_MAX_CHARS). From the room channel the author is the socket's joined member (`author`, taken
    * at join; a kick-out disconnects it), so a line costs one insert; without it the membership is
    * read.
@@ -452,11 +478,16 @@ export class RoomLiveService {
     }
   }
 
-  /** The one-time 10-minute trial of the paid cap, for a non-VIP creator's mini class. */
+  /**
+   * The one-time 10-minute trial of the paid cap (docs/product/decisions.md): the creator of a
+   * free type 1 or 4 room, once; the rule is capabilities.ts `can('trial')`, as for the button.
+   */
   async startTrial(actor: Actor): Promise<{ trialEndsAt: number }> {
     const room = await this.#openRoom(actor.room);
     this.#requireCreator(actor, room);
-    if (room.room_type !== 1 || room.is_vip === '1') throw notAllowed('the trial is for free mini classes');
+    const decision = trialDecision(room, actor.role);
+    if (decision === 'not-offered') throw notAllowed('the trial is for free mini and large classes');
+    if (decision === 'used') throw notAllowed('the trial was used');
     const now = this.clock.now();
     if (!(await this.state.startTrial(room.id, now))) throw notAllowed('the trial was used');
     const info = await this.#freshInfo(actor.room);

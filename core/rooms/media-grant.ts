@@ -6,6 +6,7 @@
 import type { JoinAnswer, RoomType } from '../contracts/api.ts';
 import { RECORDER_USER_ID, type MediaSource, type MediaTokenPayload } from '../contracts/media-signaling.ts';
 import type { TokenSigner } from '../platform/secrets.ts';
+import { publishRights, type ClassMode } from './capabilities.ts';
 
 export interface MediaGrantInput {
   roomNumber: string;
@@ -14,31 +15,20 @@ export interface MediaGrantInput {
   role: JoinAnswer['role'];
   /** '2' is the creator's screen-share join (docs/product/02-live-classroom.md §4). */
   userType: JoinAnswer['userType'];
-  /** The person holds the microphone now (a large class's invitation was accepted). */
+  /** The person holds the microphone now (the teacher's invitation was accepted). */
   micConnected: boolean;
+  /** The room's mode when the token is signed (the media node's first word on it, ADR 099); 'discuss' when absent. */
+  mode?: ClassMode;
 }
 
 /**
- * - type 1 mini class: everyone seated sends camera and microphone; the creator also shares a screen.
- * - types 2 and 3 (whiteboard, audio class): audio only, for everyone seated.
- * - type 4 large class: the creator sends camera, microphone and screen; a student only the
- *   microphone, and only while invited to it (docs/product/02-live-classroom.md §4: 'agree ... publishes audio').
- * - observers never publish; a screen-share join (userType '2') publishes the screen alone.
+ * What the room type gives this person to send (core/rooms/capabilities.ts, one rule with the
+ * classroom's buttons), whatever the mode: the token carries these, with the room's mode and
+ * whether the person holds the microphone, and the media node closes the microphone while the
+ * mode says so (ADR 099).
  */
 export function mediaRights(g: Pick<MediaGrantInput, 'roomType' | 'role' | 'userType' | 'micConnected'>): MediaSource[] {
-  if (g.role === 'observer' || g.userType === '3') return [];
-  if (g.userType === '2') return g.role === 'creator' && (g.roomType === 1 || g.roomType === 4) ? ['screen'] : [];
-  const creator = g.role === 'creator';
-  switch (g.roomType) {
-    case 1:
-      return creator ? ['mic', 'camera', 'screen'] : ['mic', 'camera'];
-    case 2:
-    case 3:
-      return ['mic'];
-    case 4:
-      if (creator) return ['mic', 'camera', 'screen'];
-      return g.micConnected ? ['mic'] : [];
-  }
+  return publishRights({ roomType: g.roomType, role: g.role, userType: g.userType, onMic: g.micConnected, mode: 'discuss' });
 }
 
 export interface MediaPlacement {
@@ -55,6 +45,8 @@ export function signMediaToken(signer: TokenSigner, g: MediaGrantInput, ttlSecon
     role: g.role,
     rt: g.roomType,
     pub: mediaRights(g),
+    mode: g.mode ?? 'discuss',
+    mic: g.micConnected,
   };
   return signer.sign(payload, ttlSeconds, nowMs);
 }

@@ -52,8 +52,9 @@ export class MediaService {
   /** Media access for a join answer that was just made. */
   async forJoin(answer: Pick<JoinAnswer, 'roomInfo' | 'userIdForNumber' | 'role' | 'userType'>): Promise<MediaAccess> {
     const roomType = answer.roomInfo.roomType;
-    const micConnected =
-      roomType === 4 && answer.role !== 'creator' ? await this.#holdsMic(answer.roomInfo.roomNumber, answer.userIdForNumber) : false;
+    // Who holds the microphone matters in every room type: a large class's student publishes by it,
+    // and lecture mode lets the invited one speak (ADR 099).
+    const micConnected = answer.role !== 'creator' ? await this.#holdsMic(answer.roomInfo.roomNumber, answer.userIdForNumber) : false;
     return this.#access({
       roomNumber: answer.roomInfo.roomNumber,
       roomType,
@@ -61,6 +62,7 @@ export class MediaService {
       role: answer.role,
       userType: answer.userType,
       micConnected,
+      mode: answer.roomInfo.mode,
     });
   }
 
@@ -90,6 +92,7 @@ export class MediaService {
         role,
         userType: screen ? '2' : role === 'observer' ? '3' : '1',
         micConnected: room.mic_phase === 'connected' && room.mic_user_id === viewer.userId,
+        mode: room.class_mode,
       },
       failedMediaUrl,
     );

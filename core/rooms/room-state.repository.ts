@@ -140,6 +140,19 @@ export class RoomStateRepository {
     return numberOf(await q.returning('room_number').executeTakeFirst());
   }
 
+  /** The class mode (ADR 099); null when the room is not open or already in that mode. */
+  async setMode(roomId: string, mode: 'discuss' | 'lecture'): Promise<string | null> {
+    const row = await this.db
+      .updateTable('rooms')
+      .set({ class_mode: mode })
+      .where('id', '=', roomId)
+      .where('state', '=', 'open')
+      .where('class_mode', '!=', mode)
+      .returning('room_number')
+      .executeTakeFirst();
+    return numberOf(row);
+  }
+
   /** The room's live streaming state (issue 14); with `from`, only while it is one of those. */
   async setLiveState(roomId: string, to: '0' | '1' | '2', from?: ReadonlyArray<'0' | '1' | '2'>): Promise<string | null> {
     let q = this.db.updateTable('rooms').set({ live_state: to }).where('id', '=', roomId);

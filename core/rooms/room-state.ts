@@ -151,6 +151,13 @@ export class RoomState implements RoomChanges {
     return changed !== null;
   }
 
+  /** The class mode (ADR 099); false when the room was in that mode already (or is not open). */
+  async setMode(roomId: string, mode: 'discuss' | 'lecture'): Promise<boolean> {
+    const changed = await this.repo.setMode(roomId, mode);
+    this.#tell(changed, ['class_mode']);
+    return changed !== null;
+  }
+
   /** The courseware the room shows. */
   async setCourseware(roomId: string, patch: RoomCoursewarePatch): Promise<void> {
     this.#tell(await this.repo.setCourseware(roomId, patch), keysOf(patch));

@@ -26,6 +26,7 @@ const roomColumns = [
   'rooms.ends_at',
   'rooms.created_at',
   'rooms.is_demo',
+  'rooms.class_mode',
 ] as const;
 
 export class RoomRepository {

@@ -92,7 +92,8 @@ export class RoomService {
 
   /** The cap in force now: the trial lifts a free room to the paid cap for its minutes. */
   #capNow(room: Pick<OpenRoomRow, 'room_type' | 'max_member' | 'trial_started_at'>): number {
-    if (room.trial_started_at && room.room_type === 1) {
+    // The trial (docs/product/decisions.md): a type 1 or 4 room has the paid cap for its minutes.
+    if (room.trial_started_at && (room.room_type === 1 || room.room_type === 4)) {
       const trialEnd = room.trial_started_at.getTime() + this.config.TRIAL_MINUTES * 60_000;
       if (this.clock.now().getTime() < trialEnd) return Math.max(room.max_member, this.config.PAID_MINI_CAP);
     }
@@ -123,6 +124,8 @@ export class RoomService {
       isRecordStatus: r.is_record_status,
       recordState: r.record_state,
       liveState: r.live_state,
+      mode: r.class_mode,
+      trialEndsAt: r.trial_started_at ? r.trial_started_at.getTime() + this.config.TRIAL_MINUTES * 60_000 : 0,
     };
   }
 

@@ -140,6 +140,7 @@ export function attachRoomChannel(io: Server, platform: Platform): { close(): vo
           },
         },
         startTrial: { gate: joined, run: () => live.startTrial(actor) },
+        setMode: { gate: joined, run: ({ mode }) => live.setMode(actor, mode) },
         setCoursewarePage: { gate: joined, run: ({ page, scroll }) => services.courseware.setPage(actor, page, scroll) },
         videoControl: { gate: joined, run: ({ type, currentTime }) => services.courseware.videoControl(actor, type, currentTime) },
       },

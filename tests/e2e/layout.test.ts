@@ -118,6 +118,23 @@ describe('the classroom in each view, as teacher, student and phone', () => {
         await shot(p.page, `${lang}-${p.size}-class-${view}-${p.who}`);
       }
     }
+    // Lecture mode (ADR 099): the mode badge and the students' closed microphone buttons.
+    await showView(cast, 'video');
+    await cast.teacher.page.getByTestId('mode-lecture').click();
+    for (const p of people.slice(1)) {
+      await p.page.locator('[data-testid="toggle-mic"][data-closed="true"]').waitFor();
+      // The mode's toast is a passing message over the stage: closed before the page is measured.
+      for (const close of await p.page.locator('.toast__close').all()) await close.click();
+      await p.page.locator('[data-testid="toast"]').first().waitFor({ state: 'detached' });
+      const problems = [
+        ...(await layoutProblems(p.page, { topBarOneRow: false, tilesBeside: false })),
+        ...(await axeProblems(p.page, AXE)),
+      ];
+      for (const line of problems) found.push(`classroom lecture ${p.who} ${p.size} ${lang}: ${line}`);
+      await shot(p.page, `${lang}-${p.size}-class-lecture-${p.who}`);
+    }
+    await cast.teacher.page.getByTestId('mode-discuss').click();
+    for (const p of people.slice(1)) await p.page.locator('[data-testid="toggle-mic"]:not([data-closed])').waitFor();
     expect(found).toEqual([]);
   });
 });

@@ -256,6 +256,7 @@ export const PAGES: PageStop[] = [
   // Without an account (ADR 098): `/` as the front door with its number box, and the page after leaving a class.
   { name: 'front-door', path: () => '/', who: 'visitor', ready: '[data-testid="front-room"]' },
   { name: 'left', path: (c) => `/left/${c.room}`, who: 'visitor', ready: '[data-testid="left-page"]' },
+  { name: 'refused-time-up', path: (c) => `/refused/time-up?room=${c.room}`, who: 'visitor', ready: '[data-testid="refusal"]' },
   { name: 'create-demo', path: () => '/createDemo', who: 'visitor', ready: '[data-testid="demo-start"]' },
   // The creator's slide view (with its tools) and a read-only board view of the class (ADR 093, 094).
   { name: 'slide-view', path: (c) => `/ppt/${c.room}`, who: 'teacher', ready: '[data-testid="slide-view"]' },

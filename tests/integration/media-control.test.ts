@@ -151,6 +151,32 @@ it('a large-class student whose microphone is stopped loses publish on the remot
   await until(() => back.packets > 10, 10_000, 'the teacher still heard');
 });
 
+it('lecture mode closes a student’s microphone on the remote node; an invitation and discuss open it (ADR 099)', async () => {
+  const { teacher, students } = await classWith(1, 1);
+  const student = students[0]!;
+  const mic = await student.peer.publish('mic');
+  const gone = teacher.peer.waitNote('trackRemoved', (n) => n.trackId === mic.trackId);
+  const closed = student.peer.waitNote('rightsChanged', (n) => !n.rights.includes('mic'));
+  expect((await ask(teacher.sock, 'setMode', { mode: 'lecture' })).code).toBe('0');
+  await Promise.all([gone, closed]);
+  expect((await student.peer.req('publish', { source: 'mic', sdp: 'v=0\r\nm=audio 9 x 111\r\n' })).code).toBe('33002');
+
+  // Each wait below looks at the notes from here on only (waitNote also reads the notes already seen).
+  student.peer.notes.length = 0;
+  expect((await ask(teacher.sock, 'inviteMic', { userId: student.userId })).code).toBe('0');
+  expect((await ask(student.sock, 'answerMic', { agree: true })).code).toBe('0');
+  await student.peer.waitNote('rightsChanged', (n) => n.rights.includes('mic'));
+  student.peer.notes.length = 0;
+  expect((await ask(teacher.sock, 'stopMic')).code).toBe('0');
+  await student.peer.waitNote('rightsChanged', (n) => !n.rights.includes('mic'));
+  student.peer.notes.length = 0;
+  expect((await ask(teacher.sock, 'setMode', { mode: 'discuss' })).code).toBe('0');
+  await student.peer.waitNote('rightsChanged', (n) => n.rights.includes('mic'));
+  const spoke = await student.peer.publish('mic');
+  const heard = await teacher.peer.subscribe(spoke.trackId);
+  await until(() => heard.packets > 10, 10_000, 'the student heard again in discuss');
+});
+
 it('an ended class closes the room on the remote node', async () => {
   const { teacher, students } = await classWith(2, 1);
   const mic = await teacher.peer.publish('mic');

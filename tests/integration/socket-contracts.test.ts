@@ -39,6 +39,7 @@ const ROOM: Record<keyof typeof roomRequests, Message> = {
   kickout: { valid: { userId: '1' } },
   endRoom: { valid: {} },
   startTrial: { valid: {} },
+  setMode: { valid: { mode: 'lecture' } },
   setCoursewarePage: { valid: { page: 1 }, optional: { scroll: 0.1 }, nullable: ['scroll'] },
   videoControl: { valid: { type: 'play', currentTime: 1 } },
 };

@@ -7,6 +7,7 @@ import { useEffect, useRef, useState, type ReactNode } from 'react';
 import type { JoinAnswer } from '#core/contracts/api.ts';
 import type { Layer } from '#core/contracts/media-signaling.ts';
 import type { Member } from '#core/contracts/room-events.ts';
+import type { OfferedControls } from './controls.ts';
 import { MediaControls, MediaTile, PermissionHelp, RemoteAudio, ScreenView, TeacherAbsentTile } from './MediaStage.tsx';
 import { NO_SPEAKING, nextSpeaking, speakingIds, SPEAKING_TICK_MS } from './speaking.ts';
 import { useMedia, type MediaState } from './useMedia.ts';
@@ -31,6 +32,8 @@ export interface ClassroomMediaInput {
   teacherOnline: boolean;
   members: Member[];
   onView: (showState: string) => void;
+  /** What the capability rule offers this person now (./controls.ts, ADR 099). */
+  offered: OfferedControls;
 }
 
 export interface ClassroomMedia {
@@ -43,6 +46,8 @@ export interface ClassroomMedia {
   overlay: ReactNode;
   /** The pinned person and the active speaker (the speaker layout puts them first). */
   focus: { pinned: string; active: string };
+  /** What the capability rule offers (the input's, passed on for the bar). */
+  offered: OfferedControls;
 }
 
 export function useClassroomMedia(i: ClassroomMediaInput): ClassroomMedia {
@@ -102,10 +107,11 @@ export function useClassroomMedia(i: ClassroomMediaInput): ClassroomMedia {
     media,
     tile,
     extraTiles: i.teacherOnline ? null : <TeacherAbsentTile />,
-    screen: <ScreenView media={media} isCreator={i.isCreator} creatorId={i.creatorId} />,
-    controls: <MediaControls media={media} roomType={i.roomType} isCreator={i.isCreator} />,
+    screen: <ScreenView media={media} isCreator={i.isCreator} creatorId={i.creatorId} canScreen={i.offered.screen} />,
+    controls: <MediaControls media={media} offered={i.offered} />,
     audio: <RemoteAudio people={media.people} speakerId={media.speakerId} />,
     overlay: media.problem === 'denied' && !helpClosed ? <PermissionHelp onClose={() => setHelpClosed(true)} /> : null,
     focus: { pinned: speaker, active: speaking.active },
+    offered: i.offered,
   };
 }

@@ -11,6 +11,8 @@ import { Button } from '#app/components/Button.tsx';
 import { NetworkIcon } from '../NetworkIcon.tsx';
 import { Dialog } from '#app/components/Dialog.tsx';
 import { DevicePicker } from '#app/device/DeviceCheck.tsx';
+import { toast } from '#app/lib/toast.ts';
+import type { OfferedControls } from './controls.ts';
 import { readDeviceConfig } from './devices.ts';
 import { canShareScreen, type MediaPerson, type MediaState } from './useMedia.ts';
 
@@ -259,7 +261,18 @@ function DeviceSettings({ media, onClose }: { media: MediaState; onClose: () => 
 }
 
 /** The screen-share view: the creator's shared screen for everyone; double click for full screen. */
-export function ScreenView({ media, isCreator, creatorId }: { media: MediaState; isCreator: boolean; creatorId: string }) {
+export function ScreenView({
+  media,
+  isCreator,
+  creatorId,
+  canScreen,
+}: {
+  media: MediaState;
+  isCreator: boolean;
+  creatorId: string;
+  /** The capability rule (./controls.ts): where the server refuses a screen, none is offered. */
+  canScreen: boolean;
+}) {
   const { t } = useTranslation();
   const stream = isCreator ? media.local.screen : (media.people[creatorId]?.screen ?? null);
   const supported = typeof navigator !== 'undefined' && canShareScreen(navigator.userAgent, !!navigator.mediaDevices?.getDisplayMedia);
@@ -272,7 +285,7 @@ export function ScreenView({ media, isCreator, creatorId }: { media: MediaState;
         >
           <Video stream={stream} mirror={false} flip={{ h: false, v: false }} label={t('media.screen')} />
         </div>
-      ) : isCreator ? (
+      ) : isCreator && canScreen ? (
         supported ? (
           <Button onClick={media.actions.startScreen} disabled={media.screenBlocked || media.status !== 'live'} data-testid="start-share">
             {t('media.startShare')}
@@ -293,16 +306,37 @@ export function ScreenView({ media, isCreator, creatorId }: { media: MediaState;
   );
 }
 
-/** Camera and microphone toggles (hidden where the spec hides them) and the screen-share button. */
-export function MediaControls({ media, roomType, isCreator }: { media: MediaState; roomType: number; isCreator: boolean }) {
+/**
+ * Camera and microphone toggles and the screen-share stop, offered by the capability rule the
+ * server decides with (./controls.ts, ADR 099). In lecture mode a student's microphone button stays
+ * in place, refused, and says why.
+ */
+export function MediaControls({ media, offered }: { media: MediaState; offered: OfferedControls }) {
   const { t } = useTranslation();
-  const showMic = media.rights.includes('mic') && !(roomType === 4 && isCreator);
-  const showCam = media.rights.includes('camera') && roomType !== 3 && roomType !== 4;
-  const canScreen = media.rights.includes('screen');
+  const showMic = offered.mic !== 'hidden' && (media.rights.includes('mic') || offered.mic === 'closed');
+  const showCam = offered.camera && media.rights.includes('camera');
+  const canScreen = offered.screen && media.rights.includes('screen');
   const [settings, setSettings] = useState(false);
   return (
     <div className="media-controls" role="group" aria-label={t('media.controls')} data-testid="media-controls" data-status={media.status}>
-      {showMic ? (
+      {showMic && offered.mic === 'closed' ? (
+        <Button
+          variant="danger"
+          aria-disabled="true"
+          aria-describedby="mic-closed-why"
+          className="media-controls__closed"
+          title={t('modes.micClosedWhy')}
+          onClick={() => toast.info(t('modes.micClosedWhy'))}
+          data-testid="toggle-mic"
+          data-closed="true"
+        >
+          <MicOff size={16} aria-hidden="true" />
+          {t('modes.micClosed')}
+          <span id="mic-closed-why" className="visually-hidden">
+            {t('modes.micClosedWhy')}
+          </span>
+        </Button>
+      ) : showMic ? (
         <Button
           variant={media.local.micOn ? 'secondary' : 'danger'}
           onClick={media.actions.toggleMic}

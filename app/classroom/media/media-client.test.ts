@@ -225,6 +225,29 @@ describe('MediaClient', () => {
     expect(captured.find((t) => t.kind === 'video')!.readyState).toBe('ended');
   });
 
+  it('a microphone the node takes (lecture mode, ADR 099) comes back muted when the right returns', async () => {
+    const { client, session } = setup();
+    client.start('http://sfu', 'first');
+    await settle();
+    expect(client.getSnapshot().local.micOn).toBe(true);
+    // The node closed the publication with the right (as the real session forgets it).
+    session().rights = ['camera'];
+    session().publishedSources.delete('mic');
+    session().events.onNote({ type: 'rightsChanged', rights: ['camera'] });
+    expect(client.getSnapshot().local.micOn).toBe(false);
+    session().rights = ['mic', 'camera'];
+    session().events.onNote({ type: 'rightsChanged', rights: ['mic', 'camera'] });
+    await settle();
+    expect(session().publishedSources.has('mic')).toBe(true);
+    expect(session().publishedPaused.get('mic')).toBe(true);
+    expect(client.getSnapshot().local.micOn).toBe(false);
+    // Agreeing to the teacher's invitation unmutes it: agreeing is agreeing to be heard.
+    client.setOnMic(true);
+    await settle();
+    expect(client.getSnapshot().local.micOn).toBe(true);
+    expect(session().paused.at(-1)).toEqual(['mic', false]);
+  });
+
   it('comes back after a drop with a fresh token from /api/createAgoraToken', async () => {
     const { client, session, api } = setup();
     client.start('http://sfu', 'first');

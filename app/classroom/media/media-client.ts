@@ -325,6 +325,9 @@ export class MediaClient {
   setOnMic(onMic: boolean): void {
     if (onMic === this.#onMic) return;
     this.#onMic = onMic;
+    // Agreeing to the teacher's invitation is agreeing to be heard (docs/product/02-live-classroom.md §4
+    // 'agree publishes audio'), also after lecture mode brought the microphone back muted (ADR 099).
+    if (onMic && !this.#want.mic) this.#toggle('mic');
     this.#checkMic();
   }
 
@@ -459,6 +462,12 @@ export class MediaClient {
         break;
       }
       case 'rightsChanged':
+        // The microphone taken (lecture mode, ADR 099; a large class's microphone stopped): it comes
+        // back muted, so a student is never live again without pressing unmute.
+        if (!note.rights.includes('mic') && this.#want.mic && this.#snapshot.rights.includes('mic')) {
+          this.#want.mic = false;
+          this.#setLocal({ micOn: false });
+        }
         this.#set({ rights: note.rights });
         for (const s of ['mic', 'camera', 'screen'] as const) if (!note.rights.includes(s) && this.#tracks[s]) this.#stopLocal(s);
         void this.#publishAllowed();

@@ -12,7 +12,8 @@ import * as m0009 from './migrations/0009-live.ts';
 import * as m0010 from './migrations/0010-studio.ts';
 import * as m0011 from './migrations/0011-room-list.ts';
 import * as m0012 from './migrations/0012-demo.ts';
-import * as m0013 from './migrations/0013-client-log-lookup.ts';
+import * as m0013 from './migrations/0013-class-mode.ts';
+import * as m0014 from './migrations/0014-client-log-lookup.ts';
 
 /** Migrations are listed here in order, so bundlers and type stripping both see them. */
 const migrations: Record<string, Migration> = {
@@ -28,7 +29,8 @@ const migrations: Record<string, Migration> = {
   '0010-studio': m0010,
   '0011-room-list': m0011,
   '0012-demo': m0012,
-  '0013-client-log-lookup': m0013,
+  '0013-class-mode': m0013,
+  '0014-client-log-lookup': m0014,
 };
 
 const provider: MigrationProvider = { getMigrations: () => Promise.resolve(migrations) };

@@ -73,6 +73,8 @@ export interface RoomsTable {
   hidden_at: Timestamp | null;
   /** A demo room (ADR 092): anyone may try it without an account until `ends_at`. */
   is_demo: Generated<boolean>;
+  /** The class mode (ADR 099): 'discuss' or 'lecture'. */
+  class_mode: Generated<'discuss' | 'lecture'>;
 }
 
 export interface ChatMessagesTable {
