@@ -33,7 +33,7 @@ export function InvitePanel({ roomNumber, inviteUrl, onClose }: { roomNumber: st
 
   const copyObserverLink = async () => {
     setObserverBusy(true);
-    const envelope = await api('createObserverLink', { roomNumber });
+    const envelope = await api('createObserverLink', { roomNumber }, { onRetry: () => void copyObserverLink() });
     setObserverBusy(false);
     if (isOk(envelope)) await copy(envelope.data.url);
     else if (envelope.msg) toast.error(envelope.msg);

@@ -470,7 +470,8 @@ export class RoomChannelClient {
       if (error.message === '21001' && this.#answer.role !== 'observer') {
         // The room token outlived its lifetime (a very long class): join again for a fresh one;
         // the next attempt uses it. The join itself applies every rule again.
-        void this.#api('userJoinAgoraRoom', { roomNumber: this.#answer.roomInfo.roomNumber }).then((r) => {
+        // Quiet: the reconnect overlay is what the person sees while it runs (ADR 102).
+        void this.#api('userJoinAgoraRoom', { roomNumber: this.#answer.roomInfo.roomNumber }, { quietNetworkError: true }).then((r) => {
           if (isOk(r) && r.data) socket.auth = { token: r.data.imToken };
           else if (r.code !== NETWORK_ERROR) this.#fatal(r.code);
         });

@@ -13,6 +13,7 @@ export const refusalEn: RefusalMessages = {
     title: 'This classroom is full',
     text: 'All seats in this classroom are taken.',
     next: 'Try again in a few minutes, or ask your teacher to upgrade the class for more seats.',
+    nextNoUpgrade: 'Try again in a few minutes, or ask your teacher for a classroom with more seats.',
   },
   closed: {
     title: 'This class has ended',

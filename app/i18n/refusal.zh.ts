@@ -11,6 +11,7 @@ export const refusalZh = {
     title: '教室人数已满',
     text: '这间教室的座位都已经有人了。',
     next: '请稍后再试；或请老师升级教室，增加座位。',
+    nextNoUpgrade: '请稍后再试；或请老师换一间座位更多的教室。',
   },
   closed: {
     title: '这节课已经结束',

@@ -45,7 +45,7 @@ export function RoomTypePicker({ onBack, onCreate, creating }: Props) {
       return;
     }
     await status.run(async () => {
-      const envelope = await api('getConsumptionStatus', {});
+      const envelope = await api('getConsumptionStatus', {}, { onRetry: () => void pick(card) });
       if (!isOk(envelope)) return;
       if (envelope.data.status === 0) setCredit({ number: envelope.data.number });
       else await onCreate({ roomType: 1, consumption: 'on' });

@@ -241,9 +241,11 @@ function OpenInRoom({ doc, onClose }: { doc: DocumentInfo; onClose: () => void }
   const [rooms, setRooms] = useState<RoomListItem[] | null>(null);
   const [busy, setBusy] = useState('');
   const [opened, setOpened] = useState<RoomListItem | null>(null);
+  // RETRY of the 'network exception' message reads the list again (ADR 102).
+  const [reads, setReads] = useState(0);
   useEffect(() => {
     let alive = true;
-    void api('getMyRoomList', { pageSize: 10 }).then((answer) => {
+    void api('getMyRoomList', { pageSize: 10 }, { onRetry: () => setReads((n) => n + 1) }).then((answer) => {
       if (!alive) return;
       // A whiteboard class always shows its board: it has no document view.
       setRooms(isOk(answer) ? answer.data.roomList.filter((r) => r.state === 'open' && r.roomType !== 2) : []);
@@ -251,7 +253,7 @@ function OpenInRoom({ doc, onClose }: { doc: DocumentInfo; onClose: () => void }
     return () => {
       alive = false;
     };
-  }, []);
+  }, [reads]);
   const open = async (room: RoomListItem) => {
     setBusy(room.roomNumber);
     const answer = await cwApi('analysisDocumentExisting', { documentId: doc.documentId, roomNumber: room.roomNumber });

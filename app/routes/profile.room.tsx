@@ -104,9 +104,12 @@ export default function ProfileRooms({ loaderData }: Route.ComponentProps) {
       confirmText: t('myRooms.endConfirm'),
       tone: 'danger',
     });
-    if (!ok) return;
+    if (ok) await endNow(room);
+  };
+  // RETRY of the 'network exception' message ends the room without asking again (ADR 102).
+  const endNow = async (room: RoomListItem): Promise<void> => {
     setBusy(room.roomId);
-    const answer = await api('endMyRoom', { roomNumber: room.roomNumber });
+    const answer = await api('endMyRoom', { roomNumber: room.roomNumber }, { onRetry: () => void endNow(room) });
     setBusy(null);
     if (answer.code !== '0') {
       toast.error(answer.msg || t('common.refresh'));
@@ -123,9 +126,11 @@ export default function ProfileRooms({ loaderData }: Route.ComponentProps) {
       confirmText: t('myRooms.delConfirm'),
       tone: 'danger',
     });
-    if (!ok) return;
+    if (ok) await removeNow(room);
+  };
+  const removeNow = async (room: RoomListItem): Promise<void> => {
     setBusy(room.roomId);
-    const answer = await api('delMyRoom', { roomId: room.roomId });
+    const answer = await api('delMyRoom', { roomId: room.roomId }, { onRetry: () => void removeNow(room) });
     setBusy(null);
     if (answer.code !== '0') {
       toast.error(answer.msg || t('common.refresh'));

@@ -2,6 +2,7 @@ import { useTranslation } from 'react-i18next';
 import { data, Link } from 'react-router';
 import { CircleAlert, DoorClosed, Hourglass, LockKeyhole, SearchX, TimerOff, UserX, Users, type LucideIcon } from 'lucide-react';
 import type { Route } from './+types/refused.ts';
+import { appContext } from '#app/context.ts';
 import { PageFrame } from '#app/components/PageFrame.tsx';
 import { isRefusalKind, type RefusalKind } from '#app/lib/refusal.ts';
 import { isRouteRoomId, loginPath } from '#app/lib/names.ts';
@@ -9,10 +10,12 @@ import { JoinByNumber } from '#app/lobby/JoinByNumber.tsx';
 import '#app/refusal/refusal.css';
 
 /** /refused/{kind}?room={number}: one page for every way out of a classroom (ADR 091); no account needed. */
-export function loader({ params, url }: Route.LoaderArgs) {
+export function loader({ params, url, context }: Route.LoaderArgs) {
   if (!isRefusalKind(params.kind)) throw data(null, { status: 404 });
   const room = url.searchParams.get('room') ?? '';
-  return { kind: params.kind, room: isRouteRoomId(room) ? room : null };
+  // A site that takes no payments has nothing to upgrade to: a full room says so without it (ADR 103).
+  const upgrade = context.get(appContext).services.orders.takesPayments;
+  return { kind: params.kind, room: isRouteRoomId(room) ? room : null, upgrade };
 }
 
 export function meta() {
@@ -35,7 +38,7 @@ const RETRY: ReadonlySet<RefusalKind> = new Set(['full', 'too-many', 'unavailabl
 
 export default function Refused({ loaderData }: Route.ComponentProps) {
   const { t } = useTranslation();
-  const { kind, room } = loaderData;
+  const { kind, room, upgrade } = loaderData;
   const Icon = ICONS[kind];
   return (
     <PageFrame className="refusal-frame">
@@ -49,7 +52,7 @@ export default function Refused({ loaderData }: Route.ComponentProps) {
         {room ? <p className="refusal__room">{t('refusal.roomLabel', { room })}</p> : null}
         <h1 id="refusal-title">{t(`refusal.${kind}.title`)}</h1>
         <p>{t(`refusal.${kind}.text`)}</p>
-        <p className="refusal__next">{t(`refusal.${kind}.next`)}</p>
+        <p className="refusal__next">{kind === 'full' && !upgrade ? t('refusal.full.nextNoUpgrade') : t(`refusal.${kind}.next`)}</p>
         <div className="refusal__actions">
           {RETRY.has(kind) && room ? (
             <a className="btn btn--primary" href={`/${room}`} data-testid="refusal-retry">

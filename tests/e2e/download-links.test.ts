@@ -273,5 +273,9 @@ describe('with no store links, no service link and payments off', () => {
     const rooms = world.server.banshu.platform.services.rooms;
     await expect.poll(async () => (await rooms.getRoomInfo(room)).participants, { timeout: 15_000 }).toBe(2);
     await expect(teacher.page.getByTestId('upgrade-call').count()).resolves.toBe(0);
+    // A person refused as full is asked to find another classroom, not to have it upgraded.
+    const late = await world.person({});
+    await open(late.page, `/refused/full?room=${room}`);
+    await expect(late.page.locator('.refusal__next').innerText()).resolves.toBe('请稍后再试；或请老师换一间座位更多的教室。');
   });
 });
