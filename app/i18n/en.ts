@@ -11,6 +11,7 @@ import { slideViewEn } from './slideview.en.ts';
 import { prejoinEn } from './prejoin.en.ts';
 import { chromeEn } from './chrome.en.ts';
 import { stageEn } from './stage.en.ts';
+import { mediaHealthEn } from './media-health.en.ts';
 import type { Messages } from './zh.ts';
 
 /** English. Typed against the Chinese resources: a missing or extra key is a type error. */
@@ -234,6 +235,7 @@ export const en: Messages = {
   prejoin: prejoinEn,
   chrome: chromeEn,
   stage: stageEn,
+  mediaHealth: mediaHealthEn,
   userName: {
     title: 'Enter your name',
     text: 'The teacher and classmates will see this name.',
@@ -534,6 +536,7 @@ export const en: Messages = {
       unplugged: 'A camera or microphone was unplugged',
       deviceUpdate: 'The chosen device is gone; please choose another',
       deviceError: 'The device failed, please check it',
+      resolution: 'The camera does not support the current resolution',
     },
   },
   device: {

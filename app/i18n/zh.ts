@@ -11,6 +11,7 @@ import { slideViewZh } from './slideview.zh.ts';
 import { prejoinZh } from './prejoin.zh.ts';
 import { chromeZh } from './chrome.zh.ts';
 import { stageZh } from './stage.zh.ts';
+import { mediaHealthZh } from './media-health.zh.ts';
 
 /** Chinese (the default language). The shape of this object is the shape of every language. */
 export const zh = {
@@ -233,6 +234,7 @@ export const zh = {
   prejoin: prejoinZh,
   chrome: chromeZh,
   stage: stageZh,
+  mediaHealth: mediaHealthZh,
   userName: {
     title: '输入你的名字',
     text: '老师和同学会看到这个名字。',
@@ -522,6 +524,7 @@ export const zh = {
       unplugged: '摄像头或麦克风已拔出',
       deviceUpdate: '所选设备已不存在，请重新选择',
       deviceError: '设备异常，请检查设备',
+      resolution: '摄像头不支持当前分辨率',
     },
   },
   device: {

@@ -4,10 +4,14 @@
  * them.
  */
 import { useEffect, useRef, useState, type ReactNode } from 'react';
+import { useTranslation } from 'react-i18next';
+import { toast } from '#app/lib/toast.ts';
 import type { JoinAnswer } from '#core/contracts/api.ts';
 import type { Layer } from '#core/contracts/media-signaling.ts';
 import type { Member } from '#core/contracts/room-events.ts';
-import { MediaControls, MediaTile, PermissionHelp, RemoteAudio, ScreenView, TeacherAbsentTile } from './MediaStage.tsx';
+import { DeviceIssueView, PlaybackPrompt, SilentMicNotice } from './HealthViews.tsx';
+import { DeviceSettings, MediaControls, MediaTile, RemoteAudio, ScreenView, TeacherAbsentTile } from './MediaStage.tsx';
+import { playback } from './playback.ts';
 import { NO_SPEAKING, nextSpeaking, speakingIds, SPEAKING_TICK_MS } from './speaking.ts';
 import { useMedia, type MediaState } from './useMedia.ts';
 import { sfuNetworkQuality } from '../roomState.ts';
@@ -43,6 +47,24 @@ export interface ClassroomMedia {
   overlay: ReactNode;
   /** The pinned person and the active speaker (the speaker layout puts them first). */
   focus: { pinned: string; active: string };
+  /** People whose microphone reaches the node with no packets (the members list marks them; ADR 101). */
+  silentMics: string[];
+}
+
+/** The teacher hears once per silence that a person's microphone (or camera) sends nothing. */
+function useTellTeacher(silent: MediaState['silent'], isCreator: boolean, members: Member[]): void {
+  const { t } = useTranslation();
+  const told = useRef(new Set<string>());
+  useEffect(() => {
+    if (!isCreator) return;
+    for (const [trackId, s] of Object.entries(silent)) {
+      if (told.current.has(trackId) || s.source === 'screen') continue;
+      told.current.add(trackId);
+      const name = members.find((m) => m.userId === s.userId)?.name ?? s.userId;
+      toast.error(t(s.source === 'mic' ? 'mediaHealth.silent.teacher' : 'mediaHealth.silent.teacherCamera', { name }));
+    }
+    for (const trackId of told.current) if (!(trackId in silent)) told.current.delete(trackId);
+  }, [silent, isCreator, members, t]);
 }
 
 export function useClassroomMedia(i: ClassroomMediaInput): ClassroomMedia {
@@ -55,7 +77,11 @@ export function useClassroomMedia(i: ClassroomMediaInput): ClassroomMedia {
     onView: i.onView,
   });
   const [speaker, setSpeaker] = useState('');
-  const [helpClosed, setHelpClosed] = useState(false);
+  const [choosing, setChoosing] = useState(false);
+  useEffect(() => playback.setRoom(i.roomNumber), [i.roomNumber]);
+  useTellTeacher(media.silent, i.isCreator, i.members);
+  const silentMics = [...new Set(Object.values(media.silent).filter((s) => s.source === 'mic').map((s) => s.userId))];
+  const micSilentMe = silentMics.includes(i.myId) && media.local.micOn;
   // Who speaks: the node's last levels report stands until the next one; every 300 ms it is folded
   // into a smoothed level with a hold (speaking.ts), while anyone is heard or still outlined.
   const [speaking, setSpeaking] = useState(NO_SPEAKING);
@@ -105,7 +131,30 @@ export function useClassroomMedia(i: ClassroomMediaInput): ClassroomMedia {
     screen: <ScreenView media={media} isCreator={i.isCreator} creatorId={i.creatorId} />,
     controls: <MediaControls media={media} roomType={i.roomType} isCreator={i.isCreator} />,
     audio: <RemoteAudio people={media.people} speakerId={media.speakerId} />,
-    overlay: media.problem === 'denied' && !helpClosed ? <PermissionHelp onClose={() => setHelpClosed(true)} /> : null,
+    overlay: (
+      <>
+        <PlaybackPrompt />
+        {micSilentMe ? <SilentMicNotice deviceLabel={media.local.micLabel} onRetry={() => media.actions.retryDevices('mic')} /> : null}
+        {media.issue && !choosing ? (
+          <DeviceIssueView
+            issue={media.issue}
+            onRetry={() => media.actions.retryDevices()}
+            onClose={media.actions.dismissIssue}
+            onChooseDevice={() => setChoosing(true)}
+          />
+        ) : null}
+        {choosing ? (
+          <DeviceSettings
+            media={media}
+            onClose={() => {
+              setChoosing(false);
+              media.actions.dismissIssue();
+            }}
+          />
+        ) : null}
+      </>
+    ),
     focus: { pinned: speaker, active: speaking.active },
+    silentMics,
   };
 }

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { MediaSource, PublishedTrack } from '#core/contracts/media-signaling.ts';
-import { DEVICE_MESSAGE_MS, MediaClient, RECONNECT_EVERY_MS, RECONNECT_FIRST_MS, RECONNECT_RETRY_MS } from './media-client.ts';
+import { MediaClient, RECONNECT_EVERY_MS, RECONNECT_FIRST_MS, RECONNECT_RETRY_MS } from './media-client.ts';
 import type { MediaSessionEvents } from './media-session.ts';
 
 /** A camera or microphone track as far as the class looks at it. */
@@ -334,21 +334,77 @@ describe('MediaClient', () => {
     expect(session().tokens).toEqual(['first', 'fresh']);
   });
 
-  it('shows a device problem and clears it after 5 s', async () => {
-    const { client } = setup(() => Promise.reject(Object.assign(new Error('busy'), { name: 'NotReadableError' })));
+  it('shows a device problem until a retry opens the device (no toast that goes away by itself)', async () => {
+    let fail = true;
+    const opened: FakeTrack[] = [];
+    const { client, session } = setup(async (kind) => {
+      if (fail && kind === 'video') throw Object.assign(new Error('busy'), { name: 'NotReadableError' });
+      const track = new FakeTrack(kind);
+      opened.push(track);
+      return track as unknown as MediaStreamTrack;
+    });
     client.start('http://sfu', 'first');
     await settle();
-    expect(client.getSnapshot().problem).toBe('occupied');
-    await vi.advanceTimersByTimeAsync(DEVICE_MESSAGE_MS);
-    expect(client.getSnapshot().problem).toBeNull();
+    expect(client.getSnapshot().issue).toEqual({ problem: 'occupied', source: 'camera' });
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(client.getSnapshot().issue).toEqual({ problem: 'occupied', source: 'camera' });
+    expect(session().published('camera')).toBe(false);
+    fail = false;
+    client.actions.retryDevices();
+    await settle();
+    expect(client.getSnapshot().issue).toBeNull();
+    expect(session().published('camera')).toBe(true);
   });
 
-  it('says so when a device is unplugged', async () => {
-    const { client, captured } = setup();
+  it('mutes an unplugged camera for everyone, says so, and a retry brings it back on', async () => {
+    const { client, captured, session } = setup();
     client.start('http://sfu', 'first');
     await settle();
+    const cam = captured.find((t) => t.kind === 'video')!;
+    cam.unplug();
+    await settle();
+    expect(client.getSnapshot().issue).toEqual({ problem: 'unplugged', source: 'camera' });
+    expect(client.getSnapshot().local.camOn).toBe(false);
+    expect(session().paused).toContainEqual(['camera', true]);
+    client.actions.retryDevices();
+    await settle();
+    expect(client.getSnapshot().issue).toBeNull();
+    expect(client.getSnapshot().local.camOn).toBe(true);
+    expect(session().paused.at(-1)).toEqual(['camera', false]);
+    expect(captured.filter((t) => t.kind === 'video')).toHaveLength(2);
+  });
+
+  it('keeps a camera the person switched off switched off when its device goes', async () => {
+    const { client, captured, session } = setup();
+    client.start('http://sfu', 'first');
+    await settle();
+    client.actions.toggleCam();
+    await settle();
     captured.find((t) => t.kind === 'video')!.unplug();
-    expect(client.getSnapshot().problem).toBe('unplugged');
+    client.actions.retryDevices();
+    await settle();
+    expect(client.getSnapshot().local.camOn).toBe(false);
+    expect(session().paused.at(-1)).toEqual(['camera', true]);
+  });
+
+  it('no camera and no microphone are one problem: no devices', async () => {
+    const { client } = setup(() => Promise.reject(Object.assign(new Error('none'), { name: 'NotFoundError' })));
+    client.start('http://sfu', 'first');
+    await settle();
+    expect(client.getSnapshot().issue).toEqual({ problem: 'noDevices', source: 'both' });
+  });
+
+  it('keeps the node’s silent publications by track id and forgets them when packets come or the track goes', async () => {
+    const { client, session } = setup();
+    client.start('http://sfu', 'first');
+    await settle();
+    session().events.onNote({ type: 'trackSilent', trackId: 'a', userId: '7', source: 'mic', silent: true });
+    expect(client.getSnapshot().silent).toEqual({ a: { userId: '7', source: 'mic' } });
+    session().events.onNote({ type: 'trackSilent', trackId: 'a', userId: '7', source: 'mic', silent: false });
+    expect(client.getSnapshot().silent).toEqual({});
+    session().events.onNote({ type: 'trackSilent', trackId: 'b', userId: '8', source: 'mic', silent: true });
+    session().events.onNote({ type: 'trackRemoved', trackId: 'b', userId: '8' });
+    expect(client.getSnapshot().silent).toEqual({});
   });
 
   it('stop() closes the session, stops the devices and a late drop reconnects nothing', async () => {

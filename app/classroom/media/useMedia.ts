@@ -12,7 +12,6 @@ import { MediaClient, type MediaActions, type MediaSnapshot } from './media-clie
 
 export {
   canShareScreen,
-  DEVICE_MESSAGE_MS,
   SCREEN_BUTTON_BLOCK_MS,
   type MediaActions,
   type MediaPerson,

@@ -1,0 +1,30 @@
+import { chromium } from 'playwright-core';
+import http from 'node:http';
+const html = `<html><body><button id=b>go</button><script>
+window.out = {};
+const to = (pr) => Promise.race([pr.then(() => 'ok', (e) => e.name), new Promise((r) => setTimeout(() => r('pending'), 3000))]);
+(async () => {
+  const ctx = new AudioContext(); out.ctx = ctx.state;
+  const osc = ctx.createOscillator(); const dst = ctx.createMediaStreamDestination(); osc.connect(dst); osc.start();
+  const a = document.createElement('audio'); a.srcObject = dst.stream; document.body.append(a); window.a = a;
+  out.audio = await to(a.play());
+  const s = await navigator.mediaDevices.getUserMedia({video: true, audio: true});
+  const vm = document.createElement('video'); vm.muted = true; vm.srcObject = new MediaStream(s.getVideoTracks()); document.body.append(vm);
+  out.vmuted = await to(vm.play());
+  const a2 = document.createElement('audio'); a2.srcObject = dst.stream; document.body.append(a2);
+  out.audioAfterGum = await to(a2.play());
+  out.done = true;
+  document.getElementById('b').onclick = () => { window.res = a.play().then(() => 'ok', (e) => e.name); };
+})();
+</script></body></html>`;
+const srv = http.createServer((q, s) => { s.setHeader('content-type','text/html'); s.end(html); }).listen(0);
+const port = srv.address().port;
+const args = ['--no-sandbox','--disable-gpu','--use-fake-device-for-media-stream','--use-fake-ui-for-media-stream', ...process.argv.slice(2)];
+const b = await chromium.launch({ executablePath: '/usr/bin/chromium', args });
+const p = await b.newPage();
+await p.goto(`http://localhost:${port}/`);
+await p.waitForFunction(() => window.out.done, null, { timeout: 20000 });
+console.log(JSON.stringify(await p.evaluate(() => window.out)));
+await p.click('#b');
+console.log(await p.evaluate(() => window.res), await p.evaluate(() => window.a.paused));
+await b.close(); srv.close();
