@@ -80,7 +80,13 @@ export function useClassroomMedia(i: ClassroomMediaInput): ClassroomMedia {
   const [choosing, setChoosing] = useState(false);
   useEffect(() => playback.setRoom(i.roomNumber), [i.roomNumber]);
   useTellTeacher(media.silent, i.isCreator, i.members);
-  const silentMics = [...new Set(Object.values(media.silent).filter((s) => s.source === 'mic').map((s) => s.userId))];
+  const silentMics = [
+    ...new Set(
+      Object.values(media.silent)
+        .filter((s) => s.source === 'mic')
+        .map((s) => s.userId),
+    ),
+  ];
   const micSilentMe = silentMics.includes(i.myId) && media.local.micOn;
   // Who speaks: the node's last levels report stands until the next one; every 300 ms it is folded
   // into a smoothed level with a hold (speaking.ts), while anyone is heard or still outlined.

@@ -18,8 +18,10 @@ export function useBlockedPlayback(): number {
 }
 
 /**
- * "Click to start sound and video": shown while the browser refuses to play something. The button
- * (or any click or key on the page: the next user gesture) starts every refused element again.
+ * "Click to start sound and video": shown while the browser refuses to play something. A small
+ * modal (the class cannot be heard until it is answered; the focus is on its button, so Enter or
+ * Space answers it): the button, the close button, Escape, or any click or key on the page (the
+ * next user gesture) starts every refused element again.
  */
 export function PlaybackPrompt() {
   const { t } = useTranslation();
@@ -37,16 +39,15 @@ export function PlaybackPrompt() {
   }, [blocked]);
   if (blocked === 0) return null;
   return (
-    <section className="play-prompt" role="alert" aria-labelledby="play-prompt-title" data-testid="playback-prompt">
-      <Volume2 size={22} aria-hidden="true" className="play-prompt__icon" />
-      <div className="play-prompt__text">
-        <strong id="play-prompt-title">{t('mediaHealth.playback.title')}</strong>
-        <span>{t('mediaHealth.playback.text')}</span>
+    <Dialog title={t('mediaHealth.playback.title')} onClose={() => playback.resumeAll()} testId="playback-prompt" className="play-prompt">
+      <div className="play-prompt__body">
+        <Volume2 size={28} aria-hidden="true" className="play-prompt__icon" />
+        <p>{t('mediaHealth.playback.text')}</p>
       </div>
-      <Button onClick={() => playback.resumeAll()} data-testid="playback-start">
+      <Button onClick={() => playback.resumeAll()} data-testid="playback-start" data-autofocus block>
         {t('mediaHealth.playback.button')}
       </Button>
-    </section>
+    </Dialog>
   );
 }
 

@@ -37,7 +37,12 @@ export function issueActions(problem: DeviceProblem): { retry: true; permissionH
   return {
     retry: true,
     permissionHelp: problem === 'denied',
-    chooseDevice: problem === 'occupied' || problem === 'resolution' || problem === 'unplugged' || problem === 'deviceUpdate' || problem === 'deviceError',
+    chooseDevice:
+      problem === 'occupied' ||
+      problem === 'resolution' ||
+      problem === 'unplugged' ||
+      problem === 'deviceUpdate' ||
+      problem === 'deviceError',
   };
 }
 

@@ -71,15 +71,7 @@ export function joinDevices(roomNumber: string, audience: boolean): JoinDevices 
 
 /** The device exceptions of docs/product/02-live-classroom.md §4, §5, §8. */
 export type DeviceProblem =
-  | 'noDevices'
-  | 'noWebcam'
-  | 'noMicrophone'
-  | 'occupied'
-  | 'denied'
-  | 'resolution'
-  | 'unplugged'
-  | 'deviceUpdate'
-  | 'deviceError';
+  'noDevices' | 'noWebcam' | 'noMicrophone' | 'occupied' | 'denied' | 'resolution' | 'unplugged' | 'deviceUpdate' | 'deviceError';
 
 /** A getUserMedia failure, by the error's name, as the problem the person is shown. */
 export function problemOf(err: unknown, kind: 'audio' | 'video' | 'both'): DeviceProblem {
