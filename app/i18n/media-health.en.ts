@@ -12,8 +12,8 @@ export const mediaHealthEn: MediaHealthMessages = {
     what: 'What happened',
     todo: 'What to do',
     retry: 'Try again',
-    choose: 'Choose another device',
-    close: 'Continue without it',
+    choose: 'Choose a device',
+    close: 'Not now',
     helpTitle: 'How to allow the camera and microphone',
     helpSteps: {
       one: 'Click the lock or camera icon at the left of the address bar.',

@@ -11,7 +11,7 @@ export const mediaHealthZh = {
     todo: '怎么做',
     retry: '重试',
     choose: '更换设备',
-    close: '暂不使用，继续上课',
+    close: '暂不使用',
     helpTitle: '如何允许使用摄像头和麦克风',
     helpSteps: {
       one: '点击地址栏左侧的锁形或摄像头图标。',

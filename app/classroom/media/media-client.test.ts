@@ -407,6 +407,89 @@ describe('MediaClient', () => {
     expect(client.getSnapshot().silent).toEqual({});
   });
 
+  it('opens a refused camera again when the permission is granted, and mutes it when the permission is taken back, without leaving the class', async () => {
+    const permissions = new Map<string, EventTarget & { state: PermissionState }>();
+    for (const name of ['camera', 'microphone']) permissions.set(name, Object.assign(new EventTarget(), { state: 'prompt' as PermissionState }));
+    const devices = new EventTarget();
+    vi.stubGlobal('navigator', {
+      mediaDevices: Object.assign(devices, { enumerateDevices: () => Promise.resolve([]) }),
+      permissions: { query: ({ name }: { name: string }) => Promise.resolve(permissions.get(name)) },
+    });
+    try {
+      let refused = true;
+      const { client, session, captured } = setup(async (kind) => {
+        if (refused && kind === 'video') throw Object.assign(new Error('no'), { name: 'NotAllowedError' });
+        const track = new FakeTrack(kind);
+        captured.push(track);
+        return track as unknown as MediaStreamTrack;
+      });
+      const detach = client.attach();
+      client.start('http://sfu', 'first');
+      await settle();
+      expect(client.getSnapshot().issue).toEqual({ problem: 'denied', source: 'camera' });
+      const camera = permissions.get('camera')!;
+      // Allowed in the address bar: the camera opens and goes out, the session is the same one.
+      refused = false;
+      camera.state = 'granted';
+      camera.dispatchEvent(new Event('change'));
+      await settle();
+      expect(client.getSnapshot().issue).toBeNull();
+      expect(session().published('camera')).toBe(true);
+      expect(session().closed).toBe(false);
+      // Taken back: muted for everyone and said.
+      camera.state = 'denied';
+      camera.dispatchEvent(new Event('change'));
+      await settle();
+      expect(client.getSnapshot().issue).toEqual({ problem: 'denied', source: 'camera' });
+      expect(client.getSnapshot().local.camOn).toBe(false);
+      expect(session().paused.at(-1)).toEqual(['camera', true]);
+      detach();
+    } finally {
+      vi.unstubAllGlobals();
+    }
+  });
+
+  it('mutes a source whose device left the list, and opens devices that arrive after none was found', async () => {
+    let list: Array<{ deviceId: string; kind: string }> = [];
+    const devices = Object.assign(new EventTarget(), { enumerateDevices: () => Promise.resolve(list) });
+    vi.stubGlobal('navigator', { mediaDevices: devices });
+    try {
+      let none = true;
+      const { client, session, captured } = setup(async (kind) => {
+        if (none) throw Object.assign(new Error('none'), { name: 'NotFoundError' });
+        const track = Object.assign(new FakeTrack(kind), { getSettings: () => ({ deviceId: `${kind}-1` }) });
+        captured.push(track);
+        return track as unknown as MediaStreamTrack;
+      });
+      const detach = client.attach();
+      client.start('http://sfu', 'first');
+      await settle();
+      expect(client.getSnapshot().issue).toEqual({ problem: 'noDevices', source: 'both' });
+      // A camera and a microphone are plugged in: opened without a click.
+      none = false;
+      list = [
+        { deviceId: 'audio-1', kind: 'audioinput' },
+        { deviceId: 'video-1', kind: 'videoinput' },
+      ];
+      devices.dispatchEvent(new Event('devicechange'));
+      await vi.advanceTimersByTimeAsync(1000);
+      await settle();
+      expect(client.getSnapshot().issue).toBeNull();
+      expect([...session().publishedSources.keys()].sort()).toEqual(['camera', 'mic']);
+      // The microphone is unplugged: muted and said.
+      list = [{ deviceId: 'video-1', kind: 'videoinput' }];
+      devices.dispatchEvent(new Event('devicechange'));
+      await vi.advanceTimersByTimeAsync(1000);
+      await settle();
+      expect(client.getSnapshot().issue).toEqual({ problem: 'deviceUpdate', source: 'mic' });
+      expect(client.getSnapshot().local.micOn).toBe(false);
+      expect(session().paused.at(-1)).toEqual(['mic', true]);
+      detach();
+    } finally {
+      vi.unstubAllGlobals();
+    }
+  });
+
   it('stop() closes the session, stops the devices and a late drop reconnects nothing', async () => {
     const { client, sessions, session, captured } = setup();
     client.start('http://sfu', 'first');
