@@ -47,7 +47,11 @@ export function silenceStep(
 }
 
 /** Watches one publication until it closes; `tell` reaches the people who should know. */
-export function watchSilence(pub: Watched & Pick<Publication, 'once'>, tell: (silent: boolean) => void, afterMs = SILENT_AFTER_MS): () => void {
+export function watchSilence(
+  pub: Watched & Pick<Publication, 'once'>,
+  tell: (silent: boolean) => void,
+  afterMs = SILENT_AFTER_MS,
+): () => void {
   let state: SilenceState = { packets: pub.packets, since: Date.now(), silent: false };
   const timer = setInterval(() => {
     if (pub.closed) return stop();

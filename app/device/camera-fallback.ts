@@ -6,8 +6,7 @@
  */
 export const CAMERA_FALLBACK = { width: 640, height: 480 } as const;
 
-const errorName = (err: unknown): string =>
-  typeof err === 'object' && err !== null && 'name' in err ? String((err as { name: unknown }).name) : '';
+const errorName = (err: unknown): string => (typeof err === 'object' && err !== null && 'name' in err ? String(err.name) : '');
 
 /** Whether a failed camera start at `width` is worth one more try at 640x480. */
 export function retrySmaller(err: unknown, width: number): boolean {

@@ -18,7 +18,8 @@ export const mediaHealthEn: MediaHealthMessages = {
     helpSteps: {
       one: 'Click the lock or camera icon at the left of the address bar.',
       two: 'Set Camera and Microphone to Allow.',
-      three: 'The devices open again here by themselves once allowed; if not, press Try again. No reload is needed and you stay in the class.',
+      three:
+        'The devices open again here by themselves once allowed; if not, press Try again. No reload is needed and you stay in the class.',
     },
     source: { mic: 'microphone', camera: 'camera', both: 'camera and microphone' },
     title: {
@@ -36,17 +37,20 @@ export const mediaHealthEn: MediaHealthMessages = {
       noDevices: 'Connect a camera or microphone, then press Try again. You can keep watching and listening without one.',
       noWebcam: 'Connect a camera, then press Try again. You can still take part with your microphone.',
       noMicrophone: 'Connect a microphone, then press Try again. Until then the others cannot hear you.',
-      occupied: 'Close the other program using the {{device}} (a meeting app, another browser tab), then press Try again, or choose another device.',
+      occupied:
+        'Close the other program using the {{device}} (a meeting app, another browser tab), then press Try again, or choose another device.',
       denied: 'Allow it with the steps below and the devices open again by themselves.',
       resolution: 'Banshu tried 640x360 and 640x480 and this camera opened at neither. Choose another camera and try again.',
-      unplugged: 'It is muted for everyone, so nobody sees a frozen picture or hears noise. Plug it back in or choose another device, then press Try again.',
+      unplugged:
+        'It is muted for everyone, so nobody sees a frozen picture or hears noise. Plug it back in or choose another device, then press Try again.',
       deviceUpdate: 'It is muted for everyone. Choose another device, or plug it back in and press Try again.',
       deviceError: 'Press Try again. If it keeps failing, reconnect the device or restart the browser.',
     },
   },
   silent: {
     me: 'Your microphone sends no sound, check it',
-    meHint: 'No sound has arrived from {{device}} for 10 seconds. Check that it is connected and not muted by a switch on the device, or pick another microphone under Devices, then press Try again.',
+    meHint:
+      'No sound has arrived from {{device}} for 10 seconds. Check that it is connected and not muted by a switch on the device, or pick another microphone under Devices, then press Try again.',
     thisMic: 'the current microphone',
     teacher: 'No sound arrives from {{name}}',
     teacherCamera: 'No picture arrives from {{name}}',

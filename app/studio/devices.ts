@@ -45,7 +45,10 @@ function cameraConstraints(
 export async function openCamera(deviceId?: string): Promise<MediaStream> {
   if (!navigator.mediaDevices?.getUserMedia) throw noDevices();
   const open = (size: { width: number; height: number }) =>
-    navigator.mediaDevices.getUserMedia({ video: cameraConstraints(deviceId, { ...size, frameRate: STUDIO_CAMERA.frameRate }), audio: false });
+    navigator.mediaDevices.getUserMedia({
+      video: cameraConstraints(deviceId, { ...size, frameRate: STUDIO_CAMERA.frameRate }),
+      audio: false,
+    });
   return (await openCameraWithFallback(open, STUDIO_CAMERA)).result;
 }
 

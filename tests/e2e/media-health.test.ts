@@ -15,7 +15,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BrowserContext, Page } from 'playwright-core';
-import { createRoom, joinByNumber, open, signIn, startWorld, type World } from './helpers.ts';
+import { createRoom, joinByNumber, signIn, startWorld, type World } from './helpers.ts';
 import { axeProblems, layoutProblems, PHONE, setLang, VIEWPORTS, type Lang, type Size } from './tour.ts';
 
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');

@@ -409,7 +409,8 @@ describe('MediaClient', () => {
 
   it('opens a refused camera again when the permission is granted, and mutes it when the permission is taken back, without leaving the class', async () => {
     const permissions = new Map<string, EventTarget & { state: PermissionState }>();
-    for (const name of ['camera', 'microphone']) permissions.set(name, Object.assign(new EventTarget(), { state: 'prompt' as PermissionState }));
+    const initial: PermissionState = 'prompt';
+    for (const name of ['camera', 'microphone']) permissions.set(name, Object.assign(new EventTarget(), { state: initial }));
     const devices = new EventTarget();
     vi.stubGlobal('navigator', {
       mediaDevices: Object.assign(devices, { enumerateDevices: () => Promise.resolve([]) }),

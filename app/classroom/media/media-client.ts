@@ -267,7 +267,7 @@ export class MediaClient {
       ['microphone', 'mic'],
     ] as const) {
       void perms
-        ?.query({ name: name as PermissionName })
+        ?.query({ name: name })
         .then((status) => {
           if (detached) return;
           const onPerm = () => this.#permissionChanged(source, status.state);

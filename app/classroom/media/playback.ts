@@ -11,7 +11,7 @@ import { logClientEvent } from '#app/lib/client-log.ts';
 
 /** The refusal the autoplay policy gives; anything else (an element removed meanwhile: AbortError) is not for the prompt. */
 export function isAutoplayBlock(err: unknown): boolean {
-  return typeof err === 'object' && err !== null && 'name' in err && (err as { name: unknown }).name === 'NotAllowedError';
+  return typeof err === 'object' && err !== null && 'name' in err && err.name === 'NotAllowedError';
 }
 
 export interface PlayableElement {
