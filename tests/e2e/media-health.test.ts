@@ -279,3 +279,43 @@ describe('the device-exception view', () => {
     await expect(teacher.evaluate(() => (window as unknown as { __same?: number }).__same)).resolves.toBe(42);
   }, 60_000);
 });
+
+describe('a microphone invitation confirms sound', () => {
+  it('shows the teacher the invited student’s level; a microphone that stops sending is told to both, and a retry brings the sound back', async () => {
+    const host = (await world.person()).page;
+    await signIn(host, world.server);
+    await host.request.post('/api/updateUserName', { data: { userName: '张老师' } });
+    const large = await createRoom(host, 'large');
+    const alice = (await world.person()).page;
+    await signIn(alice, world.server);
+    await alice.request.post('/api/updateUserName', { data: { userName: 'Alice' } });
+    await joinByNumber(alice, large);
+    await alice.getByTestId('classroom').waitFor({ timeout: 30_000 });
+
+    await host.getByRole('tab', { name: /^成员（\d+）$/ }).click();
+    const row = host.getByTestId('member-row').filter({ hasText: 'Alice' });
+    await row.getByRole('button', { name: '邀请上麦' }).click();
+    await alice.getByRole('dialog', { name: '连麦邀请' }).getByRole('button', { name: '同意' }).click();
+    await row.getByText('连麦中').waitFor();
+    // The teacher sees sound arrive: the level of Chromium's fake microphone (a beep) moves the meter.
+    const level = row.getByTestId('member-mic-level');
+    await expect.poll(async () => Number(await level.getAttribute('data-level')), { timeout: 30_000 }).toBeGreaterThan(0);
+    await shot(host, 'level-teacher-1280');
+
+    // The microphone dies without a word (its track stops, no 'ended'): the node gets no packet.
+    await alice.evaluate(() => window.banshuMedia?.local?.().mic?.stop());
+    const notice = alice.getByTestId('silent-mic');
+    await notice.waitFor({ timeout: 30_000 });
+    await notice.getByText('你的麦克风没有发出声音，请检查').waitFor();
+    await row.getByTestId('member-silent').waitFor({ timeout: 10_000 });
+    await host.getByTestId('toast').filter({ hasText: '没有收到 Alice 的声音' }).first().waitFor();
+    await shot(alice, 'silent-student-1280');
+    await shot(host, 'silent-teacher-1280');
+
+    await notice.getByTestId('silent-mic-retry').click();
+    await notice.waitFor({ state: 'detached', timeout: 20_000 });
+    await row.getByTestId('member-silent').waitFor({ state: 'detached', timeout: 10_000 });
+    await host.context().close();
+    await alice.context().close();
+  }, 150_000);
+});
