@@ -53,7 +53,6 @@ export const mediaHealthEn: MediaHealthMessages = {
       'No sound has arrived from {{device}} for 10 seconds. Check that it is connected and not muted by a switch on the device, or pick another microphone under Devices, then press Try again.',
     thisMic: 'the current microphone',
     teacher: 'No sound arrives from {{name}}',
-    teacherCamera: 'No picture arrives from {{name}}',
     badge: 'No sound',
     level: 'Microphone level of {{name}}',
     retry: 'Try again',

@@ -47,7 +47,6 @@ export const mediaHealthZh = {
     meHint: '已经 10 秒没有收到 {{device}} 的声音。请确认它已连接、没有被硬件开关静音，或在“设备”中换一个麦克风，然后点“重试”。',
     thisMic: '当前麦克风',
     teacher: '没有收到 {{name}} 的声音',
-    teacherCamera: '没有收到 {{name}} 的画面',
     badge: '无声音',
     level: '{{name}} 的麦克风音量',
     retry: '重试',

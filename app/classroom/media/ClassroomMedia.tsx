@@ -51,20 +51,20 @@ export interface ClassroomMedia {
   silentMics: string[];
 }
 
-/** The teacher hears once per silence that a person's microphone (or camera) sends nothing. */
-function useTellTeacher(silent: MediaState['silent'], isCreator: boolean, members: Member[]): void {
+/** The teacher hears once per silence that another person's microphone sends nothing (their own has the notice). */
+function useTellTeacher(silent: MediaState['silent'], isCreator: boolean, myId: string, members: Member[]): void {
   const { t } = useTranslation();
   const told = useRef(new Set<string>());
   useEffect(() => {
     if (!isCreator) return;
     for (const [trackId, s] of Object.entries(silent)) {
-      if (told.current.has(trackId) || s.source === 'screen') continue;
+      if (told.current.has(trackId) || s.source !== 'mic' || s.userId === myId) continue;
       told.current.add(trackId);
       const name = members.find((m) => m.userId === s.userId)?.name ?? s.userId;
-      toast.error(t(s.source === 'mic' ? 'mediaHealth.silent.teacher' : 'mediaHealth.silent.teacherCamera', { name }));
+      toast.error(t('mediaHealth.silent.teacher', { name }));
     }
     for (const trackId of told.current) if (!(trackId in silent)) told.current.delete(trackId);
-  }, [silent, isCreator, members, t]);
+  }, [silent, isCreator, myId, members, t]);
 }
 
 export function useClassroomMedia(i: ClassroomMediaInput): ClassroomMedia {
@@ -79,7 +79,7 @@ export function useClassroomMedia(i: ClassroomMediaInput): ClassroomMedia {
   const [speaker, setSpeaker] = useState('');
   const [choosing, setChoosing] = useState(false);
   useEffect(() => playback.setRoom(i.roomNumber), [i.roomNumber]);
-  useTellTeacher(media.silent, i.isCreator, i.members);
+  useTellTeacher(media.silent, i.isCreator, i.myId, i.members);
   const silentMics = [
     ...new Set(
       Object.values(media.silent)

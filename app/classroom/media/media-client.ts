@@ -504,7 +504,8 @@ export class MediaClient {
     for (const source of sources) {
       const key = source === 'mic' ? 'mic' : 'cam';
       if (!this.#want[key] && !this.#mutedByLoss.has(source)) continue;
-      if (session && !session.rights.includes(source)) continue;
+      // Only what this person may send, once in the class (an audience opens nothing before the invitation).
+      if (!session?.rights.includes(source)) continue;
       const old = this.#tracks[source];
       const track = await this.#open(source);
       if (!track) continue;
