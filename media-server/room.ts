@@ -10,6 +10,7 @@ import { kindOf } from '#core/contracts/media-signaling.ts';
 import { DomainError, illegalParams } from '#core/platform/errors.ts';
 import type { Peer } from './peer.ts';
 import { Publication } from './publication.ts';
+import { tellSilent, watchSilence } from './silence.ts';
 import { checkAfterRestart, newPeerConnection, remoteSdp, type RtcSettings } from './rtc.ts';
 import { Subscription } from './subscription.ts';
 
@@ -113,6 +114,7 @@ export class Room extends EventEmitter<{ closed: [] }> {
       this.#broadcast({ type: 'trackRemoved', trackId: pub.id, userId: pub.userId });
     });
     pub.on('layer', () => this.#broadcast({ type: 'trackAdded', track: pub.describe() }, peer));
+    watchSilence(pub, (silent) => tellSilent(this.peers.values(), pub, silent));
     this.#broadcast({ type: 'trackAdded', track: pub.describe() }, peer);
     return { trackId: pub.id, sdp: answer };
   }

@@ -256,6 +256,8 @@ export function LiveRoom({ answer, roomNumber, inviteUrl }: LiveRoomProps) {
               mic={mic ?? { phase: 'idle', userId: '', name: '', since: 0, deadline: 0 }}
               quality={av.media.quality}
               clockSkew={state?.clockSkew ?? 0}
+              levels={av.media.levels}
+              silentMics={av.silentMics}
               onInviteMic={(userId) => void actions.inviteMic(userId)}
               onStopMic={() => void actions.stopMic()}
               onKick={(userId) => void actions.kick(userId)}

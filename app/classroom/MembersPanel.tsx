@@ -15,6 +15,10 @@ export interface MembersPanelProps {
   /** The SFU's network figures by user (the media note `quality`), the same the tiles show. */
   quality: Record<string, number>;
   clockSkew: number;
+  /** The media node's audio levels (0-100) by user: the teacher sees the invited student's (ADR 101). */
+  levels?: Record<string, number>;
+  /** People whose microphone reaches the node with no packets for 10 s. */
+  silentMics?: string[];
   onInviteMic: (userId: string) => void;
   onStopMic: () => void;
   onKick: (userId: string) => void;
@@ -62,6 +66,8 @@ export function MembersPanel({
   mic,
   quality,
   clockSkew,
+  levels = {},
+  silentMics = [],
   onInviteMic,
   onStopMic,
   onKick,
@@ -98,6 +104,28 @@ export function MembersPanel({
               <span className={`badge badge--role badge--${m.role}`}>{t(`classroom.badge.${m.role}`)}</span>
               <NetworkIcon quality={sfuNetworkQuality(quality, m)} />
               {onMic ? <MicStatus mic={mic} skew={clockSkew} /> : null}
+              {onMic && mic.phase === 'connected' && isCreator ? (
+                <meter
+                  className="member__level"
+                  min={0}
+                  max={100}
+                  low={25}
+                  value={levels[m.userId] ?? 0}
+                  aria-label={t('mediaHealth.silent.level', { name: shownName(m.name, t) })}
+                  data-testid="member-mic-level"
+                  data-level={levels[m.userId] ?? 0}
+                />
+              ) : null}
+              {silentMics.includes(m.userId) ? (
+                <span
+                  className="badge badge--silent"
+                  role="status"
+                  title={t('mediaHealth.silent.teacher', { name: shownName(m.name, t) })}
+                  data-testid="member-silent"
+                >
+                  {t('mediaHealth.silent.badge')}
+                </span>
+              ) : null}
               {isCreator && m.role !== 'creator' ? (
                 <span className="member__actions" role="group" aria-label={t('classroom.members.actions', { name: m.name })}>
                   {onMic ? (

@@ -217,7 +217,9 @@ function PreJoinScreen(p: PreJoinProps) {
   );
 
   const problemText = problem
-    ? t(`prejoin.problem.${problem === 'unplugged' || problem === 'deviceUpdate' || problem === 'deviceError' ? 'other' : problem}`)
+    ? t(
+        `prejoin.problem.${problem === 'unplugged' || problem === 'deviceUpdate' || problem === 'deviceError' || problem === 'resolution' ? 'other' : problem}`,
+      )
     : null;
 
   return (

@@ -15,6 +15,7 @@ import { journeysEn } from './journeys.en.ts';
 import { netlogEn } from './netlog.en.ts';
 import { pagesEn } from './pages.en.ts';
 import { modesEn } from './modes.en.ts';
+import { mediaHealthEn } from './media-health.en.ts';
 import type { Messages } from './zh.ts';
 
 /** English. Typed against the Chinese resources: a missing or extra key is a type error. */
@@ -242,6 +243,7 @@ export const en: Messages = {
   netlog: netlogEn,
   pages: pagesEn,
   modes: modesEn,
+  mediaHealth: mediaHealthEn,
   userName: {
     title: 'Enter your name',
     text: 'The teacher and classmates will see this name.',
@@ -528,6 +530,7 @@ export const en: Messages = {
       unplugged: 'A camera or microphone was unplugged',
       deviceUpdate: 'The chosen device is gone; please choose another',
       deviceError: 'The device failed, please check it',
+      resolution: 'The camera does not support the current resolution',
     },
   },
   device: {

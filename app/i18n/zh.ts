@@ -15,6 +15,7 @@ import { journeysZh } from './journeys.zh.ts';
 import { netlogZh } from './netlog.zh.ts';
 import { pagesZh } from './pages.zh.ts';
 import { modesZh } from './modes.zh.ts';
+import { mediaHealthZh } from './media-health.zh.ts';
 
 /** Chinese (the default language). The shape of this object is the shape of every language. */
 export const zh = {
@@ -241,6 +242,7 @@ export const zh = {
   netlog: netlogZh,
   pages: pagesZh,
   modes: modesZh,
+  mediaHealth: mediaHealthZh,
   userName: {
     title: '输入你的名字',
     text: '老师和同学会看到这个名字。',
@@ -516,6 +518,7 @@ export const zh = {
       unplugged: '摄像头或麦克风已拔出',
       deviceUpdate: '所选设备已不存在，请重新选择',
       deviceError: '设备异常，请检查设备',
+      resolution: '摄像头不支持当前分辨率',
     },
   },
   device: {

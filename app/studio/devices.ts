@@ -4,11 +4,11 @@
  * the chosen camera and microphone remembered as `record-device-configure`. Failures map to the
  * classroom's device problems (the same messages).
  */
+import { openCameraWithFallback } from '#app/device/camera-fallback.ts';
 import { problemOf, readDeviceConfig, saveDeviceConfig, type DeviceConfig, type DeviceProblem } from '#app/classroom/media/devices.ts';
 
 export const STUDIO_DEVICE_KEY = 'record-device-configure';
 export const STUDIO_CAMERA = { width: 1280, height: 720, frameRate: 30 } as const;
-export const STUDIO_CAMERA_FALLBACK = { width: 640, height: 480, frameRate: 30 } as const;
 export const STUDIO_SCREEN = { width: 1920, height: 1080, frameRate: 30 } as const;
 
 export type StudioDeviceConfig = Pick<DeviceConfig, 'videoDeviceId' | 'audioDeviceId'>;
@@ -41,16 +41,15 @@ function cameraConstraints(
   };
 }
 
-/** The camera at 1280x720; a camera that refuses it (over-constrained, or cannot start at that size) at 640x480. */
+/** The camera at 1280x720; a camera that refuses it gets 640x480 (the classroom's rule, app/device/camera-fallback.ts). */
 export async function openCamera(deviceId?: string): Promise<MediaStream> {
   if (!navigator.mediaDevices?.getUserMedia) throw noDevices();
-  try {
-    return await navigator.mediaDevices.getUserMedia({ video: cameraConstraints(deviceId, STUDIO_CAMERA), audio: false });
-  } catch (err) {
-    const name = errorName(err);
-    if (name !== 'OverconstrainedError' && name !== 'NotReadableError' && name !== 'TrackStartError') throw err;
-    return navigator.mediaDevices.getUserMedia({ video: cameraConstraints(deviceId, STUDIO_CAMERA_FALLBACK), audio: false });
-  }
+  const open = (size: { width: number; height: number }) =>
+    navigator.mediaDevices.getUserMedia({
+      video: cameraConstraints(deviceId, { ...size, frameRate: STUDIO_CAMERA.frameRate }),
+      audio: false,
+    });
+  return (await openCameraWithFallback(open, STUDIO_CAMERA)).result;
 }
 
 export async function openMic(deviceId?: string): Promise<MediaStream> {

@@ -186,6 +186,8 @@ export type MediaNote =
   | { type: 'trackAdded'; track: PublishedTrack }
   | { type: 'trackRemoved'; trackId: string; userId: string }
   | { type: 'trackPaused'; trackId: string; userId: string; paused: boolean }
+  /** No packet arrived on an unpaused publication for SILENT_AFTER_MS (`silent`), or they came back; to the publisher and the creator (ADR 101). */
+  | { type: 'trackSilent'; trackId: string; userId: string; source: MediaSource; silent: boolean }
   /** Levels 0-100 of people speaking now (active-speaker highlight). */
   | { type: 'audioLevels'; levels: Record<string, number> }
   | { type: 'quality'; reports: QualityReport[] }
@@ -195,4 +197,6 @@ export type MediaNote =
   | { type: 'closed'; reason: 'kicked' | 'roomClosed' | 'replaced' | 'shutdown' };
 
 export const MEDIA_REQUEST_EVENT = 'req';
+/** A publication that sends no packet for this long, unpaused, is reported (`trackSilent`). */
+export const SILENT_AFTER_MS = 10_000;
 export const MEDIA_NOTE_EVENT = 'note';

@@ -328,12 +328,15 @@ export async function layoutProblems(page: Page, opts: { topBarOneRow: boolean; 
     if (sw > vw) problems.push(`horizontal overflow: scrollWidth ${sw} > ${vw}`);
 
     // 2. No control over another (nested ones aside): on the screen as it is, scrolled to the top.
+    const modal = document.querySelector('dialog:modal');
     const controls = [
       ...document.querySelectorAll<HTMLElement>(
         'button, a[href], input:not([type="hidden"]), select, textarea, [role="button"], [role="tab"], [tabindex]:not([tabindex="-1"])',
       ),
     ]
       .filter((el) => shown(el) && !el.closest('.board__surface, [data-testid="board-overlay"]'))
+      // An open modal dialog makes the rest of the page inert: only its own controls can be reached.
+      .filter((el) => !modal || modal.contains(el))
       .map((el) => ({ el, r: visibleRect(el) }))
       .filter((c): c is { el: HTMLElement; r: R } => c.r !== null);
     const pairs: string[] = [];

@@ -70,6 +70,8 @@ export interface SentTrack {
   plis: number;
   sent: number;
   stop(): void;
+  /** Starts sending (a publication made with `silent`: a device that gives nothing until now). */
+  start(): void;
 }
 
 export class MediaTestPeer {
@@ -123,8 +125,11 @@ export class MediaTestPeer {
     });
   }
 
-  /** Publishes a synthetic source: audio every 20 ms, video a 3-packet frame every 66 ms (keyframe every 30 frames). */
-  async publish(source: MediaSource): Promise<SentTrack> {
+  /**
+   * Publishes a synthetic source: audio every 20 ms, video a 3-packet frame every 66 ms (keyframe
+   * every 30 frames). `silent`: negotiated and connected, but no packet is sent until `start()`.
+   */
+  async publish(source: MediaSource, opts: { silent?: boolean } = {}): Promise<SentTrack> {
     const kind = source === 'mic' ? 'audio' : 'video';
     const pc = clientPeerConnection();
     this.#pcs.push(pc);
@@ -133,17 +138,24 @@ export class MediaTestPeer {
     await pc.setLocalDescription(await pc.createOffer());
     const answer = await this.ok<{ trackId: string; sdp: string }>('publish', { source, sdp: pc.localDescription!.sdp });
     await pc.setRemoteDescription({ type: 'answer', sdp: answer.sdp });
+    let timer: NodeJS.Timeout | null = null;
     const sent: SentTrack = {
       trackId: answer.trackId,
       pc,
       plis: 0,
       sent: 0,
-      stop: () => clearInterval(timer),
+      stop: () => {
+        if (timer) clearInterval(timer);
+      },
+      start: () => {
+        if (timer) return;
+        timer = sendSynthetic(track, kind, () => sent.sent++, levelId ? { audioLevelId: levelId, dbov: 10 } : undefined);
+        this.#timers.push(timer);
+      },
     };
     transceiver.sender.onPictureLossIndication.subscribe(() => sent.plis++);
     const levelId = transceiver.headerExtensions.find((e) => e.uri === RTP_EXTENSION_URI.audioLevelIndication)?.id;
-    const timer = sendSynthetic(track, kind, () => sent.sent++, levelId ? { audioLevelId: levelId, dbov: 10 } : undefined);
-    this.#timers.push(timer);
+    if (!opts.silent) sent.start();
     return sent;
   }
 

@@ -370,6 +370,7 @@ export class Intake {
       case 'quality':
       case 'rightsChanged':
       case 'layerChanged':
+      case 'trackSilent':
         break;
     }
   }

@@ -4,11 +4,15 @@
  * them.
  */
 import { useEffect, useRef, useState, type ReactNode } from 'react';
+import { useTranslation } from 'react-i18next';
+import { toast } from '#app/lib/toast.ts';
 import type { JoinAnswer } from '#core/contracts/api.ts';
 import type { Layer } from '#core/contracts/media-signaling.ts';
 import type { Member } from '#core/contracts/room-events.ts';
 import type { OfferedControls } from './controls.ts';
-import { MediaControls, MediaTile, PermissionHelp, RemoteAudio, ScreenView, TeacherAbsentTile } from './MediaStage.tsx';
+import { DeviceIssueView, PlaybackPrompt, SilentMicNotice } from './HealthViews.tsx';
+import { DeviceSettings, MediaControls, MediaTile, RemoteAudio, ScreenView, TeacherAbsentTile } from './MediaStage.tsx';
+import { playback } from './playback.ts';
 import { NO_SPEAKING, nextSpeaking, speakingIds, SPEAKING_TICK_MS } from './speaking.ts';
 import { useMedia, type MediaState } from './useMedia.ts';
 import { sfuNetworkQuality } from '../roomState.ts';
@@ -48,6 +52,24 @@ export interface ClassroomMedia {
   focus: { pinned: string; active: string };
   /** What the capability rule offers (the input's, passed on for the bar). */
   offered: OfferedControls;
+  /** People whose microphone reaches the node with no packets (the members list marks them; ADR 101). */
+  silentMics: string[];
+}
+
+/** The teacher hears once per silence that another person's microphone sends nothing (their own has the notice). */
+function useTellTeacher(silent: MediaState['silent'], isCreator: boolean, myId: string, members: Member[]): void {
+  const { t } = useTranslation();
+  const told = useRef(new Set<string>());
+  useEffect(() => {
+    if (!isCreator) return;
+    for (const [trackId, s] of Object.entries(silent)) {
+      if (told.current.has(trackId) || s.source !== 'mic' || s.userId === myId) continue;
+      told.current.add(trackId);
+      const name = members.find((m) => m.userId === s.userId)?.name ?? s.userId;
+      toast.error(t('mediaHealth.silent.teacher', { name }));
+    }
+    for (const trackId of told.current) if (!(trackId in silent)) told.current.delete(trackId);
+  }, [silent, isCreator, myId, members, t]);
 }
 
 export function useClassroomMedia(i: ClassroomMediaInput): ClassroomMedia {
@@ -60,7 +82,17 @@ export function useClassroomMedia(i: ClassroomMediaInput): ClassroomMedia {
     onView: i.onView,
   });
   const [speaker, setSpeaker] = useState('');
-  const [helpClosed, setHelpClosed] = useState(false);
+  const [choosing, setChoosing] = useState(false);
+  useEffect(() => playback.setRoom(i.roomNumber), [i.roomNumber]);
+  useTellTeacher(media.silent, i.isCreator, i.myId, i.members);
+  const silentMics = [
+    ...new Set(
+      Object.values(media.silent)
+        .filter((s) => s.source === 'mic')
+        .map((s) => s.userId),
+    ),
+  ];
+  const micSilentMe = silentMics.includes(i.myId) && media.local.micOn;
   // Who speaks: the node's last levels report stands until the next one; every 300 ms it is folded
   // into a smoothed level with a hold (speaking.ts), while anyone is heard or still outlined.
   const [speaking, setSpeaking] = useState(NO_SPEAKING);
@@ -110,8 +142,31 @@ export function useClassroomMedia(i: ClassroomMediaInput): ClassroomMedia {
     screen: <ScreenView media={media} isCreator={i.isCreator} creatorId={i.creatorId} canScreen={i.offered.screen} />,
     controls: <MediaControls media={media} offered={i.offered} />,
     audio: <RemoteAudio people={media.people} speakerId={media.speakerId} />,
-    overlay: media.problem === 'denied' && !helpClosed ? <PermissionHelp onClose={() => setHelpClosed(true)} /> : null,
+    overlay: (
+      <>
+        <PlaybackPrompt />
+        {micSilentMe ? <SilentMicNotice deviceLabel={media.local.micLabel} onRetry={() => media.actions.retryDevices('mic')} /> : null}
+        {media.issue && !choosing ? (
+          <DeviceIssueView
+            issue={media.issue}
+            onRetry={() => media.actions.retryDevices()}
+            onClose={media.actions.dismissIssue}
+            onChooseDevice={() => setChoosing(true)}
+          />
+        ) : null}
+        {choosing ? (
+          <DeviceSettings
+            media={media}
+            onClose={() => {
+              setChoosing(false);
+              media.actions.dismissIssue();
+            }}
+          />
+        ) : null}
+      </>
+    ),
     focus: { pinned: speaker, active: speaking.active },
     offered: i.offered,
+    silentMics,
   };
 }

@@ -1,9 +1,9 @@
 /**
  * The classroom's video pieces: a tile per person (video, name, microphone state, network, pin,
  * enlarge, picture-in-picture, flip), the hidden audio players, the shared screen, the media
- * controls, 'teacher not online' and the permissions-help screen.
+ * controls and 'teacher not online' (the device-exception view with its permission steps is in HealthViews.tsx).
  */
-import { useEffect, useRef, useState, type ReactNode } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { FlipHorizontal2, FlipVertical2, Maximize2, Mic, MicOff, Minimize2, PictureInPicture2, Pin, PinOff } from 'lucide-react';
 import type { Member } from '#core/contracts/room-events.ts';
@@ -14,6 +14,7 @@ import { DevicePicker } from '#app/device/DeviceCheck.tsx';
 import { toast } from '#app/lib/toast.ts';
 import type { OfferedControls } from './controls.ts';
 import { readDeviceConfig } from './devices.ts';
+import { playback } from './playback.ts';
 import { canShareScreen, type MediaPerson, type MediaState } from './useMedia.ts';
 
 function Video({
@@ -32,7 +33,8 @@ function Video({
     const el = ref.current;
     if (!el) return;
     el.srcObject = stream;
-    if (stream) el.play().catch(() => undefined);
+    if (stream) playback.play(el);
+    return () => playback.forget(el);
   }, [stream]);
   const sx = (mirror ? -1 : 1) * (flip.h ? -1 : 1);
   const sy = flip.v ? -1 : 1;
@@ -217,7 +219,8 @@ function AudioOut({ stream, speakerId }: { stream: MediaStream; speakerId: strin
     const el = ref.current;
     if (!el) return;
     el.srcObject = stream;
-    el.play().catch(() => undefined);
+    playback.play(el);
+    return () => playback.forget(el);
   }, [stream]);
   useEffect(() => {
     const el = ref.current;
@@ -227,7 +230,7 @@ function AudioOut({ stream, speakerId }: { stream: MediaStream; speakerId: strin
 }
 
 /** The device settings of the room (docs/product/02-live-classroom.md §2 top bar): camera, microphone and speaker dropdowns. */
-function DeviceSettings({ media, onClose }: { media: MediaState; onClose: () => void }) {
+export function DeviceSettings({ media, onClose }: { media: MediaState; onClose: () => void }) {
   const { t } = useTranslation();
   const config = readDeviceConfig();
   return (
@@ -380,24 +383,5 @@ export function TeacherAbsentTile() {
     <li className="tile mtile mtile--absent" data-testid="tile-teacher-absent">
       <span className="mtile__bar">{t('media.teacherAbsent')}</span>
     </li>
-  );
-}
-
-/** Camera or microphone permission refused: how to allow it (docs/product/02-live-classroom.md §2 permissions-help screen). */
-export function PermissionHelp({ onClose }: { onClose: () => void }): ReactNode {
-  const { t } = useTranslation();
-  return (
-    <div className="overlay" role="dialog" aria-modal="true" aria-labelledby="perm-title" data-testid="permission-help">
-      <div className="card card--narrow stack">
-        <h2 id="perm-title">{t('media.permTitle')}</h2>
-        <p>{t('media.permText')}</p>
-        <div className="row">
-          <Button onClick={() => window.location.reload()}>{t('media.permReload')}</Button>
-          <Button variant="ghost" onClick={onClose}>
-            {t('common.close')}
-          </Button>
-        </div>
-      </div>
-    </div>
   );
 }

@@ -2,12 +2,11 @@
  * Local devices: the stored choice (docs/product/02-live-classroom.md §3 `device-configure`), the spec's capture settings
  * (640x360 at 15 fps), and getUserMedia failures mapped to the spec's device exceptions.
  */
+import { openCameraWithFallback } from '#app/device/camera-fallback.ts';
 import { safeGet, safeSet } from '#app/lib/storage.ts';
 
 export const DEVICE_CONFIG_KEY = 'device-configure';
 export const LOCAL_VIDEO = { width: 640, height: 360, frameRate: 15 } as const;
-/** docs/product/02-live-classroom.md §5: if 640x360 is refused, 640x480. */
-const FALLBACK_VIDEO = { width: 640, height: 480, frameRate: 15 } as const;
 
 export interface DeviceConfig {
   videoDeviceId?: string;
@@ -70,30 +69,34 @@ export function joinDevices(roomNumber: string, audience: boolean): JoinDevices 
   return { cam: c.camOn !== false, mic: c.micOn !== false };
 }
 
-/** The device exceptions of docs/product/02-live-classroom.md §4, §8. */
+/** The device exceptions of docs/product/02-live-classroom.md §4, §5, §8. */
 export type DeviceProblem =
-  'noDevices' | 'noWebcam' | 'noMicrophone' | 'occupied' | 'denied' | 'unplugged' | 'deviceUpdate' | 'deviceError';
+  'noDevices' | 'noWebcam' | 'noMicrophone' | 'occupied' | 'denied' | 'resolution' | 'unplugged' | 'deviceUpdate' | 'deviceError';
 
+/** A getUserMedia failure, by the error's name, as the problem the person is shown. */
 export function problemOf(err: unknown, kind: 'audio' | 'video' | 'both'): DeviceProblem {
   const name =
     err instanceof Error || (typeof err === 'object' && err !== null && 'name' in err) ? String((err as { name: string }).name) : '';
   if (name === 'NotAllowedError' || name === 'SecurityError' || name === 'PermissionDeniedError') return 'denied';
-  if (name === 'NotReadableError' || name === 'TrackStartError') return 'occupied';
+  // AbortError: Chromium's "Timeout starting video source", a camera another program holds.
+  if (name === 'NotReadableError' || name === 'TrackStartError' || name === 'AbortError') return 'occupied';
   if (name === 'NotFoundError' || name === 'DevicesNotFoundError')
     return kind === 'audio' ? 'noMicrophone' : kind === 'video' ? 'noWebcam' : 'noDevices';
+  // Still refused at 640x480 (the fallback ran): the camera cannot do the class's size.
+  if (name === 'OverconstrainedError' || name === 'ConstraintNotSatisfiedError') return kind === 'audio' ? 'deviceError' : 'resolution';
   return 'deviceError';
 }
 
-function videoConstraints(deviceId: string | undefined, size: typeof LOCAL_VIDEO | typeof FALLBACK_VIDEO): MediaTrackConstraints {
+function videoConstraints(deviceId: string | undefined, size: { width: number; height: number }): MediaTrackConstraints {
   return {
     width: { ideal: size.width },
     height: { ideal: size.height },
-    frameRate: { ideal: size.frameRate, max: size.frameRate },
+    frameRate: { ideal: LOCAL_VIDEO.frameRate, max: LOCAL_VIDEO.frameRate },
     ...(deviceId ? { deviceId: { ideal: deviceId } } : {}),
   };
 }
 
-/** One track of one kind, with the stored device if it still exists. */
+/** One track of one kind, with the stored device if it still exists; the camera falls back to 640x480 (§5). */
 export async function captureTrack(kind: 'audio' | 'video', config = readDeviceConfig()): Promise<MediaStreamTrack> {
   if (!navigator.mediaDevices?.getUserMedia) throw Object.assign(new Error('no media devices'), { name: 'NotFoundError' });
   if (kind === 'audio') {
@@ -106,12 +109,8 @@ export async function captureTrack(kind: 'audio' | 'video', config = readDeviceC
     });
     return stream.getAudioTracks()[0]!;
   }
-  try {
-    const stream = await navigator.mediaDevices.getUserMedia({ video: videoConstraints(config.videoDeviceId, LOCAL_VIDEO) });
-    return stream.getVideoTracks()[0]!;
-  } catch (err) {
-    if ((err as { name?: string }).name !== 'OverconstrainedError') throw err;
-    const stream = await navigator.mediaDevices.getUserMedia({ video: videoConstraints(config.videoDeviceId, FALLBACK_VIDEO) });
-    return stream.getVideoTracks()[0]!;
-  }
+  const open = (size: { width: number; height: number }) =>
+    navigator.mediaDevices.getUserMedia({ video: videoConstraints(config.videoDeviceId, size) });
+  const { result } = await openCameraWithFallback(open, LOCAL_VIDEO);
+  return result.getVideoTracks()[0]!;
 }

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { MediaSource, PublishedTrack } from '#core/contracts/media-signaling.ts';
-import { DEVICE_MESSAGE_MS, MediaClient, RECONNECT_EVERY_MS, RECONNECT_FIRST_MS, RECONNECT_RETRY_MS } from './media-client.ts';
+import { MediaClient, RECONNECT_EVERY_MS, RECONNECT_FIRST_MS, RECONNECT_RETRY_MS } from './media-client.ts';
 import type { MediaSessionEvents } from './media-session.ts';
 
 /** A camera or microphone track as far as the class looks at it. */
@@ -357,21 +357,161 @@ describe('MediaClient', () => {
     expect(session().tokens).toEqual(['first', 'fresh']);
   });
 
-  it('shows a device problem and clears it after 5 s', async () => {
-    const { client } = setup(() => Promise.reject(Object.assign(new Error('busy'), { name: 'NotReadableError' })));
+  it('shows a device problem until a retry opens the device (no toast that goes away by itself)', async () => {
+    let fail = true;
+    const opened: FakeTrack[] = [];
+    const { client, session } = setup(async (kind) => {
+      if (fail && kind === 'video') throw Object.assign(new Error('busy'), { name: 'NotReadableError' });
+      const track = new FakeTrack(kind);
+      opened.push(track);
+      return track as unknown as MediaStreamTrack;
+    });
     client.start('http://sfu', 'first');
     await settle();
-    expect(client.getSnapshot().problem).toBe('occupied');
-    await vi.advanceTimersByTimeAsync(DEVICE_MESSAGE_MS);
-    expect(client.getSnapshot().problem).toBeNull();
+    expect(client.getSnapshot().issue).toEqual({ problem: 'occupied', source: 'camera' });
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(client.getSnapshot().issue).toEqual({ problem: 'occupied', source: 'camera' });
+    expect(session().published('camera')).toBe(false);
+    fail = false;
+    client.actions.retryDevices();
+    await settle();
+    expect(client.getSnapshot().issue).toBeNull();
+    expect(session().published('camera')).toBe(true);
   });
 
-  it('says so when a device is unplugged', async () => {
-    const { client, captured } = setup();
+  it('mutes an unplugged camera for everyone, says so, and a retry brings it back on', async () => {
+    const { client, captured, session } = setup();
     client.start('http://sfu', 'first');
     await settle();
+    const cam = captured.find((t) => t.kind === 'video')!;
+    cam.unplug();
+    await settle();
+    expect(client.getSnapshot().issue).toEqual({ problem: 'unplugged', source: 'camera' });
+    expect(client.getSnapshot().local.camOn).toBe(false);
+    expect(session().paused).toContainEqual(['camera', true]);
+    client.actions.retryDevices();
+    await settle();
+    expect(client.getSnapshot().issue).toBeNull();
+    expect(client.getSnapshot().local.camOn).toBe(true);
+    expect(session().paused.at(-1)).toEqual(['camera', false]);
+    expect(captured.filter((t) => t.kind === 'video')).toHaveLength(2);
+  });
+
+  it('keeps a camera the person switched off switched off when its device goes', async () => {
+    const { client, captured, session } = setup();
+    client.start('http://sfu', 'first');
+    await settle();
+    client.actions.toggleCam();
+    await settle();
     captured.find((t) => t.kind === 'video')!.unplug();
-    expect(client.getSnapshot().problem).toBe('unplugged');
+    client.actions.retryDevices();
+    await settle();
+    expect(client.getSnapshot().local.camOn).toBe(false);
+    expect(session().paused.at(-1)).toEqual(['camera', true]);
+  });
+
+  it('no camera and no microphone are one problem: no devices', async () => {
+    const { client } = setup(() => Promise.reject(Object.assign(new Error('none'), { name: 'NotFoundError' })));
+    client.start('http://sfu', 'first');
+    await settle();
+    expect(client.getSnapshot().issue).toEqual({ problem: 'noDevices', source: 'both' });
+  });
+
+  it('keeps the node’s silent publications by track id and forgets them when packets come or the track goes', async () => {
+    const { client, session } = setup();
+    client.start('http://sfu', 'first');
+    await settle();
+    session().events.onNote({ type: 'trackSilent', trackId: 'a', userId: '7', source: 'mic', silent: true });
+    expect(client.getSnapshot().silent).toEqual({ a: { userId: '7', source: 'mic' } });
+    session().events.onNote({ type: 'trackSilent', trackId: 'a', userId: '7', source: 'mic', silent: false });
+    expect(client.getSnapshot().silent).toEqual({});
+    session().events.onNote({ type: 'trackSilent', trackId: 'b', userId: '8', source: 'mic', silent: true });
+    session().events.onNote({ type: 'trackRemoved', trackId: 'b', userId: '8' });
+    expect(client.getSnapshot().silent).toEqual({});
+  });
+
+  it('opens a refused camera again when the permission is granted, and mutes it when the permission is taken back, without leaving the class', async () => {
+    const permissions = new Map<string, EventTarget & { state: PermissionState }>();
+    const initial: PermissionState = 'prompt';
+    for (const name of ['camera', 'microphone']) permissions.set(name, Object.assign(new EventTarget(), { state: initial }));
+    const devices = new EventTarget();
+    vi.stubGlobal('navigator', {
+      mediaDevices: Object.assign(devices, { enumerateDevices: () => Promise.resolve([]) }),
+      permissions: { query: ({ name }: { name: string }) => Promise.resolve(permissions.get(name)) },
+    });
+    try {
+      let refused = true;
+      const { client, session, captured } = setup(async (kind) => {
+        if (refused && kind === 'video') throw Object.assign(new Error('no'), { name: 'NotAllowedError' });
+        const track = new FakeTrack(kind);
+        captured.push(track);
+        return track as unknown as MediaStreamTrack;
+      });
+      const detach = client.attach();
+      client.start('http://sfu', 'first');
+      await settle();
+      expect(client.getSnapshot().issue).toEqual({ problem: 'denied', source: 'camera' });
+      const camera = permissions.get('camera')!;
+      // Allowed in the address bar: the camera opens and goes out, the session is the same one.
+      refused = false;
+      camera.state = 'granted';
+      camera.dispatchEvent(new Event('change'));
+      await settle();
+      expect(client.getSnapshot().issue).toBeNull();
+      expect(session().published('camera')).toBe(true);
+      expect(session().closed).toBe(false);
+      // Taken back: muted for everyone and said.
+      camera.state = 'denied';
+      camera.dispatchEvent(new Event('change'));
+      await settle();
+      expect(client.getSnapshot().issue).toEqual({ problem: 'denied', source: 'camera' });
+      expect(client.getSnapshot().local.camOn).toBe(false);
+      expect(session().paused.at(-1)).toEqual(['camera', true]);
+      detach();
+    } finally {
+      vi.unstubAllGlobals();
+    }
+  });
+
+  it('mutes a source whose device left the list, and opens devices that arrive after none was found', async () => {
+    let list: Array<{ deviceId: string; kind: string }> = [];
+    const devices = Object.assign(new EventTarget(), { enumerateDevices: () => Promise.resolve(list) });
+    vi.stubGlobal('navigator', { mediaDevices: devices });
+    try {
+      let none = true;
+      const { client, session, captured } = setup(async (kind) => {
+        if (none) throw Object.assign(new Error('none'), { name: 'NotFoundError' });
+        const track = Object.assign(new FakeTrack(kind), { getSettings: () => ({ deviceId: `${kind}-1` }) });
+        captured.push(track);
+        return track as unknown as MediaStreamTrack;
+      });
+      const detach = client.attach();
+      client.start('http://sfu', 'first');
+      await settle();
+      expect(client.getSnapshot().issue).toEqual({ problem: 'noDevices', source: 'both' });
+      // A camera and a microphone are plugged in: opened without a click.
+      none = false;
+      list = [
+        { deviceId: 'audio-1', kind: 'audioinput' },
+        { deviceId: 'video-1', kind: 'videoinput' },
+      ];
+      devices.dispatchEvent(new Event('devicechange'));
+      await vi.advanceTimersByTimeAsync(1000);
+      await settle();
+      expect(client.getSnapshot().issue).toBeNull();
+      expect([...session().publishedSources.keys()].sort()).toEqual(['camera', 'mic']);
+      // The microphone is unplugged: muted and said.
+      list = [{ deviceId: 'video-1', kind: 'videoinput' }];
+      devices.dispatchEvent(new Event('devicechange'));
+      await vi.advanceTimersByTimeAsync(1000);
+      await settle();
+      expect(client.getSnapshot().issue).toEqual({ problem: 'deviceUpdate', source: 'mic' });
+      expect(client.getSnapshot().local.micOn).toBe(false);
+      expect(session().paused.at(-1)).toEqual(['mic', true]);
+      detach();
+    } finally {
+      vi.unstubAllGlobals();
+    }
   });
 
   it('stop() closes the session, stops the devices and a late drop reconnects nothing', async () => {

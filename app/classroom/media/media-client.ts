@@ -13,19 +13,23 @@ import { currentLang } from '#app/lib/lang.ts';
 import { codeMessage } from '#app/lib/messages.ts';
 import { toast } from '#app/lib/toast.ts';
 import { parseUa } from '#app/lib/ua.ts';
+import { mergeIssue, retrySources, sourceOfKind, type DeviceIssue } from './device-issue.ts';
 import { captureTrack, problemOf, readDeviceConfig, saveDeviceConfig, type DeviceProblem } from './devices.ts';
 import { MediaSession, type MediaSessionEvents, type RemoteTrack } from './media-session.ts';
 
 declare global {
   interface Window {
     /** Receive statistics of the classroom's media (diagnostics; read by the end-to-end tests). */
-    banshuMedia?: { stats: MediaSession['stats']; layers: MediaSession['layers'] };
+    banshuMedia?: {
+      stats: MediaSession['stats'];
+      layers: MediaSession['layers'];
+      /** The local camera and microphone tracks (a test ends one to stand for an unplugged device). */
+      local?: () => Partial<Record<MediaSource, MediaStreamTrack>>;
+    };
   }
 }
 
 export const SCREEN_BUTTON_BLOCK_MS = 3000;
-/** docs/product/02-live-classroom.md §4: the device-exception message clears after 5 s. */
-export const DEVICE_MESSAGE_MS = 5000;
 export const RECONNECT_FIRST_MS = 1000;
 /** After a failed reconnect: the first few tries this soon (a room placed again is reached within 10 s, ADR 097). */
 export const RECONNECT_RETRY_MS = 2000;
@@ -54,17 +58,38 @@ export interface MediaActions {
   setLayer: (userId: string, layer: Layer) => void;
   /** The device dropdowns: store the choice and switch the live track (docs/product/02-live-classroom.md §4). */
   switchDevice: (kind: 'videoDeviceId' | 'audioDeviceId' | 'speakerId', deviceId: string) => void;
+  /** The device-exception view's retry (and the silent microphone's): open the devices again and send them. */
+  retryDevices: (source?: 'mic' | 'camera') => void;
+  /** The device-exception view closed without a retry: the class goes on without that device. */
+  dismissIssue: () => void;
+}
+
+/** A publication the media node received nothing on for 10 s (media-server/silence.ts). */
+export interface SilentTrack {
+  userId: string;
+  source: MediaSource;
 }
 
 /** What the hook reads; a new object on every change (useSyncExternalStore compares identity). */
 export interface MediaSnapshot {
   status: MediaStatus;
   rights: MediaSource[];
-  local: { video: MediaStream | null; camOn: boolean; micOn: boolean; sharing: boolean; screen: MediaStream | null };
+  local: {
+    video: MediaStream | null;
+    camOn: boolean;
+    micOn: boolean;
+    sharing: boolean;
+    screen: MediaStream | null;
+    /** The open microphone's name (the silent-microphone notice names it). */
+    micLabel: string;
+  };
   people: Record<string, MediaPerson>;
   levels: Record<string, number>;
   quality: Record<string, number>;
-  problem: DeviceProblem | null;
+  /** The device exception the view shows (what happened, to which device); null when all is well. */
+  issue: DeviceIssue | null;
+  /** Publications without packets, by track id (the node's `trackSilent`). */
+  silent: Record<string, SilentTrack>;
   screenBlocked: boolean;
   speakerId: string;
 }
@@ -93,7 +118,7 @@ export type MediaSessionLike = Pick<
 >;
 
 /** The messages this class shows (react-i18next's `t` fits). */
-export type MediaText = (key: `media.problem.${DeviceProblem}` | 'media.failed' | 'media.screenFailed') => string;
+export type MediaText = (key: 'media.failed' | 'media.screenFailed') => string;
 
 export interface MediaClientOptions {
   roomNumber: string;
@@ -150,11 +175,12 @@ export class MediaClient {
   #snapshot: MediaSnapshot = {
     status: 'off',
     rights: [],
-    local: { video: null, camOn: true, micOn: true, sharing: false, screen: null },
+    local: { video: null, camOn: true, micOn: true, sharing: false, screen: null, micLabel: '' },
     people: {},
     levels: {},
     quality: {},
-    problem: null,
+    issue: null,
+    silent: {},
     screenBlocked: false,
     speakerId: '',
   };
@@ -167,7 +193,8 @@ export class MediaClient {
   #openMutedMic: boolean;
   #publishing: Promise<void> | null = null;
   #publishAgain = false;
-  #problemTimer: ReturnType<typeof setTimeout> | null = null;
+  /** Sources muted because their device went away: a retry that opens them again unmutes them. */
+  readonly #mutedByLoss = new Set<'mic' | 'camera'>();
   /** Ends the running connection (its reconnect timer and listeners); null when stopped. */
   #stopConnection: (() => void) | null = null;
   #onMic = false;
@@ -193,6 +220,8 @@ export class MediaClient {
       stopScreen: () => this.#stopScreen(),
       setLayer: (userId, layer) => this.#setLayer(userId, layer),
       switchDevice: (kind, deviceId) => this.#switchDevice(kind, deviceId),
+      retryDevices: (source) => void this.#retry(source),
+      dismissIssue: () => this.#set({ issue: null }),
     };
   }
 
@@ -209,27 +238,79 @@ export class MediaClient {
     this.#onView = helpers.onView;
   }
 
-  /** Reads the stored speaker and watches devices come and go (docs/product/02-live-classroom.md §4 deviceUpdate); returns the undo. */
+  /**
+   * Reads the stored speaker and watches the devices (docs/product/02-live-classroom.md §4): a
+   * device that went away mutes its source; a device that arrives while none was found, or a
+   * permission granted, opens them again without leaving the class; a permission taken back mutes.
+   * Returns the undo.
+   */
   attach(): () => void {
     this.#set({ speakerId: readDeviceConfig().speakerId ?? '' });
     const md = typeof navigator === 'undefined' ? undefined : navigator.mediaDevices;
     if (!md) return () => undefined;
     let timer: ReturnType<typeof setTimeout> | null = null;
+    let detached = false;
     const onChange = () => {
       if (timer) clearTimeout(timer);
       timer = setTimeout(() => {
-        void md.enumerateDevices().then((list) => {
-          const c = readDeviceConfig();
-          const gone = (id: string | undefined) => !!id && !list.some((d) => d.deviceId === id);
-          if (gone(c.videoDeviceId) || gone(c.audioDeviceId)) this.#showProblem('deviceUpdate');
-        });
+        void md
+          .enumerateDevices()
+          .then((list) => this.#devicesChanged(list))
+          .catch(() => undefined);
       }, DEVICE_CHANGE_SETTLE_MS);
     };
     md.addEventListener('devicechange', onChange);
+    const undoPermissions: Array<() => void> = [];
+    const perms = typeof navigator.permissions?.query === 'function' ? navigator.permissions : null;
+    for (const [name, source] of [
+      ['camera', 'camera'],
+      ['microphone', 'mic'],
+    ] as const) {
+      void perms
+        ?.query({ name: name })
+        .then((status) => {
+          if (detached) return;
+          const onPerm = () => this.#permissionChanged(source, status.state);
+          status.addEventListener('change', onPerm);
+          undoPermissions.push(() => status.removeEventListener('change', onPerm));
+        })
+        .catch(() => undefined);
+    }
     return () => {
+      detached = true;
       if (timer) clearTimeout(timer);
       md.removeEventListener('devicechange', onChange);
+      for (const undo of undoPermissions) undo();
     };
+  }
+
+  /** The device list changed: a live track whose device left is gone; a missing device that came is opened. */
+  #devicesChanged(list: Array<Pick<MediaDeviceInfo, 'deviceId' | 'kind'>>): void {
+    for (const source of ['mic', 'camera'] as const) {
+      const track = this.#tracks[source];
+      const id = track?.getSettings?.().deviceId;
+      const kind = source === 'mic' ? 'audioinput' : 'videoinput';
+      if (track && id && !list.some((d) => d.kind === kind && d.deviceId === id)) this.#deviceLost(source, 'deviceUpdate');
+    }
+    const missing = this.#snapshot.issue?.problem;
+    if (missing === 'noDevices' || missing === 'noWebcam' || missing === 'noMicrophone') {
+      const arrived = list.some((d) => d.deviceId && (d.kind === 'audioinput' || d.kind === 'videoinput'));
+      if (arrived) void this.#retry();
+    }
+  }
+
+  /**
+   * A permission changed while in class. The old client reloaded the page; here a grant opens the
+   * devices again (the seat, the board and the chat stay), and a refusal mutes what it sent.
+   */
+  #permissionChanged(source: 'mic' | 'camera', state: PermissionState): void {
+    if (state === 'granted') {
+      const issue = this.#snapshot.issue;
+      if (issue?.problem === 'denied' || this.#mutedByLoss.has(source) || !this.#tracks[source]) void this.#retry(source);
+    } else if (state === 'denied') {
+      if (this.#tracks[source]) this.#deviceLost(source, 'denied');
+      else this.#showProblem('denied', source);
+    }
   }
 
   /** Connects once seated and comes back after drops, until stop(). The first token is the join answer's. */
@@ -247,11 +328,13 @@ export class MediaClient {
         if (stopped) return;
         this.#setStatus('offline');
         session.dropAll();
+        this.#set({ silent: {} });
         schedule(RECONNECT_FIRST_MS);
       },
     });
     this.#session = session;
-    if (typeof window !== 'undefined') window.banshuMedia = { stats: () => session.stats(), layers: () => session.layers() };
+    if (typeof window !== 'undefined')
+      window.banshuMedia = { stats: () => session.stats(), layers: () => session.layers(), local: () => ({ ...this.#tracks }) };
 
     const freshToken = async (): Promise<string | null> => {
       if (firstToken) {
@@ -374,14 +457,74 @@ export class MediaClient {
     if (this.#snapshot.local.screen && this.#showState !== 'screen') this.#stopScreen();
   }
 
-  #showProblem(p: DeviceProblem): void {
-    if (p !== this.#snapshot.problem) {
-      if (this.#problemTimer) clearTimeout(this.#problemTimer);
-      this.#problemTimer = null;
-      this.#set({ problem: p });
-      if (p !== 'denied') this.#problemTimer = setTimeout(() => this.#set({ problem: null }), DEVICE_MESSAGE_MS);
+  /** The device-exception view shows the problem (it stays until a retry works or the person closes it). */
+  #showProblem(p: DeviceProblem, source: 'mic' | 'camera' | 'both'): void {
+    this.#set({ issue: mergeIssue(this.#snapshot.issue, { problem: p, source }) });
+  }
+
+  /**
+   * The device of a source went away (unplugged, permission taken back): its source is muted, so
+   * the others see it muted on the node (not a frozen picture or silence), and the view says so.
+   */
+  #deviceLost(source: 'mic' | 'camera', problem: DeviceProblem): void {
+    const key = source === 'mic' ? 'mic' : 'cam';
+    if (this.#want[key]) {
+      this.#want[key] = false;
+      this.#mutedByLoss.add(source);
+      this.#setLocal(source === 'mic' ? { micOn: false } : { camOn: false });
     }
-    if (p !== 'denied') toast.error(this.#t(`media.problem.${p}`));
+    const session = this.#session;
+    if (session?.published(source)) void session.setPaused(source, true).catch(() => undefined);
+    this.#stopLocal(source);
+    this.#showProblem(problem, source);
+  }
+
+  /** Opens the camera or microphone; a failure shows the device-exception view and answers null. */
+  async #open(source: 'mic' | 'camera'): Promise<MediaStreamTrack | null> {
+    const kind = source === 'mic' ? 'audio' : 'video';
+    let track: MediaStreamTrack;
+    try {
+      track = await this.#capture(kind);
+    } catch (err) {
+      this.#showProblem(problemOf(err, kind), sourceOfKind(kind));
+      return null;
+    }
+    this.#tracks[source] = track;
+    track.addEventListener('ended', () => {
+      // Unplugged (docs/product/02-live-classroom.md §4): muted for everyone and said.
+      if (this.#tracks[source] === track) this.#deviceLost(source, 'unplugged');
+    });
+    if (source === 'camera') this.#setLocal({ video: this.#stream(track) });
+    else this.#setLocal({ micLabel: track.label ?? '' });
+    return track;
+  }
+
+  /** The view's retry: open the devices again, unmute what a lost device muted, send them. */
+  async #retry(only?: 'mic' | 'camera'): Promise<void> {
+    const sources = only ? [only] : retrySources(this.#snapshot.issue);
+    this.#set({ issue: null });
+    this.#openMutedMic = true;
+    const session = this.#session;
+    for (const source of sources) {
+      const key = source === 'mic' ? 'mic' : 'cam';
+      if (!this.#want[key] && !this.#mutedByLoss.has(source)) continue;
+      // Only what this person may send, once in the class (an audience opens nothing before the invitation).
+      if (!session?.rights.includes(source)) continue;
+      const old = this.#tracks[source];
+      const track = await this.#open(source);
+      if (!track) continue;
+      if (old && old !== track) old.stop();
+      if (this.#mutedByLoss.delete(source)) {
+        this.#want[key] = true;
+        this.#setLocal(source === 'mic' ? { micOn: true } : { camOn: true });
+      }
+      track.enabled = this.#want[key];
+      if (session?.published(source)) {
+        await session.replaceTrack(source, track).catch(() => undefined);
+        await session.setPaused(source, !this.#want[key]).catch(() => undefined);
+      }
+    }
+    await this.#publishAllowed();
   }
 
   /** Publishes the microphone and camera the rights allow and the person wants on; one run at a time. */
@@ -411,22 +554,11 @@ export class MediaClient {
       // switched on); a muted microphone goes out paused, so the others see it muted (ADR 089).
       if (source === 'camera' && !this.#want.cam) continue;
       if (source === 'mic' && !this.#want.mic && !this.#openMutedMic) continue;
-      const kind = source === 'mic' ? 'audio' : 'video';
       let track = this.#tracks[source];
       if (!track || track.readyState === 'ended') {
-        try {
-          track = await this.#capture(kind);
-        } catch (err) {
-          this.#showProblem(problemOf(err, kind));
-          continue;
-        }
-        const captured = track;
-        this.#tracks[source] = captured;
-        captured.addEventListener('ended', () => {
-          // Unplugged (docs/product/02-live-classroom.md §4): say so; the toggle brings it back when a device is there.
-          if (this.#tracks[source] === captured) this.#showProblem('unplugged');
-        });
-        if (source === 'camera') this.#setLocal({ video: this.#stream(captured) });
+        const opened = await this.#open(source);
+        if (!opened) continue;
+        track = opened;
       }
       const on = source === 'mic' ? this.#want.mic : this.#want.cam;
       track.enabled = on;
@@ -476,7 +608,19 @@ export class MediaClient {
       case 'closed':
         this.#setStatus('off');
         break;
+      case 'trackSilent': {
+        const silent = { ...this.#snapshot.silent };
+        if (note.silent) silent[note.trackId] = { userId: note.userId, source: note.source };
+        else delete silent[note.trackId];
+        this.#set({ silent });
+        break;
+      }
       case 'trackRemoved':
+        if (note.trackId in this.#snapshot.silent) {
+          const { [note.trackId]: _gone, ...silent } = this.#snapshot.silent;
+          this.#set({ silent });
+        }
+        break;
       case 'trackPaused':
       case 'layerChanged':
         break;
@@ -491,6 +635,8 @@ export class MediaClient {
     this.#setLocal(source === 'mic' ? { micOn: next } : { camOn: next });
     const track = this.#tracks[source];
     if (track) track.enabled = next;
+    // A switch by hand: the device's loss is no longer what keeps it off or on.
+    this.#mutedByLoss.delete(source);
     if (!session) return;
     if (session.published(source)) void session.setPaused(source, !next).catch(() => undefined);
     else if (next) void this.#publishAllowed();
@@ -553,18 +699,24 @@ export class MediaClient {
     const source = kind === 'videoDeviceId' ? 'camera' : 'mic';
     const old = this.#tracks[source];
     void (async () => {
-      try {
-        const track = await this.#capture(source === 'camera' ? 'video' : 'audio');
-        track.enabled = source === 'mic' ? this.#want.mic : this.#want.cam;
-        this.#tracks[source] = track;
-        if (source === 'camera') this.#setLocal({ video: this.#stream(track) });
-        const session = this.#session;
-        if (session?.published(source)) await session.replaceTrack(source, track);
-        else await this.#publishAllowed();
-        old?.stop();
-      } catch (err) {
-        this.#showProblem(problemOf(err, source === 'camera' ? 'video' : 'audio'));
+      const track = await this.#open(source);
+      if (!track) return;
+      // Another device chosen for one that went away: it is back on, as before the loss.
+      const key = source === 'mic' ? 'mic' : 'cam';
+      if (this.#mutedByLoss.delete(source)) {
+        this.#want[key] = true;
+        this.#setLocal(source === 'mic' ? { micOn: true } : { camOn: true });
       }
-    })();
+      track.enabled = this.#want[key];
+      try {
+        const session = this.#session;
+        if (session?.published(source)) {
+          await session.replaceTrack(source, track);
+          await session.setPaused(source, !this.#want[key]);
+        } else await this.#publishAllowed();
+      } finally {
+        if (old && old !== track) old.stop();
+      }
+    })().catch(() => toast.error(this.#t('media.failed')));
   }
 }

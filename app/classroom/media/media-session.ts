@@ -394,6 +394,7 @@ export class MediaSession {
       case 'audioLevels':
       case 'quality':
       case 'layerChanged':
+      case 'trackSilent':
       case 'closed':
         break;
     }

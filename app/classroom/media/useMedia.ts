@@ -10,14 +10,7 @@ import type { JoinAnswer } from '#core/contracts/api.ts';
 import { joinDevices } from './devices.ts';
 import { MediaClient, type MediaActions, type MediaSnapshot } from './media-client.ts';
 
-export {
-  canShareScreen,
-  DEVICE_MESSAGE_MS,
-  SCREEN_BUTTON_BLOCK_MS,
-  type MediaActions,
-  type MediaPerson,
-  type MediaStatus,
-} from './media-client.ts';
+export { canShareScreen, SCREEN_BUTTON_BLOCK_MS, type MediaActions, type MediaPerson, type MediaStatus } from './media-client.ts';
 
 export interface MediaState extends MediaSnapshot {
   actions: MediaActions;
