@@ -35,7 +35,7 @@ export function AppBanner({ href }: { href: string | null }) {
       </a>
       <button
         type="button"
-        className="app-banner__close"
+        className="icon-btn app-banner__close"
         onClick={dismiss}
         aria-label={t('refusal.banner.dismiss')}
         title={t('refusal.banner.dismiss')}

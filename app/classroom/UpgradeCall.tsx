@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { Crown, Headset, X } from 'lucide-react';
+import { Crown, Headset, X, type LucideIcon } from 'lucide-react';
 import type { RoomInfo } from '#core/contracts/api.ts';
 import { freeRoomFull, UPGRADE_PATH, useClassroomLinks } from './classroom-links.ts';
 import './upgrade-call.css';
@@ -15,13 +15,7 @@ export function UpgradeLinkItem({ onPick }: { onPick: () => void }) {
   const { upgrade } = useClassroomLinks();
   if (!upgrade) return null;
   return (
-    <li role="none">
-      <a role="menuitem" href={UPGRADE_PATH} target="_blank" rel="noopener" onClick={onPick} data-testid="more-upgrade">
-        <Crown size={18} aria-hidden="true" />
-        {t('pages.room.upgrade')}
-        <span className="visually-hidden">{t('pages.room.newTab')}</span>
-      </a>
-    </li>
+    <NewTabItem href={UPGRADE_PATH} rel="noopener" icon={Crown} label={t('pages.room.upgrade')} testId="more-upgrade" onPick={onPick} />
   );
 }
 
@@ -30,10 +24,26 @@ export function ServiceLinkItem({ onPick }: { onPick: () => void }) {
   const { serviceUrl } = useClassroomLinks();
   if (!serviceUrl) return null;
   return (
+    <NewTabItem
+      href={serviceUrl}
+      rel="noopener noreferrer"
+      icon={Headset}
+      label={t('pages.room.service')}
+      testId="more-service"
+      onPick={onPick}
+    />
+  );
+}
+
+/** A More-menu item that opens a new tab, saying so to screen readers. */
+function NewTabItem(p: { href: string; rel: string; icon: LucideIcon; label: string; testId: string; onPick: () => void }) {
+  const { t } = useTranslation();
+  const Icon = p.icon;
+  return (
     <li role="none">
-      <a role="menuitem" href={serviceUrl} target="_blank" rel="noopener noreferrer" onClick={onPick} data-testid="more-service">
-        <Headset size={18} aria-hidden="true" />
-        {t('pages.room.service')}
+      <a role="menuitem" href={p.href} target="_blank" rel={p.rel} onClick={p.onPick} data-testid={p.testId}>
+        <Icon size={18} aria-hidden="true" />
+        {p.label}
         <span className="visually-hidden">{t('pages.room.newTab')}</span>
       </a>
     </li>
@@ -70,7 +80,7 @@ export function UpgradeCall({ room, participants }: { room: Pick<RoomInfo, 'room
       </a>
       <button
         type="button"
-        className="upgrade-call__close"
+        className="icon-btn upgrade-call__close"
         onClick={() => setClosed(true)}
         aria-label={t('pages.room.fullDismiss')}
         title={t('pages.room.fullDismiss')}

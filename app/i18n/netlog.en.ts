@@ -18,7 +18,7 @@ export const netlogEn: typeof netlogZh = {
     filter: 'Filter',
     clear: 'Clear filter',
     time: 'Time',
-    details: 'Details',
+    details: 'Event details',
     address: 'Address',
     none: 'No logs match',
     newer: 'Newer',

@@ -16,7 +16,7 @@ export const netlogZh = {
     filter: '筛选',
     clear: '清除筛选',
     time: '时间',
-    details: '内容',
+    details: '事件详情',
     address: '地址',
     none: '没有符合条件的日志',
     newer: '上一页',

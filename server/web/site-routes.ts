@@ -66,7 +66,9 @@ export function mountSiteRoutes(app: Express, platform: Platform): void {
       res
         .status(status)
         .type('text/plain')
-        .send(status === 413 ? `body too large (at most ${LOG_BODY_LIMIT})` : 'bad body');
+        .send(
+          status === 413 ? `body too large (at most ${LOG_BODY_LIMIT})` : status === 415 ? 'bad body: unsupported charset' : 'bad body',
+        );
       return;
     }
     next(err);

@@ -19,7 +19,8 @@ describe('sign-in', () => {
     await page.getByTestId('front-door').waitFor();
     await page.getByTestId('front-sign-in').click();
     await waitForPath(page, '/login?redirect=/');
-    await expect(page.getByRole('heading', { level: 1 }).innerText()).resolves.toBe('登录板书');
+    // The address changes before the new page is drawn: wait for the sign-in page's own heading.
+    await page.getByRole('heading', { level: 1, name: '登录板书' }).waitFor();
     await signInHere(page, world.server, newMobile());
     await waitForPath(page, '/');
     await page.getByRole('button', { name: '创建教室' }).waitFor();
