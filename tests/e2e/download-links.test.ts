@@ -214,9 +214,13 @@ describe('with store links, a service link and payments on', () => {
         await teacher.page.locator(`html[lang="${lang === 'zh' ? 'zh-CN' : 'en'}"]`).waitFor({ state: 'attached' });
         await call.waitFor({ timeout: 30_000 });
         const label = `class ${size} ${lang}`;
-        found.push(
-          ...(await layoutProblems(teacher.page, { topBarOneRow: size === '1280', tilesBeside: false })).map((p) => `${label}: ${p}`),
-        );
+        // The tiles settle after the reload (the stage measures itself, then lays out): the rules hold once they have.
+        const rules = () => layoutProblems(teacher.page, { topBarOneRow: size === '1280', tilesBeside: false });
+        await expect
+          .poll(rules, { timeout: 10_000 })
+          .toEqual([])
+          .catch(() => undefined);
+        found.push(...(await rules()).map((p) => `${label}: ${p}`));
         found.push(...(await axeProblems(teacher.page, AXE)).map((p) => `${label}: ${p}`));
         await shot(teacher.page, `${lang}-${size}-class-full`);
         await teacher.page.getByTestId('more-button').click();
