@@ -2,7 +2,8 @@ import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Crown, Headset, X, type LucideIcon } from 'lucide-react';
 import type { RoomInfo } from '#core/contracts/api.ts';
-import { freeRoomFull, UPGRADE_PATH, useClassroomLinks } from './classroom-links.ts';
+import { freeRoomFull } from '#core/rooms/capabilities.ts';
+import { UPGRADE_PATH, useClassroomLinks } from './classroom-links.ts';
 import './upgrade-call.css';
 
 /**

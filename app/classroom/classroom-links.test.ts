@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '#core/platform/config.ts';
 import { parseUa } from '#app/lib/ua.ts';
 import { orderedStores, type StoreKey } from '#app/site/stores.ts';
-import { freeRoomFull } from './classroom-links.ts';
+import { freeRoomFull } from '#core/rooms/capabilities.ts';
 
 describe('freeRoomFull', () => {
   // roomType, isVIP, maxMember, participants, full

@@ -22,12 +22,3 @@ export const ClassroomLinksContext = createContext<ClassroomLinks>(NO_LINKS);
 export function useClassroomLinks(): ClassroomLinks {
   return useContext(ClassroomLinksContext);
 }
-
-/**
- * A free room whose seats are all taken, where paying would give a larger room: the mini class
- * (free 2, paid 4) and the large class (free 2, paid the package's size). Whiteboard and audio
- * classes have one cap for everyone, so upgrading would not help there.
- */
-export function freeRoomFull(room: { roomType: number; isVIP: '0' | '1'; maxMember: number }, participants: number): boolean {
-  return room.isVIP !== '1' && (room.roomType === 1 || room.roomType === 4) && participants >= room.maxMember;
-}

@@ -100,3 +100,12 @@ export function publishRights(i: CapabilityInput): MediaSource[] {
 export function rightsInMode(granted: readonly MediaSource[], i: Pick<CapabilityInput, 'role' | 'mode' | 'onMic'>): MediaSource[] {
   return micHeldByMode(i) ? granted.filter((s) => s !== 'mic') : [...granted];
 }
+
+/**
+ * A free room whose seats are all taken, where paying would give a larger room (ADR 103): the mini
+ * class (free 2, paid 4) and the large class (free 2, paid the package's size), the room types the
+ * trial is for. Whiteboard and audio classes have one cap for everyone, so upgrading would not help.
+ */
+export function freeRoomFull(room: { roomType: number; isVIP: '0' | '1'; maxMember: number }, participants: number): boolean {
+  return room.isVIP !== '1' && (room.roomType === 1 || room.roomType === 4) && participants >= room.maxMember;
+}
