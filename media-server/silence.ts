@@ -35,11 +35,8 @@ export function silenceStep(
   now: number,
   afterMs = SILENT_AFTER_MS,
 ): { state: SilenceState; report: boolean | null } {
-  if (pub.paused) {
-    // Muted on purpose: not silent, and the window starts again when it is unmuted.
-    return { state: { packets: pub.packets, since: now, silent: false }, report: state.silent ? false : null };
-  }
-  if (pub.packets !== state.packets) {
+  // Packets came, or it is muted on purpose (its window starts again at the unmute): not silent.
+  if (pub.paused || pub.packets !== state.packets) {
     return { state: { packets: pub.packets, since: now, silent: false }, report: state.silent ? false : null };
   }
   if (!state.silent && now - state.since >= afterMs) return { state: { ...state, silent: true }, report: true };
