@@ -8,7 +8,7 @@ import { LocalTime } from '#app/components/LocalTime.tsx';
 import { api, isOk } from '#app/lib/api.ts';
 import { copyText } from '#app/lib/clipboard.ts';
 import { toast } from '#app/lib/toast.ts';
-import { RECORD_PAGE_SIZE, type RecordRow, type RecordType } from '#core/contracts/recording.ts';
+import { downloadFileName, RECORD_PAGE_SIZE, type RecordRow, type RecordType } from '#core/contracts/recording.ts';
 import { appendPage, formatDuration, formatRecordSize, nextCursor, refreshFirstPage } from './format.ts';
 import './recordings.css';
 
@@ -163,7 +163,8 @@ function RecordList({ type, listed }: { type: RecordType; listed: number }) {
     // The signed link asks for an attachment with the file name: the page stays.
     const a = document.createElement('a');
     a.href = urls.fileUrl;
-    a.download = row.fileName;
+    // The library holds MP4s (recordings, and studio videos once made): the name ends in .mp4 whatever was typed.
+    a.download = downloadFileName(row.fileName, 'mp4');
     a.rel = 'noopener';
     document.body.append(a);
     a.click();

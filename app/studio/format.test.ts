@@ -14,5 +14,7 @@ describe('the save screen numbers', () => {
   it('names the download after the file name and the container', () => {
     expect(downloadName(' 第一课 ', 'video/mp4')).toBe('第一课.mp4');
     expect(downloadName('Lesson', 'video/webm')).toBe('Lesson.webm');
+    // A name typed with the extension already is not given a second one.
+    expect(downloadName('第一课.mp4', 'video/mp4')).toBe('第一课.mp4');
   });
 });

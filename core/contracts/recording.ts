@@ -16,6 +16,30 @@ export const RECORD_SHARE_DAYS = 7;
 /** The watch page of a share link: `${publicUrl}${RECORD_WATCH_PATH}/<token>`. */
 export const RECORD_WATCH_PATH = '/watch';
 
+/** Containers a recording or a studio video is stored in, by the extension its file carries. */
+const VIDEO_EXTENSIONS = ['mp4', 'webm'] as const;
+export type VideoExtension = (typeof VIDEO_EXTENSIONS)[number];
+
+/** The container of a stored object, from its key's extension (recordings are MP4 unless the key says otherwise). */
+export function videoExtensionOf(objectKey: string): VideoExtension {
+  const ext = /\.([A-Za-z0-9]+)$/.exec(objectKey)?.[1]?.toLowerCase();
+  return (VIDEO_EXTENSIONS as readonly string[]).includes(ext ?? '') ? (ext as VideoExtension) : 'mp4';
+}
+
+/**
+ * The name a download is saved under: whatever the teacher typed, ending in the file's real
+ * extension. A name that already ends in it keeps it; one ending in the other video extension
+ * (a name typed for the wrong container) has it replaced; anything else gets it appended
+ * ('第一课.v2' becomes '第一课.v2.mp4'). An empty name becomes 'recording'.
+ */
+export function downloadFileName(name: string, ext: VideoExtension): string {
+  let base = name.trim();
+  const typed = /\.([A-Za-z0-9]+)$/.exec(base)?.[1]?.toLowerCase();
+  if (typed === ext) return base;
+  if (typed && (VIDEO_EXTENSIONS as readonly string[]).includes(typed)) base = base.slice(0, -(typed.length + 1)).trimEnd();
+  return `${base || 'recording'}.${ext}`;
+}
+
 export interface RecordRow {
   id: string;
   fileId: string;

@@ -17,6 +17,8 @@ import type { TokenSigner } from '../platform/secrets.ts';
 import type { Actor, Scheduler } from '../rooms/live.service.ts';
 import type { LiveRepository } from '../rooms/live.repository.ts';
 import {
+  downloadFileName,
+  videoExtensionOf,
   RECORD_SHARE_DAYS,
   RECORD_WATCH_PATH,
   type RecordingApiAnswers,
@@ -224,7 +226,11 @@ export class RecordingService {
 
   #sign(r: RecordRowDb, ttlSeconds: number, download: boolean): Promise<string> {
     if (!r.object_key) throw new DomainError('37005');
-    return this.objects.signedGetUrl(r.object_key, ttlSeconds, download ? { downloadName: r.file_name } : undefined);
+    return this.objects.signedGetUrl(
+      r.object_key,
+      ttlSeconds,
+      download ? { downloadName: downloadFileName(r.file_name, videoExtensionOf(r.object_key)) } : undefined,
+    );
   }
 
   async getRecordFileUrl(

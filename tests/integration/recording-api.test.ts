@@ -330,6 +330,12 @@ describe('recording api [pglite]', () => {
     expect(attached.headers.get('content-disposition')).toBe(
       `attachment; filename="__ 1.mp4"; filename*=UTF-8''${encodeURIComponent('课堂 1.mp4')}`,
     );
+    // A name typed without the extension (a studio video's, say) still downloads as .mp4.
+    await server.banshu.platform.database.db.updateTable('records').set({ file_name: '第三课 复习' }).where('id', '=', fileId).execute();
+    const named = await call(server.url, 'getRecordFileUrl', { fileId, download: true }, { token: owner.teacher.token });
+    expect((await fetch(named.data.fileUrl as string)).headers.get('content-disposition')).toContain(
+      `filename*=UTF-8''${encodeURIComponent('第三课 复习.mp4')}`,
+    );
     // The signed name cannot be changed, nor the plain link turned into another name.
     expect((await fetch((dl.data.fileUrl as string).replace('dl=', 'dl=x'))).status).toBe(403);
     expect((await fetch(`${url}&dl=other.mp4`)).status).toBe(403);
