@@ -31,6 +31,9 @@ interface JsonReport {
   testResults: {
     name: string;
     status: string;
+    /** ms epoch: when the file began and ended (its own wall time, beside the others in parallel). */
+    startTime?: number;
+    endTime?: number;
     message?: string;
     assertionResults: { status: string; fullName?: string; title?: string; failureMessages?: string[] }[];
   }[];
@@ -45,6 +48,10 @@ interface PhaseResult {
   testsByProject: Map<string, number>;
   /** Each failed test (file > name) or file that failed without one, for the run's last lines. */
   failures: string[];
+  /** Each file's wall time (s), slowest first. */
+  fileSeconds: { file: string; seconds: number }[];
+  /** The phase's own wall time (s), vitest's start and exit included. */
+  wallSeconds: number;
 }
 
 let activeChild: ReturnType<typeof spawn> | undefined;
@@ -94,6 +101,7 @@ async function runPhase(projects: string[], extraArgs: string[], reportFile: str
     ...extraArgs,
   ];
   let hung = false;
+  const began = performance.now();
   const exitCode = await new Promise<number>((resolve) => {
     // process.execPath: the same Node 24 that runs this script. Its own process group, so that a
     // vitest that hangs can be stopped with everything it started.
@@ -135,6 +143,8 @@ async function runPhase(projects: string[], extraArgs: string[], reportFile: str
     filesByProject: new Map(),
     testsByProject: new Map(),
     failures: [],
+    fileSeconds: [],
+    wallSeconds: (performance.now() - began) / 1000,
   };
   if (!existsSync(reportFile)) {
     // vitest died before reporting (bad config, crash): count it as one failure so the summary
@@ -157,6 +167,8 @@ async function runPhase(projects: string[], extraArgs: string[], reportFile: str
   result.skipped = report.numPendingTests + report.numTodoTests;
   for (const file of report.testResults) {
     const project = projectOf(file.name);
+    if (file.startTime && file.endTime)
+      result.fileSeconds.push({ file: relative(root, file.name), seconds: (file.endTime - file.startTime) / 1000 });
     result.filesByProject.set(project, (result.filesByProject.get(project) ?? 0) + 1);
     result.testsByProject.set(project, (result.testsByProject.get(project) ?? 0) + file.assertionResults.length);
     // A file that failed to load (syntax error, failing beforeAll) has no failed tests in the
@@ -171,7 +183,15 @@ async function runPhase(projects: string[], extraArgs: string[], reportFile: str
       result.failures.push(`${relative(root, file.name)}: ${(file.message ?? 'failed to run').split('\n')[0]!.slice(0, 300)}`);
     }
   }
+  result.fileSeconds.sort((a, b) => b.seconds - a.seconds);
   return result;
+}
+
+/** Each file's wall time, slowest first, and the phase's total: where the suite's minutes go. */
+function printTimes(label: string, r: PhaseResult): void {
+  const files = r.fileSeconds;
+  console.log(`\n--- ${label}: ${String(files.length)} files, ${r.wallSeconds.toFixed(1)} s wall; each file's own wall time ---`);
+  for (const f of files) console.log(`${f.seconds.toFixed(1).padStart(8)} s  ${f.file}`);
 }
 
 async function main(): Promise<number> {
@@ -189,6 +209,7 @@ async function main(): Promise<number> {
   let exitCode = 0;
   const failures: string[] = [];
   const testsByProject = new Map<string, number>();
+  const phaseTimes: string[] = [];
 
   try {
     for (const [index, phase] of phases.entries()) {
@@ -198,6 +219,8 @@ async function main(): Promise<number> {
       passed += result.passed;
       failed += result.failed;
       failures.push(...result.failures);
+      printTimes(phase.label, result);
+      phaseTimes.push(`  ${phase.label}: ${(result.wallSeconds / 60).toFixed(1)} min (${String(result.fileSeconds.length)} files)`);
       skipped += result.skipped;
       if (result.exitCode !== 0) exitCode = 1;
       for (const [project, count] of result.testsByProject) {
@@ -222,6 +245,7 @@ async function main(): Promise<number> {
     console.error('tests/run: no tests ran');
     exitCode = 1;
   }
+  if (phaseTimes.length > 0) console.log(`wall time by phase:\n${phaseTimes.join('\n')}`);
   if (skipped > 0) console.log(`(${String(skipped)} skipped or todo)`);
   // Every phase's failures at the end, where a CI log's tail shows them.
   if (failures.length > 0) console.log(`failed:\n${failures.map((f) => `  ${f}`).join('\n')}`);
