@@ -5,7 +5,7 @@
  *
  *   node bench/board-paint.ts [--sizes=10000,100000] [--repeat=3] [--dpr=1,2] [--workloads=seed,class]
  *
- * The classroom code (app/board/layer.ts and renderer.ts) is bundled with rolldown into a blank
+ * The classroom code (core/board/draw/layer.ts and renderer.ts) is bundled with rolldown into a blank
  * page of Debian Chromium (the flags of the end-to-end tests: software raster, no GPU). Per size,
  * workload and device pixel ratio, the median of `repeat` runs of:
  *   apply      the N sequenced operations applied in order to a LayerView (as after getBoard);

@@ -17,7 +17,7 @@ import {
 import { systemClock, type Clock } from '#core/platform/clock.ts';
 import { DomainError, illegalParams, type Lang } from '#core/platform/errors.ts';
 import type { Logger } from '#core/platform/logger.ts';
-import { checkVersion, Dispatcher } from '#server/realtime/dispatch.ts';
+import { checkVersion, Dispatcher } from '#core/channel/dispatch.ts';
 import type { Peer } from './peer.ts';
 import type { Room } from './room.ts';
 import type { MediaServer } from './server.ts';

@@ -21,6 +21,7 @@ import type { Database } from '#core/platform/db/database.ts';
 import type { BusMessage, EventBus } from '#core/platform/events.ts';
 import type { Logger } from '#core/platform/logger.ts';
 import type { MediaNodes } from '#core/rooms/media.service.ts';
+import { LiveRepository } from '#core/rooms/live.repository.ts';
 import type { MediaServer } from '../media-server/server.ts';
 
 /** The media side of a room event, or null when the media does not care. */
@@ -174,12 +175,7 @@ export function attachMediaControlSender(d: MediaControlSenderDeps): MediaContro
  * every node, and an embedded SFU that restarted with the process holds them again.
  */
 export async function recentKicks(db: Database, since: Date): Promise<MediaControlCommand[]> {
-  const rows = await db
-    .selectFrom('room_members')
-    .innerJoin('rooms', 'rooms.id', 'room_members.room_id')
-    .select(['rooms.room_number', 'room_members.user_id'])
-    .where('room_members.kicked_at', '>', since)
-    .execute();
+  const rows = await new LiveRepository(db).kickedSince(since);
   return rows.map((r) => ({ op: 'removeUser', room: r.room_number, userId: r.user_id }));
 }
 

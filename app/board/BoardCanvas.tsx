@@ -17,10 +17,10 @@ import {
   topItemAt,
   type Point,
   type Rect,
-} from './geometry.ts';
-import { BoardRenderer } from './renderer.ts';
+} from '#core/board/draw/geometry.ts';
+import { BoardRenderer } from '#core/board/draw/renderer.ts';
 import { newId, type BoardStore } from './store.ts';
-import { shapeBtype, type ToolState } from './tools.ts';
+import { shapeBtype, type ToolState } from '#core/board/draw/tools.ts';
 
 /** Live stroke batches go out this often (spec: every 30-50 ms). */
 export const STROKE_BATCH_MS = 40;

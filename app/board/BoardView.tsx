@@ -17,15 +17,24 @@ import { codeMessage } from '#app/lib/messages.ts';
 import { currentLang } from '#app/lib/lang.ts';
 import { toast } from '#app/lib/toast.ts';
 import { BoardCanvas } from './BoardCanvas.tsx';
-import { imagePlan, placeImage, translateData } from './geometry.ts';
+import { imagePlan, placeImage, translateData } from '#core/board/draw/geometry.ts';
 import { prepareBoardImage, uploadBoardImage } from './images.ts';
 import { createWbToken, ImageUrls, loadStencils, type Stencil } from './net.ts';
-import type { BoardRenderer } from './renderer.ts';
+import type { BoardRenderer } from '#core/board/draw/renderer.ts';
 import type { BoardStore } from './store.ts';
 import { Toolbar } from './Toolbar.tsx';
 import { boardShortcut, commitTextEdit, keyIsElsewhere, type TextEdit } from './editing.ts';
 import { ZoomControl } from './ZoomControl.tsx';
-import { DEFAULT_TOOLS, mayDraw, nextBackground, readExtend, readFollow, wbLayer, writeExtend, type ToolState } from './tools.ts';
+import {
+  DEFAULT_TOOLS,
+  mayDraw,
+  nextBackground,
+  readExtend,
+  readFollow,
+  wbLayer,
+  writeExtend,
+  type ToolState,
+} from '#core/board/draw/tools.ts';
 import { useBoardSync } from './useBoardSync.ts';
 
 export interface BoardViewProps {

@@ -13,8 +13,8 @@ import { api, isOk } from '#app/lib/api.ts';
 import { codeMessage } from '#app/lib/messages.ts';
 import { currentLang } from '#app/lib/lang.ts';
 import { loadStencils } from './net.ts';
-import { BoardRenderer } from './renderer.ts';
-import { readExtend } from './tools.ts';
+import { BoardRenderer } from '#core/board/draw/renderer.ts';
+import { readExtend } from '#core/board/draw/tools.ts';
 import { ZoomControl } from './ZoomControl.tsx';
 import { ChevronLeft, ChevronRight } from 'lucide-react';
 

@@ -10,8 +10,8 @@ import { BOARD_LAST_PAGE, BRUSH_COLOURS, BRUSH_WIDTHS } from '#core/contracts/bo
 import { useDismiss } from '#app/lib/use-dismiss.ts';
 import { Icon, type IconName } from './icons.tsx';
 import type { Stencil, StencilGroup } from './net.ts';
-import { CSS_COLOURS } from './renderer.ts';
-import { BASIC_SHAPES, toolbarWidth, type ShapePick, type ToolState } from './tools.ts';
+import { CSS_COLOURS } from '#core/board/draw/renderer.ts';
+import { BASIC_SHAPES, toolbarWidth, type ShapePick, type ToolState } from '#core/board/draw/tools.ts';
 
 export interface ToolbarProps {
   tools: ToolState;

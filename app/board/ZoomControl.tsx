@@ -1,7 +1,7 @@
 import { Minus, Plus } from 'lucide-react';
 import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
-import { stepZoom } from './tools.ts';
+import { stepZoom } from '#core/board/draw/tools.ts';
 
 /** The board's zoom: out, the value (click: 100 %), in; what follows it (e.g. 'follow me') sits in the same group. */
 export function ZoomControl({ zoom, onZoom, children }: { zoom: number; onZoom: (zoom: number) => void; children?: ReactNode }) {

@@ -3,9 +3,9 @@
  * text box and the keyboard shortcuts.
  */
 import { TEXT_BOX_WIDTH, TEXT_FONT_SIZE, type BoardItem } from '#core/contracts/board.ts';
-import type { Point } from './geometry.ts';
+import type { Point } from '#core/board/draw/geometry.ts';
 import type { BoardStore } from './store.ts';
-import type { ToolState } from './tools.ts';
+import type { ToolState } from '#core/board/draw/tools.ts';
 
 /** A text box open on the board: where, the text item being changed (null: a new one), what is typed. */
 export interface TextEdit {

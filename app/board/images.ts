@@ -3,7 +3,7 @@
  * upload with progress to the server's board image upload, which stores the file in the object
  * store and answers with its key and a signed URL to draw it from.
  */
-import { IMAGE_COMPRESS_QUALITY, IMAGE_COMPRESS_WIDTH, scaleToWidth } from './geometry.ts';
+import { IMAGE_COMPRESS_QUALITY, IMAGE_COMPRESS_WIDTH, scaleToWidth } from '#core/board/draw/geometry.ts';
 
 /** The server's board image upload: the raw jpg/png body, the board token as a Bearer token. */
 export const BOARD_IMAGE_UPLOAD = '/board-images';

@@ -14,7 +14,7 @@ import {
 import type { Ack } from '#core/contracts/room-events.ts';
 import { currentLang } from '#app/lib/lang.ts';
 import { codeMessage } from '#app/lib/messages.ts';
-import { PHOTO_QUALITY, PHOTO_WIDTH, placeImage } from './geometry.ts';
+import { PHOTO_QUALITY, PHOTO_WIDTH, placeImage } from '#core/board/draw/geometry.ts';
 import { resizeImage, uploadBoardImage } from './images.ts';
 import { newId } from './store.ts';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { reviewStep } from './ReviewBoard.tsx';
-import { readFollow, writeExtend } from './tools.ts';
+import { readFollow, writeExtend } from '#core/board/draw/tools.ts';
 
 describe('the board review keys', () => {
   it('page with the arrows and Page Up/Down within the pages, jump with Home/End', () => {

@@ -30,8 +30,8 @@ import {
   type StrokeProgress,
 } from '#core/contracts/board.ts';
 import type { Ack } from '#core/contracts/room-events.ts';
-import { LayerView, mergeChanges as merge, NO_CHANGE, type Change } from './layer.ts';
-import type { LiveStroke } from './renderer.ts';
+import { LayerView, mergeChanges as merge, NO_CHANGE, type Change } from '#core/board/draw/layer.ts';
+import type { LiveStroke } from '#core/board/draw/renderer.ts';
 
 export type BoardSocket = Socket<BoardServerToClient, BoardClientToServer>;
 export type BoardStatus = 'connecting' | 'live' | 'offline' | 'failed';

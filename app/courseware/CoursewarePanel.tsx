@@ -17,7 +17,7 @@ import type { ChannelStatus, CoursewareChannel } from '#app/classroom/useRoomCha
 import { useConfirm } from '#app/components/Dialog.tsx';
 import { toast } from '#app/lib/toast.ts';
 import { cwApi } from './net.ts';
-import { coursewareView, isPortrait, NO_COURSEWARE, slideOffset, stepScroll } from './paging.ts';
+import { coursewareView, isPortrait, NO_COURSEWARE, slideOffset, stepScroll } from '#core/courseware/paging.ts';
 import { RecentPicker } from './RecentPicker.tsx';
 import { Progress, UploadBox } from './UploadBox.tsx';
 import { useRoomCourseware } from './useRoomCourseware.ts';

@@ -9,7 +9,7 @@ import { PAGE_SAVE_DEBOUNCE_MS, type RoomCourseware } from '#core/contracts/cour
 import type { ChannelStatus, CoursewareChannel } from '#app/classroom/useRoomChannel.ts';
 import { isOk } from '#app/lib/api.ts';
 import { cwApi } from './net.ts';
-import { boundPage, NO_COURSEWARE, scrollOf } from './paging.ts';
+import { boundPage, NO_COURSEWARE, scrollOf } from '#core/courseware/paging.ts';
 import type { ConvertStep } from './useUploader.ts';
 
 /** An expired link is fetched again at most this often (a broken link must not loop). */

@@ -25,7 +25,7 @@ import { BOARD_NAMESPACE, BOARD_PROTOCOL_VERSION, type RoomViewEvent } from '#co
 import { slideLayer } from '#core/contracts/courseware.ts';
 import { api, isOk } from '#app/lib/api.ts';
 import { BoardStore, type BoardSocket, type BoardStatus } from '#app/board/store.ts';
-import { readExtend, wbLayer } from '#app/board/tools.ts';
+import { readExtend, wbLayer } from '#core/board/draw/tools.ts';
 
 export type RoomViewShow = 'slide' | 'board' | 'follow';
 export type RoomViewPhase = 'loading' | 'ready' | 'refused' | 'closed';

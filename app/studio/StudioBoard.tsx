@@ -10,11 +10,11 @@ import '#app/board/board.css';
 import { TextBox } from '#app/board/TextBox.tsx';
 import { STUDIO_BOARD_PAGES } from '#core/contracts/studio.ts';
 import { BoardCanvas } from '#app/board/BoardCanvas.tsx';
-import type { BoardRenderer } from '#app/board/renderer.ts';
+import type { BoardRenderer } from '#core/board/draw/renderer.ts';
 import { BoardStore } from '#app/board/store.ts';
 import { Toolbar } from '#app/board/Toolbar.tsx';
 import { boardShortcut, commitTextEdit, keyIsElsewhere, type TextEdit } from '#app/board/editing.ts';
-import { DEFAULT_TOOLS, wbLayer, type ToolState } from '#app/board/tools.ts';
+import { DEFAULT_TOOLS, wbLayer, type ToolState } from '#core/board/draw/tools.ts';
 import { useConfirm } from '#app/components/Dialog.tsx';
 import { StudioPager } from './StudioPager.tsx';
 

@@ -6,9 +6,9 @@
  * lines), and one path and stroke() per line (a renderer without batching).
  */
 import type { BoardItem, ItemData, SequencedOp } from '../../core/contracts/board.ts';
-import { LayerView } from '../../app/board/layer.ts';
-import { BoardRenderer } from '../../app/board/renderer.ts';
-import { cullGrid, visibleItems } from '../../app/board/cull.ts';
+import { LayerView } from '#core/board/draw/layer.ts';
+import { BoardRenderer } from '#core/board/draw/renderer.ts';
+import { cullGrid, visibleItems } from '#core/board/draw/cull.ts';
 import { strokeAt } from './board-seed.ts';
 
 export type Workload = 'seed' | 'class';

@@ -71,6 +71,15 @@ export class OrderRepository {
       .executeTakeFirst();
   }
 
+  /** The buyer's big-class membership (a smaller one may not be bought while it runs: 25008). */
+  bigRoomMembership(trx: Trx, userId: string) {
+    return trx
+      .selectFrom('users')
+      .select(['vip_big_room_people_number', 'vip_big_room_time'])
+      .where('id', '=', userId)
+      .executeTakeFirstOrThrow();
+  }
+
   /** Orders created since `since`, and paid orders of one goods since then, in one read. */
   async dayCounts(trx: Trx, userId: string, goodsId: string, since: Date) {
     const r = await sql<{ created: string; paid_goods: string }>`

@@ -152,11 +152,7 @@ export class OrderService {
 
   /** The rules every purchase follows, in money or in points: 25008, 25009, 25010. */
   async #mayBuy(trx: Trx, userId: string, goods: Goods, now: Date): Promise<void> {
-    const u = await trx
-      .selectFrom('users')
-      .select(['vip_big_room_people_number', 'vip_big_room_time'])
-      .where('id', '=', userId)
-      .executeTakeFirstOrThrow();
+    const u = await this.repo.bigRoomMembership(trx, userId);
     if (goods.kind === 'bigclass' && ms(u.vip_big_room_time) > now.getTime() && u.vip_big_room_people_number > goods.quantity) {
       throw new DomainError('25008');
     }

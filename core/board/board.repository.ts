@@ -118,6 +118,30 @@ export class BoardRepository {
     return rows.map((r) => r.body);
   }
 
+  /** One page's operations after `seq`, in order (a reader following the board: the recorder's scene). */
+  async pageOpsAfter(roomId: string, page: string, seq: number): Promise<string[]> {
+    const rows = await this.db
+      .selectFrom('board_ops')
+      .select('body')
+      .where('room_id', '=', roomId)
+      .where('page', '=', page)
+      .where('seq', '>', String(seq))
+      .orderBy('seq')
+      .execute();
+    return rows.map((r) => r.body);
+  }
+
+  /** The counter of a page's snapshot, if it has one (a newer one means the page was compacted or cleared). */
+  async snapshotSeq(roomId: string, page: string): Promise<number | null> {
+    const row = await this.db
+      .selectFrom('board_snapshots')
+      .select('seq')
+      .where('room_id', '=', roomId)
+      .where('page', '=', page)
+      .executeTakeFirst();
+    return row ? Number(row.seq) : null;
+  }
+
   /** The layer's snapshot (if any) and its operations after it, in order, as a JSON array text. */
   async loadLayer(roomId: string, page: string): Promise<{ snapshot: { seq: number; state: string } | null; ops: string }> {
     const snap = await this.db

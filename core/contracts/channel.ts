@@ -3,7 +3,7 @@
  * request is a pair of zod schemas, its payload and its answer; each event sent the other way is
  * one schema. The TypeScript types of both ends are inferred from them, so a wrong event name,
  * payload or answer is a compile error, and the server parses every payload with the same schema
- * (server/realtime/dispatch.ts) before anything is stored or broadcast.
+ * (core/channel/dispatch.ts) before anything is stored or broadcast.
  */
 import { z } from 'zod';
 

@@ -2,7 +2,7 @@
  * The user channel (socket.io namespace `/user`): events for one person on every page they have
  * open, whatever room they are in. A connection proves who it is with the session cookie (pages)
  * or the user token (`auth.token`). The server only sends; clients ask nothing here (a request
- * is answered '5', see server/realtime/dispatch.ts).
+ * is answered '5', see core/channel/dispatch.ts).
  */
 import { z } from 'zod';
 import type { Events, Requests } from './channel.ts';

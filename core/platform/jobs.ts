@@ -5,7 +5,7 @@
 import { PgBoss, fromPglite } from 'pg-boss';
 import type { PGlite } from '@electric-sql/pglite';
 import { z } from 'zod';
-import { jobPayloadSchemas, type JobName, type JobPayloads } from '../jobs.ts';
+import { jobPayloadSchemas, type JobName, type JobPayloads } from '../contracts/jobs.ts';
 import type { Logger } from './logger.ts';
 
 /** Which attempt a handler is running: the last one is `retryCount === retryLimit`. */

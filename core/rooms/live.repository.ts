@@ -8,6 +8,16 @@ export class LiveRepository {
     this.db = db;
   }
 
+  /** Who was kicked from which room since `since` (ADR 066: a web node that starts sends these again). */
+  kickedSince(since: Date) {
+    return this.db
+      .selectFrom('room_members')
+      .innerJoin('rooms', 'rooms.id', 'room_members.room_id')
+      .select(['rooms.room_number', 'room_members.user_id'])
+      .where('room_members.kicked_at', '>', since)
+      .execute();
+  }
+
   /** The room (open or not) with its live fields. */
   room(roomNumber: string) {
     return this.db

@@ -18,6 +18,12 @@ export class MediaNodeRepository {
       .execute();
   }
 
+  /** Every registered node's public URL (the page policy allows them as media origins). */
+  async urls(): Promise<string[]> {
+    const rows = await this.db.selectFrom('media_nodes').select('url').execute();
+    return rows.map((r) => r.url);
+  }
+
   remove(id: string) {
     return this.db.deleteFrom('media_nodes').where('id', '=', id).execute();
   }

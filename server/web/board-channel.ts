@@ -18,7 +18,7 @@ import {
   type BoardServerToClient,
 } from '#core/contracts/board.ts';
 import type { BoardActor } from '#core/board/board.service.ts';
-import { admitConnections, BurstWindow, checkVersion, Dispatcher } from '../realtime/dispatch.ts';
+import { admitConnections, BurstWindow, checkVersion, Dispatcher } from '#core/channel/dispatch.ts';
 import type { Platform } from '../platform.ts';
 import { requestLang } from './request.ts';
 

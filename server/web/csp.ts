@@ -10,6 +10,7 @@ import type { NextFunction, Request, Response } from 'express';
 import type { Config } from '#core/platform/config.ts';
 import type { Database } from '#core/platform/db/database.ts';
 import type { Logger } from '#core/platform/logger.ts';
+import { MediaNodeRepository } from '#core/rooms/media-node.repository.ts';
 
 export const CSP_HEADER = 'Content-Security-Policy';
 
@@ -89,13 +90,12 @@ export async function pagePolicies(config: Config, db: Database | null, logger: 
   let registry: string[] = [];
   let timer: NodeJS.Timeout | null = null;
   if (config.MEDIA_PLACEMENT === 'registry' && db) {
+    const nodes = new MediaNodeRepository(db);
     const read = () =>
-      db
-        .selectFrom('media_nodes')
-        .select('url')
-        .execute()
-        .then((rows) => {
-          registry = rows.map((r) => r.url);
+      nodes
+        .urls()
+        .then((urls) => {
+          registry = urls;
         })
         .catch((err: unknown) => logger.warn({ err }, 'csp: media nodes not read'));
     await read();

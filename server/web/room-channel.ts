@@ -13,7 +13,7 @@ import {
   type ServerToClient,
 } from '#core/contracts/room-events.ts';
 import type { Actor } from '#core/rooms/live.service.ts';
-import { admitConnections, checkVersion, Dispatcher } from '../realtime/dispatch.ts';
+import { admitConnections, checkVersion, Dispatcher } from '#core/channel/dispatch.ts';
 import type { Platform } from '../platform.ts';
 import { requestLang } from './request.ts';
 import { roomKey, socketRouteOf } from './bus-routes.ts';

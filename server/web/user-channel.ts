@@ -6,7 +6,7 @@
  */
 import type { Server } from 'socket.io';
 import { USER_NAMESPACE, userKey, userRequests } from '#core/contracts/user-events.ts';
-import { admitConnections, Dispatcher } from '../realtime/dispatch.ts';
+import { admitConnections, Dispatcher } from '#core/channel/dispatch.ts';
 import { socketRouteOf } from './bus-routes.ts';
 import type { Platform } from '../platform.ts';
 import { requestLang, requestToken } from './request.ts';

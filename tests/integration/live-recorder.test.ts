@@ -20,7 +20,7 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BoardOp } from '#core/contracts/board.ts';
 import type { LiveStatus } from '#core/contracts/streaming.ts';
-import { CSS_COLOURS } from '#app/board/renderer.ts';
+import { CSS_COLOURS } from '#core/board/draw/renderer.ts';
 import { call, signIn } from '#tests/support/api.ts';
 import { frameAt } from '#tests/support/av-analysis.ts';
 import { capturingLogger } from '#tests/support/log-capture.ts';

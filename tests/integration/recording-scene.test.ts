@@ -14,7 +14,7 @@ import { BACKGROUND_COLOURS, type BoardOp } from '#core/contracts/board.ts';
 import { pageKey, videoKey } from '#core/courseware/courseware-room.ts';
 import { slideLayer } from '#core/contracts/courseware.ts';
 import { createLogger } from '#core/platform/logger.ts';
-import { CSS_COLOURS } from '#app/board/renderer.ts';
+import { CSS_COLOURS } from '#core/board/draw/renderer.ts';
 import { seedBoard } from '#tests/support/board-seed.ts';
 import { boardRoom, type Person } from '#tests/support/board-client.ts';
 import { postgresAdminUrl } from '#tests/support/database.ts';

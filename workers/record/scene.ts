@@ -6,8 +6,8 @@
  * follows the room from the database: every 200 ms one statement reads the rooms row (view, board
  * page and colour, courseware page, scroll and video state), the room's board counter and the shown
  * document; only when the counter moved are the current layer's operations after the last one seen
- * read. The board is drawn by the product's own renderer (app/board/renderer.ts) on @napi-rs/canvas,
- * from the same layer model the browser keeps (app/board/layer.ts), so the file and the room show the
+ * read. The board is drawn by the product's own renderer (core/board/draw/renderer.ts) on @napi-rs/canvas,
+ * from the same layer model the browser keeps (core/board/draw/layer.ts), so the file and the room show the
  * same ink. The main buffer is repainted, and converted to yuv420p once, only when something changed.
  */
 import { Buffer } from 'node:buffer';
@@ -15,16 +15,17 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { createCanvas, GlobalFonts, loadImage, type Canvas, type Image } from '@napi-rs/canvas';
 import { BoardRepository } from '#core/board/board.repository.ts';
+import { SceneRepository, type RoomRead } from '#core/recording/scene.repository.ts';
 import { BACKGROUND_COLOURS, BOARD_HEIGHT, BOARD_WIDTH, type LayerState, type SequencedOp, type Viewport } from '#core/contracts/board.ts';
 import { SIGNED_URL_TTL_SECONDS, slideLayer, VIDEO_RESYNC_S } from '#core/contracts/courseware.ts';
 import { pageKey, videoKey } from '#core/courseware/courseware-room.ts';
 import type { Database } from '#core/platform/db/database.ts';
 import type { Logger } from '#core/platform/logger.ts';
 import type { ObjectStore } from '#core/platform/objects.ts';
-import { LayerView, type Change } from '#app/board/layer.ts';
-import { BoardRenderer } from '#app/board/renderer.ts';
-import { readExtend, readFollow, wbLayer } from '#app/board/tools.ts';
-import { slideOffset } from '#app/courseware/paging.ts';
+import { LayerView, type Change } from '#core/board/draw/layer.ts';
+import { BoardRenderer } from '#core/board/draw/renderer.ts';
+import { readExtend, readFollow, wbLayer } from '#core/board/draw/tools.ts';
+import { slideOffset } from '#core/courseware/paging.ts';
 import type { Scene, SceneView } from './types.ts';
 
 export type { Scene, SceneView };
@@ -126,24 +127,6 @@ export function rgbaToYuv420p(rgba: Uint8Array, width: number, height: number, o
   return yuv;
 }
 
-/** What one poll reads: the rooms row, its board counter and the shown document, in one statement. */
-interface RoomRead {
-  state: 'open' | 'closed';
-  room_type: number;
-  create_user: string;
-  show_state: string;
-  room_extend: string;
-  document_id: string | null;
-  ppt_current_page: number;
-  doc_scroll: number;
-  doc_video: string;
-  board_seq: string | null;
-  document_type: number | null;
-  doc_status: number | null;
-  page_count: number | null;
-  pages_prefix: string | null;
-}
-
 interface HeldLayer {
   view: LayerView;
   /** The room's counter up to which this layer's operations were read. */
@@ -166,6 +149,7 @@ type Decoded = Image;
 export class RoomScene implements Scene {
   readonly #o: SceneOptions;
   readonly #repo: BoardRepository;
+  readonly #rooms: SceneRepository;
   readonly #roomId: string;
   #creatorId: string;
   readonly #paper: Canvas;
@@ -207,6 +191,7 @@ export class RoomScene implements Scene {
   constructor(o: SceneOptions, roomId: string, creatorId: string) {
     this.#o = o;
     this.#repo = new BoardRepository(o.db);
+    this.#rooms = new SceneRepository(o.db);
     this.#roomId = roomId;
     this.#creatorId = creatorId;
     this.#paper = createCanvas(o.width, o.height);
@@ -327,31 +312,10 @@ export class RoomScene implements Scene {
   }
 
   #read(): Promise<RoomRead | undefined> {
-    return this.#o.db
-      .selectFrom('rooms as r')
-      .leftJoin('board_rooms as b', 'b.room_id', 'r.id')
-      .leftJoin('documents as d', 'd.id', 'r.document_id')
-      .select([
-        'r.state',
-        'r.room_type',
-        'r.create_user',
-        'r.show_state',
-        'r.room_extend',
-        'r.document_id',
-        'r.ppt_current_page',
-        'r.doc_scroll',
-        'r.doc_video',
-        'b.seq as board_seq',
-        'd.document_type',
-        'd.status as doc_status',
-        'd.page_count',
-        'd.pages_prefix',
-      ])
-      .where('r.id', '=', this.#roomId)
-      .executeTakeFirst();
+    return this.#rooms.read(this.#roomId);
   }
 
-  /** The view the students' stage shows (app/classroom/views.ts shownView, app/courseware/paging.ts coursewareView). */
+  /** The view the students' stage shows (app/classroom/views.ts shownView, core/courseware/paging.ts coursewareView). */
   #planOf(row: RoomRead): MainPlan {
     const extend = readExtend(row.room_extend);
     const background = BACKGROUND_COLOURS[extend.color] ?? BACKGROUND_COLOURS[0];
@@ -406,23 +370,12 @@ export class RoomScene implements Scene {
       return held;
     }
     if (boardSeq <= held.checked) return held;
-    const rows = await this.#o.db
-      .selectFrom('board_ops')
-      .select('body')
-      .where('room_id', '=', this.#roomId)
-      .where('page', '=', page)
-      .where('seq', '>', String(held.checked))
-      .orderBy('seq')
-      .execute();
+    const bodies = await this.#repo.pageOpsAfter(this.#roomId, page, held.checked);
     let change: Change = { kind: 'none' };
-    for (const r of rows) change = merge(change, held.view.applySequenced(plain(JSON.parse(r.body) as SequencedOp & { target?: number })));
-    const snap = await this.#o.db
-      .selectFrom('board_snapshots')
-      .select('seq')
-      .where('room_id', '=', this.#roomId)
-      .where('page', '=', page)
-      .executeTakeFirst();
-    if (snap && Number(snap.seq) > held.view.seq) {
+    for (const body of bodies)
+      change = merge(change, held.view.applySequenced(plain(JSON.parse(body) as SequencedOp & { target?: number })));
+    const snapSeq = await this.#repo.snapshotSeq(this.#roomId, page);
+    if (snapSeq !== null && snapSeq > held.view.seq) {
       held.view = new LayerView(page);
       held.checked = boardSeq;
       await this.#loadLayer(held);
@@ -578,13 +531,7 @@ export class RoomScene implements Scene {
 
   /** Names of the people seated in the room (the tiles' labels are drawn from these). */
   async loadNames(userIds?: readonly string[]): Promise<void> {
-    let q = this.#o.db.selectFrom('users').select(['users.id', 'users.name']);
-    q = userIds
-      ? q.where('users.id', 'in', userIds)
-      : q.where('users.id', 'in', (eb) =>
-          eb.selectFrom('room_members').select('room_members.user_id').where('room_members.room_id', '=', this.#roomId),
-        );
-    const rows = await q.execute();
+    const rows = await this.#rooms.names(this.#roomId, userIds);
     // Someone asked for who has no account row keeps a blank strip, and is not asked for again.
     const found = new Set(rows.map((r) => r.id));
     for (const id of userIds ?? []) if (!found.has(id) && !this.#names.has(id)) this.#names.set(id, '');
@@ -667,13 +614,7 @@ export function drawLabel(name: string, w: number, h: number): Buffer {
 /** Opens the scene of a room: reads it once (so `current()` is right at once), then follows it until `close()`. */
 export async function openRoomScene(o: SceneOptions): Promise<RoomScene> {
   registerSceneFonts(o.logger);
-  const room = await o.db
-    .selectFrom('rooms')
-    .select(['id', 'create_user'])
-    .where('room_number', '=', o.roomNumber)
-    .orderBy('created_at', 'desc')
-    .limit(1)
-    .executeTakeFirst();
+  const room = await new SceneRepository(o.db).latestRoom(o.roomNumber);
   if (!room) throw new Error(`room ${o.roomNumber} not found`);
   const scene = new RoomScene(o, room.id, room.create_user);
   await scene.poll();

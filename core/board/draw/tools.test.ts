@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { parseStencils } from './net.ts';
 import { mayDraw, nextBackground, readExtend, stepZoom, toolbarWidth, writeExtend } from './tools.ts';
 
 describe('board tools', () => {
@@ -33,19 +32,5 @@ describe('board tools', () => {
   });
   it('sizes the toolbar as docs/product/03-board-courseware-billing.md §9 says', () => {
     expect([toolbarWidth(true, false), toolbarWidth(false, false), toolbarWidth(true, true)]).toEqual([575, 356, 318]);
-  });
-  it('reads the stencil list from JSON text, grouped by subject', () => {
-    const list = parseStencils(
-      JSON.stringify([
-        { id: 'm1', subjectId: 2, stname: 'geometry', name: 'protractor', imageUrl: '/s/m1.svg' },
-        { id: 'c1', subjectId: '4', name: 'flask', imageUrl: '/s/c1.svg' },
-        { id: 'bad', subjectId: 9, imageUrl: '/x' },
-      ]),
-    );
-    expect(list.map((s) => [s.id, s.group])).toEqual([
-      ['m1', 'math'],
-      ['c1', 'chemistry'],
-    ]);
-    expect(parseStencils('oops')).toEqual([]);
   });
 });

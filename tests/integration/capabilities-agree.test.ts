@@ -8,14 +8,14 @@
  * - the classroom's buttons (app/classroom/media/controls.ts), from the room state the client holds.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import type { RoomType } from '../contracts/api.ts';
-import type { MediaSource } from '../contracts/media-signaling.ts';
-import { TokenSigner } from '../platform/secrets.ts';
-import { MediaServer } from '../../media-server/server.ts';
-import { offeredControls } from '../../app/classroom/media/controls.ts';
-import type { ClassMode } from './capabilities.ts';
-import { trialDecision } from './live.service.ts';
-import { signMediaToken } from './media-grant.ts';
+import type { RoomType } from '#core/contracts/api.ts';
+import type { MediaSource } from '#core/contracts/media-signaling.ts';
+import { TokenSigner } from '#core/platform/secrets.ts';
+import { MediaServer } from '#media/server.ts';
+import { offeredControls } from '#app/classroom/media/controls.ts';
+import type { ClassMode } from '#core/rooms/capabilities.ts';
+import { trialDecision } from '#core/rooms/live.service.ts';
+import { signMediaToken } from '#core/rooms/media-grant.ts';
 
 type Role = 'creator' | 'member' | 'tourist' | 'observer';
 type Cap = 'trial' | 'screen' | 'camera' | 'mic';
