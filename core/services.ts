@@ -27,6 +27,7 @@ import { MessagingService } from './messaging/messaging.service.ts';
 import type { PaymentGateway } from './platform/payments.ts';
 import { SiteRepository } from './site/site.repository.ts';
 import { SiteService } from './site/site.service.ts';
+import { RoomEndings } from './rooms/room-endings.ts';
 import { RoomLiveService, type Presence, type Scheduler } from './rooms/live.service.ts';
 import { BoardRepository } from './board/board.repository.ts';
 import { BoardService } from './board/board.service.ts';
@@ -112,25 +113,11 @@ export function buildServices(p: Ports): Services {
   const limiter = new RateLimiter(p.db, p.clock);
   const signer = new TokenSigner(p.secret);
   const roomState = new RoomState(new RoomStateRepository(p.db), p.roomChanges ?? new LocalRoomChangeRelay());
-  const rooms = new RoomService(new RoomRepository(p.db), roomState, account, billing, signer, limiter, p.clock, p.config);
-  const live = new RoomLiveService(
-    new LiveRepository(p.db),
-    roomState,
-    accountRepo,
-    rooms,
-    p.events,
-    p.presence,
-    p.scheduler,
-    p.clock,
-    p.config,
-  );
-  const orders = new OrderService(new OrderRepository(p.db), p.payments, p.events, p.clock, p.config, p.logger);
-  const messaging = new MessagingService(new MessagingRepository(p.db), p.clock, p.config, p.secret);
-  const site = new SiteService(new SiteRepository(p.db), limiter, p.clock, p.config);
-  const board = new BoardService(new BoardRepository(p.db), live, signer, p.objects, roomState, p.clock, p.config, p.logger);
   const media = p.mediaNodes ? new MediaService(new LiveRepository(p.db), signer, p.mediaNodes, p.clock, p.config) : null;
-  rooms.media = media;
-  const courseware = new CoursewareService(
+  const rooms = new RoomService(new RoomRepository(p.db), roomState, account, billing, signer, limiter, p.clock, p.config, media);
+  // Recording and streaming stop when a class ends: they listen here (below), the live service only tells.
+  const endings = new RoomEndings();
+  const courseware: CoursewareService = new CoursewareService(
     new DocumentRepository(p.db),
     p.objects,
     p.converter ?? null,
@@ -144,7 +131,22 @@ export function buildServices(p: Ports): Services {
     p.logger,
     signer,
   );
-  live.courseware = courseware;
+  const live: RoomLiveService = new RoomLiveService(
+    new LiveRepository(p.db),
+    roomState,
+    accountRepo,
+    rooms,
+    p.events,
+    p.presence,
+    p.scheduler,
+    p.clock,
+    p.config,
+    { endings, courseware },
+  );
+  const orders = new OrderService(new OrderRepository(p.db), p.payments, p.events, p.clock, p.config, p.logger);
+  const messaging = new MessagingService(new MessagingRepository(p.db), p.clock, p.config, p.secret);
+  const site = new SiteService(new SiteRepository(p.db), limiter, p.clock, p.config);
+  const board = new BoardService(new BoardRepository(p.db), live, signer, p.objects, roomState, p.clock, p.config, p.logger);
   const roomLookups = new RoomLookups(limiter, rooms, live, p.config);
   const recordingRepo = new RecordingRepository(p.db);
   const recordTasks = new RecordTasks(recordingRepo, roomState, p.events, p.clock, p.config);
@@ -162,7 +164,7 @@ export function buildServices(p: Ports): Services {
     config: p.config,
     logger: p.logger,
   });
-  live.recording = recording;
+  endings.on((roomId, why) => recording.stopRoom(roomId, why));
   const liveTasks = new LiveTasks(new LiveTaskRepository(p.db), roomState, p.events, p.clock, p.config, p.secret);
   const streaming = new StreamingService({
     tasks: liveTasks,
@@ -174,7 +176,7 @@ export function buildServices(p: Ports): Services {
     logger: p.logger,
     secret: p.secret,
   });
-  live.streaming = streaming;
+  endings.on((roomId, why) => streaming.stopRoom(roomId, why));
   const studio = new StudioService({
     repo: new StudioRepository(p.db),
     objects: p.objects,

@@ -35,9 +35,16 @@ import { connectRedisBuckets } from './redis-buckets.ts';
  * process without the web role) nobody is online.
  */
 export class PresenceRegistry implements Presence {
-  source: Presence | null = null;
+  #source: Presence | null = null;
+  /** The room channel answers from now on; the answer detaches it (its close). */
+  attach(source: Presence): () => void {
+    this.#source = source;
+    return () => {
+      if (this.#source === source) this.#source = null;
+    };
+  }
   online(roomNumber: string) {
-    return this.source ? this.source.online(roomNumber) : Promise.resolve([]);
+    return this.#source ? this.#source.online(roomNumber) : Promise.resolve([]);
   }
 }
 

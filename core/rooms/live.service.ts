@@ -11,6 +11,7 @@ import { roomMessage, type EventBus } from '../platform/events.ts';
 import { TokenBuckets } from '../platform/memory-rate-limit.ts';
 import type { RoomInfo, RoomType } from '../contracts/api.ts';
 import type { RoomCourseware } from '../contracts/courseware.ts';
+import type { RoomEndings } from './room-endings.ts';
 import {
   CHAT_HISTORY,
   VIEWS,
@@ -73,12 +74,10 @@ export function trialDecision(
 }
 
 export class RoomLiveService {
-  /** The courseware a joining member sees in the snapshot (set by the composition). */
-  courseware: { roomCourseware(roomNumber: string): Promise<RoomCourseware> } | null = null;
-  /** Cloud recording, stopped when the creator leaves or the class ends (set by the composition). */
-  recording: { stopRoom(roomId: string, why: 'creator left' | 'room closed'): Promise<void> } | null = null;
-  /** Live streaming, ended when the creator leaves or the class ends (set by the composition). */
-  streaming: { stopRoom(roomId: string, why: 'creator left' | 'room closed'): Promise<void> } | null = null;
+  /** The courseware a joining member sees in the snapshot. */
+  private readonly courseware: { roomCourseware(roomNumber: string): Promise<RoomCourseware> } | null;
+  /** Told when the creator leaves or the class ends: cloud recording and live streaming stop with it. */
+  private readonly endings: RoomEndings;
   readonly #rowCache: RoomCache<LiveRoomRow>;
   readonly #touchedAt = new Map<string, number>();
   /**
@@ -105,7 +104,10 @@ export class RoomLiveService {
     scheduler: Scheduler,
     clock: Clock,
     config: LiveConfig,
+    more: { endings: RoomEndings; courseware?: { roomCourseware(roomNumber: string): Promise<RoomCourseware> } | null },
   ) {
+    this.endings = more.endings;
+    this.courseware = more.courseware ?? null;
     this.repo = repo;
     this.state = state;
     this.accounts = accounts;
@@ -428,8 +430,7 @@ export class RoomLiveService {
     if (room.state === 'open' && actor.role === 'creator' && room.create_user === actor.uid) {
       await this.state.patchRoom(room.id, { show_state: '' }, now);
       this.#emit(actor.room, 'customRoomEvent', { showState: '', by: actor.uid });
-      await this.recording?.stopRoom(room.id, 'creator left');
-      await this.streaming?.stopRoom(room.id, 'creator left');
+      await this.endings.ended(room.id, 'creator left');
     }
     if (room.state === 'open' && room.mic_user_id === actor.uid && room.mic_phase !== 'idle') {
       await this.state.moveMic(
@@ -473,8 +474,7 @@ export class RoomLiveService {
   async #close(roomId: string, roomNumber: string, reason: 'ended' | 'expired' | 'idle'): Promise<void> {
     if (await this.state.close(roomId, this.clock.now())) {
       this.#emit(roomNumber, 'roomClosed', { reason });
-      await this.recording?.stopRoom(roomId, 'room closed');
-      await this.streaming?.stopRoom(roomId, 'room closed');
+      await this.endings.ended(roomId, 'room closed');
     }
   }
 

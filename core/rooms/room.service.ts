@@ -59,8 +59,8 @@ export class RoomService {
   private readonly limiter: RateLimiter;
   private readonly clock: Clock;
   private readonly config: RoomConfig;
-  /** Media access for join answers (set once the media service is built; absent in some unit tests). */
-  media: MediaService | null = null;
+  /** Media access for join answers (none without media nodes). */
+  private readonly media: MediaService | null;
   constructor(
     repo: RoomRepository,
     state: RoomState,
@@ -70,7 +70,9 @@ export class RoomService {
     limiter: RateLimiter,
     clock: Clock,
     config: RoomConfig,
+    media: MediaService | null,
   ) {
+    this.media = media;
     this.repo = repo;
     this.state = state;
     this.account = account;

@@ -69,7 +69,7 @@ export function attachRoomChannel(io: Server, platform: Platform): { close(): vo
     }
     return [...seen].map(([userId, networkQuality]) => ({ userId, networkQuality }));
   };
-  platform.presence.source = { online };
+  const detachPresence = platform.presence.attach({ online });
 
   const publishMembers = (room: string) =>
     live.publishMembers(room).catch((err: unknown) => logger.warn({ err, room }, 'members broadcast failed'));
@@ -176,7 +176,7 @@ export function attachRoomChannel(io: Server, platform: Platform): { close(): vo
   return {
     close() {
       unsubscribe();
-      platform.presence.source = null;
+      detachPresence();
     },
   };
 }
