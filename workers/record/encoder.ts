@@ -216,7 +216,10 @@ export class Encoder {
       }
     });
     this.#chain.catch((err: unknown) => {
-      this.#failure ??= err instanceof Error ? err : new Error(String(err));
+      // Once: a failed hand-on stays failed (the chain holds it), so the list is not read again.
+      if (this.#failure) return;
+      this.#failure = err instanceof Error ? err : new Error(String(err));
+      clearInterval(this.#poll);
       this.#o.logger.warn({ err }, 'a closed segment could not be handed on');
     });
   }

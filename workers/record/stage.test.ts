@@ -25,8 +25,9 @@ const tick = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /** A session whose encoder closes segments when the test says; its stop closes what is queued, one every `drainGapMs`. */
 class FakeSession implements StageSession {
+  #fail!: (err: Error) => void;
   readonly flowing = Promise.resolve();
-  readonly broken = new Promise<never>(() => undefined);
+  readonly broken = new Promise<never>((_, reject) => (this.#fail = reject));
   readonly liveTap = new TsTap();
   readonly startedAtMs: number;
   maxLagSec = 0;
@@ -43,6 +44,7 @@ class FakeSession implements StageSession {
     this.#seq = o.firstSeq;
     this.#onSegment = o.onSegment;
     this.startedAtMs = startedAtMs;
+    this.broken.catch(() => undefined);
   }
 
   /** The encoder closes its next segment, spanning [startSec, endSec] of media. */
@@ -51,6 +53,11 @@ class FakeSession implements StageSession {
     const file = path.join(this.#workDir, segmentName(seq));
     await writeFile(file, `media ${String(startSec)}-${String(endSec)}`);
     await this.#onSegment({ seq, file, durationMs: (endSec - startSec) * 1000, bytes: 20, startSec, endSec });
+  }
+
+  /** The session breaks (its encoder fell 30 s behind): the stage stops it and starts another. */
+  breakNow(): void {
+    this.#fail(new Error('the encoder does not keep up with real time'));
   }
 
   async stop(): Promise<void> {
@@ -189,6 +196,31 @@ describe('a recording ends at its stop’s media instant, however late the encod
     ]);
     expect(left.overshootSec).toBeCloseTo(0.5, 6);
     await empty;
+  });
+
+  it('a stop while a broken session still drains waits for what its encoder had', async () => {
+    const t0 = Date.now() - 40_000;
+    const { deps, sessions, firstOpen } = fakeDeps(t0);
+    const dir = path.join(root, 'task');
+    const r = taker(dir);
+    const { stage, use } = RoomStage.forRecording(deps, r.recording);
+    await firstOpen;
+    await use.flowing;
+    const s = sessions[0]!;
+    await s.close(0, 4);
+    s.queued = [
+      [4, 8],
+      [8, 12],
+      [12, 14],
+    ];
+    s.drainGapMs = 500;
+    s.breakNow();
+    // The teacher stops at media 10 s while the broken session's encoder still hands on its backlog.
+    await tick(100);
+    const left = await use.leave(t0 + 10_000);
+    expect(r.got.map((g) => g.startSec)).toEqual([0, 4, 8]);
+    expect(left).toMatchObject({ reached: true, overshootSec: 2 });
+    await stage.shutdown();
   });
 
   it('a stop the closed segments already reach lets the recording go at once with its overshoot', async () => {

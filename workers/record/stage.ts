@@ -140,6 +140,9 @@ export class RoomStage {
   readonly #users = new Set<Consumer>();
   #session: StageSession | null = null;
   #flowingSince = 0;
+  /** A session being stopped (its encoder still hands on what it had), and when it began flowing (0: never). */
+  #closing: StageSession | null = null;
+  #closingSince = 0;
   /** Wall time (ms epoch) the segment in progress began: the session's first frame, then each close (its media end on the session's clock). */
   #segmentSince = 0;
   /** Media seconds of the current session closed into segments so far. */
@@ -283,9 +286,13 @@ export class RoomStage {
           if (!u.sawFlow) u.failed(e);
         }
       } finally {
+        this.#closing = session;
+        this.#closingSince = this.#flowingSince;
         this.#flowingSince = 0;
         this.#session = null;
         if (session) await this.#d.close(session);
+        this.#closing = null;
+        this.#closingSince = 0;
         // Recordings leaving get what the stopped session handed on last (its encoder encoded all it had).
         for (const u of this.#users) if (u.kind === 'recording' && u.stopSec !== null) this.#leaveNow(u, false);
       }
@@ -382,17 +389,20 @@ export class RoomStage {
         });
       };
       c.leaveAskedAt = performance.now();
-      const session = this.#session;
+      // A session being stopped (it broke, or the last push left) still hands on what its encoder had: the recording waits for it.
+      const closing = !this.#session && this.#closing !== null;
+      const session = this.#session ?? this.#closing;
+      const since = closing ? this.#closingSince : this.#flowingSince;
       c.leaving = session;
       // Nothing flowing (yet or any more): nothing to wait for.
-      if (!session || !this.#flowingSince) {
+      if (!session || !since) {
         c.stopSec = 0;
         c.tookUpToSec = 0;
         this.#leaveNow(c, true);
         return;
       }
       // The stop's instant on the session's clock; never before the recording's own start.
-      const origin = session.startedAtMs ?? this.#flowingSince;
+      const origin = session.startedAtMs ?? since;
       c.stopSec = Math.max(0, (stopAtMs - origin) / 1000);
       c.behindSec = Math.max(0, c.stopSec - this.#closedSec);
       // A stop the closed segments already reach (the stop was seen late): it has them all.
@@ -400,6 +410,8 @@ export class RoomStage {
         this.#leaveNow(c, true);
         return;
       }
+      // The session's stop lets it go once the encoder handed on all it had.
+      if (closing) return;
       const others = [...this.#users].some((u) => u !== c);
       // The last user: the session stops, its encoder hands on all it was given, and the run lets the recording go.
       if (!others) {
