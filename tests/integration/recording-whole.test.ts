@@ -183,7 +183,12 @@ async function recordClass(room: Room): Promise<{ taskId: string; startedAt: num
   const started = await call(web.url, 'startTask', { roomNumber: room.number }, { token: room.teacher.token });
   expect(started.code).toBe('0');
   const taskId = started.data.taskId as string;
-  const t = await waitFor('the recording started', () => task(taskId), (r) => r.state === 'recording', 20_000);
+  const t = await waitFor(
+    'the recording started',
+    () => task(taskId),
+    (r) => r.state === 'recording',
+    20_000,
+  );
   // The file's media second 0 is the recorder's first frame (started_at, once 'recording': the claim sets it before).
   const startedAt = t.started_at!.getTime();
   await sleepUntil(startedAt + 50_000);

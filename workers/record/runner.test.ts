@@ -43,7 +43,15 @@ function fakeTasks() {
   let state: 'recording' | 'stopping' = 'recording';
   let stopAt: Date | null = null;
   const finished: Array<{ durationMs: number }> = [];
-  const task: ClaimedTask = { taskId: 't1', roomNumber: '123456789', userId: 'u1', state: 'starting', resumed: false, nextSeq: 0, startedAt: null };
+  const task: ClaimedTask = {
+    taskId: 't1',
+    roomNumber: '123456789',
+    userId: 'u1',
+    state: 'starting',
+    resumed: false,
+    nextSeq: 0,
+    startedAt: null,
+  };
   const store: TaskStore = {
     claim: () => {
       if (claimed) return Promise.resolve(null);
@@ -58,7 +66,7 @@ function fakeTasks() {
     segments: () => Promise.resolve([...segments]),
     finish: (_id, _owner, mp4) => Promise.resolve(void finished.push(mp4)),
     fail: (_id, _owner, reason) => Promise.reject(new Error(`failed: ${reason}`)),
-  } as TaskStore;
+  };
   return {
     store,
     segments,
@@ -102,7 +110,11 @@ function fakeSession(startedAtMs: number, o: { workDir: string; firstSeq: number
   return session;
 }
 
-function deps(tasks: TaskStore, joins: Array<{ files: string[]; keepSec: number | null }>, onSession: (s: ReturnType<typeof fakeSession>) => void): RunnerDeps {
+function deps(
+  tasks: TaskStore,
+  joins: Array<{ files: string[]; keepSec: number | null }>,
+  onSession: (s: ReturnType<typeof fakeSession>) => void,
+): RunnerDeps {
   const objects = {
     putFile: () => Promise.resolve(),
     download: () => Promise.resolve(null),

@@ -589,7 +589,13 @@ export class RecorderRunner {
     return next;
   }
 
-  async #finish(task: ClaimedTask, workDir: string, log: Logger, keepSec: number | null, summary: Record<string, unknown> = {}): Promise<void> {
+  async #finish(
+    task: ClaimedTask,
+    workDir: string,
+    log: Logger,
+    keepSec: number | null,
+    summary: Record<string, unknown> = {},
+  ): Promise<void> {
     const d = this.#d;
     // Pieces a session closed but could not hand on (it was ended by force) are on this disk.
     await this.#recoverLocal(task, workDir, log, true);

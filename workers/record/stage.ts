@@ -371,7 +371,15 @@ export class RoomStage {
    */
   leaveRecording(c: RecordingConsumer, stopAtMs = Date.now()): Promise<RecordingLeft> {
     if (!this.#users.has(c)) {
-      return Promise.resolve({ endedAtMs: Date.now(), overshootSec: 0, behindSec: 0, waitedMs: 0, reached: true, maxLagSec: 0, repeated: 0 });
+      return Promise.resolve({
+        endedAtMs: Date.now(),
+        overshootSec: 0,
+        behindSec: 0,
+        waitedMs: 0,
+        reached: true,
+        maxLagSec: 0,
+        repeated: 0,
+      });
     }
     return new Promise<RecordingLeft>((resolve) => {
       const done = c.left;
