@@ -5,7 +5,7 @@
  * store, the session and the join are fakes (the media side is tests/integration/recording-whole);
  * the runner, its stage, the files and the timers are real.
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -37,11 +37,11 @@ afterEach(async () => {
 });
 
 /** One task, stopped when the test says; what the runner wrote to it. */
-function fakeTasks() {
+function fakeTasks(claim: Partial<ClaimedTask> = {}, stoppedAt: Date | null = null) {
   const segments: Segment[] = [];
   let claimed = false;
-  let state: 'recording' | 'stopping' = 'recording';
-  let stopAt: Date | null = null;
+  let state: 'recording' | 'stopping' = claim.state === 'stopping' ? 'stopping' : 'recording';
+  let stopAt: Date | null = stoppedAt;
   const finished: Array<{ durationMs: number }> = [];
   const task: ClaimedTask = {
     taskId: 't1',
@@ -51,6 +51,7 @@ function fakeTasks() {
     resumed: false,
     nextSeq: 0,
     startedAt: null,
+    ...claim,
   };
   const store: TaskStore = {
     claim: () => {
@@ -165,6 +166,46 @@ describe('the runner ends a recording at the media instant of the teacher’s st
     const listed = lines.find((l) => l.msg === 'recording listed')!;
     expect(listed.o).toMatchObject({ keepSec: 18, overshootSec: 2, behindAtStopSec: 10, reachedStop: true });
     expect(listed.o['stopWaitMs']).toBeGreaterThanOrEqual(1000);
+    await runner.close();
+  });
+});
+
+describe('a recorder killed and resumed', () => {
+  /** Segments a killed recorder left in the task's directory (their spans are lost: they are probed, 4 s each). */
+  async function leftOnDisk(seqs: number[]): Promise<void> {
+    await mkdir(path.join(root, 't1'), { recursive: true });
+    for (const seq of seqs) await writeFile(path.join(root, 't1', segmentName(seq)), 'ts');
+  }
+
+  it('a resumed recording: the stop maps onto the new session, the earlier pieces count whole', async () => {
+    await leftOnDisk([0, 1]);
+    const t = fakeTasks({ state: 'recording', resumed: true, nextSeq: 2, startedAt: new Date(Date.now() - 60_000) });
+    const joins: Array<{ files: string[]; keepSec: number | null }> = [];
+    let session: ReturnType<typeof fakeSession> | null = null;
+    const runner = new RecorderRunner(deps(t.store, joins, (s) => (session = s)));
+    runner.start();
+    await expect.poll(() => session, { timeout: 5000 }).not.toBeNull();
+    const s = session!;
+    await s.close(0, 4);
+    s.backlog.push([4, 8], [8, 12], [12, 14]);
+    // The stop at media 9 s of the new session: 8 s recovered + 9 s = 17 s of file.
+    t.stop(s.startedAtMs! + 9000);
+    await expect.poll(() => joins.length, { timeout: 10_000 }).toBe(1);
+    expect(joins[0]!.files).toEqual([0, 1, 2, 3, 4].map(segmentName));
+    expect(joins[0]!.keepSec).toBeCloseTo(17, 6);
+    await runner.close();
+  });
+
+  it('resumed after its stop (killed while ending): keeps at most the stop minus the first frame, all that came before the stop', async () => {
+    await leftOnDisk([0, 1, 2]);
+    const startedAt = new Date(Date.now() - 60_000);
+    const t = fakeTasks({ state: 'stopping', resumed: true, nextSeq: 0, startedAt }, new Date(startedAt.getTime() + 10_000));
+    const joins: Array<{ files: string[]; keepSec: number | null }> = [];
+    const runner = new RecorderRunner(deps(t.store, joins, () => undefined));
+    runner.start();
+    await expect.poll(() => joins.length, { timeout: 10_000 }).toBe(1);
+    expect(joins[0]!.files).toEqual([0, 1, 2].map(segmentName));
+    expect(joins[0]!.keepSec).toBeCloseTo(10, 6);
     await runner.close();
   });
 });
