@@ -323,13 +323,13 @@ describe('a recording is whole when its encoder runs behind real time (ADR 104)'
       console.info(`stop -> listed: ${listedAfter.toFixed(1)} s`);
       const line = listedLine(recorder.log(), taskId);
       console.info(`recording listed: ${JSON.stringify(line)}`);
-      // The encoder was behind real time at the stop, and the recording says so.
-      expect(line['behindAtStopSec']).toBeGreaterThan(1);
-      expect(line).toHaveProperty('repeatedFrames');
-      expect(line).toHaveProperty('stopWaitMs');
-      expect(line).toHaveProperty('maxLagSec');
       await expectWhole(file, (stoppedAt - startedAt) / 1000, 'veryslow');
       expect(listedAfter).toBeLessThan(15);
+      // The encoder was behind real time at the stop, and the recording says so.
+      expect(line['behindAtStopSec']).toBeGreaterThan(1);
+      expect(line['repeatedFrames']).toBeGreaterThan(0);
+      expect(line).toHaveProperty('stopWaitMs');
+      expect(line).toHaveProperty('maxLagSec');
     } finally {
       await stop(recorder.child);
     }
