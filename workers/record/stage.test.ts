@@ -7,9 +7,9 @@
 import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { segmentName } from './encoder.ts';
-import { RoomStage, type StageDeps, type StageSession } from './stage.ts';
+import { LEAVE_WAIT_BASE_MS, RoomStage, type StageDeps, type StageSession } from './stage.ts';
 import { TsTap } from './ts-tap.ts';
 import type { ClosedSegment, Logger } from './types.ts';
 
@@ -220,6 +220,37 @@ describe('a recording ends at its stop’s media instant, however late the encod
     const left = await use.leave(t0 + 10_000);
     expect(r.got.map((g) => g.startSec)).toEqual([0, 4, 8]);
     expect(left).toMatchObject({ reached: true, overshootSec: 2 });
+    await stage.shutdown();
+  });
+
+  it('a push goes on and the encoder never reaches the stop: the wait is bounded (it grows with the lag) and logged', async () => {
+    const t0 = Date.now() - 30_000;
+    const { deps, sessions, firstOpen } = fakeDeps(t0);
+    const warned: Array<Record<string, unknown>> = [];
+    deps.logger = { ...quiet, warn: (o: Record<string, unknown>) => void warned.push(o) } as unknown as Logger;
+    const { stage, use: live } = RoomStage.forLive(deps, root, () => undefined);
+    await firstOpen;
+    await live.flowing;
+    const r = taker(path.join(root, 'rec'));
+    const rec = stage.addRecording(r.recording);
+    await rec.flowing;
+    await sessions[0]!.close(0, 4);
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      // The stop at media 9 s; the encoder has closed 4 s: 5 s behind, so it waits 10 s + 2 x 5 s.
+      let done = false;
+      const leaving = rec.leave(t0 + 9000).then((l) => ((done = true), l));
+      await vi.advanceTimersByTimeAsync(LEAVE_WAIT_BASE_MS + 9_000);
+      expect(done).toBe(false);
+      await vi.advanceTimersByTimeAsync(1_500);
+      const left = await leaving;
+      expect(left).toMatchObject({ reached: false, overshootSec: 0, behindSec: 5 });
+      expect(warned).toEqual([{ behindSec: 5, waitedMs: LEAVE_WAIT_BASE_MS + 10_000 }]);
+      expect(r.got.map((g) => g.startSec)).toEqual([0]);
+    } finally {
+      vi.useRealTimers();
+    }
+    await live.leave();
     await stage.shutdown();
   });
 
