@@ -227,7 +227,7 @@ describe('a recording ends at its stop’s media instant, however late the encod
     const t0 = Date.now() - 30_000;
     const { deps, sessions, firstOpen } = fakeDeps(t0);
     const warned: Array<Record<string, unknown>> = [];
-    deps.logger = { ...quiet, warn: (o: Record<string, unknown>) => void warned.push(o) } as unknown as Logger;
+    deps.logger = { ...quiet, warn: (o: Record<string, unknown>) => void warned.push(o) };
     const { stage, use: live } = RoomStage.forLive(deps, root, () => undefined);
     await firstOpen;
     await live.flowing;
