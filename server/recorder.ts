@@ -26,6 +26,7 @@ export function startRecorder(platform: Platform): RecorderRunner | null {
       videoKbps: config.RECORDING_VIDEO_KBPS,
       audioKbps: config.RECORDING_AUDIO_KBPS,
       segmentSeconds: config.RECORDING_SEGMENT_SECONDS,
+      x264Preset: config.RECORDING_X264_PRESET,
     },
     slots: config.RECORDER_SLOTS,
     leaseSeconds: config.RECORDING_LEASE_SECONDS,
@@ -37,7 +38,7 @@ export function startRecorder(platform: Platform): RecorderRunner | null {
     openScene: (roomNumber) =>
       openRoomScene({ db: database.db, objects, roomNumber, logger: log, width: LAYOUT.main.w, height: LAYOUT.main.h }),
     startSession: (o) => RecordingSession.start(o),
-    join: (files, out, trimEndSec) => joinSegments(files, out, { trimEndSec }),
+    join: (files, out, keepSec) => joinSegments(files, out, keepSec === null ? {} : { keepSec }),
     probeSegment: async (file) => {
       try {
         const p = await probeMedia(file);

@@ -185,6 +185,10 @@ export const configSchema = z
     RECORDING_VIDEO_KBPS: int(3000, 100, 50_000),
     RECORDING_AUDIO_KBPS: int(128, 32, 512),
     RECORDING_SEGMENT_SECONDS: int(4, 1, 10),
+    /** x264's preset for recordings and live pushes (issue 28): slower presets cost more CPU per frame. */
+    RECORDING_X264_PRESET: z
+      .enum(['ultrafast', 'superfast', 'veryfast', 'faster', 'fast', 'medium', 'slow', 'slower', 'veryslow'])
+      .default('veryfast'),
     /** A started recording no recorder claimed within this fails with roomRecordFailed (ADR 071). */
     RECORDING_START_TIMEOUT_SECONDS: int(15, 1, 600),
     /** The recorder's lease on a task; renewed every third of it, claimed by another recorder once expired (ADR 071). */

@@ -45,7 +45,7 @@ export function encoderArgs(s: RecordingSettings, firstSeq: number, workDir: str
     ...['-f', 's16le', '-ar', String(AUDIO_RATE), '-ac', '1', '-thread_queue_size', '1024', '-i', 'pipe:3'],
     ...['-map', '0:v', '-map', '1:a'],
     ...scale,
-    ...['-c:v', 'libx264', '-preset', 'veryfast', '-pix_fmt', 'yuv420p'],
+    ...['-c:v', 'libx264', '-preset', s.x264Preset ?? 'veryfast', '-pix_fmt', 'yuv420p'],
     ...['-b:v', `${String(s.videoKbps)}k`, '-maxrate', `${String(s.videoKbps)}k`, '-bufsize', `${String(s.videoKbps * 2)}k`],
     ...(s.cbr ? ['-minrate', `${String(s.videoKbps)}k`, '-x264-params', 'nal-hrd=cbr'] : []),
     ...['-g', gop, '-keyint_min', gop, '-sc_threshold', '0', '-force_key_frames', `expr:gte(t,n_forced*${String(KEYFRAME_SECONDS)})`],
@@ -90,6 +90,10 @@ export class Encoder {
   readonly #log: string;
   readonly #poll: NodeJS.Timeout;
   #seen = 0;
+  /** Bytes the encoder has output so far (its MPEG-TS stream): grows while it works. */
+  outBytes = 0;
+  /** The list's times run this far ahead of the frames' (null until the first cut tells it). */
+  #delaySec: number | null = null;
   #chain: Promise<void> = Promise.resolve();
   #ending = false;
   #failure: Error | null = null;
@@ -124,7 +128,10 @@ export class Encoder {
     // Always read, so the encoder never waits on it.
     const live = this.child.stdio[4] as Readable;
     live.on('error', () => undefined);
-    live.on('data', (c: Buffer) => o.onLive?.(c));
+    live.on('data', (c: Buffer) => {
+      this.outBytes += c.length;
+      o.onLive?.(c);
+    });
     // A write after ffmpeg is gone fails here; its exit tells the session.
     this.video.on('error', () => undefined);
     this.audio.on('error', () => undefined);
@@ -177,6 +184,21 @@ export class Encoder {
     this.child.kill('SIGKILL');
   }
 
+  /**
+   * A segment's span in the session's media seconds (frame n at n/fps). The list gives packet
+   * times, which run a constant reordering delay (x264's B-frames: two or three frames) ahead of
+   * the frames' own; every cut is on a forced keyframe, at an exact multiple of KEYFRAME_SECONDS of
+   * media, so the first cut after the start tells the delay.
+   */
+  #span(start: number, end: number): { startSec: number; endSec: number } {
+    if (this.#delaySec === null && start > 0) {
+      const off = start - Math.round(start / KEYFRAME_SECONDS) * KEYFRAME_SECONDS;
+      this.#delaySec = off >= 0 && off < 0.5 ? off : 0;
+    }
+    const d = this.#delaySec ?? 0;
+    return { startSec: start > 0 ? Math.max(0, start - d) : 0, endSec: Math.max(0, end - d) };
+  }
+
   #readList(): void {
     this.#chain = this.#chain.then(async () => {
       const text = await readFile(this.#list, 'utf8').catch(() => '');
@@ -190,11 +212,14 @@ export class Encoder {
         const file = path.join(this.#o.workDir, name!);
         const bytes = (await stat(file)).size;
         const durationMs = Math.round((Number(end) - Number(start)) * 1000);
-        await this.#o.onSegment({ seq, file, durationMs, bytes });
+        await this.#o.onSegment({ seq, file, durationMs, bytes, ...this.#span(Number(start), Number(end)) });
       }
     });
     this.#chain.catch((err: unknown) => {
-      this.#failure ??= err instanceof Error ? err : new Error(String(err));
+      // Once: a failed hand-on stays failed (the chain holds it), so the list is not read again.
+      if (this.#failure) return;
+      this.#failure = err instanceof Error ? err : new Error(String(err));
+      clearInterval(this.#poll);
       this.#o.logger.warn({ err }, 'a closed segment could not be handed on');
     });
   }

@@ -125,12 +125,15 @@ describe('joinSegments', () => {
     expect(largestStep(await packets(out, 'a'))).toBeCloseTo(AAC_FRAME, 3);
   });
 
-  it('cuts what was recorded after the stop from the end (trimEndSec)', { timeout: 60_000 }, async () => {
+  it('keeps the media seconds up to the stop and cuts the rest (keepSec)', { timeout: 60_000 }, async () => {
     const out = path.join(dir, 'trimmed.mp4');
-    const joined = await joinSegments(runA, out, { trimEndSec: 2.5 });
+    const joined = await joinSegments(runA, out, { keepSec: 5.5 });
     expect(Math.abs(joined.durationMs - 5500)).toBeLessThanOrEqual(150); // cut at packets: a few AAC frames
     expect((await probeMedia(out)).moovFirst).toBe(true);
     expect((await packets(out, 'v')).length).toBeLessThanOrEqual(5.5 * 30 + 2);
+    // A stop after the file's end keeps all of it (no cut).
+    const all = await joinSegments(runA, path.join(dir, 'kept.mp4'), { keepSec: 60 });
+    expect(Math.abs(all.durationMs - 8000)).toBeLessThanOrEqual(60);
   });
 
   it('joins a segment cut off by a killed encoder up to where it ends', { timeout: 60_000 }, async () => {

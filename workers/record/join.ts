@@ -33,8 +33,11 @@ export interface MediaProbe {
 }
 
 export interface MediaToolOptions {
-  /** A join only: seconds cut from the end (the recorder saw the stop this late). */
-  trimEndSec?: number;
+  /**
+   * A join only: media seconds kept from the file's start (the class's end, ADR 104); what the
+   * segments hold after it is cut. Absent: everything is kept.
+   */
+  keepSec?: number;
   ffmpeg?: string;
   ffprobe?: string;
   /** Default: 10 minutes for a join (an hour of segments takes seconds), 1 minute for a probe. */
@@ -86,8 +89,10 @@ export async function joinSegments(
   await Promise.all(Array.from({ length: Math.min(8, files.length) }, scanner));
   const durations = segmentDurations(spans);
   const wholeSec = durations.reduce((a, b) => a + b, 0);
-  const trim = Math.min(Math.max(0, options.trimEndSec ?? 0), Math.max(0, wholeSec - 1));
-  const expectedSec = wholeSec - trim;
+  // Never cut below a second (a stop can not come before the file's start), never past its end.
+  const keep = options.keepSec === undefined ? wholeSec : Math.min(wholeSec, Math.max(1, options.keepSec));
+  const cut = wholeSec - keep > 0.001;
+  const expectedSec = cut ? keep : wholeSec;
 
   await mkdir(path.dirname(outFile), { recursive: true });
   const listFile = `${outFile}.concat.txt`;
@@ -97,7 +102,7 @@ export async function joinSegments(
   try {
     const args = ['-hide_banner', '-nostdin', '-v', 'error', '-y', '-f', 'concat', '-safe', '0', '-i', listFile];
     args.push('-map', '0', '-c', 'copy');
-    if (trim > 0) args.push('-t', expectedSec.toFixed(3));
+    if (cut) args.push('-t', expectedSec.toFixed(3));
     // MPEG-TS carries AAC with ADTS headers; MP4 wants the bare frames and an AudioSpecificConfig.
     if (spans.some((s) => s.hasAudio)) args.push('-bsf:a', 'aac_adtstoasc');
     args.push('-movflags', '+faststart', '-f', 'mp4', partial);

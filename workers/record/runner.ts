@@ -19,7 +19,7 @@ import type { ClaimedLive, LiveTasks } from '#core/streaming/live-tasks.ts';
 import type { ClosedSegment, RecordingSettings, Scene } from './types.ts';
 import { segmentName } from './encoder.ts';
 import { LivePush, type LivePushOptions, type LiveStatus } from './live-push.ts';
-import { RoomStage, type LiveUse, type RecordingUse, type StageDeps, type StageSession } from './stage.ts';
+import { RoomStage, type LiveUse, type RecordingLeft, type RecordingUse, type StageDeps, type StageSession } from './stage.ts';
 import type { TsTap } from './ts-tap.ts';
 
 /** The task store (core/recording/record-tasks.ts) as the runner uses it. */
@@ -35,8 +35,13 @@ export interface PushHandle {
   end(): Promise<void>;
 }
 
-/** How long a session may take to end before it is ended by force. */
-const SESSION_STOP_MS = 20_000;
+/**
+ * A session's stop waits while its encoder makes progress (ADR 104: it encodes all it was given);
+ * an encoder with no output for this long is ended by force, and so is one still going after
+ * SESSION_STOP_MAX_MS.
+ */
+const SESSION_STOP_STALL_MS = 20_000;
+const SESSION_STOP_MAX_MS = 10 * 60_000;
 /** A session started for a live push does not wait for the cameras' first pictures: a refused key is known only once bytes flow, and the platform shows a tile filling in a moment later. */
 const LIVE_FIRST_PICTURES_WAIT_MS = 0;
 /** How often a running recording looks for a stop between renewals (a read). */
@@ -50,6 +55,8 @@ export interface SessionHandle {
   readonly startedAtMs?: number;
   /** Ends every process of the session at once (after a stop that took too long). */
   kill?(): void;
+  /** Grows while the encoder works (its output bytes): a stop waits for as long as it grows. */
+  readonly progress?: number;
   /** The encoding as MPEG-TS, for a live push (ADR 084). */
   readonly liveTap: TsTap;
 }
@@ -78,8 +85,8 @@ export interface RunnerDeps {
     /** How long the start waits for every camera's first picture at most (the session's default: 3 s). */
     firstPicturesWaitMs?: number;
   }): Promise<SessionHandle>;
-  /** `trimEndSec`: what was recorded after the stop was asked, cut from the end. */
-  join(files: string[], outFile: string, trimEndSec: number): Promise<{ durationMs: number; bytes: number }>;
+  /** `keepSec`: media seconds kept from the file's start (the class's end, ADR 104); null keeps all. */
+  join(files: string[], outFile: string, keepSec: number | null): Promise<{ durationMs: number; bytes: number }>;
   /** Duration and size of a segment file a killed process left (null: unusable). */
   probeSegment(file: string): Promise<{ durationMs: number; bytes: number } | null>;
   /** How often an idle recorder looks for work (ms). */
@@ -91,6 +98,19 @@ export interface RunnerDeps {
 }
 
 const SEGMENT_FILE = /^seg-(\d{6})\.ts$/;
+
+/** What a recording's end says in its 'recording listed' line (ADR 104): lag, repeated pictures, the stop's wait. */
+function summaryOf(l: RecordingLeft): Record<string, unknown> {
+  const r1 = (x: number) => Math.round(x * 10) / 10;
+  return {
+    overshootSec: r1(l.overshootSec),
+    behindAtStopSec: r1(l.behindSec),
+    stopWaitMs: l.waitedMs,
+    reachedStop: l.reached,
+    maxLagSec: r1(l.maxLagSec),
+    repeatedFrames: l.repeated,
+  };
+}
 /** The joined file of a task (inside the task's prefix, as the task store checks). */
 export const recordingKey = (userId: string, taskId: string) => `records/${userId}/${taskId}/recording.mp4`;
 
@@ -304,8 +324,8 @@ export class RecorderRunner {
     let nextSeq = await this.#recoverLocal(task, workDir, log);
     let lost = false;
     let stopAsked = task.state === 'stopping';
-    /** When the recording's last segment ended, if it ran until the stop. */
-    let sessionEndedAt: number | null = null;
+    /** How the recording left its session at the stop (ADR 104), if it ran until the stop. */
+    let ended: RecordingLeft | null = null;
 
     let stop!: () => void;
     const stopped = new Promise<void>((resolve) => (stop = resolve));
@@ -373,17 +393,16 @@ export class RecorderRunner {
           log.info('recording started');
         }
         await stopped;
-        const endedAt = await use.leave();
+        // The class ended at the teacher's stop: a media instant on the session's clock, whenever
+        // the recorder sees it and however far behind its encoder is (ADR 104).
+        const askedAt = stopAsked && !lost && !this.#closed ? await d.tasks.stopRequestedAt(task.taskId).catch(() => null) : null;
+        const left = await use.leave(askedAt?.getTime());
         use = null;
-        if (stopAsked) sessionEndedAt = endedAt;
+        if (stopAsked) ended = left;
       }
       if (lost || this.#closed) return;
-      // The stop reaches the recorder a little late (a read every 250 ms, a busy machine; the next
-      // segment's end when a live push keeps the session going): what it recorded after the
-      // teacher's stop is cut, so the file lasts as long as the class was recorded.
-      const askedAt = sessionEndedAt !== null ? await d.tasks.stopRequestedAt(task.taskId) : null;
-      const overshootSec = askedAt && sessionEndedAt !== null ? Math.max(0, (sessionEndedAt - askedAt.getTime()) / 1000) : 0;
-      await this.#finish(task, workDir, log, Math.min(overshootSec, 30));
+      const keepSec = await this.#keepSec(task, ended);
+      await this.#finish(task, workDir, log, keepSec, ended ? summaryOf(ended) : { resumedAtStop: true });
     } finally {
       if (use) await use.leave();
       this.#stops.delete(stop);
@@ -488,20 +507,59 @@ export class RecorderRunner {
     }
   }
 
-  /** Ends a session, giving it SESSION_STOP_MS to hand on its last pieces (a busy machine may be slow). */
+  /**
+   * Ends a session: its encoder encodes what it was given and hands on its last pieces for as long
+   * as it makes progress (SESSION_STOP_STALL_MS without output, or SESSION_STOP_MAX_MS in all, and
+   * it is ended by force: its pieces on disk are taken as they are).
+   */
   async #stopSession(session: SessionHandle | null, log: Logger): Promise<void> {
     if (!session) return;
     let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), SESSION_STOP_MS)));
+    const began = Date.now();
+    const late = new Promise<'stalled' | 'too long'>((resolve) => {
+      let seen = session.progress;
+      let movedAt = Date.now();
+      timer = setInterval(() => {
+        const now = Date.now();
+        if (session.progress !== seen) {
+          seen = session.progress;
+          movedAt = now;
+        }
+        if (now - movedAt >= SESSION_STOP_STALL_MS) resolve('stalled');
+        else if (now - began >= SESSION_STOP_MAX_MS) resolve('too long');
+      }, 500);
+    });
     try {
       const how = await Promise.race([session.stop().then(() => 'done' as const), late]);
-      if (how === 'late') log.warn({ ms: SESSION_STOP_MS }, 'the session did not end in time; its pieces on disk are taken as they are');
+      if (how !== 'done') {
+        log.warn({ how, ms: Date.now() - began }, 'the session did not end in time; its pieces on disk are taken as they are');
+      }
     } catch (err) {
       log.warn({ err }, 'session stop failed');
     } finally {
-      clearTimeout(timer);
+      clearInterval(timer);
       session.kill?.();
     }
+  }
+
+  /**
+   * Media seconds of the file to keep (ADR 104): up to the stop's instant. Its segments run to the
+   * end of the one holding the stop; that one's overshoot past the instant is cut. A task resumed
+   * after its stop (its recorder died while ending) has no session here to tell the overshoot: the
+   * wall time from its first frame to the stop is a bound that never cuts what came before the stop
+   * (gaps only make it longer than the media). Null keeps all.
+   */
+  async #keepSec(task: ClaimedTask, ended: RecordingLeft | null): Promise<number | null> {
+    const d = this.#d;
+    if (ended) {
+      if (!ended.reached || ended.overshootSec <= 0) return null;
+      const segs = await d.tasks.segments(task.taskId);
+      const totalSec = segs.reduce((a, s) => a + s.durationMs, 0) / 1000;
+      return Math.max(0, totalSec - ended.overshootSec);
+    }
+    if (task.state !== 'stopping' || !task.startedAt) return null;
+    const askedAt = await d.tasks.stopRequestedAt(task.taskId);
+    return askedAt ? Math.max(0, (askedAt.getTime() - task.startedAt.getTime()) / 1000) : null;
   }
 
   /**
@@ -531,7 +589,13 @@ export class RecorderRunner {
     return next;
   }
 
-  async #finish(task: ClaimedTask, workDir: string, log: Logger, trimEndSec = 0): Promise<void> {
+  async #finish(
+    task: ClaimedTask,
+    workDir: string,
+    log: Logger,
+    keepSec: number | null,
+    summary: Record<string, unknown> = {},
+  ): Promise<void> {
     const d = this.#d;
     // Pieces a session closed but could not hand on (it was ended by force) are on this disk.
     await this.#recoverLocal(task, workDir, log, true);
@@ -551,7 +615,7 @@ export class RecorderRunner {
       files.push(file);
     }
     const out = path.join(workDir, 'recording.mp4');
-    const joined = await d.join(files, out, trimEndSec);
+    const joined = await d.join(files, out, keepSec);
     const key = recordingKey(task.userId, task.taskId);
     await withRetries(() => d.objects.putFile(key, out, 'video/mp4'));
     await d.tasks.finish(task.taskId, this.owner, { key, bytes: joined.bytes, durationMs: joined.durationMs });
@@ -559,7 +623,8 @@ export class RecorderRunner {
       {
         segments: segments.length,
         durationMs: joined.durationMs,
-        trimmedMs: Math.round(trimEndSec * 1000),
+        keepSec: keepSec === null ? null : Math.round(keepSec * 100) / 100,
+        ...summary,
         bytes: joined.bytes,
         ms: Date.now() - began,
       },

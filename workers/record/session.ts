@@ -75,6 +75,12 @@ export class RecordingSession {
   repeated = 0;
   /** The encoder's output as one MPEG-TS stream, for a live push of this class (ADR 084). */
   readonly liveTap = new TsTap();
+  /** The most the encoder's input queue held, in seconds of frames (how far behind real time it fell). */
+  maxLagSec = 0;
+  /** Media seconds the encoder has closed into segments so far (the end of the last one). */
+  closedSec = 0;
+  /** How long the stop waited for the encoder to encode what was queued and close its last segment. */
+  drainMs = 0;
   #flowing!: () => void;
   #fail!: (err: Error) => void;
   #stopping: Promise<void> | null = null;
@@ -101,6 +107,7 @@ export class RecordingSession {
       // A live push joins the tap at a keyframe (ADR 084).
       onLive: (c) => this.liveTap.write(c),
       onSegment: async (s) => {
+        if (s.endSec !== undefined) this.closedSec = Math.max(this.closedSec, s.endSec);
         try {
           await o.onSegment(s);
         } catch (err) {
@@ -131,6 +138,16 @@ export class RecordingSession {
     return this.#frames / this.#o.settings.fps;
   }
 
+  /** The media instant (session seconds: frame n at n/fps) of a wall instant (ms epoch). */
+  mediaSecAt(wallMs: number): number {
+    return this.startedAtMs ? (wallMs - this.startedAtMs) / 1000 : 0;
+  }
+
+  /** Grows while the encoder works (its output): a stop waits for as long as it grows. */
+  get progress(): number {
+    return this.encoder.outBytes;
+  }
+
   #tick(): void {
     if (!this.#writing) return;
     const began = performance.now();
@@ -156,6 +173,7 @@ export class RecordingSession {
     const due = Math.floor(((performance.now() - this.#t0) * fps) / 1000) + 1;
     if (due <= this.#frames) return;
     const behind = this.encoder.video.writableLength / this.#frameBytes() / fps;
+    if (behind > this.maxLagSec) this.maxLagSec = behind;
     if (behind > BROKEN_BEHIND_SECONDS) {
       this.#breaks(new Error('the encoder does not keep up with real time'));
       return;
@@ -212,16 +230,29 @@ export class RecordingSession {
     this.#stopping ??= (async () => {
       this.#writing = false;
       clearInterval(this.#timer);
-      this.#o.logger.info(
-        { seconds: this.writtenSeconds, repeated: this.repeated, busyMs: Math.round(this.busyMs), tracks: this.intake.summary() },
-        'recording session ended',
-      );
+      const tracks = this.intake.summary();
       this.#video.close();
       this.intake.close();
+      // The encoder encodes everything queued before it exits (ADR 104): the stop waits for it.
+      const behindSec = Math.max(0, this.writtenSeconds - this.closedSec);
+      const began = performance.now();
       try {
         await this.encoder.end();
       } finally {
+        this.drainMs = Math.round(performance.now() - began);
         this.encoder.kill();
+        this.#o.logger.info(
+          {
+            seconds: this.writtenSeconds,
+            repeated: this.repeated,
+            maxLagSec: Math.round(this.maxLagSec * 10) / 10,
+            behindAtStopSec: Math.round(behindSec * 10) / 10,
+            drainMs: this.drainMs,
+            busyMs: Math.round(this.busyMs),
+            tracks,
+          },
+          'recording session ended',
+        );
       }
     })();
     return this.#stopping;

@@ -6,8 +6,12 @@
  *
  * - A recording takes the closed segments from the one in progress when it arrives (so its file
  *   and its start time begin up to one segment before it was asked), numbered from its own next
- *   sequence number and moved into its own directory; when it leaves while the push goes on, it
- *   takes segments until one closes after it left (the runner cuts the overshoot).
+ *   sequence number and moved into its own directory.
+ * - Its end is a media instant (ADR 104): the stop's wall time on the session's clock. It takes
+ *   every segment that begins before that instant, however far behind real time the encoder is,
+ *   and leaves with the one that reaches it (the runner cuts the rest by media time). The last user
+ *   stops the session, whose encoder encodes everything queued; with a push going on, it waits for
+ *   the encoder to get there, for a time that grows with how far behind it is (LEAVE_WAIT_*).
  * - A live push is given the session's MPEG-TS tap; after a restart, the new session's tap.
  * - A segment no recording takes is deleted as soon as it closes.
  */
@@ -18,8 +22,13 @@ import { segmentName } from './encoder.ts';
 import type { TsTap } from './ts-tap.ts';
 import type { ClosedSegment, Logger } from './types.ts';
 
-/** A segment closing this long after a recording left is the one holding its last moments. */
-const LEAVE_MARGIN_MS = 500;
+/**
+ * A recording leaving while the session goes on (a push) waits for the encoder to reach its stop:
+ * this long, plus twice the media seconds the encoder still had to close at the stop, at most
+ * LEAVE_WAIT_MAX_MS. A segment it did not get by then has no taker.
+ */
+export const LEAVE_WAIT_BASE_MS = 10_000;
+export const LEAVE_WAIT_MAX_MS = 60_000;
 /** A broken session is started again after this. */
 const RESTART_MS = 1000;
 /**
@@ -31,9 +40,13 @@ export const LINGER_MS = 5000;
 export interface StageSession {
   readonly flowing: Promise<void>;
   readonly broken: Promise<never>;
+  /** Wall time (ms epoch) of the session's first frame: its media second 0 (segments' startSec/endSec count from it). */
   readonly startedAtMs?: number;
   /** How long the start waited for the cameras' first pictures (diagnostics). */
   readonly firstPicturesMs?: number;
+  /** The most the encoder fell behind real time (s), and the frames that repeated a picture for it (diagnostics). */
+  readonly maxLagSec?: number;
+  readonly repeated?: number;
   readonly liveTap: TsTap;
 }
 
@@ -48,13 +61,34 @@ export interface StageDeps {
   onEmpty(): void;
 }
 
+/** How a recording left the stage (ADR 104). */
+export interface RecordingLeft {
+  /** Wall time (ms epoch) it left. */
+  endedAtMs: number;
+  /** Media seconds its last segment runs past the stop's instant (the runner cuts them); 0 when none. */
+  overshootSec: number;
+  /** How far the encoder's closed segments were behind the stop's instant when the stop came (s). */
+  behindSec: number;
+  /** How long the leave waited for the encoder to reach the stop. */
+  waitedMs: number;
+  /** False when the wait ran out (or the session ended) before a segment reached the stop. */
+  reached: boolean;
+  /** The session's most lag behind real time (s), and its pictures repeated for it (frames). */
+  maxLagSec: number;
+  repeated: number;
+}
+
 export interface RecordingUse {
   /** Resolves with the wall time (ms epoch) of the first frame this recording has, once media flows. */
   readonly flowing: Promise<number>;
   /** Resolves (never rejects) if the stage could not start a session before this use saw media flow. */
   readonly failed: Promise<Error>;
-  /** Leaves: waits for the last segment (stopping the session if nobody else uses it). When its media ended (ms epoch). */
-  leave(): Promise<number>;
+  /**
+   * Leaves at the media instant of `stopAtMs` (the teacher's stop, wall ms epoch; default now):
+   * takes every segment beginning before it, waiting for the encoder to get there (stopping the
+   * session if nobody else uses it).
+   */
+  leave(stopAtMs?: number): Promise<RecordingLeft>;
 }
 
 export interface LiveUse {
@@ -70,9 +104,17 @@ interface RecordingConsumer {
   /** The stage's sequence number of this recording's first segment (set when the first session is known). */
   fromStageSeq: number;
   onSegment: (s: ClosedSegment) => Promise<void>;
-  /** Leaving: takes segments closing until this time, then resolves `left`. */
-  leavingAt: number | null;
-  left: (endedAtMs: number) => void;
+  /** Leaving: the stop's media instant on the current session's clock (null: not leaving). */
+  stopSec: number | null;
+  /** When the leave was asked (performance.now()), and how far behind the encoder was then. */
+  leaveAskedAt: number;
+  behindSec: number;
+  /** The end (media seconds) of the last segment it took from the current session. */
+  tookUpToSec: number;
+  waitTimer: NodeJS.Timeout | null;
+  /** The session it leaves (its figures go in the summary). */
+  leaving: StageSession | null;
+  left: (how: { reached: boolean }) => void;
   flowed: (at: number) => void;
   failed: (err: Error) => void;
   sawFlow: boolean;
@@ -98,8 +140,13 @@ export class RoomStage {
   readonly #users = new Set<Consumer>();
   #session: StageSession | null = null;
   #flowingSince = 0;
-  /** Wall time (ms epoch) the segment in progress began: the session's first frame, then each close. */
+  /** A session being stopped (its encoder still hands on what it had), and when it began flowing (0: never). */
+  #closing: StageSession | null = null;
+  #closingSince = 0;
+  /** Wall time (ms epoch) the segment in progress began: the session's first frame, then each close (its media end on the session's clock). */
   #segmentSince = 0;
+  /** Media seconds of the current session closed into segments so far. */
+  #closedSec = 0;
   /** The next segment's sequence number (of the stage). */
   #nextSeq: number;
   #running: Promise<void> | null = null;
@@ -217,6 +264,9 @@ export class RoomStage {
         if (first === 'flowing') {
           this.#flowingSince = session.startedAtMs ?? Date.now();
           this.#segmentSince = this.#flowingSince;
+          this.#closedSec = 0;
+          // Each session has its own media clock.
+          for (const u of this.#users) if (u.kind === 'recording') u.tookUpToSec = 0;
           log.info({ firstPicturesMs: Math.round(session.firstPicturesMs ?? 0), users: this.#users.size }, 'room session flowing');
           for (const u of this.#users) {
             if (u.kind === 'live') u.onTap(session.liveTap);
@@ -236,11 +286,15 @@ export class RoomStage {
           if (!u.sawFlow) u.failed(e);
         }
       } finally {
+        this.#closing = session;
+        this.#closingSince = this.#flowingSince;
         this.#flowingSince = 0;
         this.#session = null;
         if (session) await this.#d.close(session);
-        // Recordings leaving get what the stopped session handed on last.
-        for (const u of this.#users) if (u.kind === 'recording' && u.leavingAt !== null) this.#leaveNow(u, Date.now());
+        this.#closing = null;
+        this.#closingSince = 0;
+        // Recordings leaving get what the stopped session handed on last (its encoder encoded all it had).
+        for (const u of this.#users) if (u.kind === 'recording' && u.stopSec !== null) this.#leaveNow(u, false);
       }
       // After a break, a moment before trying again; after a stop someone came back during, at once.
       if (this.#users.size > 0 && broke) await new Promise<void>((r) => setTimeout(r, RESTART_MS).unref());
@@ -264,19 +318,35 @@ export class RoomStage {
     return true;
   }
 
-  #leaveNow(c: RecordingConsumer, at: number): void {
+  #leaveNow(c: RecordingConsumer, reached: boolean): void {
     this.#users.delete(c);
-    c.leavingAt = null;
-    c.left(at);
+    if (c.waitTimer) clearTimeout(c.waitTimer);
+    c.waitTimer = null;
+    c.left({ reached });
+    c.stopSec = null;
     if (this.#users.size === 0) this.#wakeStop?.();
+  }
+
+  /** Whether a leaving recording still takes `s`: it begins before the stop's instant (a segment without a span: yes). */
+  static #wants(r: RecordingConsumer, s: ClosedSegment): boolean {
+    if (r.stopSec === null || s.startSec === undefined) return true;
+    // A frame's worth of slack: a segment beginning at the stop holds nothing before it.
+    return s.startSec < r.stopSec - 0.001;
   }
 
   /** A closed segment: to each recording that takes it (moved into its directory, renumbered), deleted if none does. */
   async #segment(s: ClosedSegment): Promise<void> {
     this.#nextSeq = Math.max(this.#nextSeq, s.seq + 1);
-    const now = Date.now();
-    this.#segmentSince = now;
-    const takers = [...this.#users].filter((u): u is RecordingConsumer => u.kind === 'recording' && s.seq >= u.fromStageSeq);
+    if (s.endSec !== undefined) this.#closedSec = Math.max(this.#closedSec, s.endSec);
+    // Where the next segment begins: in media time when the segment says (an encoder behind real time closes it late).
+    this.#segmentSince = s.endSec !== undefined && this.#flowingSince ? this.#flowingSince + s.endSec * 1000 : Date.now();
+    const takers = [...this.#users].filter(
+      (u): u is RecordingConsumer => u.kind === 'recording' && s.seq >= u.fromStageSeq && RoomStage.#wants(u, s),
+    );
+    // A leaving recording offered a segment beginning after its stop has all it needs.
+    for (const u of [...this.#users]) {
+      if (u.kind === 'recording' && u.stopSec !== null && s.seq >= u.fromStageSeq && !takers.includes(u)) this.#leaveNow(u, true);
+    }
     // Usually one; a recording leaving and the next one arriving can share the segment between them.
     for (const [i, r] of takers.entries()) {
       const seq = r.firstSeq + (s.seq - r.fromStageSeq);
@@ -287,25 +357,85 @@ export class RoomStage {
         else await copyFile(s.file, file);
       }
       await r.onSegment({ ...s, seq, file });
-      if (r.leavingAt !== null && now >= r.leavingAt) this.#leaveNow(r, now);
+      if (s.endSec !== undefined) r.tookUpToSec = Math.max(r.tookUpToSec, s.endSec);
+      // The segment reaching the stop's instant is its last (without spans: the first after the stop was asked).
+      if (r.stopSec !== null && (s.endSec === undefined || s.endSec >= r.stopSec - 0.001)) this.#leaveNow(r, true);
     }
     if (takers.length === 0) await rm(s.file, { force: true });
   }
 
-  /** A recording leaves: at once when it is the last user (the session's stop hands on its last segment), else after the next segment. */
-  leaveRecording(c: RecordingConsumer): Promise<number> {
-    return new Promise<number>((resolve) => {
+  /**
+   * A recording leaves at the media instant of `stopAtMs` (ADR 104): when it is the last user the
+   * session stops and its encoder hands on everything queued; else it takes segments until one
+   * reaches the instant, waiting for a bounded time that grows with how far behind the encoder is.
+   */
+  leaveRecording(c: RecordingConsumer, stopAtMs = Date.now()): Promise<RecordingLeft> {
+    if (!this.#users.has(c)) {
+      return Promise.resolve({
+        endedAtMs: Date.now(),
+        overshootSec: 0,
+        behindSec: 0,
+        waitedMs: 0,
+        reached: true,
+        maxLagSec: 0,
+        repeated: 0,
+      });
+    }
+    return new Promise<RecordingLeft>((resolve) => {
       const done = c.left;
-      c.left = (at) => {
-        done(at);
-        resolve(at);
+      c.left = ({ reached }) => {
+        done({ reached });
+        const stopSec = c.stopSec ?? 0;
+        resolve({
+          endedAtMs: Date.now(),
+          overshootSec: reached && c.tookUpToSec > stopSec ? c.tookUpToSec - stopSec : 0,
+          behindSec: c.behindSec,
+          waitedMs: Math.round(performance.now() - c.leaveAskedAt),
+          reached,
+          maxLagSec: c.leaving?.maxLagSec ?? 0,
+          repeated: c.leaving?.repeated ?? 0,
+        });
       };
-      c.leavingAt = Date.now() + LEAVE_MARGIN_MS;
+      c.leaveAskedAt = performance.now();
+      // A session being stopped (it broke, or the last push left) still hands on what its encoder had: the recording waits for it.
+      const closing = !this.#session && this.#closing !== null;
+      const session = this.#session ?? this.#closing;
+      const since = closing ? this.#closingSince : this.#flowingSince;
+      c.leaving = session;
+      // Nothing flowing (yet or any more): nothing to wait for.
+      if (!session || !since) {
+        c.stopSec = 0;
+        c.tookUpToSec = 0;
+        this.#leaveNow(c, true);
+        return;
+      }
+      // The stop's instant on the session's clock; never before the recording's own start.
+      const origin = session.startedAtMs ?? since;
+      c.stopSec = Math.max(0, (stopAtMs - origin) / 1000);
+      c.behindSec = Math.max(0, c.stopSec - this.#closedSec);
+      // A stop the closed segments already reach (the stop was seen late): it has them all.
+      if (c.tookUpToSec >= c.stopSec && c.tookUpToSec > 0) {
+        this.#leaveNow(c, true);
+        return;
+      }
+      // The session's stop lets it go once the encoder handed on all it had.
+      if (closing) return;
       const others = [...this.#users].some((u) => u !== c);
-      // Nothing in progress to wait for: it goes now.
-      if (!this.#session) this.#leaveNow(c, Date.now());
-      // The last user: the session stops, hands on its last segment, and the run lets the recording go.
-      else if (!others) this.#wakeStop?.();
+      // The last user: the session stops, its encoder hands on all it was given, and the run lets the recording go.
+      if (!others) {
+        this.#wakeStop?.();
+        return;
+      }
+      const waitMs = Math.min(LEAVE_WAIT_MAX_MS, LEAVE_WAIT_BASE_MS + 2000 * c.behindSec);
+      c.waitTimer = setTimeout(() => {
+        c.waitTimer = null;
+        this.#d.logger.warn(
+          { behindSec: Math.round(c.behindSec * 10) / 10, waitedMs: waitMs },
+          'the encoder did not reach the recording’s stop in time: it ends with what was closed',
+        );
+        if (c.stopSec !== null) this.#leaveNow(c, false);
+      }, waitMs);
+      c.waitTimer.unref();
     });
   }
 }
@@ -321,7 +451,12 @@ function recordingConsumer(r: { workDir: string; firstSeq: number; onSegment: (s
     firstSeq: r.firstSeq,
     fromStageSeq: 0,
     onSegment: r.onSegment,
-    leavingAt: null,
+    stopSec: null,
+    leaveAskedAt: 0,
+    behindSec: 0,
+    tookUpToSec: 0,
+    waitTimer: null,
+    leaving: null,
     left: () => undefined,
     flowed,
     failed,
@@ -329,6 +464,6 @@ function recordingConsumer(r: { workDir: string; firstSeq: number; onSegment: (s
   };
   return {
     consumer,
-    use: (stage: RoomStage): RecordingUse => ({ flowing, failed: failing, leave: () => stage.leaveRecording(consumer) }),
+    use: (stage: RoomStage): RecordingUse => ({ flowing, failed: failing, leave: (stopAtMs) => stage.leaveRecording(consumer, stopAtMs) }),
   };
 }

@@ -18,6 +18,8 @@ export interface RecordingSettings {
    * live push. Without it `videoKbps` is a cap (a still board costs far less), which suits a file.
    */
   cbr?: boolean;
+  /** x264's preset (RECORDING_X264_PRESET; default 'veryfast'). */
+  x264Preset?: string;
 }
 
 export interface ClosedSegment {
@@ -25,6 +27,12 @@ export interface ClosedSegment {
   file: string;
   durationMs: number;
   bytes: number;
+  /**
+   * The segment's span in its session's media seconds (frame n of the session is at n/fps), from
+   * the encoder's segment list. Absent for a segment recovered from disk (its duration is probed).
+   */
+  startSec?: number;
+  endSec?: number;
 }
 
 export interface SceneView {
