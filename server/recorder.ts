@@ -7,6 +7,7 @@ import { openRoomScene } from '../workers/record/scene.ts';
 import { RecordingSession } from '../workers/record/session.ts';
 import { joinSegments, probeMedia } from '../workers/record/join.ts';
 import { RecorderRunner } from '../workers/record/runner.ts';
+import { Capacity, firstEstimateCores } from '../workers/record/capacity.ts';
 import { LAYOUT } from '../workers/record/types.ts';
 import type { Platform } from './platform.ts';
 
@@ -14,6 +15,9 @@ export function startRecorder(platform: Platform): RecorderRunner | null {
   const { config, services, objects, logger, database } = platform;
   if (config.RECORDER_SLOTS === 0) return null;
   const log = logger.child({ part: 'recorder' });
+  // What this recorder can carry, measured (ADR 105); RECORDER_SLOTS stays the hard limit.
+  const estimate = firstEstimateCores({ width: config.RECORDING_WIDTH, height: config.RECORDING_HEIGHT, fps: config.RECORDING_FPS });
+  const capacity = new Capacity({ budget: config.RECORDER_CPU_BUDGET, firstEstimateCores: estimate });
   const runner = new RecorderRunner({
     tasks: services.recordTasks,
     live: services.liveTasks,
@@ -28,6 +32,7 @@ export function startRecorder(platform: Platform): RecorderRunner | null {
       segmentSeconds: config.RECORDING_SEGMENT_SECONDS,
     },
     slots: config.RECORDER_SLOTS,
+    capacity,
     leaseSeconds: config.RECORDING_LEASE_SECONDS,
     workRoot: path.resolve(config.DATA_DIR, 'recordings'),
     mediaFor: (roomNumber) => {
@@ -48,6 +53,9 @@ export function startRecorder(platform: Platform): RecorderRunner | null {
     },
   });
   runner.start();
-  log.info({ slots: config.RECORDER_SLOTS, owner: runner.owner }, 'recorder running');
+  log.info(
+    { slots: config.RECORDER_SLOTS, cpuBudget: config.RECORDER_CPU_BUDGET, firstEstimateCores: estimate, owner: runner.owner },
+    'recorder running',
+  );
   return runner;
 }

@@ -191,6 +191,11 @@ export const configSchema = z
     RECORDING_LEASE_SECONDS: int(6, 2, 120),
     /** Recordings one recorder process runs at once; 0: this process records nothing. */
     RECORDER_SLOTS: int(2, 0, 64),
+    /**
+     * The share of the machine (all its cores, 0.05-1) a recorder's sessions may use: it takes another
+     * class only when its measured free CPU carries one more at real time (ADR 105).
+     */
+    RECORDER_CPU_BUDGET: z.coerce.number().min(0.05).max(1).default(0.8),
     /** Live streaming (issue 14): the platforms a teacher may push to, and whether a pasted full address is allowed. */
     LIVE_PLATFORMS: livePlatforms.default([{ name: 'YouTube', url: 'rtmp://a.rtmp.youtube.com/live2' }]),
     LIVE_CUSTOM_URL: bool.default(false),
