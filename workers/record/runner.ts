@@ -255,23 +255,27 @@ export class RecorderRunner {
     const verdict = this.#capacity.decide({ rooms: rooms.length, pending: rooms.filter((r) => !followed.has(r)).length, slots: d.slots });
     const now = verdict.take ? null : verdict.why;
     if (now !== this.#refusing) {
-      const v = verdict.view;
-      const figures = {
-        rooms: rooms.length,
-        slots: d.slots,
-        freeCores: v.freeCores,
-        nextCores: v.nextCores,
-        measured: v.measured,
-        usedCores: v.usedCores,
-        budgetCores: v.budgetCores,
-        machineIdleCores: v.machineIdleCores,
-        lagSeconds: v.sessions.map((s) => s.meanLagSeconds),
-      };
-      if (now) d.logger.warn({ why: now, ...figures }, 'recorder at capacity: new classes are left to other recorders');
-      else d.logger.info(figures, 'recorder has room for another class');
+      if (now) d.logger.warn({ why: now, ...this.#figures() }, 'recorder at capacity: new classes are left to other recorders');
+      else d.logger.info(this.#figures(), 'recorder has room for another class');
       this.#refusing = now;
     }
     return verdict.take;
+  }
+
+  /** The figures a refusal is logged with (ADR 105). */
+  #figures() {
+    const s = this.stats();
+    return {
+      rooms: s.rooms,
+      slots: s.slots,
+      freeCores: s.freeCores,
+      nextCores: s.nextCores,
+      measured: s.measured,
+      budgetCores: s.budgetCores,
+      machineIdleCores: s.machineIdleCores,
+      sessionCores: s.sessions.map((x) => x.cores),
+      lagSeconds: s.sessions.map((x) => x.meanLagSeconds),
+    };
   }
 
   /** Tasks of other rooms waiting while this recorder refuses: each counted (and logged) once. */
@@ -280,11 +284,7 @@ export class RecorderRunner {
       if (this.#refused.has(t.taskId)) continue;
       this.#refused.add(t.taskId);
       this.#refusals++;
-      const v = this.#capacity?.view();
-      this.#d.logger.warn(
-        { taskId: t.taskId, room: t.roomNumber, why: this.#refusing, freeCores: v?.freeCores, nextCores: v?.nextCores },
-        'recording refused: this recorder is at capacity',
-      );
+      this.#d.logger.warn({ taskId: t.taskId, room: t.roomNumber, why: this.#refusing, ...this.#figures() }, 'recording refused: this recorder is at capacity');
     }
     // Only the recent ones are remembered (a task is waiting for RECORDING_START_TIMEOUT_SECONDS at most, or a lease).
     if (this.#refused.size > 1000) for (const id of [...this.#refused].slice(0, 500)) this.#refused.delete(id);
