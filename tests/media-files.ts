@@ -9,4 +9,5 @@ export const MEDIA_FILES = [
   'tests/integration/recorder-process.test.ts',
   'tests/integration/live-push.test.ts',
   'tests/integration/live-recorder.test.ts',
+  'tests/integration/recorder-capacity.test.ts',
 ];

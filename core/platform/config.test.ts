@@ -65,6 +65,14 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ RECORDING_LEASE_SECONDS: '1' })).toThrow(/RECORDING_LEASE_SECONDS/);
   });
 
+  it("has the recorder's CPU budget (ADR 105): a share of the machine, 0.8 unless set", () => {
+    expect(loadConfig({}).RECORDER_CPU_BUDGET).toBe(0.8);
+    expect(loadConfig({ RECORDER_CPU_BUDGET: '0.25' }).RECORDER_CPU_BUDGET).toBe(0.25);
+    expect(() => loadConfig({ RECORDER_CPU_BUDGET: '0' })).toThrow(/RECORDER_CPU_BUDGET/);
+    expect(() => loadConfig({ RECORDER_CPU_BUDGET: '1.5' })).toThrow(/RECORDER_CPU_BUDGET/);
+    expect(() => loadConfig({ RECORDER_CPU_BUDGET: 'half' })).toThrow(/RECORDER_CPU_BUDGET/);
+  });
+
   it('needs a webhook for the http SMS sender and never offers the outbox in production', () => {
     expect(() => loadConfig({ SMS_SENDER: 'http' })).toThrow(/SMS_WEBHOOK_URL/);
     expect(loadConfig({ SMS_SENDER: 'http', SMS_WEBHOOK_URL: 'http://127.0.0.1:9/sms' }).devOutbox).toBe(false);

@@ -178,7 +178,13 @@ export class RecordingRepository {
   }
 
   /** The tasks `owner` could claim now outside `exceptRooms` (the oldest first, at most `limit`); nothing is taken. */
-  waiting(owner: string, now: Date, startCutoff: Date, exceptRooms: string[], limit = 20): Promise<Array<{ id: string; room_number: string }>> {
+  waiting(
+    owner: string,
+    now: Date,
+    startCutoff: Date,
+    exceptRooms: string[],
+    limit = 20,
+  ): Promise<Array<{ id: string; room_number: string }>> {
     return this.db
       .selectFrom('record_tasks')
       .select(['id', 'room_number'])

@@ -39,7 +39,12 @@ function fakeMachine(cores = 2) {
 }
 
 /** `seconds` of one-second samples. */
-function run(cap: Capacity, m: ReturnType<typeof fakeMachine>, seconds: number, o: Parameters<ReturnType<typeof fakeMachine>['advance']>[1]) {
+function run(
+  cap: Capacity,
+  m: ReturnType<typeof fakeMachine>,
+  seconds: number,
+  o: Parameters<ReturnType<typeof fakeMachine>['advance']>[1],
+) {
   for (let i = 0; i < seconds; i++) {
     m.advance(1000, o);
     cap.sample();

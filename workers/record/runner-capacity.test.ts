@@ -103,7 +103,7 @@ async function setup(o: { capacity: boolean }) {
   const runner = new RecorderRunner({
     tasks: tasks.store,
     live,
-    startPush: (): PushHandle => ({ status: { state: 'live', kbps: 3000 } as PushHandle['status'], end: async () => undefined }),
+    startPush: (): PushHandle => ({ status: { state: 'live', kbps: 3000 }, end: async () => undefined }),
     objects: {} as ObjectStore,
     logger,
     settings: { width: 1280, height: 720, fps: 30, videoKbps: 3000, audioKbps: 128, segmentSeconds: 4 },
@@ -154,7 +154,13 @@ describe('RecorderRunner with a measured capacity', () => {
     await expect.poll(() => tasks.ownerOf('t1')).toBe(runner.owner);
     // The session is measured: 0.4 of a core.
     await seconds(10, 0.7, 0.4);
-    expect(runner.stats()).toMatchObject({ rooms: 1, slots: 3, measured: true, nextCores: 0.4, sessions: [{ room: '100001', cores: 0.4 }] });
+    expect(runner.stats()).toMatchObject({
+      rooms: 1,
+      slots: 3,
+      measured: true,
+      nextCores: 0.4,
+      sessions: [{ room: '100001', cores: 0.4 }],
+    });
     tasks.add('t2', '100002');
     // Many polls go by (each with a claim): the task stays for another recorder.
     await seconds(5, 0.7, 0.4);
@@ -206,7 +212,9 @@ describe('RecorderRunner with a measured capacity', () => {
     await seconds(12, 0.7, 0.15);
     await expect.poll(() => tasks.ownerOf('t2')).toBe(runner.owner);
     // Each change logged once: the two kinds of line alternate, never repeat.
-    const changes = lines.filter((l) => l.msg === 'recorder has room for another class' || l.msg?.startsWith('recorder at capacity')).map((l) => l.msg);
+    const changes = lines
+      .filter((l) => l.msg === 'recorder has room for another class' || l.msg?.startsWith('recorder at capacity'))
+      .map((l) => l.msg);
     expect(changes.length).toBeGreaterThanOrEqual(2);
     expect(changes.every((msg, i) => i === 0 || msg !== changes[i - 1])).toBe(true);
     expect(runner.stats().refusals).toBe(1);

@@ -161,6 +161,7 @@ export class RecorderRunner {
   #refusing: Refusal | null = null;
   readonly #refused = new Set<string>();
   #refusals = 0;
+  readonly #measuredLogged = new Set<string>();
 
   constructor(deps: RunnerDeps) {
     this.#capacity = deps.capacity ?? null;
@@ -211,7 +212,7 @@ export class RecorderRunner {
    */
   async #claimAll(): Promise<void> {
     const d = this.#d;
-    this.#capacity?.sample();
+    this.#sample();
     const only = () => (this.#mayTakeRoom() ? undefined : this.rooms);
     for (;;) {
       if (this.#closed) return;
@@ -262,6 +263,22 @@ export class RecorderRunner {
     return verdict.take;
   }
 
+  /** Reads the load (at most once a second); a session's first measured cost is logged. */
+  #sample(): void {
+    if (!this.#capacity) return;
+    this.#capacity.sample();
+    const view = this.#capacity.view();
+    for (const s of view.sessions) {
+      if (s.cores === null || this.#measuredLogged.has(s.id)) continue;
+      this.#measuredLogged.add(s.id);
+      this.#d.logger.info(
+        { room: s.room, cores: s.cores, lagSeconds: s.meanLagSeconds, machineIdleCores: view.machineIdleCores },
+        'recording cost measured',
+      );
+    }
+    for (const id of this.#measuredLogged) if (!view.sessions.some((s) => s.id === id)) this.#measuredLogged.delete(id);
+  }
+
   /** The figures a refusal is logged with (ADR 105). */
   #figures() {
     const s = this.stats();
@@ -284,7 +301,10 @@ export class RecorderRunner {
       if (this.#refused.has(t.taskId)) continue;
       this.#refused.add(t.taskId);
       this.#refusals++;
-      this.#d.logger.warn({ taskId: t.taskId, room: t.roomNumber, why: this.#refusing, ...this.#figures() }, 'recording refused: this recorder is at capacity');
+      this.#d.logger.warn(
+        { taskId: t.taskId, room: t.roomNumber, why: this.#refusing, ...this.#figures() },
+        'recording refused: this recorder is at capacity',
+      );
     }
     // Only the recent ones are remembered (a task is waiting for RECORDING_START_TIMEOUT_SECONDS at most, or a lease).
     if (this.#refused.size > 1000) for (const id of [...this.#refused].slice(0, 500)) this.#refused.delete(id);
