@@ -152,7 +152,7 @@ async function openClass(i: number): Promise<Class> {
   const room = await connectRoom(web.url, joined.data.imToken as string);
   sockets.push(room);
   expect((await ask(room, 'joinRoom')).code).toBe('0');
-  const sources = ['testsrc2', 'smptebars', 'rgbtestsrc'];
+  const sources = ['testsrc2', 'smptebars', 'testsrc'];
   pubs.push(
     await publishRtp(peer, { video: `${sources[i]!}=s=320x240:r=15`, audio: `sine=f=${String(300 + i * 100)}:r=48000,volume=0.05` }),
   );

@@ -233,7 +233,8 @@ export class Capacity {
   /** Keeps the samples of the window (and the one just before it, so the window is spanned). */
   #trim<T extends { at: number }>(list: T[], now: number): T[] {
     const from = list.findIndex((x) => x.at >= now - this.#window);
-    return from <= 0 ? list : list.slice(from - 1);
+    if (from === -1) return list.slice(-1);
+    return from === 0 ? list : list.slice(from - 1);
   }
 
   #cost(s: Tracked): number | null {
