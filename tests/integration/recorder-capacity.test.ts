@@ -8,7 +8,7 @@
  * - the second is refused by that recorder (logged with its measured figures) and taken by the
  *   other one (before ADR 105 the first recorder took it: its slots allowed two);
  * - with both full, the third is refused by both, and the teacher's room channel hears
- *   roomRecordFailed at the start timeout (15 s), the event the classroom turns into the toast
+ *   roomRecordFailed within 15 s of the click (the start timeout, 12 s), the event the classroom turns into the toast
  *   'recording failed to start, please retry' (app/classroom/room-channel-client.test.ts).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -243,8 +243,10 @@ describe('recorders at their measured capacity (RECORDER_SLOTS=2, RECORDER_CPU_B
     const after = (Date.now() - asked) / 1000;
     console.info(`class 3: roomRecordFailed ${after.toFixed(2)} s after startTask`);
     expect(why).toEqual({ taskId: t3, reason: 'timeout' });
-    // The start timeout (RECORDING_START_TIMEOUT_SECONDS, 15 s) plus the event's way to the browser.
-    expect(after).toBeLessThan(16);
+    // The start timeout (RECORDING_START_TIMEOUT_SECONDS, 12 s by default) and the event's way to the
+    // teacher on this busy machine: within the 15 s the teacher is promised.
+    expect(after).toBeLessThan(15);
+    expect(after).toBeGreaterThanOrEqual(12);
     expect(await ownerOf(t3)).toBeNull();
     for (const r of [x, y]) expect(logged(r, 'recording refused: this recorder is at capacity', (l) => l['taskId'] === t3)).toHaveLength(1);
     const state = await call(web.url, 'getRoomMemberRecordState', { roomNumber: third.roomNumber }, { token: third.teacher.token });
