@@ -6,7 +6,7 @@
  * person each publishing real VP8 + Opus:
  * - the first class is taken by one recorder, which measures it;
  * - the second is refused by that recorder (logged with its measured figures) and taken by the
- *   other one (before ADR 105 the first recorder took it: its slots allowed two);
+ *   other (paused until then, so the refusal is seen; before ADR 105 the first took it: its slots allowed two);
  * - with both full, the third is refused by both, and the teacher's room channel hears
  *   roomRecordFailed within 15 s of the click (the start timeout, 12 s), the event the classroom turns into the toast
  *   'recording failed to start, please retry' (app/classroom/room-channel-client.test.ts).
@@ -185,14 +185,20 @@ beforeAll(async () => {
   });
   for (let i = 0; i < 3; i++) classes.push(await openClass(i));
   await until(() => pubs.every((p) => p.sent.video > 10 && p.sent.audio > 10), 20_000, 'publishers sending');
-  await Promise.all([startRecorder(), startRecorder()]);
+  // The second recorder is paused (SIGSTOP) until the first has refused a class, so that the first
+  // takes the first class and its refusal of the second cannot be a race lost to the other.
+  const [, other] = await Promise.all([startRecorder(), startRecorder()]);
+  other.child.kill('SIGSTOP');
 }, 120_000);
 
 afterAll(async () => {
   for (const p of pubs) p.stop();
   for (const p of peers) p.close();
   for (const s of sockets) s.close();
-  for (const r of recorders) await kill(r.child);
+  for (const r of recorders) {
+    r.child.kill('SIGCONT');
+    await kill(r.child);
+  }
   await web?.close();
   await Promise.all([s3?.close(), redis?.close()]);
   if (dataDir) await rm(dataDir, { recursive: true, force: true });
@@ -202,11 +208,11 @@ describe('recorders at their measured capacity (RECORDER_SLOTS=2, RECORDER_CPU_B
   it('one full by measurement refuses the next class, which the other takes; both full, the third fails at the start timeout', async () => {
     const [first, second, third] = classes as [Class, Class, Class];
 
-    // The first class: one recorder takes it and measures what it costs.
+    // The first class: the recorder takes it and measures what it costs.
+    const x = recorders[0]!;
     const t1 = await startTask(first);
     await recording(first);
-    const x = recorderOf((await ownerOf(t1))!)!;
-    const y = recorders.find((r) => r !== x)!;
+    expect(recorderOf((await ownerOf(t1))!)).toBe(x);
     const measured = await waitFor(
       "the first class's measured cost",
       async () => logged(x, 'recording cost measured', (l) => l['room'] === first.roomNumber),
@@ -218,16 +224,20 @@ describe('recorders at their measured capacity (RECORDER_SLOTS=2, RECORDER_CPU_B
     // One class costs more than the budget leaves (0.2 of a core): a second one cannot fit.
     expect(cost).toBeGreaterThan(0.2 - cost);
 
-    // The second class: refused by the full recorder (with its measured figures), taken by the other.
+    // The second class: refused by the full recorder (with its measured figures), taken by the other
+    // one once it runs again.
+    const y = recorders[1]!;
     const t2 = await startTask(second);
-    await recording(second);
-    expect(recorderOf((await ownerOf(t2))!)).toBe(y);
     const refusal = await waitFor(
       "the full recorder's refusal",
       async () => logged(x, 'recording refused: this recorder is at capacity', (l) => l['taskId'] === t2),
       (l) => l.length > 0,
       5_000,
     );
+    expect(await ownerOf(t2)).toBeNull();
+    y.child.kill('SIGCONT');
+    await recording(second);
+    expect(recorderOf((await ownerOf(t2))!)).toBe(y);
     console.info(`refusal of class 2: ${JSON.stringify(refusal[0])}`);
     expect(refusal[0]).toMatchObject({ room: second.roomNumber, why: 'cpu', measured: true, rooms: 1, slots: 2 });
     expect(refusal[0]!['freeCores'] as number).toBeLessThan(refusal[0]!['nextCores'] as number);
