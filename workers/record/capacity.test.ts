@@ -66,7 +66,7 @@ describe('Capacity', () => {
     expect(cap.view().nextCores).toBe(0.7);
     run(cap, m, 8, { idleShare: 0.6, pids: { 10: 0.25, 11: 0.05 }, selfCores: 0.1 });
     const v = cap.view();
-    expect(v.sessions).toEqual([{ id: 's1', room: '100001', lagSeconds: 0.1, meanLagSeconds: 0.1, cores: 0.4 }]);
+    expect(v.sessions).toEqual([{ id: 's1', room: '100001', lagSeconds: 0.1, meanLagSeconds: 0.1, cores: 0.4, warming: false }]);
     expect(v).toMatchObject({ cores: 2, budgetCores: 1.6, measured: true, nextCores: 0.4, usedCores: 0.4, machineIdleCores: 1.2 });
     // Free: the budget's 1.6 - 0.4 = 1.2, the machine's idle 1.2.
     expect(v.freeCores).toBe(1.2);
@@ -139,6 +139,19 @@ describe('Capacity', () => {
     session.lagSeconds = 2;
     run(cap, m, 1, { idleShare: 0.8, pids: { 10: 0.3 } });
     expect(cap.decide({ rooms: 1, pending: 0, slots: 4 }).take).toBe(true);
+  });
+
+  it("an encoder's lag in its session's first seconds (it is starting) refuses nothing; after them it does", () => {
+    const m = fakeMachine();
+    const cap = new Capacity({ budget: 1, firstEstimateCores: 0.3, probe: m.probe });
+    m.start(10);
+    const session = { processIds: [10], lagSeconds: 0.8 };
+    cap.add('s1', 'r1', session);
+    run(cap, m, 2, { idleShare: 0.9, pids: { 10: 0.2 } });
+    expect(cap.view().sessions[0]).toMatchObject({ warming: true, meanLagSeconds: 0.8 });
+    expect(cap.decide({ rooms: 1, pending: 0, slots: 4 }).take).toBe(true);
+    run(cap, m, 2, { idleShare: 0.9, pids: { 10: 0.2 } });
+    expect(cap.decide({ rooms: 1, pending: 0, slots: 4 })).toMatchObject({ take: false, why: 'lagging' });
   });
 
   it('a session not measured yet is reserved at the estimate against the machine idle', () => {

@@ -110,6 +110,8 @@ export interface SessionLoad {
   meanLagSeconds: number;
   /** Cores it used over the window; null until measured. */
   cores: number | null;
+  /** In its first seconds (`warmupMs`): an encoder starting has frames queued that say nothing of the load yet. */
+  warming: boolean;
 }
 
 export interface CapacityView {
@@ -262,6 +264,7 @@ export class Capacity {
         lagSeconds: round(s.session.lagSeconds ?? 0),
         meanLagSeconds: round(lags.length ? lags.reduce((a, b) => a + b, 0) / lags.length : (s.session.lagSeconds ?? 0)),
         cores: cost === null ? null : round(cost),
+        warming: s.samples.length === 0,
       });
     }
     const first = this.#machine[0];
@@ -286,7 +289,7 @@ export class Capacity {
     const view = this.view(o.pending);
     if (o.rooms >= o.slots) return { take: false, why: 'slots', view };
     if (o.rooms === 0) return { take: true, view };
-    if (view.sessions.some((s) => s.meanLagSeconds > this.#lagLimit)) return { take: false, why: 'lagging', view };
+    if (view.sessions.some((s) => !s.warming && s.meanLagSeconds > this.#lagLimit)) return { take: false, why: 'lagging', view };
     if (view.freeCores < view.nextCores) return { take: false, why: 'cpu', view };
     return { take: true, view };
   }
