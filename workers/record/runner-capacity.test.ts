@@ -207,7 +207,7 @@ describe('RecorderRunner with a measured capacity', () => {
     await expect.poll(() => tasks.ownerOf('t1')).toBe(runner.owner);
     await seconds(10, 0.7, 0.4);
     tasks.add('t2', '100002');
-    await expect.poll(() => runner.stats().refusing).toBe('cpu');
+    await expect.poll(() => runner.stats().refusals).toBe(1);
     // The class gets cheaper (a still board): 0.15 of a core, so 0.45 left of 0.6.
     await seconds(12, 0.7, 0.15);
     await expect.poll(() => tasks.ownerOf('t2')).toBe(runner.owner);

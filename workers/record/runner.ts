@@ -162,6 +162,7 @@ export class RecorderRunner {
   readonly #refused = new Set<string>();
   #refusals = 0;
   readonly #measuredLogged = new Set<string>();
+  #waitingReadAt = 0;
 
   constructor(deps: RunnerDeps) {
     this.#capacity = deps.capacity ?? null;
@@ -241,7 +242,11 @@ export class RecorderRunner {
         this.#live(task).catch((err: unknown) => this.#d.logger.error({ err, liveTaskId: task.taskId }, 'live push failed')),
       );
     }
-    if (this.#refusing && d.tasks.waiting) await this.#countRefused(await d.tasks.waiting(this.owner, this.rooms));
+    // While refusing, what it leaves to others is read once a second (a query; the claim above is one too).
+    if (this.#refusing && d.tasks.waiting && Date.now() - this.#waitingReadAt >= 1000) {
+      this.#waitingReadAt = Date.now();
+      await this.#countRefused(await d.tasks.waiting(this.owner, this.rooms));
+    }
   }
 
   /**
