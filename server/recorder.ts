@@ -1,6 +1,8 @@
 /**
  * The recorder role (ADR 077): a RecorderRunner over this process's platform, recording classes
  * and pushing them live (ADR 085). It runs only with RECORDER_SLOTS above 0, and says it runs only then.
+ * It takes a new class only when its measured headroom carries it (ADR 105); the runner it returns
+ * reports its load and refusals (`stats()`).
  */
 import path from 'node:path';
 import { openRoomScene } from '../workers/record/scene.ts';

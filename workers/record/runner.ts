@@ -208,8 +208,9 @@ export class RecorderRunner {
   }
 
   /**
-   * Claims while there is room for another class; when full, still claims work for the rooms
-   * composed here (a push of a room this process records costs no new session).
+   * Claims while there is room for another class (the slots, and with a capacity its measured
+   * headroom, ADR 105); when full, still claims work for the rooms composed here (a push of a room
+   * this process records costs no new session).
    */
   async #claimAll(): Promise<void> {
     const d = this.#d;
