@@ -1,12 +1,15 @@
 /**
  * The recorder role (ADR 077): a RecorderRunner over this process's platform, recording classes
  * and pushing them live (ADR 085). It runs only with RECORDER_SLOTS above 0, and says it runs only then.
+ * It takes a new class only when its measured headroom carries it (ADR 105); the runner it returns
+ * reports its load and refusals (`stats()`).
  */
 import path from 'node:path';
 import { openRoomScene } from '../workers/record/scene.ts';
 import { RecordingSession } from '../workers/record/session.ts';
 import { joinSegments, probeMedia } from '../workers/record/join.ts';
 import { RecorderRunner } from '../workers/record/runner.ts';
+import { Capacity, firstEstimateCores } from '../workers/record/capacity.ts';
 import { LAYOUT } from '../workers/record/types.ts';
 import type { Platform } from './platform.ts';
 
@@ -14,6 +17,9 @@ export function startRecorder(platform: Platform): RecorderRunner | null {
   const { config, services, objects, logger, database } = platform;
   if (config.RECORDER_SLOTS === 0) return null;
   const log = logger.child({ part: 'recorder' });
+  // What this recorder can carry, measured (ADR 105); RECORDER_SLOTS stays the hard limit.
+  const estimate = firstEstimateCores({ width: config.RECORDING_WIDTH, height: config.RECORDING_HEIGHT, fps: config.RECORDING_FPS });
+  const capacity = new Capacity({ budget: config.RECORDER_CPU_BUDGET, firstEstimateCores: estimate });
   const runner = new RecorderRunner({
     tasks: services.recordTasks,
     live: services.liveTasks,
@@ -29,6 +35,7 @@ export function startRecorder(platform: Platform): RecorderRunner | null {
       x264Preset: config.RECORDING_X264_PRESET,
     },
     slots: config.RECORDER_SLOTS,
+    capacity,
     leaseSeconds: config.RECORDING_LEASE_SECONDS,
     workRoot: path.resolve(config.DATA_DIR, 'recordings'),
     mediaFor: (roomNumber) => {
@@ -49,6 +56,9 @@ export function startRecorder(platform: Platform): RecorderRunner | null {
     },
   });
   runner.start();
-  log.info({ slots: config.RECORDER_SLOTS, owner: runner.owner }, 'recorder running');
+  log.info(
+    { slots: config.RECORDER_SLOTS, cpuBudget: config.RECORDER_CPU_BUDGET, firstEstimateCores: estimate, owner: runner.owner },
+    'recorder running',
+  );
   return runner;
 }

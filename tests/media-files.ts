@@ -10,4 +10,5 @@ export const MEDIA_FILES = [
   'tests/integration/live-push.test.ts',
   'tests/integration/live-recorder.test.ts',
   'tests/integration/recording-whole.test.ts',
+  'tests/integration/recorder-capacity.test.ts',
 ];

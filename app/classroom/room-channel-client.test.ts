@@ -2,6 +2,8 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { JoinAnswer, RoomInfo } from '#core/contracts/api.ts';
 import type { RoomSnapshot } from '#core/contracts/room-events.ts';
 import { QUICK_RETRY_MS, RECONNECT_ATTEMPTS, RECONNECT_WAIT_S, RoomChannelClient, type RoomSocket } from './room-channel-client.ts';
+import { toast } from '#app/lib/toast.ts';
+import { recordEn } from '#app/i18n/record.en.ts';
 
 type Handler = (...args: any[]) => void;
 
@@ -330,6 +332,24 @@ describe('RoomChannelClient: cloud recording', () => {
     socket.fire('roomRecordFailed', { taskId: '7', reason: 'no recorder' });
     expect(state().roomInfo.recordState).toBe('0');
     expect(state().record.since).toBeNull();
+  });
+
+  it("roomRecordFailed (no recorder had room, ADR 105) shows the creator 'recording failed to start, please retry'; a member sees nothing", async () => {
+    const shown = vi.spyOn(toast, 'error');
+    try {
+      const { socket, client, apiMock } = recSetup();
+      apiMock.mockResolvedValueOnce({ code: '0', msg: '', data: { taskId: '8' } });
+      await client.actions.startRecord();
+      socket.fire('roomRecordFailed', { taskId: '8', reason: 'timeout' });
+      expect(shown).toHaveBeenCalledWith('record.button.failed');
+      expect(recordEn.button.failed).toBe('Recording failed to start, please retry');
+      shown.mockClear();
+      const student = recSetup('member');
+      student.socket.fire('roomRecordFailed', { taskId: '8', reason: 'timeout' });
+      expect(shown).not.toHaveBeenCalled();
+    } finally {
+      shown.mockRestore();
+    }
   });
 
   it('stop sends stopTask with the task id, asking the server for it when this page does not know it', async () => {

@@ -52,7 +52,7 @@ describe('loadConfig', () => {
       RECORDING_VIDEO_KBPS: 3000,
       RECORDING_AUDIO_KBPS: 128,
       RECORDING_SEGMENT_SECONDS: 4,
-      RECORDING_START_TIMEOUT_SECONDS: 15,
+      RECORDING_START_TIMEOUT_SECONDS: 12,
       RECORDING_LEASE_SECONDS: 6,
       RECORDER_SLOTS: 2,
     });
@@ -63,6 +63,14 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ RECORDING_SEGMENT_SECONDS: '11' })).toThrow(/RECORDING_SEGMENT_SECONDS/);
     expect(() => loadConfig({ RECORDING_SEGMENT_SECONDS: '0' })).toThrow(/RECORDING_SEGMENT_SECONDS/);
     expect(() => loadConfig({ RECORDING_LEASE_SECONDS: '1' })).toThrow(/RECORDING_LEASE_SECONDS/);
+  });
+
+  it("has the recorder's CPU budget (ADR 105): a share of the machine, 0.8 unless set", () => {
+    expect(loadConfig({}).RECORDER_CPU_BUDGET).toBe(0.8);
+    expect(loadConfig({ RECORDER_CPU_BUDGET: '0.25' }).RECORDER_CPU_BUDGET).toBe(0.25);
+    expect(() => loadConfig({ RECORDER_CPU_BUDGET: '0' })).toThrow(/RECORDER_CPU_BUDGET/);
+    expect(() => loadConfig({ RECORDER_CPU_BUDGET: '1.5' })).toThrow(/RECORDER_CPU_BUDGET/);
+    expect(() => loadConfig({ RECORDER_CPU_BUDGET: 'half' })).toThrow(/RECORDER_CPU_BUDGET/);
   });
 
   it('needs a webhook for the http SMS sender and never offers the outbox in production', () => {

@@ -103,6 +103,17 @@ export class RecordTasks {
   }
 
   /**
+   * The tasks `owner` could claim now outside `exceptRooms`, without taking them: what a recorder at
+   * its capacity leaves to the others counts them as refusals (ADR 105).
+   */
+  async waiting(owner: string, exceptRooms: string[] = []): Promise<Array<{ taskId: string; roomNumber: string }>> {
+    const now = this.clock.now();
+    const cutoff = new Date(now.getTime() - this.config.RECORDING_START_TIMEOUT_SECONDS * 1000);
+    const rows = await this.repo.waiting(owner, now, cutoff, exceptRooms);
+    return rows.map((r) => ({ taskId: r.id, roomNumber: r.room_number }));
+  }
+
+  /**
    * Extends the lease. 'stopping' when a stop was asked (or the package's allowance ran out, which
    * asks it now); 'lost' when another owner has it or it ended.
    */

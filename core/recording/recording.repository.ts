@@ -3,11 +3,41 @@
  * segments, and the records library. Every change of a task's state is one conditional UPDATE, so
  * two writers (a recorder and the start timeout, two recorders) can never both win.
  */
-import { sql, type Transaction } from 'kysely';
+import { sql, type ExpressionBuilder, type Transaction } from 'kysely';
 import type { Database } from '../platform/db/database.ts';
 import type { DB, RecordTaskState } from '../platform/db/schema.ts';
 
 export type Trx = Transaction<DB>;
+
+/**
+ * The tasks a recorder may claim: a 'starting' task created after `startCutoff` nobody holds (or
+ * whose holder's lease ran out), or a 'recording'/'stopping' task whose lease ran out, in a room no
+ * other recorder pushes live (one compositor per room, ADR 085).
+ */
+function claimable(eb: ExpressionBuilder<DB, 'record_tasks'>, owner: string, now: Date, startCutoff: Date) {
+  return eb.and([
+    eb.or([
+      eb.and([
+        eb('state', '=', 'starting'),
+        eb('created_at', '>', startCutoff),
+        eb.or([eb('owner', 'is', null), eb('lease_until', '<', now)]),
+      ]),
+      eb.and([eb('state', 'in', ['recording', 'stopping']), eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)])]),
+    ]),
+    eb.not(
+      eb.exists(
+        eb
+          .selectFrom('live_tasks as l')
+          .select('l.id')
+          .whereRef('l.room_id', '=', 'record_tasks.room_id')
+          .where('l.state', 'in', ['starting', 'live', 'reconnecting'])
+          .where('l.owner', 'is not', null)
+          .where('l.owner', '<>', owner)
+          .where('l.lease_until', '>=', now),
+      ),
+    ),
+  ]);
+}
 
 export interface TaskRow {
   id: string;
@@ -124,31 +154,7 @@ export class RecordingRepository {
         .selectFrom('record_tasks')
         .$if(onlyRooms !== undefined, (q) => q.where('room_number', 'in', onlyRooms!))
         .select(['id', 'owner'])
-        .where((eb) =>
-          eb.or([
-            eb.and([
-              eb('state', '=', 'starting'),
-              eb('created_at', '>', startCutoff),
-              eb.or([eb('owner', 'is', null), eb('lease_until', '<', now)]),
-            ]),
-            eb.and([eb('state', 'in', ['recording', 'stopping']), eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)])]),
-          ]),
-        )
-        // One compositor per room (ADR 085): a room another recorder pushes live is left to it.
-        .where((eb) =>
-          eb.not(
-            eb.exists(
-              eb
-                .selectFrom('live_tasks as l')
-                .select('l.id')
-                .whereRef('l.room_id', '=', 'record_tasks.room_id')
-                .where('l.state', 'in', ['starting', 'live', 'reconnecting'])
-                .where('l.owner', 'is not', null)
-                .where('l.owner', '<>', owner)
-                .where('l.lease_until', '>=', now),
-            ),
-          ),
-        )
+        .where((eb) => claimable(eb, owner, now, startCutoff))
         .orderBy('created_at')
         .limit(1)
         .forUpdate()
@@ -169,6 +175,24 @@ export class RecordingRepository {
       const nextSeq = max?.m === null || max?.m === undefined ? 0 : Number(max.m) + 1;
       return { row, previousOwner: pick.owner, nextSeq };
     });
+  }
+
+  /** The tasks `owner` could claim now outside `exceptRooms` (the oldest first, at most `limit`); nothing is taken. */
+  waiting(
+    owner: string,
+    now: Date,
+    startCutoff: Date,
+    exceptRooms: string[],
+    limit = 20,
+  ): Promise<Array<{ id: string; room_number: string }>> {
+    return this.db
+      .selectFrom('record_tasks')
+      .select(['id', 'room_number'])
+      .where((eb) => claimable(eb, owner, now, startCutoff))
+      .$if(exceptRooms.length > 0, (q) => q.where('room_number', 'not in', exceptRooms))
+      .orderBy('created_at')
+      .limit(limit)
+      .execute();
   }
 
   /** Extends the lease while `owner` holds an active task; the row as it is now, or undefined. */

@@ -385,6 +385,22 @@ describe('record button in the classroom', () => {
     await expectToast(page, '录制启动失败，请重试');
     await expect.poll(() => button.getAttribute('data-record-state')).toBe('0');
   });
+
+  it('a start no recorder takes (each at its measured capacity, ADR 105; here there is none) fails within 15 s of the click', async () => {
+    const { page } = teacher;
+    const button = page.getByTestId('record-button');
+    const failedToast = page.getByTestId('toast').filter({ hasText: '录制启动失败，请重试' });
+    // The previous test's toast has gone, so the one awaited below is this start's.
+    await expect.poll(() => failedToast.count(), { timeout: 10_000 }).toBe(0);
+    await expect.poll(() => button.getAttribute('data-record-state')).toBe('0');
+    const clicked = Date.now();
+    await button.click();
+    await expect.poll(() => button.getAttribute('data-record-state')).toBe('2');
+    // Nobody claims it: the start timeout (12 s) fails it, and the teacher is told.
+    await failedToast.first().waitFor({ state: 'visible', timeout: 15_000 });
+    expect(Date.now() - clicked).toBeLessThan(15_000);
+    await expect.poll(() => button.getAttribute('data-record-state')).toBe('0');
+  });
 });
 
 /**

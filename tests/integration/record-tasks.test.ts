@@ -163,6 +163,33 @@ eachEngine('record tasks', (server, engine) => {
     });
   });
 
+  it('waiting lists what a claim could take, outside the rooms asked, and takes nothing (a full recorder counts its refusals, ADR 105)', async () => {
+    const s = server();
+    const a = await started(s);
+    const b = await started(s);
+    const mine = async (except: string[] = []) =>
+      (await tasksOf(s).waiting('rec-a', except))
+        .filter((t) => t.taskId === a.taskId || t.taskId === b.taskId)
+        // Both were created at the same (manual) instant: in the order they were started.
+        .sort((x, y) => (x.taskId === a.taskId ? -1 : y.taskId === a.taskId ? 1 : 0));
+    expect(await mine()).toEqual([
+      { taskId: a.taskId, roomNumber: a.roomNumber },
+      { taskId: b.taskId, roomNumber: b.roomNumber },
+    ]);
+    expect(await mine([a.roomNumber])).toEqual([{ taskId: b.taskId, roomNumber: b.roomNumber }]);
+    expect((await taskRow(s, b.taskId)).owner).toBeNull();
+    // A task held under a live lease waits for nobody; once its lease lapsed it waits again.
+    expect(await tasksOf(s).claim('rec-b', [a.roomNumber])).toMatchObject({ taskId: a.taskId });
+    expect(await mine()).toEqual([{ taskId: b.taskId, roomNumber: b.roomNumber }]);
+    s.clock.advance(6_001);
+    expect((await mine()).map((t) => t.taskId)).toEqual([a.taskId, b.taskId]);
+    // Past the start timeout the claim refuses a 'starting' task, and waiting does not list it.
+    await tasksOf(s).started(a.taskId, 'rec-b');
+    s.clock.advance(9_000);
+    expect((await mine()).map((t) => t.taskId)).toEqual([a.taskId]);
+    expect(await tasksOf(s).claim('rec-c', [b.roomNumber])).toBeNull();
+  });
+
   it('a recorder giving up after the stop takes the transcoding row out of the library', async () => {
     const s = server();
     const { roomNumber, teacher, taskId } = await started(s);

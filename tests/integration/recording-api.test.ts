@@ -197,7 +197,7 @@ describe('recording api [pglite]', () => {
     const { roomNumber, teacher, students } = await recordingClass(server, 1);
     const bus = busLog(server);
     const { taskId } = (await call(server.url, 'startTask', { roomNumber }, { token: teacher.token })).data;
-    // The manual clock passes the timeout; the real timer (15 s) has not fired.
+    // The manual clock passes the timeout; the real timer (12 s) has not fired.
     server.clock.advance(15_001);
     const state = await call(server.url, 'getRoomMemberRecordState', { roomNumber }, { token: students[0]!.token });
     expect(state.data).toEqual({ recordState: '0', taskId: '' });

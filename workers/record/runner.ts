@@ -21,12 +21,14 @@ import { segmentName } from './encoder.ts';
 import { LivePush, type LivePushOptions, type LiveStatus } from './live-push.ts';
 import { RoomStage, type LiveUse, type RecordingLeft, type RecordingUse, type StageDeps, type StageSession } from './stage.ts';
 import type { TsTap } from './ts-tap.ts';
+import type { Capacity, CapacityView, Refusal } from './capacity.ts';
 
 /** The task store (core/recording/record-tasks.ts) as the runner uses it. */
 export type TaskStore = Pick<
   RecordTasks,
   'claim' | 'renew' | 'peek' | 'stopRequestedAt' | 'started' | 'addSegment' | 'segments' | 'finish' | 'fail'
->;
+> &
+  Partial<Pick<RecordTasks, 'waiting'>>;
 /** The live task store (core/streaming/live-tasks.ts) as the runner uses it. */
 export type LiveTaskStore = Pick<LiveTasks, 'claim' | 'renew' | 'peek' | 'live' | 'reconnecting' | 'fail'>;
 /** A push of the room's encoding to a platform (live-push.ts). */
@@ -59,6 +61,30 @@ export interface SessionHandle {
   readonly progress?: number;
   /** The encoding as MPEG-TS, for a live push (ADR 084). */
   readonly liveTap: TsTap;
+  /** Seconds of frames queued to the encoder: how far it is behind real time (ADR 105). */
+  readonly lagSeconds?: number;
+  /** Its processes (encoder, decoders), whose CPU the capacity measures (ADR 105). */
+  readonly processIds?: number[];
+}
+
+/** What the runner reports of its load (ADR 105): the operators' metrics read it. */
+export interface RunnerStats {
+  /** Rooms composed here, and the hard limit (RECORDER_SLOTS). */
+  rooms: number;
+  slots: number;
+  /** Sessions running here: lag (now and over the window) and measured cost in cores (null: not yet). */
+  sessions: CapacityView['sessions'];
+  /** What one more session is taken to cost, in cores, and whether that was measured. */
+  nextCores: number | null;
+  measured: boolean;
+  /** Cores free for the recorder (budget and machine idle both counted), the budget, the machine's idle cores. */
+  freeCores: number | null;
+  budgetCores: number | null;
+  machineIdleCores: number | null;
+  /** Whether it refuses new rooms now, and why. */
+  refusing: Refusal | null;
+  /** Tasks it has left to other recorders since it started. */
+  refusals: number;
 }
 
 export interface RunnerDeps {
@@ -95,6 +121,12 @@ export interface RunnerDeps {
   live?: LiveTaskStore;
   /** Starts a push (default: LivePush, an ffmpeg copying the tap to RTMP). */
   startPush?: (o: LivePushOptions) => PushHandle;
+  /**
+   * The recorder's headroom (capacity.ts, ADR 105): with it, a new room is taken only when the
+   * measured free CPU carries one more session and no encoder here lags; `slots` stays the hard
+   * limit. Without it, `slots` alone decides.
+   */
+  capacity?: Capacity;
 }
 
 const SEGMENT_FILE = /^seg-(\d{6})\.ts$/;
@@ -142,9 +174,38 @@ export class RecorderRunner {
   #closed = false;
   #loop: Promise<void> | null = null;
   #wake: (() => void) | null = null;
+  /** Headroom: the sessions started here go to the capacity with their room (ADR 105). */
+  readonly #capacity: Capacity | null;
+  #sessionCount = 0;
+  /** Whether new rooms are refused now (logged once per change), and the tasks left to others. */
+  #refusing: Refusal | null = null;
+  readonly #refused = new Set<string>();
+  #refusals = 0;
+  readonly #measuredLogged = new Set<string>();
+  #waitingReadAt = 0;
 
   constructor(deps: RunnerDeps) {
-    this.#d = deps;
+    this.#capacity = deps.capacity ?? null;
+    const capacity = this.#capacity;
+    if (!capacity) {
+      this.#d = deps;
+      return;
+    }
+    // Each session is followed by the capacity under its room (the scene it is opened with is the room's).
+    const sceneRooms = new WeakMap<Scene, string>();
+    this.#d = {
+      ...deps,
+      openScene: async (roomNumber) => {
+        const scene = await deps.openScene(roomNumber);
+        sceneRooms.set(scene, roomNumber);
+        return scene;
+      },
+      startSession: async (o) => {
+        const session = await deps.startSession(o);
+        capacity.add(`s${String(++this.#sessionCount)}`, sceneRooms.get(o.scene) ?? '', session);
+        return session;
+      },
+    };
   }
 
   /** Recordings in progress here (task ids). */
@@ -167,12 +228,14 @@ export class RecorderRunner {
   }
 
   /**
-   * Claims while there is room for another class; when full, still claims work for the rooms
-   * composed here (a push of a room this process records costs no new session).
+   * Claims while there is room for another class (the slots, and with a capacity its measured
+   * headroom, ADR 105); when full, still claims work for the rooms composed here (a push of a room
+   * this process records costs no new session).
    */
   async #claimAll(): Promise<void> {
     const d = this.#d;
-    const only = () => (this.rooms.length >= d.slots ? this.rooms : undefined);
+    this.#sample();
+    const only = () => (this.#mayTakeRoom() ? undefined : this.rooms);
     for (;;) {
       if (this.#closed) return;
       const rooms = only();
@@ -200,6 +263,94 @@ export class RecorderRunner {
         this.#live(task).catch((err: unknown) => this.#d.logger.error({ err, liveTaskId: task.taskId }, 'live push failed')),
       );
     }
+    // While refusing, what it leaves to others is read once a second (a query; the claim above is one too).
+    if (this.#refusing && d.tasks.waiting && Date.now() - this.#waitingReadAt >= 1000) {
+      this.#waitingReadAt = Date.now();
+      await this.#countRefused(await d.tasks.waiting(this.owner, this.rooms));
+    }
+  }
+
+  /**
+   * Whether a new room may be taken now: under the slots, and with a capacity, the measured headroom
+   * (ADR 105). A change between taking and refusing is logged once, with the figures.
+   */
+  #mayTakeRoom(): boolean {
+    const d = this.#d;
+    const rooms = this.rooms;
+    if (!this.#capacity) return rooms.length < d.slots;
+    const followed = new Set(this.#capacity.rooms);
+    const verdict = this.#capacity.decide({ rooms: rooms.length, pending: rooms.filter((r) => !followed.has(r)).length, slots: d.slots });
+    const now = verdict.take ? null : verdict.why;
+    if (now !== this.#refusing) {
+      if (now) d.logger.warn({ why: now, ...this.#figures() }, 'recorder at capacity: new classes are left to other recorders');
+      else d.logger.info(this.#figures(), 'recorder has room for another class');
+      this.#refusing = now;
+    }
+    return verdict.take;
+  }
+
+  /** Reads the load (at most once a second); a session's first measured cost is logged. */
+  #sample(): void {
+    if (!this.#capacity) return;
+    this.#capacity.sample();
+    const view = this.#capacity.view();
+    for (const s of view.sessions) {
+      if (s.cores === null || this.#measuredLogged.has(s.id)) continue;
+      this.#measuredLogged.add(s.id);
+      this.#d.logger.info(
+        { room: s.room, cores: s.cores, lagSeconds: s.meanLagSeconds, machineIdleCores: view.machineIdleCores },
+        'recording cost measured',
+      );
+    }
+    for (const id of this.#measuredLogged) if (!view.sessions.some((s) => s.id === id)) this.#measuredLogged.delete(id);
+  }
+
+  /** The figures a refusal is logged with (ADR 105). */
+  #figures() {
+    const s = this.stats();
+    return {
+      rooms: s.rooms,
+      slots: s.slots,
+      freeCores: s.freeCores,
+      nextCores: s.nextCores,
+      measured: s.measured,
+      budgetCores: s.budgetCores,
+      machineIdleCores: s.machineIdleCores,
+      sessionCores: s.sessions.map((x) => x.cores),
+      lagSeconds: s.sessions.map((x) => x.meanLagSeconds),
+    };
+  }
+
+  /** Tasks of other rooms waiting while this recorder refuses: each counted (and logged) once. */
+  async #countRefused(waiting: Array<{ taskId: string; roomNumber: string }>): Promise<void> {
+    for (const t of waiting) {
+      if (this.#refused.has(t.taskId)) continue;
+      this.#refused.add(t.taskId);
+      this.#refusals++;
+      this.#d.logger.warn(
+        { taskId: t.taskId, room: t.roomNumber, why: this.#refusing, ...this.#figures() },
+        'recording refused: this recorder is at capacity',
+      );
+    }
+    // Only the recent ones are remembered (a task is waiting for RECORDING_START_TIMEOUT_SECONDS at most, or a lease).
+    if (this.#refused.size > 1000) for (const id of [...this.#refused].slice(0, 500)) this.#refused.delete(id);
+  }
+
+  /** The recorder's load and refusals (ADR 105), for the operators' metrics. */
+  stats(): RunnerStats {
+    const v = this.#capacity?.view(this.rooms.filter((r) => !this.#capacity!.rooms.includes(r)).length);
+    return {
+      rooms: this.rooms.length,
+      slots: this.#d.slots,
+      sessions: v?.sessions ?? [],
+      nextCores: v?.nextCores ?? null,
+      measured: v?.measured ?? false,
+      freeCores: v?.freeCores ?? null,
+      budgetCores: v?.budgetCores ?? null,
+      machineIdleCores: v?.machineIdleCores ?? null,
+      refusing: this.#refusing,
+      refusals: this.#refusals,
+    };
   }
 
   #track(key: string, room: string, work: () => Promise<void>): void {

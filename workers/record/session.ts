@@ -257,4 +257,18 @@ export class RecordingSession {
     })();
     return this.#stopping;
   }
+
+  /**
+   * How far the encoder is behind real time now: the seconds of frames queued to it and not yet
+   * taken (as `#compose` reads it). The recorder's capacity (capacity.ts, ADR 105) watches it.
+   */
+  get lagSeconds(): number {
+    return this.encoder.video.writableLength / this.#frameBytes() / this.#o.settings.fps;
+  }
+
+  /** The session's processes now: its encoder and its video decoders (capacity.ts reads their CPU). */
+  get processIds(): number[] {
+    const pids = [this.encoder.child.pid, ...[...this.intake.videos.values()].map((v) => v.decoder?.child.pid)];
+    return pids.filter((p): p is number => p !== undefined);
+  }
 }
