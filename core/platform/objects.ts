@@ -44,6 +44,12 @@ export interface ObjectStore {
    * part PUT again replaces it.
    */
   createMultipart(key: string, contentType: string): Promise<string>;
+  /**
+   * Stores bytes [start, end) of a local file as part `partNumber` of the upload (the recorder
+   * sends its MP4 in parts while the class runs, ADR 106) and answers the part's ETag. A part sent
+   * again replaces it.
+   */
+  uploadPart(key: string, uploadId: string, partNumber: number, file: string, start: number, end: number): Promise<string>;
   /** A URL a browser may PUT part `partNumber` (exactly `size` bytes) to until it expires. */
   signedPartUrl(key: string, uploadId: string, partNumber: number, size: number, ttlSeconds: number): Promise<SignedPut>;
   /**
@@ -338,6 +344,32 @@ export class DiskObjectStore implements ObjectStore {
   signedPartUrl(key: string, uploadId: string, partNumber: number, size: number, ttlSeconds: number): Promise<SignedPut> {
     assertObjectKey(key);
     return this.signedPutUrl(this.#partKey(uploadId, partNumber), 'application/octet-stream', size, ttlSeconds);
+  }
+
+  async uploadPart(key: string, uploadId: string, partNumber: number, file: string, start: number, end: number): Promise<string> {
+    const upload = await this.multipartOf(uploadId);
+    if (!upload || upload.key !== key) throw new MultipartRefused('no such upload');
+    if (!Number.isSafeInteger(start) || !Number.isSafeInteger(end) || start < 0 || end <= start) throw new Error('invalid part range');
+    const target = this.#file(this.#partKey(uploadId, partNumber));
+    const tmp = `${target}.${process.pid}.${Date.now()}.tmp`;
+    const hash = createHash('md5');
+    let size = 0;
+    const count = new Transform({
+      transform(chunk: Buffer, _enc, done) {
+        size += chunk.length;
+        hash.update(chunk);
+        done(null, chunk);
+      },
+    });
+    try {
+      await pipeline(createReadStream(file, { start, end: end - 1 }), count, createWriteStream(tmp));
+      if (size !== end - start) throw new Error(`the file holds ${String(size)} of the part's ${String(end - start)} bytes`);
+      await rename(tmp, target);
+    } catch (err) {
+      await rm(tmp, { force: true });
+      throw err;
+    }
+    return hash.digest('hex');
   }
 
   /** The upload's target key and content type, or null when it is gone (completed or aborted). */
