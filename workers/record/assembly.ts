@@ -14,7 +14,7 @@
  * was already sent, a store that refuses) makes `finish` throw: the runner then joins the
  * segments the old way (join.ts) and uploads that. The multipart upload is aborted then.
  */
-import { open, rm, stat, type FileHandle } from 'node:fs/promises';
+import { open, rm, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from '#core/platform/logger.ts';
 import { MULTIPART_MIN_PART, type ObjectStore } from '#core/platform/objects.ts';
@@ -111,6 +111,12 @@ export class Assembly {
     return this.#segments.map((s) => s.seq);
   }
 
+  /** The timeline's end so far (seconds): the longest track. */
+  get durationSec(): number {
+    const last = this.#segments.at(-1);
+    return last ? last.endSec : 0;
+  }
+
   /** Parts sent so far (before the stop). */
   get partsSent(): number {
     return this.#parts.length;
@@ -174,7 +180,8 @@ export class Assembly {
         if (s !== undefined) startTicks.set(t.id, s);
         continue;
       }
-      const src = t.handler === 'vide' ? times.video : (times.audio ?? times.video);
+      if (t.handler === 'soun' && times.audio === null) throw new Mp4FormatError(`no audio time found in ${segment.file}`);
+      const src = t.handler === 'vide' ? times.video : times.audio!;
       let at = Math.round((run.atSec + (src - run.origin) / TS_HZ) * t.timescale);
       const end = before?.get(t.id);
       if (end !== undefined && (Math.abs(at - end) <= SNAP_SEC * t.timescale || at < end)) at = end;
@@ -391,7 +398,9 @@ async function retry<T>(what: () => Promise<T>, tries = 4): Promise<T> {
 }
 
 const TS_PACKET = 188;
-const SCAN = 512 * 1024;
+/** Read at a time, and at most, looking for the first audio PES (a keyframe of a busy picture can come first and be large). */
+const SCAN_CHUNK = 1024 * 1024;
+const SCAN_MAX = 16 * 1024 * 1024;
 
 /**
  * The first video decode time and the first audio time of an MPEG-TS segment, on its 90 kHz
@@ -399,34 +408,32 @@ const SCAN = 512 * 1024;
  */
 export async function firstTimes(file: string): Promise<{ video: number; audio: number | null }> {
   const fh = await open(file, 'r');
-  let buf: Buffer;
-  try {
-    const { size } = await stat(file);
-    buf = Buffer.alloc(Math.min(size, SCAN));
-    await fh.read(buf, 0, buf.length, 0);
-  } finally {
-    await fh.close();
-  }
   let video: number | null = null;
   let audio: number | null = null;
-  for (let o = 0; o + TS_PACKET <= buf.length && (video === null || audio === null); o += TS_PACKET) {
-    if (buf[o] !== 0x47 || !(buf[o + 1]! & 0x40)) continue;
-    const control = (buf[o + 3]! >> 4) & 3;
-    if (!(control & 1)) continue;
-    let p = o + 4;
-    if (control & 2) p += 1 + buf[o + 4]!;
-    if (p + 19 > o + TS_PACKET || buf[p] !== 0 || buf[p + 1] !== 0 || buf[p + 2] !== 1) continue;
-    const id = buf[p + 3]!;
-    const flags = buf[p + 7]! >> 6;
-    if (!(flags & 2)) continue;
-    const time = (at: number) =>
-      ((buf[at]! >> 1) & 7) * 2 ** 30 +
-      buf[at + 1]! * 2 ** 22 +
-      (buf[at + 2]! >> 1) * 2 ** 15 +
-      buf[at + 3]! * 2 ** 7 +
-      (buf[at + 4]! >> 1);
-    if (id >= 0xe0 && id <= 0xef && video === null) video = flags === 3 ? time(p + 14) : time(p + 9);
-    else if (id >= 0xc0 && id <= 0xdf && audio === null) audio = time(p + 9);
+  try {
+    const { size } = await fh.stat();
+    const limit = Math.min(size, SCAN_MAX);
+    const buf = Buffer.alloc(SCAN_CHUNK - (SCAN_CHUNK % TS_PACKET));
+    for (let at = 0; at < limit && (video === null || audio === null); at += buf.length) {
+      const { bytesRead } = await fh.read(buf, 0, buf.length, at);
+      for (let o = 0; o + TS_PACKET <= bytesRead && (video === null || audio === null); o += TS_PACKET) {
+        if (buf[o] !== 0x47 || !(buf[o + 1]! & 0x40)) continue;
+        const control = (buf[o + 3]! >> 4) & 3;
+        if (!(control & 1)) continue;
+        let p = o + 4;
+        if (control & 2) p += 1 + buf[o + 4]!;
+        if (p + 19 > o + TS_PACKET || buf[p] !== 0 || buf[p + 1] !== 0 || buf[p + 2] !== 1) continue;
+        const id = buf[p + 3]!;
+        const flags = buf[p + 7]! >> 6;
+        if (!(flags & 2)) continue;
+        const time = (q: number) =>
+          ((buf[q]! >> 1) & 7) * 2 ** 30 + buf[q + 1]! * 2 ** 22 + (buf[q + 2]! >> 1) * 2 ** 15 + buf[q + 3]! * 2 ** 7 + (buf[q + 4]! >> 1);
+        if (id >= 0xe0 && id <= 0xef && video === null) video = flags === 3 ? time(p + 14) : time(p + 9);
+        else if (id >= 0xc0 && id <= 0xdf && audio === null) audio = time(p + 9);
+      }
+    }
+  } finally {
+    await fh.close();
   }
   if (video === null) throw new Mp4FormatError(`${file} has no video PES near its start`);
   return { video, audio };

@@ -18,6 +18,7 @@ import { segmentKey, type ClaimedTask, type RecordTasks } from '#core/recording/
 import type { ClaimedLive, LiveTasks } from '#core/streaming/live-tasks.ts';
 import type { ClosedSegment, RecordingSettings, Scene } from './types.ts';
 import { segmentName } from './encoder.ts';
+import { Assembly, type AssemblyResult } from './assembly.ts';
 import { LivePush, type LivePushOptions, type LiveStatus } from './live-push.ts';
 import { RoomStage, type LiveUse, type RecordingUse, type StageDeps, type StageSession } from './stage.ts';
 import type { TsTap } from './ts-tap.ts';
@@ -330,6 +331,10 @@ export class RecorderRunner {
     });
 
     let use: RecordingUse | null = null;
+    // The MP4 built as the class goes (ADR 106); a resumed task has pieces of another process: it joins at the stop.
+    const assembly = task.resumed
+      ? null
+      : new Assembly({ objects: d.objects, key: recordingKey(task.userId, task.taskId), dir: workDir, logger: log });
     try {
       if (!stopAsked) {
         const recording = {
@@ -342,6 +347,7 @@ export class RecorderRunner {
             await withRetries(() =>
               d.tasks.addSegment(task.taskId, this.owner, { seq: s.seq, key, durationMs: s.durationMs, bytes: s.bytes }),
             );
+            assembly?.feed(s);
           },
         };
         const shared = this.#stageOf(task.roomNumber);
@@ -383,9 +389,10 @@ export class RecorderRunner {
       // teacher's stop is cut, so the file lasts as long as the class was recorded.
       const askedAt = sessionEndedAt !== null ? await d.tasks.stopRequestedAt(task.taskId) : null;
       const overshootSec = askedAt && sessionEndedAt !== null ? Math.max(0, (sessionEndedAt - askedAt.getTime()) / 1000) : 0;
-      await this.#finish(task, workDir, log, Math.min(overshootSec, 30));
+      await this.#finish(task, workDir, log, Math.min(overshootSec, 30), assembly);
     } finally {
       if (use) await use.leave();
+      await assembly?.close();
       this.#stops.delete(stop);
       await lease.stop();
     }
@@ -531,7 +538,7 @@ export class RecorderRunner {
     return next;
   }
 
-  async #finish(task: ClaimedTask, workDir: string, log: Logger, trimEndSec = 0): Promise<void> {
+  async #finish(task: ClaimedTask, workDir: string, log: Logger, trimEndSec = 0, assembly: Assembly | null = null): Promise<void> {
     const d = this.#d;
     // Pieces a session closed but could not hand on (it was ended by force) are on this disk.
     await this.#recoverLocal(task, workDir, log, true);
@@ -542,6 +549,23 @@ export class RecorderRunner {
       return;
     }
     const began = Date.now();
+    const listed = assembly ? await this.#assembled(assembly, segments, trimEndSec, log) : null;
+    if (listed) {
+      const { bytes, durationMs, partsBefore, bytesAtStop } = listed;
+      await d.tasks.finish(task.taskId, this.owner, { key: recordingKey(task.userId, task.taskId), bytes, durationMs });
+      log.info(
+        { segments: segments.length, durationMs, bytes, partsBefore, bytesAtStop, ms: Date.now() - began },
+        'recording listed (assembled)',
+      );
+      for (const s of segments)
+        await d.objects.delete(s.key).catch((err: unknown) => log.warn({ err, key: s.key }, 'segment delete failed'));
+      await this.#dropDir(
+        task.roomNumber,
+        workDir,
+        segments.map((s) => path.join(workDir, segmentName(s.seq))),
+      );
+      return;
+    }
     const files: string[] = [];
     for (const s of segments) {
       const file = path.join(workDir, segmentName(s.seq));
@@ -568,6 +592,32 @@ export class RecorderRunner {
     // The MP4 holds everything now: the pieces go from the store and the disk.
     for (const s of segments) await d.objects.delete(s.key).catch((err: unknown) => log.warn({ err, key: s.key }, 'segment delete failed'));
     await this.#dropDir(task.roomNumber, workDir, [...files, out]);
+  }
+
+  /**
+   * The recording from the assembly (ADR 106) when it holds exactly the task's segments and makes
+   * a whole file; null (logged, the upload aborted) sends the stop the old way: join and upload.
+   */
+  async #assembled(
+    assembly: Assembly,
+    segments: ReadonlyArray<{ seq: number }>,
+    trimEndSec: number,
+    log: Logger,
+  ): Promise<AssemblyResult | null> {
+    try {
+      await assembly.settled();
+      // What was recorded after the stop was asked, as media seconds kept from the file's start.
+      const keepSec = trimEndSec > 0 ? Math.max(1, assembly.durationSec - trimEndSec) : null;
+      return await assembly.finish(
+        segments.map((s) => s.seq),
+        keepSec,
+      );
+    } catch (err) {
+      log.warn({ err }, 'the assembled recording could not be used; joining the segments instead');
+      return null;
+    } finally {
+      await assembly.close();
+    }
   }
 
   /** A finished recording's directory goes, unless the room's session (a live push) still writes into it: then its own files go, the rest with the stage. */
