@@ -45,6 +45,7 @@ import { parseArgs } from 'node:util';
 import { createWriteStream, mkdirSync, writeFileSync } from 'node:fs';
 import { BACKGROUND_COLOURS } from '#core/contracts/board.ts';
 import { S3ObjectStore } from '#core/platform/s3-objects.ts';
+import { DiskObjectStore, type ObjectStore } from '#core/platform/objects.ts';
 import { call } from '#tests/support/api.ts';
 import { startS3 } from '#tests/support/s3.ts';
 import { startRedis } from '#tests/support/redis.ts';
@@ -234,7 +235,10 @@ interface AssembledRow {
   /** The stop: the last segment fed, the cut, init + sidx, the last parts, complete, until the object is in the store. */
   stopS: number;
   stopCpuS: number;
+  /** Of stopS: the store joining the parts (CompleteMultipartUpload). */
+  completeS: number;
   bytesAtStop: number;
+  store: string;
   mp4Bytes: number;
   durationS: number;
   moovFirst: boolean;
@@ -243,7 +247,25 @@ interface AssembledRow {
 }
 
 /** (b') The stop with the MP4 assembled as the class went (ADR 106), over the same segment copies. */
-async function stopAssembled(dir: string, segment: string, minutes: number, store: S3ObjectStore): Promise<AssembledRow> {
+async function stopAssembled(dir: string, segment: string, minutes: number, plain: ObjectStore): Promise<AssembledRow> {
+  // The store's own joining of the parts (s3rver copies them in this process; S3 does it on its side), timed apart.
+  let completeS = 0;
+  const store = new Proxy(plain, {
+    get(target, prop) {
+      const v = Reflect.get(target, prop, target) as unknown;
+      if (typeof v !== 'function') return v;
+      const f = (v as (...a: unknown[]) => unknown).bind(target);
+      if (prop !== 'completeMultipart') return f;
+      return async (...a: unknown[]) => {
+        const t0 = performance.now();
+        try {
+          return await f(...a);
+        } finally {
+          completeS += (performance.now() - t0) / 1000;
+        }
+      };
+    },
+  });
   const count = Math.round((minutes * 60) / SETTINGS.segmentSeconds);
   const segDir = path.join(dir, `assembled-${String(minutes)}`);
   await mkdir(segDir, { recursive: true });
@@ -301,7 +323,9 @@ async function stopAssembled(dir: string, segment: string, minutes: number, stor
       partsBefore,
       stopS,
       stopCpuS,
+      completeS,
       bytesAtStop: r.bytesAtStop,
+      store: plain.adoptFile ? 'disk (rename)' : 's3rver (parts)',
       mp4Bytes: r.bytes,
       durationS: probe.durationSec,
       moovFirst: probe.moovFirst,
@@ -742,12 +766,15 @@ async function main(): Promise<void> {
       });
       const rows: StopRow[] = [];
       const assembled: AssembledRow[] = [];
+      const disk = new DiskObjectStore(path.join(dir, 'disk-store'), 'bench', () => 'http://127.0.0.1');
       try {
         for (const minutes of minutesList) {
           log(`stop to MP4: ${String(minutes)} min`);
           rows.push(await stopToMp4(dir, segment, minutes, store));
-          log(`stop to MP4, assembled as the class went: ${String(minutes)} min`);
+          log(`stop to MP4, assembled as the class went: ${String(minutes)} min, s3rver`);
           assembled.push(await stopAssembled(dir, segment, minutes, store));
+          log(`stop to MP4, assembled as the class went: ${String(minutes)} min, the disk store`);
+          assembled.push(await stopAssembled(dir, segment, minutes, disk));
         }
       } finally {
         await s3.close();
@@ -759,8 +786,10 @@ async function main(): Promise<void> {
         markdownTable(
           [
             'class length',
-            'stop to MP4 in store s: join + upload (ADR 076)',
+            'store',
+            'stop to MP4 in store s: join + upload (ADR 076, s3rver)',
             'stop to MP4 in store s: assembled (ADR 106)',
+            'of which the store joins the parts s',
             'stop CPU s (ffmpeg, ffprobe)',
             'sent at the stop',
             'during the class: remux + parts s',
@@ -771,10 +800,12 @@ async function main(): Promise<void> {
             'moov first, sidx, fragments',
             'machine busy at the stop (% of both cores)',
           ],
-          assembled.map((a, i) => [
+          assembled.map((a) => [
             `${String(a.minutes)} min`,
-            rows[i]!.totalS.toFixed(2),
+            a.store,
+            rows.find((r) => r.minutes === a.minutes)!.totalS.toFixed(2),
             a.stopS.toFixed(2),
+            a.completeS.toFixed(2),
             a.stopCpuS.toFixed(2),
             `${(a.bytesAtStop / 1e6).toFixed(1)} MB`,
             a.classS.toFixed(1),

@@ -50,6 +50,11 @@ export interface ObjectStore {
    * again replaces it.
    */
   uploadPart(key: string, uploadId: string, partNumber: number, file: string, start: number, end: number): Promise<string>;
+  /**
+   * Only a store on this machine's disk: the local file becomes the object by a rename (a copy
+   * only across file systems), so a large file costs nothing to store. The file is gone after.
+   */
+  adoptFile?(key: string, file: string, contentType: string): Promise<void>;
   /** A URL a browser may PUT part `partNumber` (exactly `size` bytes) to until it expires. */
   signedPartUrl(key: string, uploadId: string, partNumber: number, size: number, ttlSeconds: number): Promise<SignedPut>;
   /**
@@ -323,6 +328,24 @@ export class DiskObjectStore implements ObjectStore {
     await writeFile(`${tmp}.type`, contentType);
     await rename(`${tmp}.type`, `${target}.type`);
     await rename(tmp, target);
+  }
+
+  async adoptFile(key: string, file: string, contentType: string): Promise<void> {
+    const target = this.#file(key);
+    await mkdir(path.dirname(target), { recursive: true });
+    const typeTmp = `${target}.${process.pid}.${Date.now()}.type.tmp`;
+    await writeFile(typeTmp, contentType);
+    await rename(typeTmp, `${target}.type`);
+    try {
+      await rename(file, target);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EXDEV') throw err;
+      // Another file system: copied, then the original goes.
+      const tmp = `${target}.${process.pid}.${Date.now()}.tmp`;
+      await pipeline(createReadStream(file), createWriteStream(tmp));
+      await rename(tmp, target);
+      await rm(file, { force: true });
+    }
   }
 
   /** Parts are objects of their own under multipart/<id>/ (PUT through the signed route); the content type waits in a file there. */

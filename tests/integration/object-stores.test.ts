@@ -108,6 +108,15 @@ async function portContract(
     expect(await objects.head(`${mkey}.small`)).toBeNull();
     await objects.abortMultipart(`${mkey}.small`, small);
   }
+  // A store on this disk takes a local file by a rename (the recorder's finished MP4, ADR 106).
+  if (objects.adoptFile) {
+    const own = path.join(dir, 'adopted.bin');
+    await writeFile(own, partsBody);
+    await objects.adoptFile(`${key}.adopted.mp4`, own, 'video/mp4');
+    expect(await objects.head(`${key}.adopted.mp4`)).toEqual({ size: partsBody.length, contentType: 'video/mp4' });
+    expect((await objects.readStart(`${key}.adopted.mp4`, 8))!).toEqual(new Uint8Array(partsBody.subarray(0, 8)));
+    await expect(readFile(own)).rejects.toThrow();
+  }
   // Missing objects.
   await objects.delete(key);
   expect(await objects.head(key)).toBeNull();

@@ -258,9 +258,9 @@ describe('ROLE=recorder beside ROLE=web,media on PostgreSQL, s3rver and Redis', 
     // Assembled as the class went (ADR 106): fragments behind their index, not the stop's join.
     expect(
       readBoxes(await readFile(file))
-        .slice(0, 4)
+        .slice(0, 5)
         .map((b) => b.type),
-    ).toEqual(['ftyp', 'moov', 'sidx', 'moof']);
+    ).toEqual(['ftyp', 'moov', 'free', 'sidx', 'moof']);
     // It plays whole: every packet decodes, and a seek to 80 % and to its last half second finds a picture.
     const decoded = await run('ffmpeg', ['-v', 'error', '-i', file, '-f', 'null', '-'], { maxBuffer: 64 * 1024 * 1024 });
     expect(decoded.stderr.trim()).toBe('');

@@ -52,7 +52,7 @@ function store(name: string): DiskObjectStore {
   return new DiskObjectStore(path.join(dir, name), 'secret', () => 'http://127.0.0.1');
 }
 
-function assembly(objects: DiskObjectStore, work: string, o: { holdSec?: number } = {}): Assembly {
+function assembly(objects: DiskObjectStore, work: string, o: { holdSec?: number; mode?: 'adopt' | 'parts' } = {}): Assembly {
   return new Assembly({
     objects,
     key: KEY,
@@ -60,6 +60,7 @@ function assembly(objects: DiskObjectStore, work: string, o: { holdSec?: number 
     logger: createLogger('silent'),
     partBytes: MULTIPART_MIN_PART,
     holdSec: o.holdSec ?? 4,
+    mode: o.mode ?? 'parts',
   });
 }
 
@@ -125,7 +126,8 @@ describe('the recording assembly', () => {
 
     const buf = await readFile(whole);
     const top = readBoxes(buf).map((b) => b.type);
-    expect(top.slice(0, 4)).toEqual(['ftyp', 'moov', 'sidx', 'moof']);
+    // The index sits in the room kept for it at the file's start: ftyp, moov, free (the rest of that room), sidx.
+    expect(top.slice(0, 5)).toEqual(['ftyp', 'moov', 'free', 'sidx', 'moof']);
     expect(top.filter((t) => t === 'moof').length).toBe(top.filter((t) => t === 'mdat').length);
 
     const { init, fragments } = readFragmented(buf);
@@ -248,6 +250,25 @@ describe('the recording assembly', () => {
     const { fragments } = readFragmented(buf);
     expect(readSidx(buf).refs.length).toBe(fragments.length);
     expect(fragments.map((f) => buf.readUInt32BE(f.mfhdAt))).toEqual(fragments.map((_, i) => i + 1));
+  });
+
+  it('on a store on this disk, the finished file becomes the object by a rename: nothing is sent or copied', async () => {
+    const objects = store('adopt');
+    const work = await workDir('work-adopt');
+    // No mode given: a store with adoptFile is adopted into.
+    const a = new Assembly({ objects, key: KEY, dir: work, logger: createLogger('silent'), partBytes: MULTIPART_MIN_PART, holdSec: 4 });
+    for (const s of segments) a.feed(s);
+    await a.settled();
+    expect(a.partsSent).toBe(0);
+    const r = await a.finish([0, 1, 2, 3], null);
+    await a.close();
+    expect(r).toMatchObject({ segments: 4, partsBefore: 0 });
+    expect(r.bytesAtStop).toBeLessThan(300 * 1024);
+    expect(await readdir(work)).toEqual([]);
+    const file = path.join(dir, 'adopted.mp4');
+    expect(await objects.download(KEY, file)).toEqual({ size: r.bytes, contentType: 'video/mp4' });
+    // The same file as the one sent in parts.
+    expect((await readFile(file)).equals(await readFile(whole))).toBe(true);
   });
 
   it('refuses, leaving nothing in the store, what it cannot make whole', async () => {

@@ -35,6 +35,12 @@ export interface AssemblyOptions {
   partBytes?: number;
   /** The last this many media seconds stay local until the stop (the cut may still change them). */
   holdSec?: number;
+  /**
+   * 'adopt': the finished file becomes the object by a rename (a store on this disk:
+   * ObjectStore.adoptFile), nothing sent during the class; 'parts': a multipart upload whose parts
+   * go during the class. Default: 'adopt' when the store can, else 'parts'.
+   */
+  mode?: 'adopt' | 'parts';
 }
 
 export interface AssemblyResult {
@@ -52,6 +58,12 @@ const SAME_RUN_SEC = 0.25;
 /** A track's next fragment that starts within this of where the last ended is placed exactly there. */
 const SNAP_SEC = 0.005;
 const DEFAULT_PART = 16 * 1024 * 1024;
+/**
+ * Room kept at the file's start for the init and the sidx written at the stop (a free box fills
+ * the rest): the moov is about 1.3 kB, the sidx 12 bytes a fragment (a fragment every 2 s: 21.6 kB
+ * an hour), so 256 KiB hold about 11 hours.
+ */
+export const HEADER_RESERVE = 256 * 1024;
 const DEFAULT_HOLD_SEC = 40;
 
 interface SegmentEntry {
@@ -77,7 +89,7 @@ export class Assembly {
   readonly #o: AssemblyOptions;
   readonly #file: string;
   #fh: FileHandle | null = null;
-  #length = 0;
+  #length = HEADER_RESERVE;
   #init: InitInfo | null = null;
   readonly #segments: SegmentEntry[] = [];
   readonly #fragments: Array<SidxEntry & { start: number }> = [];
@@ -92,9 +104,12 @@ export class Assembly {
   #sentEnd = 0;
   #closed = false;
 
+  readonly #mode: 'adopt' | 'parts';
+
   constructor(o: AssemblyOptions) {
     this.#o = o;
-    this.#file = path.join(o.dir, 'assembly.m4s');
+    this.#file = path.join(o.dir, 'assembly.mp4');
+    this.#mode = o.mode ?? (o.objects.adoptFile ? 'adopt' : 'parts');
   }
 
   get #partBytes(): number {
@@ -233,7 +248,7 @@ export class Assembly {
   /** Sends every whole part that lies before the held-back end. */
   async #sendReady(): Promise<void> {
     const last = this.#segments.at(-1);
-    if (!last) return;
+    if (!last || this.#mode === 'adopt') return;
     const holdSec = this.#o.holdSec ?? DEFAULT_HOLD_SEC;
     const held = this.#segments.find((s) => s.endSec > last.endSec - holdSec);
     const limit = held ? held.byteStart : this.#length;
@@ -275,21 +290,21 @@ export class Assembly {
       size: f.size,
       duration: i + 1 < frags.length ? frags[i + 1]!.start - f.start : f.duration,
     }));
-    const header = Buffer.concat([finalInit(init, last.endTicks), sidxBox(video.id, video.timescale, frags[0]!.start, entries)]);
+    const moov = finalInit(init, last.endTicks);
+    const sidx = sidxBox(video.id, video.timescale, frags[0]!.start, entries);
+    // ftyp + moov, a free box over the rest of the reserved room, then the sidx right before the first moof.
+    const pad = HEADER_RESERVE - moov.length - sidx.length;
+    if (pad < 8) throw new Mp4FormatError(`the index (${String(moov.length + sidx.length)} bytes) does not fit the room kept for it`);
+    const free = Buffer.alloc(pad);
+    free.writeUInt32BE(pad, 0);
+    free.write('free', 4, 'latin1');
+    const header = Buffer.concat([moov, free, sidx]);
+    await this.#fh!.write(header, 0, header.length, 0);
+    await this.#fh!.truncate(this.#length);
     const durationSec = Math.max(...init.tracks.map((t) => (last.endTicks.get(t.id) ?? 0) / t.timescale));
 
-    // Part 1: the header and the bytes up to the first sent part (all of them when none was sent).
-    const firstEnd = this.#parts.length > 0 ? MULTIPART_MIN_PART : this.#length;
-    const firstFile = path.join(this.#o.dir, 'assembly-part1.mp4');
-    const fh = await open(firstFile, 'w');
-    try {
-      await fh.write(header, 0, header.length, 0);
-      await copyRange(this.#fh!, fh, 0, firstEnd, header.length);
-    } finally {
-      await fh.close();
-    }
-    // ffprobe reads the head as a player would: codecs, duration, the index first.
-    const probe = await probeMedia(firstFile, { ...(this.#o.ffprobe ? { ffprobe: this.#o.ffprobe } : {}) });
+    // ffprobe reads the file as a player would: codecs, duration, the index first (it reads the head only).
+    const probe = await probeMedia(this.#file, { ...(this.#o.ffprobe ? { ffprobe: this.#o.ffprobe } : {}) });
     if (probe.videoCodec !== 'h264') throw new Mp4FormatError(`the assembled file has no H.264 video (${String(probe.videoCodec)})`);
     if (init.tracks.some((t) => t.handler === 'soun') && probe.audioCodec !== 'aac')
       throw new Mp4FormatError('the assembled file has no AAC audio');
@@ -300,23 +315,38 @@ export class Assembly {
 
     const objects = this.#o.objects;
     const key = this.#o.key;
+    const total = this.#length;
+    const result = { durationMs: Math.round(durationSec * 1000), bytes: total, segments: this.#segments.length };
+    if (this.#mode === 'adopt' && objects.adoptFile) {
+      await this.#fh!.sync();
+      await this.#fh!.close();
+      this.#fh = null;
+      await objects.adoptFile(key, this.#file, 'video/mp4');
+      const info = await objects.head(key);
+      if (info?.size !== total) throw new Error(`the store holds ${String(info?.size)} bytes of ${String(total)}`);
+      return { ...result, partsBefore: 0, bytesAtStop: header.length };
+    }
+
+    // Part 1 (the index and the first bytes: all of them when no part was sent), the held-back tail, complete.
     this.#uploadId ??= await objects.createMultipart(key, 'video/mp4');
     const uploadId = this.#uploadId;
     const partsBefore = this.#parts.length;
-    const first = await retry(() => objects.uploadPart(key, uploadId, 1, firstFile, 0, header.length + firstEnd));
-    const parts = [{ partNumber: 1, etag: first }, ...this.#parts];
-    let bytesAtStop = header.length + firstEnd;
-    if (partsBefore > 0 && this.#length > this.#sentEnd) {
+    const firstEnd = partsBefore > 0 ? MULTIPART_MIN_PART : total;
+    const parts = [
+      { partNumber: 1, etag: await retry(() => objects.uploadPart(key, uploadId, 1, this.#file, 0, firstEnd)) },
+      ...this.#parts,
+    ];
+    let bytesAtStop = firstEnd;
+    if (partsBefore > 0 && total > this.#sentEnd) {
       const partNumber = parts.length + 1;
       const start = this.#sentEnd;
-      parts.push({ partNumber, etag: await retry(() => objects.uploadPart(key, uploadId, partNumber, this.#file, start, this.#length)) });
-      bytesAtStop += this.#length - start;
+      parts.push({ partNumber, etag: await retry(() => objects.uploadPart(key, uploadId, partNumber, this.#file, start, total)) });
+      bytesAtStop += total - start;
     }
     const bytes = await objects.completeMultipart(key, uploadId, parts);
     this.#uploadId = null;
-    if (bytes !== header.length + this.#length)
-      throw new Error(`the store joined ${String(bytes)} bytes of ${String(header.length + this.#length)}`);
-    return { durationMs: Math.round(durationSec * 1000), bytes, segments: this.#segments.length, partsBefore, bytesAtStop };
+    if (bytes !== total) throw new Error(`the store joined ${String(bytes)} bytes of ${String(total)}`);
+    return { ...result, partsBefore, bytesAtStop };
   }
 
   /** Drops what lies after `keepSec`: whole segments, and the rest of the one it falls in (remuxed again with -t). */
@@ -354,7 +384,6 @@ export class Assembly {
     await this.#fh?.close();
     this.#fh = null;
     await rm(this.#file, { force: true });
-    await rm(path.join(this.#o.dir, 'assembly-part1.mp4'), { force: true });
   }
 }
 
@@ -370,16 +399,6 @@ function sameTracks(a: InitInfo, b: InitInfo): boolean {
       return t.id === u.id && t.handler === u.handler && t.timescale === u.timescale && t.codec === u.codec;
     })
   );
-}
-
-async function copyRange(from: FileHandle, to: FileHandle, start: number, end: number, at: number): Promise<void> {
-  const chunk = Buffer.alloc(4 * 1024 * 1024);
-  for (let p = start; p < end;) {
-    const { bytesRead } = await from.read(chunk, 0, Math.min(chunk.length, end - p), p);
-    if (bytesRead === 0) throw new Error('the assembly file is shorter than its index');
-    await to.write(chunk, 0, bytesRead, at + (p - start));
-    p += bytesRead;
-  }
 }
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref());
