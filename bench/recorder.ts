@@ -304,11 +304,11 @@ async function stopAssembled(dir: string, segment: string, minutes: number, plai
     const stopCpuS = reapedChildrenCpuSeconds() - cpu1;
     const m1 = machineTicks();
     if (head?.size !== r.bytes) throw new Error(`the store holds ${String(head?.size)} bytes of ${String(r.bytes)}`);
-    // What a player reads first: the store's first bytes (ftyp, moov, sidx, then a moof).
+    // What a player reads first: the store's first bytes (ftyp, moov, free: the index's unused room, sidx, then a moof).
     const start = Buffer.from((await store.readStart(key, 64 * 1024 * 1024))!);
     let at = 0;
     const types: string[] = [];
-    while (at + 8 <= start.length && types.length < 4) {
+    while (at + 8 <= start.length && types.length < 5) {
       types.push(start.toString('latin1', at + 4, at + 8));
       at += start.readUInt32BE(at);
     }
@@ -329,7 +329,7 @@ async function stopAssembled(dir: string, segment: string, minutes: number, plai
       mp4Bytes: r.bytes,
       durationS: probe.durationSec,
       moovFirst: probe.moovFirst,
-      fragmented: types.join(',') === 'ftyp,moov,sidx,moof',
+      fragmented: types.join(',') === 'ftyp,moov,free,sidx,moof',
       machinePct: (100 * (m1.busy - m0.busy)) / (m1.total - m0.total),
     };
   } finally {
