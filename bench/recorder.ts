@@ -15,6 +15,13 @@
  *               real 4 s segment of the reference run. CPU of ffmpeg/ffprobe from this process's
  *               reaped-children ticks. Apart, not in the stop's total: fetching all the segments
  *               from the store, 8 at a time (a task resumed by a recorder that has none of them).
+ *               Beside it, in the same run, the stop as it is now (ADR 106): the same segments fed
+ *               to an Assembly (workers/record/assembly.ts) one by one as the class would hand
+ *               them on (remuxed to fMP4 fragments, parts of 16 MiB sent to the store during the
+ *               "class", its cost measured apart), all but the last; the stop then feeds the last
+ *               segment and finishes (the cut 2 s before the end: the last segment remuxed again
+ *               shorter; init + sidx + first part, the held-back tail, complete) until the object
+ *               is in the store.
  *   recording   benchRecording(): a ROLE=web,media server in this process (throwaway PostgreSQL,
  *               s3rver, Redis) and a child ROLE=recorder process with RECORDER_SLOTS=2; for each N
  *               of --recordings, N class rooms of 3 people publishing real VP8 + Opus (ffmpeg +
@@ -38,6 +45,7 @@ import { parseArgs } from 'node:util';
 import { createWriteStream, mkdirSync, writeFileSync } from 'node:fs';
 import { BACKGROUND_COLOURS } from '#core/contracts/board.ts';
 import { S3ObjectStore } from '#core/platform/s3-objects.ts';
+import { DiskObjectStore, type ObjectStore } from '#core/platform/objects.ts';
 import { call } from '#tests/support/api.ts';
 import { startS3 } from '#tests/support/s3.ts';
 import { startRedis } from '#tests/support/redis.ts';
@@ -48,6 +56,8 @@ import { ask, connectRoom } from '#tests/support/room-client.ts';
 import { MediaTestPeer, until as mediaUntil } from '#tests/support/media-client.ts';
 import { publishRtp } from '#tests/support/rtp-file-publisher.ts';
 import { joinSegments, probeMedia, scanSegment } from '../workers/record/join.ts';
+import { Assembly } from '../workers/record/assembly.ts';
+import { createLogger } from '#core/platform/logger.ts';
 import { runBench } from './lib/entry.ts';
 import { machineTicks, ownCpuSeconds, reapedChildrenCpuSeconds, sampleTree, type TreeUsage } from './lib/process-tree.ts';
 import { markdownTable } from './lib/stats.ts';
@@ -213,6 +223,119 @@ async function stopToMp4(dir: string, segment: string, minutes: number, store: S
   } finally {
     await rm(segDir, { recursive: true, force: true });
     await rm(out, { force: true });
+  }
+}
+
+interface AssembledRow {
+  minutes: number;
+  /** During the class: every segment but the last remuxed and appended, parts sent (wall, CPU of ffmpeg, parts). */
+  classS: number;
+  classCpuS: number;
+  partsBefore: number;
+  /** The stop: the last segment fed, the cut, init + sidx, the last parts, complete, until the object is in the store. */
+  stopS: number;
+  stopCpuS: number;
+  /** Of stopS: the store joining the parts (CompleteMultipartUpload). */
+  completeS: number;
+  bytesAtStop: number;
+  store: string;
+  mp4Bytes: number;
+  durationS: number;
+  moovFirst: boolean;
+  fragmented: boolean;
+  machinePct: number;
+}
+
+/** (b') The stop with the MP4 assembled as the class went (ADR 106), over the same segment copies. */
+async function stopAssembled(dir: string, segment: string, minutes: number, plain: ObjectStore): Promise<AssembledRow> {
+  // The store's own joining of the parts (s3rver copies them in this process; S3 does it on its side), timed apart.
+  let completeS = 0;
+  const store = new Proxy(plain, {
+    get(target, prop) {
+      const v = Reflect.get(target, prop, target) as unknown;
+      if (typeof v !== 'function') return v;
+      const f = (v as (...a: unknown[]) => unknown).bind(target);
+      if (prop !== 'completeMultipart') return f;
+      return async (...a: unknown[]) => {
+        const t0 = performance.now();
+        try {
+          return await f(...a);
+        } finally {
+          completeS += (performance.now() - t0) / 1000;
+        }
+      };
+    },
+  });
+  const count = Math.round((minutes * 60) / SETTINGS.segmentSeconds);
+  const segDir = path.join(dir, `assembled-${String(minutes)}`);
+  await mkdir(segDir, { recursive: true });
+  const files: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const file = path.join(segDir, `seg-${String(i).padStart(6, '0')}.ts`);
+    await copyFile(segment, file);
+    files.push(file);
+  }
+  const key = `records/bench/${String(minutes)}/assembled.mp4`;
+  const assembly = new Assembly({ objects: store, key, dir: segDir, logger: createLogger('warn') });
+  try {
+    log(`  ${String(minutes)} min: the class (${String(count - 1)} segments fed)`);
+    const cpu0 = reapedChildrenCpuSeconds();
+    const class0 = performance.now();
+    for (let i = 0; i < count - 1; i++) assembly.feed({ seq: i, file: files[i]! });
+    await assembly.settled();
+    const classS = (performance.now() - class0) / 1000;
+    const classCpuS = reapedChildrenCpuSeconds() - cpu0;
+    if (!assembly.whole) throw new Error('the assembly stopped during the class');
+    const partsBefore = assembly.partsSent;
+
+    log(`  ${String(minutes)} min: the stop`);
+    const m0 = machineTicks();
+    const cpu1 = reapedChildrenCpuSeconds();
+    const stop0 = performance.now();
+    assembly.feed({ seq: count - 1, file: files[count - 1]! });
+    await assembly.settled();
+    // The stop came 2 s before the last segment ended (the cut remuxes that segment again, shorter).
+    const r = await assembly.finish(
+      files.map((_, i) => i),
+      assembly.durationSec - 2,
+    );
+    const head = await store.head(key);
+    const stopS = (performance.now() - stop0) / 1000;
+    const stopCpuS = reapedChildrenCpuSeconds() - cpu1;
+    const m1 = machineTicks();
+    if (head?.size !== r.bytes) throw new Error(`the store holds ${String(head?.size)} bytes of ${String(r.bytes)}`);
+    // What a player reads first: the store's first bytes (ftyp, moov, free: the index's unused room, sidx, then a moof).
+    const start = Buffer.from((await store.readStart(key, 64 * 1024 * 1024))!);
+    let at = 0;
+    const types: string[] = [];
+    while (at + 8 <= start.length && types.length < 5) {
+      types.push(start.toString('latin1', at + 4, at + 8));
+      at += start.readUInt32BE(at);
+    }
+    const local = path.join(segDir, 'check.mp4');
+    await store.download(key, local);
+    const probe = await probeMedia(local);
+    await rm(local, { force: true });
+    return {
+      minutes,
+      classS,
+      classCpuS,
+      partsBefore,
+      stopS,
+      stopCpuS,
+      completeS,
+      bytesAtStop: r.bytesAtStop,
+      store: plain.adoptFile ? 'disk (rename)' : 's3rver (parts)',
+      mp4Bytes: r.bytes,
+      durationS: probe.durationSec,
+      moovFirst: probe.moovFirst,
+      fragmented: types.join(',') === 'ftyp,moov,free,sidx,moof',
+      machinePct: (100 * (m1.busy - m0.busy)) / (m1.total - m0.total),
+    };
+  } finally {
+    await assembly.close();
+    await rm(segDir, { recursive: true, force: true });
+    await store.delete(key).catch(() => undefined);
   }
 }
 
@@ -642,15 +765,59 @@ async function main(): Promise<void> {
         secretAccessKey: 'S3RVER',
       });
       const rows: StopRow[] = [];
+      const assembled: AssembledRow[] = [];
+      const disk = new DiskObjectStore(path.join(dir, 'disk-store'), 'bench', () => 'http://127.0.0.1');
       try {
         for (const minutes of minutesList) {
           log(`stop to MP4: ${String(minutes)} min`);
           rows.push(await stopToMp4(dir, segment, minutes, store));
+          log(`stop to MP4, assembled as the class went: ${String(minutes)} min, s3rver`);
+          assembled.push(await stopAssembled(dir, segment, minutes, store));
+          log(`stop to MP4, assembled as the class went: ${String(minutes)} min, the disk store`);
+          assembled.push(await stopAssembled(dir, segment, minutes, disk));
         }
       } finally {
         await s3.close();
       }
       json['stop'] = rows;
+      json['stopAssembled'] = assembled;
+      sections.push(
+        '',
+        markdownTable(
+          [
+            'class length',
+            'store',
+            'stop to MP4 in store s: join + upload (ADR 076, s3rver)',
+            'stop to MP4 in store s: assembled (ADR 106)',
+            'of which the store joins the parts s',
+            'stop CPU s (ffmpeg, ffprobe)',
+            'sent at the stop',
+            'during the class: remux + parts s',
+            'during the class: CPU s',
+            'parts sent before the stop',
+            'MP4',
+            'duration s',
+            'moov first, sidx, fragments',
+            'machine busy at the stop (% of both cores)',
+          ],
+          assembled.map((a) => [
+            `${String(a.minutes)} min`,
+            a.store,
+            rows.find((r) => r.minutes === a.minutes)!.totalS.toFixed(2),
+            a.stopS.toFixed(2),
+            a.completeS.toFixed(2),
+            a.stopCpuS.toFixed(2),
+            `${(a.bytesAtStop / 1e6).toFixed(1)} MB`,
+            a.classS.toFixed(1),
+            a.classCpuS.toFixed(1),
+            String(a.partsBefore),
+            `${(a.mp4Bytes / 1e6).toFixed(0)} MB`,
+            a.durationS.toFixed(1),
+            a.moovFirst && a.fragmented ? 'yes' : 'no',
+            `${a.machinePct.toFixed(0)} %`,
+          ]),
+        ),
+      );
       sections.push(
         '',
         markdownTable(

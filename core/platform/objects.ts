@@ -44,6 +44,17 @@ export interface ObjectStore {
    * part PUT again replaces it.
    */
   createMultipart(key: string, contentType: string): Promise<string>;
+  /**
+   * Stores bytes [start, end) of a local file as part `partNumber` of the upload (the recorder
+   * sends its MP4 in parts while the class runs, ADR 106) and answers the part's ETag. A part sent
+   * again replaces it.
+   */
+  uploadPart(key: string, uploadId: string, partNumber: number, file: string, start: number, end: number): Promise<string>;
+  /**
+   * Only a store on this machine's disk: the local file becomes the object by a rename (a copy
+   * only across file systems), so a large file costs nothing to store. The file is gone after.
+   */
+  adoptFile?(key: string, file: string, contentType: string): Promise<void>;
   /** A URL a browser may PUT part `partNumber` (exactly `size` bytes) to until it expires. */
   signedPartUrl(key: string, uploadId: string, partNumber: number, size: number, ttlSeconds: number): Promise<SignedPut>;
   /**
@@ -319,6 +330,24 @@ export class DiskObjectStore implements ObjectStore {
     await rename(tmp, target);
   }
 
+  async adoptFile(key: string, file: string, contentType: string): Promise<void> {
+    const target = this.#file(key);
+    await mkdir(path.dirname(target), { recursive: true });
+    const typeTmp = `${target}.${process.pid}.${Date.now()}.type.tmp`;
+    await writeFile(typeTmp, contentType);
+    await rename(typeTmp, `${target}.type`);
+    try {
+      await rename(file, target);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EXDEV') throw err;
+      // Another file system: copied, then the original goes.
+      const tmp = `${target}.${process.pid}.${Date.now()}.tmp`;
+      await pipeline(createReadStream(file), createWriteStream(tmp));
+      await rename(tmp, target);
+      await rm(file, { force: true });
+    }
+  }
+
   /** Parts are objects of their own under multipart/<id>/ (PUT through the signed route); the content type waits in a file there. */
   async createMultipart(key: string, contentType: string): Promise<string> {
     assertObjectKey(key);
@@ -338,6 +367,32 @@ export class DiskObjectStore implements ObjectStore {
   signedPartUrl(key: string, uploadId: string, partNumber: number, size: number, ttlSeconds: number): Promise<SignedPut> {
     assertObjectKey(key);
     return this.signedPutUrl(this.#partKey(uploadId, partNumber), 'application/octet-stream', size, ttlSeconds);
+  }
+
+  async uploadPart(key: string, uploadId: string, partNumber: number, file: string, start: number, end: number): Promise<string> {
+    const upload = await this.multipartOf(uploadId);
+    if (!upload || upload.key !== key) throw new MultipartRefused('no such upload');
+    if (!Number.isSafeInteger(start) || !Number.isSafeInteger(end) || start < 0 || end <= start) throw new Error('invalid part range');
+    const target = this.#file(this.#partKey(uploadId, partNumber));
+    const tmp = `${target}.${process.pid}.${Date.now()}.tmp`;
+    const hash = createHash('md5');
+    let size = 0;
+    const count = new Transform({
+      transform(chunk: Buffer, _enc, done) {
+        size += chunk.length;
+        hash.update(chunk);
+        done(null, chunk);
+      },
+    });
+    try {
+      await pipeline(createReadStream(file, { start, end: end - 1 }), count, createWriteStream(tmp));
+      if (size !== end - start) throw new Error(`the file holds ${String(size)} of the part's ${String(end - start)} bytes`);
+      await rename(tmp, target);
+    } catch (err) {
+      await rm(tmp, { force: true });
+      throw err;
+    }
+    return hash.digest('hex');
   }
 
   /** The upload's target key and content type, or null when it is gone (completed or aborted). */

@@ -26,9 +26,10 @@ import { publishRtp, type RtpPublication } from '#tests/support/rtp-file-publish
 import { startRedis, type TestRedis } from '#tests/support/redis.ts';
 import { startS3, type TestS3 } from '#tests/support/s3.ts';
 import { startTestServer, type TestServer } from '#tests/support/server.ts';
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { frameAt, measureVolume, readTimecode, CREATOR_TILE } from '#tests/support/av-analysis.ts';
 import { probeMedia } from '../../workers/record/join.ts';
+import { readBoxes } from '../../workers/record/mp4-boxes.ts';
 
 const run = promisify(execFile);
 const MAIN = path.resolve('server/main.ts');
@@ -254,6 +255,16 @@ describe('ROLE=recorder beside ROLE=web,media on PostgreSQL, s3rver and Redis', 
     expect(p).toMatchObject({ videoCodec: 'h264', width: 1280, height: 720, audioCodec: 'aac', sampleRate: 48000, moovFirst: true });
     expect(Math.abs(p.durationSec - wanted)).toBeLessThan(1.5);
     expect((await measureVolume(file)).silent).toBe(false);
+    // Assembled as the class went (ADR 106): fragments behind their index, not the stop's join.
+    expect(
+      readBoxes(await readFile(file))
+        .slice(0, 5)
+        .map((b) => b.type),
+    ).toEqual(['ftyp', 'moov', 'free', 'sidx', 'moof']);
+    // It plays whole: every packet decodes, and a seek to 80 % and to its last half second finds a picture.
+    const decoded = await run('ffmpeg', ['-v', 'error', '-i', file, '-f', 'null', '-'], { maxBuffer: 64 * 1024 * 1024 });
+    expect(decoded.stderr.trim()).toBe('');
+    for (const t of [p.durationSec * 0.8, p.durationSec - 0.5]) expect((await sharp(await frameAt(file, t)).metadata()).width).toBe(1280);
     // The segments went once the MP4 was there.
     const left = await db().selectFrom('record_segments').select('seq').where('task_id', '=', taskId).execute();
     for (const s of left)
@@ -293,6 +304,8 @@ describe('ROLE=recorder beside ROLE=web,media on PostgreSQL, s3rver and Redis', 
     console.info(`after kill -9: ${p.durationSec.toFixed(1)} s of ${((stoppedAt - at) / 1000).toFixed(1)} s`);
     expect(p).toMatchObject({ videoCodec: 'h264', width: 1280, height: 720, audioCodec: 'aac', sampleRate: 48000 });
     expect(p.durationSec).toBeGreaterThanOrEqual(45);
+    // A task resumed by another recorder has segments it did not make: joined at the stop (ADR 076), not assembled.
+    expect(readBoxes(await readFile(file)).some((b) => b.type === 'moof')).toBe(false);
     // It plays: every packet decodes.
     const decoded = await run('ffmpeg', ['-v', 'error', '-i', file, '-f', 'null', '-'], { maxBuffer: 64 * 1024 * 1024 });
     expect(decoded.stderr.trim()).toBe('');

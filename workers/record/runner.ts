@@ -18,6 +18,7 @@ import { segmentKey, type ClaimedTask, type RecordTasks } from '#core/recording/
 import type { ClaimedLive, LiveTasks } from '#core/streaming/live-tasks.ts';
 import type { ClosedSegment, RecordingSettings, Scene } from './types.ts';
 import { segmentName } from './encoder.ts';
+import { Assembly, type AssemblyResult } from './assembly.ts';
 import { LivePush, type LivePushOptions, type LiveStatus } from './live-push.ts';
 import { RoomStage, type LiveUse, type RecordingLeft, type RecordingUse, type StageDeps, type StageSession } from './stage.ts';
 import type { TsTap } from './ts-tap.ts';
@@ -501,6 +502,10 @@ export class RecorderRunner {
     });
 
     let use: RecordingUse | null = null;
+    // The MP4 built as the class goes (ADR 106); a resumed task has pieces of another process: it joins at the stop.
+    const assembly = task.resumed
+      ? null
+      : new Assembly({ objects: d.objects, key: recordingKey(task.userId, task.taskId), dir: workDir, logger: log });
     try {
       if (!stopAsked) {
         const recording = {
@@ -513,6 +518,7 @@ export class RecorderRunner {
             await withRetries(() =>
               d.tasks.addSegment(task.taskId, this.owner, { seq: s.seq, key, durationMs: s.durationMs, bytes: s.bytes }),
             );
+            assembly?.feed(s);
           },
         };
         const shared = this.#stageOf(task.roomNumber);
@@ -553,9 +559,10 @@ export class RecorderRunner {
       }
       if (lost || this.#closed) return;
       const keepSec = await this.#keepSec(task, ended);
-      await this.#finish(task, workDir, log, keepSec, ended ? summaryOf(ended) : { resumedAtStop: true });
+      await this.#finish(task, workDir, log, keepSec, ended ? summaryOf(ended) : { resumedAtStop: true }, assembly);
     } finally {
       if (use) await use.leave();
+      await assembly?.close();
       this.#stops.delete(stop);
       await lease.stop();
     }
@@ -746,6 +753,7 @@ export class RecorderRunner {
     log: Logger,
     keepSec: number | null,
     summary: Record<string, unknown> = {},
+    assembly: Assembly | null = null,
   ): Promise<void> {
     const d = this.#d;
     // Pieces a session closed but could not hand on (it was ended by force) are on this disk.
@@ -757,6 +765,32 @@ export class RecorderRunner {
       return;
     }
     const began = Date.now();
+    const listed = assembly ? await this.#assembled(assembly, segments, keepSec, log) : null;
+    if (listed) {
+      const { bytes, durationMs, partsBefore, bytesAtStop } = listed;
+      await d.tasks.finish(task.taskId, this.owner, { key: recordingKey(task.userId, task.taskId), bytes, durationMs });
+      log.info(
+        {
+          segments: segments.length,
+          durationMs,
+          keepSec: keepSec === null ? null : Math.round(keepSec * 100) / 100,
+          ...summary,
+          bytes,
+          partsBefore,
+          bytesAtStop,
+          ms: Date.now() - began,
+        },
+        'recording listed (assembled)',
+      );
+      for (const s of segments)
+        await d.objects.delete(s.key).catch((err: unknown) => log.warn({ err, key: s.key }, 'segment delete failed'));
+      await this.#dropDir(
+        task.roomNumber,
+        workDir,
+        segments.map((s) => path.join(workDir, segmentName(s.seq))),
+      );
+      return;
+    }
     const files: string[] = [];
     for (const s of segments) {
       const file = path.join(workDir, segmentName(s.seq));
@@ -784,6 +818,31 @@ export class RecorderRunner {
     // The MP4 holds everything now: the pieces go from the store and the disk.
     for (const s of segments) await d.objects.delete(s.key).catch((err: unknown) => log.warn({ err, key: s.key }, 'segment delete failed'));
     await this.#dropDir(task.roomNumber, workDir, [...files, out]);
+  }
+
+  /**
+   * The recording from the assembly (ADR 106) when it holds exactly the task's segments and makes
+   * a whole file; null (logged, the upload aborted) sends the stop the old way: join and upload.
+   */
+  async #assembled(
+    assembly: Assembly,
+    segments: ReadonlyArray<{ seq: number }>,
+    keepSec: number | null,
+    log: Logger,
+  ): Promise<AssemblyResult | null> {
+    try {
+      await assembly.settled();
+      // keepSec: media seconds kept from the file's start, up to the stop's media instant (ADR 104).
+      return await assembly.finish(
+        segments.map((s) => s.seq),
+        keepSec,
+      );
+    } catch (err) {
+      log.warn({ err }, 'the assembled recording could not be used; joining the segments instead');
+      return null;
+    } finally {
+      await assembly.close();
+    }
   }
 
   /** A finished recording's directory goes, unless the room's session (a live push) still writes into it: then its own files go, the rest with the stage. */
