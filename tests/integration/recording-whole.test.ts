@@ -189,7 +189,9 @@ async function boardColourAt(file: string, t: number): Promise<number> {
 async function starveEncoder(recorderPids: number[], taskId: string): Promise<() => void> {
   const pids: number[] = [];
   for (const recorderPid of recorderPids) {
-    const { stdout } = await run('pgrep', ['-P', String(recorderPid), '-f', `libx264.*/recordings/${taskId}/`]).catch(() => ({ stdout: '' }));
+    const { stdout } = await run('pgrep', ['-P', String(recorderPid), '-f', `libx264.*/recordings/${taskId}/`]).catch(() => ({
+      stdout: '',
+    }));
     pids.push(...stdout.split('\n').filter(Boolean).map(Number));
   }
   expect(pids, `the encoder of task ${taskId}`).toHaveLength(1);

@@ -14,14 +14,27 @@ import { AUDIO_RATE, LAYOUT, type ClosedSegment, type Logger, type RecordingSett
 export type { ClosedSegment, RecordingSettings };
 
 /**
- * An encoder more than this far behind gets a new picture once a second only, and the last one
- * again for the other frames: the same Buffer queued twice costs no memory, and x264 encodes a
- * repeated picture almost for free, so a machine short of CPU for a while shows a jerky picture
- * instead of losing the recording (the sound and the timeline stay exact).
+ * An encoder behind real time gets fewer new pictures (ADR 104): from 1 s behind a new one once a
+ * second, from 10 s behind once every 5 s, and the last one again for the other frames. The same
+ * Buffer queued twice costs no memory, and x264 encodes a repeated picture almost for free, so a
+ * machine short of CPU shows a jerkier picture while the encoder catches up, instead of losing
+ * the recording (the sound and the timeline stay exact).
  */
-const REPEAT_BEHIND_SECONDS = 1;
-/** This far behind, the encoder is stuck: the session breaks (and the runner starts it again). */
-const BROKEN_BEHIND_SECONDS = 30;
+export function pictureEveryMs(behindSec: number): number {
+  if (behindSec < 1) return 0;
+  return behindSec < 10 ? 1000 : 5000;
+}
+/**
+ * When the session gives up on its encoder and breaks (the runner starts a new one): when it has
+ * written nothing for STUCK_MS while frames wait (stuck, not slow), or when it is so far behind
+ * (GIVE_UP_BEHIND_SECONDS) that it would not catch up before the class ends. A slow encoder that
+ * still makes progress is waited for: breaking would lose more than waiting (ADR 104).
+ */
+export function encoderGivenUp(behindSec: number, msSinceProgress: number): boolean {
+  return behindSec > GIVE_UP_BEHIND_SECONDS || (behindSec >= 1 && msSinceProgress > STUCK_MS);
+}
+const STUCK_MS = 15_000;
+const GIVE_UP_BEHIND_SECONDS = 120;
 /**
  * The recording begins when every camera there at the start shows its first picture (so the file
  * does not open on empty tiles while decoders wait for a keyframe), or after this long at most.
@@ -65,6 +78,9 @@ export class RecordingSession {
   #samples = 0;
   #last: Buffer | null = null;
   #lastComposedAt = 0;
+  /** The encoder's output as last seen, and when it last grew (a stuck encoder writes nothing). */
+  #outSeen = 0;
+  #outSeenAt = 0;
   /** Time spent composing, mixing and queueing (the Node side's own cost, diagnostics). */
   busyMs = 0;
   /** How long the start waited for the first pictures (diagnostics; FIRST_PICTURES_WAIT_MS at most). */
@@ -174,15 +190,20 @@ export class RecordingSession {
     if (due <= this.#frames) return;
     const behind = this.encoder.video.writableLength / this.#frameBytes() / fps;
     if (behind > this.maxLagSec) this.maxLagSec = behind;
-    if (behind > BROKEN_BEHIND_SECONDS) {
-      this.#breaks(new Error('the encoder does not keep up with real time'));
+    const now = performance.now();
+    if (this.encoder.outBytes !== this.#outSeen || this.#outSeenAt === 0) {
+      this.#outSeen = this.encoder.outBytes;
+      this.#outSeenAt = now;
+    }
+    if (encoderGivenUp(behind, now - this.#outSeenAt)) {
+      this.#breaks(new Error(`the encoder does not keep up with real time (${behind.toFixed(1)} s behind)`));
       return;
     }
     // One picture for every frame due now (more than one only after a stall of the event loop).
     let frame = this.#last;
-    const now = performance.now();
-    // Behind: a new picture once a second only, the others repeat it.
-    if (!frame || behind < REPEAT_BEHIND_SECONDS || now - this.#lastComposedAt >= 1000) {
+    // Behind: fewer new pictures, the others repeat the last.
+    const every = pictureEveryMs(behind);
+    if (!frame || every === 0 || now - this.#lastComposedAt >= every) {
       this.#video.update();
       frame = this.#last = this.#compositor.compose();
       this.#lastComposedAt = now;
