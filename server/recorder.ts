@@ -35,6 +35,7 @@ export function startRecorder(platform: Platform): RecorderRunner | null {
       x264Preset: config.RECORDING_X264_PRESET,
     },
     slots: config.RECORDER_SLOTS,
+    assemble: config.RECORDING_ASSEMBLY,
     capacity,
     leaseSeconds: config.RECORDING_LEASE_SECONDS,
     workRoot: path.resolve(config.DATA_DIR, 'recordings'),

@@ -204,6 +204,12 @@ export const configSchema = z
      * class only when its measured free CPU carries one more at real time (ADR 105).
      */
     RECORDER_CPU_BUDGET: z.coerce.number().min(0.05).max(1).default(0.8),
+    /**
+     * The MP4 assembled as the class goes (ADR 106): off until its sound is placed as exactly as the
+     * join's (tests/e2e/recording-sync measured 40-60 ms between flashes and clicks, over the 40 ms
+     * the join keeps); off, the stop joins and uploads the whole file (ADR 076).
+     */
+    RECORDING_ASSEMBLY: bool.default(false),
     /** Live streaming (issue 14): the platforms a teacher may push to, and whether a pasted full address is allowed. */
     LIVE_PLATFORMS: livePlatforms.default([{ name: 'YouTube', url: 'rtmp://a.rtmp.youtube.com/live2' }]),
     LIVE_CUSTOM_URL: bool.default(false),

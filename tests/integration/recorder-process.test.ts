@@ -73,6 +73,7 @@ async function startRecorder(): Promise<ChildProcess> {
   const { platform } = web.banshu;
   const child = spawn(process.execPath, [MAIN], {
     env: {
+      RECORDING_ASSEMBLY: 'true',
       PATH: process.env['PATH'] ?? '',
       HOME: process.env['HOME'] ?? '/tmp',
       NODE_ENV: 'test',

@@ -89,6 +89,8 @@ export interface RunnerStats {
 }
 
 export interface RunnerDeps {
+  /** Assemble the MP4 as the class goes (ADR 106; RECORDING_ASSEMBLY). */
+  assemble?: boolean;
   tasks: TaskStore;
   objects: ObjectStore;
   logger: Logger;
@@ -503,9 +505,10 @@ export class RecorderRunner {
 
     let use: RecordingUse | null = null;
     // The MP4 built as the class goes (ADR 106); a resumed task has pieces of another process: it joins at the stop.
-    const assembly = task.resumed
-      ? null
-      : new Assembly({ objects: d.objects, key: recordingKey(task.userId, task.taskId), dir: workDir, logger: log });
+    const assembly =
+      task.resumed || !d.assemble
+        ? null
+        : new Assembly({ objects: d.objects, key: recordingKey(task.userId, task.taskId), dir: workDir, logger: log });
     try {
       if (!stopAsked) {
         const recording = {
