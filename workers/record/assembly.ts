@@ -21,6 +21,7 @@ import { MULTIPART_MIN_PART, type ObjectStore } from '#core/platform/objects.ts'
 import { run } from '../convert/process.ts';
 import { probeMedia } from './join.ts';
 import { finalInit, Mp4FormatError, patchFragment, readFragmented, sidxBox, type InitInfo, type SidxEntry } from './mp4-boxes.ts';
+import { withRetries } from './retry.ts';
 
 export interface AssemblyOptions {
   objects: ObjectStore;
@@ -257,7 +258,7 @@ export class Assembly {
     while (limit - this.#sentEnd >= size) {
       this.#uploadId ??= await this.#o.objects.createMultipart(this.#o.key, 'video/mp4');
       const partNumber = this.#parts.length + 2;
-      const etag = await retry(() =>
+      const etag = await withRetries(() =>
         this.#o.objects.uploadPart(this.#o.key, this.#uploadId!, partNumber, this.#file, this.#sentEnd, this.#sentEnd + size),
       );
       this.#parts.push({ partNumber, etag });
@@ -333,14 +334,14 @@ export class Assembly {
     const partsBefore = this.#parts.length;
     const firstEnd = partsBefore > 0 ? MULTIPART_MIN_PART : total;
     const parts = [
-      { partNumber: 1, etag: await retry(() => objects.uploadPart(key, uploadId, 1, this.#file, 0, firstEnd)) },
+      { partNumber: 1, etag: await withRetries(() => objects.uploadPart(key, uploadId, 1, this.#file, 0, firstEnd)) },
       ...this.#parts,
     ];
     let bytesAtStop = firstEnd;
     if (partsBefore > 0 && total > this.#sentEnd) {
       const partNumber = parts.length + 1;
       const start = this.#sentEnd;
-      parts.push({ partNumber, etag: await retry(() => objects.uploadPart(key, uploadId, partNumber, this.#file, start, total)) });
+      parts.push({ partNumber, etag: await withRetries(() => objects.uploadPart(key, uploadId, partNumber, this.#file, start, total)) });
       bytesAtStop += total - start;
     }
     const bytes = await objects.completeMultipart(key, uploadId, parts);
@@ -399,21 +400,6 @@ function sameTracks(a: InitInfo, b: InitInfo): boolean {
       return t.id === u.id && t.handler === u.handler && t.timescale === u.timescale && t.codec === u.codec;
     })
   );
-}
-
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref());
-
-async function retry<T>(what: () => Promise<T>, tries = 4): Promise<T> {
-  let last: unknown;
-  for (let i = 0; i < tries; i++) {
-    try {
-      return await what();
-    } catch (err) {
-      last = err;
-      await sleep(200 * 2 ** i);
-    }
-  }
-  throw last;
 }
 
 const TS_PACKET = 188;

@@ -23,6 +23,9 @@ import { LivePush, type LivePushOptions, type LiveStatus } from './live-push.ts'
 import { RoomStage, type LiveUse, type RecordingLeft, type RecordingUse, type StageDeps, type StageSession } from './stage.ts';
 import type { TsTap } from './ts-tap.ts';
 import type { Capacity, CapacityView, Refusal } from './capacity.ts';
+import { withRetries } from './retry.ts';
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref());
 
 /** The task store (core/recording/record-tasks.ts) as the runner uses it. */
 export type TaskStore = Pick<
@@ -148,22 +151,6 @@ function summaryOf(l: RecordingLeft): Record<string, unknown> {
 }
 /** The joined file of a task (inside the task's prefix, as the task store checks). */
 export const recordingKey = (userId: string, taskId: string) => `records/${userId}/${taskId}/recording.mp4`;
-
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref());
-
-/** Retries an upload a few times (a store that blinks must not lose a piece that is still on disk). */
-async function withRetries<T>(what: () => Promise<T>, tries = 5): Promise<T> {
-  let last: unknown;
-  for (let i = 0; i < tries; i++) {
-    try {
-      return await what();
-    } catch (err) {
-      last = err;
-      await sleep(200 * 2 ** i);
-    }
-  }
-  throw last;
-}
 
 export class RecorderRunner {
   readonly owner = `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
