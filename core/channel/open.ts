@@ -21,8 +21,8 @@ export const DEFAULT_TIMEOUT_MS = 10_000;
 /** What a channel needs of a socket (socket.io-client's Socket satisfies it). */
 export interface ChannelSocket {
   readonly connected: boolean;
-  on(event: string, listener: (...args: any[]) => void): unknown;
-  off(event: string, listener?: (...args: any[]) => void): unknown;
+  on(event: string, listener: (...args: unknown[]) => void): unknown;
+  off(event: string, listener?: (...args: unknown[]) => void): unknown;
   /** An emit whose acknowledgement fails with an error after `ms` (or when the connection drops). */
   timeout(ms: number): { emit(event: string, payload: unknown, ack: (err: Error | null, answer?: unknown) => void): unknown };
 }
@@ -50,7 +50,11 @@ export interface Channel<C extends Record<string, Call>, E extends Record<string
    * the answer schema; the server's refusal as it came; CHANNEL_OFFLINE when it could not be asked
    * or answered in time; CHANNEL_BAD_ANSWER when the answer broke its schema (logged).
    */
-  request<K extends keyof C & string>(name: K, payload: z.input<C[K]['payload']>, options?: { timeoutMs?: number }): Promise<AnswerOf<C, K>>;
+  request<K extends keyof C & string>(
+    name: K,
+    payload: z.input<C[K]['payload']>,
+    options?: { timeoutMs?: number },
+  ): Promise<AnswerOf<C, K>>;
   /** `request` with a callback, called in the acknowledgement's own turn (for state that must change before anything else runs). */
   call<K extends keyof C & string>(
     name: K,
@@ -85,7 +89,8 @@ export function openChannel<C extends Record<string, Call>, E extends Record<str
   options: ChannelOptions,
 ): Channel<C, E> {
   const defaultTimeout = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  const listeners = new Set<[string, (payload: unknown) => void]>();
+  /** One socket listener per event: it parses once, then hands the payload to every handler of the event. */
+  const listeners = new Map<string, { listener: (payload: unknown) => void; handlers: Set<(payload: never) => void> }>();
   const wire = (name: string, payload: unknown): [string, unknown] => (contract.wire ? contract.wire(name, payload) : [name, payload]);
   const problem = (kind: ChannelProblem['kind'], name: string, issue: string) => {
     try {
@@ -131,17 +136,26 @@ export function openChannel<C extends Record<string, Call>, E extends Record<str
       socket.timeout(defaultTimeout).emit(event, body, () => undefined);
     },
     on(event, handler) {
-      const schema = contract.events[event]!;
-      const listener = (payload: unknown) => {
-        const parsed = schema.safeParse(payload);
-        if (!parsed.success) return problem('event', event, firstIssue(parsed.error));
-        handler(parsed.data as z.output<E[typeof event]>);
-      };
-      const entry: [string, (payload: unknown) => void] = [event, listener];
-      listeners.add(entry);
-      socket.on(event, listener);
+      let entry = listeners.get(event);
+      if (!entry) {
+        const schema = contract.events[event]!;
+        const handlers = new Set<(payload: never) => void>();
+        const listener = (payload: unknown) => {
+          const parsed = schema.safeParse(payload);
+          if (!parsed.success) return problem('event', event, firstIssue(parsed.error));
+          for (const h of [...handlers]) h(parsed.data as never);
+        };
+        entry = { listener, handlers };
+        listeners.set(event, entry);
+        socket.on(event, listener);
+      }
+      const { handlers, listener } = entry;
+      // A handler added twice is called twice, as a socket's own listeners are.
+      const own = (payload: never) => handler(payload);
+      handlers.add(own);
       return () => {
-        if (!listeners.delete(entry)) return;
+        if (!handlers.delete(own) || handlers.size > 0 || listeners.get(event) !== entry) return;
+        listeners.delete(event);
         socket.off(event, listener);
       };
     },
@@ -149,7 +163,7 @@ export function openChannel<C extends Record<string, Call>, E extends Record<str
       return socket.connected;
     },
     close() {
-      for (const [event, listener] of listeners) socket.off(event, listener);
+      for (const [event, { listener }] of listeners) socket.off(event, listener);
       listeners.clear();
     },
   };
