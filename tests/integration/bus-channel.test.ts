@@ -55,8 +55,10 @@ it('drops a bus message whose payload breaks its event schema before it leaves, 
   const problems: ChannelProblem[] = [];
   const paid: string[] = [];
   const recorded: string[] = [];
-  listenUserEvents(client, () => ({ paymentSuccess: (p) => paid.push(p.orderId), roomRecord: (p) => recorded.push(p.fileId) }), (p) =>
-    problems.push(p),
+  listenUserEvents(
+    client,
+    () => ({ paymentSuccess: (p) => paid.push(p.orderId), roomRecord: (p) => recorded.push(p.fileId) }),
+    (p) => problems.push(p),
   );
   // Typed wrong on purpose: a process whose code and contract disagree (a cast, an older build).
   const bad = (m: unknown) => bus.publish(m as BusMessage);
