@@ -206,7 +206,13 @@ export const mediaNoteSchema = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('trackAdded'), track: publishedTrackSchema }),
   z.strictObject({ type: z.literal('trackRemoved'), trackId: z.string(), userId: z.string() }),
   z.strictObject({ type: z.literal('trackPaused'), trackId: z.string(), userId: z.string(), paused: z.boolean() }),
-  z.strictObject({ type: z.literal('trackSilent'), trackId: z.string(), userId: z.string(), source: mediaSourceSchema, silent: z.boolean() }),
+  z.strictObject({
+    type: z.literal('trackSilent'),
+    trackId: z.string(),
+    userId: z.string(),
+    source: mediaSourceSchema,
+    silent: z.boolean(),
+  }),
   z.strictObject({ type: z.literal('audioLevels'), levels: z.record(z.string(), z.number()) }),
   z.strictObject({
     type: z.literal('quality'),
