@@ -1,24 +1,45 @@
 import { useEffect, useLayoutEffect, useRef } from 'react';
-import { io, type Socket } from 'socket.io-client';
-import type { CoursewareUserEvents } from '#core/contracts/courseware.ts';
-import { USER_NAMESPACE, type UserClientToServer, type UserServerToClient } from '#core/contracts/user-events.ts';
+import { io } from 'socket.io-client';
+import { openChannel, type ChannelProblem, type ChannelSocket } from '#core/channel/open.ts';
+import { USER_NAMESPACE, userChannel, type UserServerToClient } from '#core/contracts/user-events.ts';
+import { channelLog } from '#app/lib/client-log.ts';
+
+/** What a page hears on the person's own channel; each handler is optional. */
+export type UserEventHandlers = {
+  paymentSuccess?: UserServerToClient['paymentSuccess'];
+  /** The document library follows conversions (core/contracts/courseware.ts user events). */
+  addDocumentConvertEvent?: UserServerToClient['addDocumentConvertEvent'];
+  documentStatus?: UserServerToClient['documentStatus'];
+  /** A cloud recording's MP4 is listed (the recordings library refreshes). */
+  roomRecord?: UserServerToClient['roomRecord'];
+  /** A studio take's MP4 is made, or could not be (the recordings library refreshes). */
+  studioRecord?: UserServerToClient['studioRecord'];
+};
+
+/**
+ * The user channel's events on `socket`, each parsed by its schema (a message that breaks it is
+ * told to `log` and dropped, ADR 108), handed to the handlers `current()` gives at that moment.
+ * Returns the unsubscribe.
+ */
+export function listenUserEvents(
+  socket: ChannelSocket,
+  current: () => UserEventHandlers,
+  log: (problem: ChannelProblem) => void = channelLog(),
+): () => void {
+  const channel = openChannel(userChannel, socket, { log });
+  channel.on('paymentSuccess', (p) => current().paymentSuccess?.(p));
+  channel.on('addDocumentConvertEvent', (p) => current().addDocumentConvertEvent?.(p));
+  channel.on('documentStatus', (p) => current().documentStatus?.(p));
+  channel.on('roomRecord', (p) => current().roomRecord?.(p));
+  channel.on('studioRecord', (p) => current().studioRecord?.(p));
+  return () => channel.close();
+}
 
 /**
  * The person's own channel (/user): the session cookie identifies the page. Handlers are kept in a
  * ref so a re-render does not reconnect.
  */
-export function useUserEvents(
-  handlers: {
-    paymentSuccess?: (p: { orderId: string }) => void;
-    addDocumentConvertEvent?: CoursewareUserEvents['addDocumentConvertEvent'];
-    documentStatus?: CoursewareUserEvents['documentStatus'];
-    /** A cloud recording's MP4 is listed (the recordings library refreshes). */
-    roomRecord?: UserServerToClient['roomRecord'];
-    /** A studio take's MP4 is made, or could not be (the recordings library refreshes). */
-    studioRecord?: UserServerToClient['studioRecord'];
-  },
-  enabled = true,
-): void {
+export function useUserEvents(handlers: UserEventHandlers, enabled = true): void {
   const ref = useRef(handlers);
   // The latest handlers, before any event can arrive.
   useLayoutEffect(() => {
@@ -26,17 +47,10 @@ export function useUserEvents(
   });
   useEffect(() => {
     if (!enabled) return;
-    const socket: Socket<UserServerToClient, UserClientToServer> = io(USER_NAMESPACE, { transports: ['websocket'], withCredentials: true });
-    socket.on('paymentSuccess', (p) => ref.current.paymentSuccess?.(p));
-    // The document library follows conversions (core/contracts/courseware.ts user events).
-    const loose = socket as unknown as {
-      on(event: string, handler: (p: Parameters<CoursewareUserEvents['documentStatus']>[0]) => void): void;
-    };
-    loose.on('addDocumentConvertEvent', (p) => ref.current.addDocumentConvertEvent?.(p));
-    loose.on('documentStatus', (p) => ref.current.documentStatus?.(p));
-    socket.on('roomRecord', (p) => ref.current.roomRecord?.(p));
-    socket.on('studioRecord', (p) => ref.current.studioRecord?.(p));
+    const socket = io(USER_NAMESPACE, { transports: ['websocket'], withCredentials: true });
+    const stop = listenUserEvents(socket, () => ref.current);
     return () => {
+      stop();
       socket.close();
     };
   }, [enabled]);

@@ -3,15 +3,11 @@
  * board image store with progress, then put the picture on the board of the room as its owner,
  * through the same `/board` channel and checks as any other operation.
  */
-import { io, type Socket } from 'socket.io-client';
-import {
-  BOARD_NAMESPACE,
-  BOARD_PROTOCOL_VERSION,
-  type BoardClientToServer,
-  type BoardOp,
-  type BoardServerToClient,
-} from '#core/contracts/board.ts';
+import { io } from 'socket.io-client';
+import { openChannel } from '#core/channel/open.ts';
+import { BOARD_NAMESPACE, BOARD_PROTOCOL_VERSION, boardChannel, type BoardOp } from '#core/contracts/board.ts';
 import type { Ack } from '#core/contracts/room-events.ts';
+import { channelLog } from '#app/lib/client-log.ts';
 import { currentLang } from '#app/lib/lang.ts';
 import { codeMessage } from '#app/lib/messages.ts';
 import { PHOTO_QUALITY, PHOTO_WIDTH, placeImage } from '#core/board/draw/geometry.ts';
@@ -34,19 +30,24 @@ function failed(code: string, msg: string): PhotoStage {
 /** Sends one create over a short-lived board connection; resolves with the ack. */
 function placeOnBoard(token: string, op: BoardOp): Promise<Ack<{ seq: number }>> {
   return new Promise((resolve) => {
-    const socket: Socket<BoardServerToClient, BoardClientToServer> = io(BOARD_NAMESPACE, {
+    const socket = io(BOARD_NAMESPACE, {
       auth: { token, version: BOARD_PROTOCOL_VERSION },
       transports: ['websocket'],
       forceNew: true,
       reconnection: false,
     });
+    // The answer is parsed by the contract's schema (ADR 108); the connection's timer below bounds it all.
+    const channel = openChannel(boardChannel, socket, { log: channelLog(), timeoutMs: CONNECT_TIMEOUT_MS });
+    let settled = false;
     const done = (ack: Ack<{ seq: number }>) => {
+      if (settled) return;
+      settled = true;
       clearTimeout(timer);
       socket.disconnect();
       resolve(ack);
     };
     const timer = setTimeout(() => done({ code: 'network', msg: '' }), CONNECT_TIMEOUT_MS);
-    socket.on('connect', () => socket.emit('sync', op, done));
+    socket.on('connect', () => channel.call('sync', op, done));
     socket.on('connect_error', (e: Error) => done({ code: e.message, msg: (e as Error & { data?: Ack }).data?.msg ?? '' }));
   });
 }

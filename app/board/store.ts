@@ -13,27 +13,34 @@
  * work and nothing leaves the page.
  */
 import { io, type Socket } from 'socket.io-client';
+import { openChannel, type Channel, type ChannelProblem } from '#core/channel/open.ts';
 import { LayerHistory, changesOfEffects } from '#core/board/history.ts';
 import { checkItemData, effectsOf } from '#core/board/model.ts';
 import {
   BOARD_NAMESPACE,
   BOARD_PROTOCOL_VERSION,
+  boardChannel,
   type BType,
-  type BoardClientToServer,
   type BoardItem,
   type BoardOp,
-  type BoardServerToClient,
+  type boardEvents,
+  type boardRequests,
   type Effect,
   type ItemData,
   type LayerKey,
   type SequencedOp,
+  type RoomViewEvent,
   type StrokeProgress,
 } from '#core/contracts/board.ts';
+import type { RoomCourseware } from '#core/contracts/courseware.ts';
 import type { Ack } from '#core/contracts/room-events.ts';
+import { channelLog } from '#app/lib/client-log.ts';
 import { LayerView, mergeChanges as merge, NO_CHANGE, type Change } from '#core/board/draw/layer.ts';
 import type { LiveStroke } from '#core/board/draw/renderer.ts';
 
-export type BoardSocket = Socket<BoardServerToClient, BoardClientToServer>;
+/** The socket the store drives (its requests and events go through openChannel, core/channel/open.ts). */
+export type BoardSocket = Socket;
+type BoardChannelOf = Channel<typeof boardRequests, typeof boardEvents>;
 export type BoardStatus = 'connecting' | 'live' | 'offline' | 'failed';
 
 const ACK_TIMEOUT_MS = 10_000;
@@ -62,6 +69,10 @@ export interface StoreOptions {
   socket?: (token: string) => BoardSocket;
   /** No socket: operations are sequenced in this browser (the studio's board); `token` is not called. */
   local?: boolean;
+  /** A room view's board (ADR 093): what it hears of the room besides the board. */
+  onRoomView?: (event: RoomViewEvent) => void;
+  /** Where a server message that broke its schema is told (default: the client log, ADR 108). */
+  log?: (problem: ChannelProblem) => void;
 }
 
 let counter = 0;
@@ -76,6 +87,7 @@ export class BoardStore {
   readonly uid: string;
   readonly #options: StoreOptions;
   #socket: BoardSocket | null = null;
+  #channel: BoardChannelOf | null = null;
   #status: BoardStatus = 'connecting';
   readonly #layers = new Map<LayerKey, LayerView>();
   /** Ops sent and not yet acknowledged, in order (sent again after a reconnect). */
@@ -154,6 +166,8 @@ export class BoardStore {
           forceNew: true,
         });
     this.#socket = socket;
+    const channel = openChannel(boardChannel, socket, { log: this.#options.log ?? channelLog(), timeoutMs: ACK_TIMEOUT_MS });
+    this.#channel = channel;
     socket.on('connect', () => {
       this.#refusals = 0;
       this.#setStatus('live');
@@ -185,15 +199,25 @@ export class BoardStore {
         });
       }, RETRY_REFUSED_MS);
     });
-    socket.on('sync', (op) => this.#receive(op));
-    socket.on('stroke', (progress) => this.#receiveStroke(progress));
+    // The board's events, each parsed by its schema first (one that breaks it is logged and dropped).
+    channel.on('sync', (op) => this.#receive(op));
+    channel.on('stroke', (progress) => this.#receiveStroke(progress));
+    const onRoomView = this.#options.onRoomView;
+    if (onRoomView) channel.on('roomView', onRoomView);
   }
 
   close(): void {
     this.#closed = true;
+    this.#channel?.close();
+    this.#channel = null;
     this.#socket?.removeAllListeners();
     this.#socket?.disconnect();
     this.#socket = null;
+  }
+
+  /** The creator's room view turns the room's courseware page (ADR 093); answered with the block as saved. */
+  turnPage(page: number): Promise<Ack<RoomCourseware>> {
+    return this.#request('turnPage', { page });
   }
 
   /** Simulates a dropped connection (tests): the socket reconnects by itself. */
@@ -284,20 +308,9 @@ export class BoardStore {
     return out;
   }
 
-  #request<E extends 'getBoard' | 'sync' | 'clear' | 'delItem'>(
-    event: E,
-    payload: Parameters<BoardClientToServer[E]>[0],
-  ): Promise<Parameters<Parameters<BoardClientToServer[E]>[1]>[0]> {
-    const socket = this.#socket;
-    type A = Parameters<Parameters<BoardClientToServer[E]>[1]>[0];
-    if (!socket?.connected) return Promise.resolve({ code: 'network', msg: '' } as A);
-    return new Promise((resolve) => {
-      const loose = socket.timeout(ACK_TIMEOUT_MS) as unknown as {
-        emit(event: string, payload: unknown, ack: (err: Error | null, answer: Ack<unknown>) => void): void;
-      };
-      loose.emit(event, payload, (err, answer) => resolve((err || !answer ? { code: 'network', msg: '' } : answer) as A));
-    });
-  }
+  /** A request of the board channel; 'network' when there is no connection or no answer in time. */
+  #request: BoardChannelOf['request'] = (name, payload) =>
+    this.#channel ? this.#channel.request(name, payload) : Promise.resolve({ code: 'network', msg: '' });
 
   #send(op: BoardOp): void {
     if (this.local) {

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { JoinAnswer, RoomInfo } from '#core/contracts/api.ts';
+import type { ChannelProblem } from '#core/channel/open.ts';
 import type { RoomSnapshot } from '#core/contracts/room-events.ts';
 import { QUICK_RETRY_MS, RECONNECT_ATTEMPTS, RECONNECT_WAIT_S, RoomChannelClient, type RoomSocket } from './room-channel-client.ts';
 import { toast } from '#app/lib/toast.ts';
@@ -18,6 +19,12 @@ class FakeSocket {
 
   on(event: string, handler: Handler) {
     this.handlers.set(event, [...(this.handlers.get(event) ?? []), handler]);
+    return this;
+  }
+  off(event: string, handler: Handler) {
+    const left = (this.handlers.get(event) ?? []).filter((h) => h !== handler);
+    if (left.length) this.handlers.set(event, left);
+    else this.handlers.delete(event);
     return this;
   }
   removeAllListeners() {
@@ -60,7 +67,31 @@ class FakeSocket {
   }
 }
 
-const roomInfo = { roomNumber: '123456', roomType: 1, showState: '', maxMember: 2, state: 'open' } as RoomInfo;
+const roomInfo: RoomInfo = {
+  roomNumber: '123456',
+  roomType: 1,
+  createUser: '1',
+  createUserIdNumber: '1',
+  createUserName: 'T',
+  maxMember: 2,
+  maxOrdinary: '1',
+  isVIP: '0',
+  consumption: 'off',
+  showState: '',
+  wbPower: '0',
+  roomExtend: '{}',
+  pptId: '',
+  pptCurrentPage: 0,
+  participants: 1,
+  state: 'open',
+  createTime: 1,
+  endsAt: 0,
+  isRecordStatus: '0',
+  recordState: '0',
+  liveState: '0',
+  mode: 'discuss',
+  trialEndsAt: 0,
+};
 const snapshot: RoomSnapshot = {
   roomInfo,
   you: { userId: '2', name: 'Alice', role: 'member' },
@@ -76,7 +107,9 @@ function setup(role: JoinAnswer['role'] = 'member') {
   const socket = new FakeSocket();
   const navigate = vi.fn<(to: string) => void>();
   const api = vi.fn();
+  const problems: ChannelProblem[] = [];
   const client = new RoomChannelClient({
+    log: (p) => problems.push(p),
     answer: answer(role),
     roomNumber: '123456',
     navigate,
@@ -92,7 +125,7 @@ function setup(role: JoinAnswer['role'] = 'member') {
     socket.up();
     socket.last('joinRoom').answer(null, { code: '0', msg: '', data: snapshot });
   };
-  return { socket, client, navigate, api, join, notified: () => notified };
+  return { socket, client, navigate, api, join, problems, notified: () => notified };
 }
 
 beforeEach(() => vi.useFakeTimers());
@@ -125,12 +158,41 @@ describe('RoomChannelClient', () => {
     expect(state.teacherOnline).toBe(false);
   });
 
+  it('drops a server event or answer that breaks its schema, logs it, and goes on with the good ones (ADR 108)', async () => {
+    const { socket, client, join, problems } = setup();
+    join();
+    // A patch whose showState is not text, a chat line without its text, a kick-out of nobody.
+    socket.fire('customRoomEvent', { showState: 7, by: '1' });
+    socket.fire('messageevent', { id: 'm0', uid: '1', name: 'T', at: 1 });
+    socket.fire('kickout', {});
+    expect(problems.map((p) => [p.channel, p.kind, p.name])).toEqual([
+      ['room', 'event', 'customRoomEvent'],
+      ['room', 'event', 'messageevent'],
+      ['room', 'event', 'kickout'],
+    ]);
+    expect(client.getSnapshot().status).toBe('live');
+    expect(client.getSnapshot().state!.roomInfo.showState).toBe('');
+    expect(client.getSnapshot().state!.messages).toEqual([]);
+    // An answer that breaks its schema: refused for the caller, logged, nothing applied.
+    const sent = client.actions.sendChat('hello');
+    socket.last('chat').answer(null, { code: '0', msg: '', data: { id: 'c1', text: 'hello' } });
+    await expect(sent).resolves.toBe(false);
+    expect(problems.at(-1)).toMatchObject({ channel: 'room', kind: 'answer', name: 'chat' });
+    expect(client.getSnapshot().state!.messages).toEqual([]);
+    // The good ones after it are handled as ever.
+    socket.fire('customRoomEvent', { showState: 'wb', by: '1' });
+    socket.fire('messageevent', { id: 'm1', uid: '1', name: 'T', text: 'hi', at: 1 });
+    expect(client.getSnapshot().state!.roomInfo.showState).toBe('wb');
+    expect(client.getSnapshot().state!.messages.map((m) => m.id)).toEqual(['m1']);
+    expect(client.getSnapshot().status).toBe('live');
+  });
+
   it('applies a view change only after the server took it', async () => {
     const { socket, client, join } = setup();
     join();
     const done = client.actions.setView('screen');
     expect(client.getSnapshot().state!.roomInfo.showState).toBe('');
-    socket.last('customRoomEvent').answer(null, { code: '0', msg: '' });
+    socket.last('customRoomEvent').answer(null, { code: '0', msg: '', data: { showState: 'screen' } });
     await expect(done).resolves.toBe(true);
     expect(client.getSnapshot().state!.roomInfo.showState).toBe('screen');
 
@@ -260,10 +322,10 @@ describe('RoomChannelClient', () => {
     join();
     const seen: unknown[] = [];
     const off = client.courseware.on('videoControl', (p) => seen.push(p));
-    socket.fire('videoControl', { a: 1 });
+    socket.fire('videoControl', { type: 'play', currentTime: 1, at: 5, by: '1' });
     off();
-    socket.fire('videoControl', { a: 2 });
-    expect(seen).toEqual([{ a: 1 }]);
+    socket.fire('videoControl', { type: 'pause', currentTime: 2, at: 6, by: '1' });
+    expect(seen).toEqual([{ type: 'play', currentTime: 1, at: 5, by: '1' }]);
   });
 
   it('stop() closes the socket and a drop afterwards changes nothing', () => {
@@ -327,9 +389,9 @@ describe('RoomChannelClient: cloud recording', () => {
     const { socket, client, apiMock, state } = recSetup();
     apiMock.mockResolvedValueOnce({ code: '0', msg: '', data: { taskId: '7' } });
     await client.actions.startRecord();
-    socket.fire('roomRecordFailed', { taskId: '6', reason: 'late' });
+    socket.fire('roomRecordFailed', { taskId: '6', reason: 'timeout' });
     expect(state().roomInfo.recordState).toBe('2');
-    socket.fire('roomRecordFailed', { taskId: '7', reason: 'no recorder' });
+    socket.fire('roomRecordFailed', { taskId: '7', reason: 'failed' });
     expect(state().roomInfo.recordState).toBe('0');
     expect(state().record.since).toBeNull();
   });
@@ -388,7 +450,7 @@ describe('RoomChannelClient: cloud recording', () => {
   it('a member cannot start or stop (the buttons are the creator’s) but sees the state', async () => {
     const { socket, client, apiMock, state } = recSetup('member');
     await expect(client.actions.startRecord()).resolves.toBe(false);
-    socket.fire('customRoomEvent', { recordState: '1' });
+    socket.fire('customRoomEvent', { recordState: '1', by: '' });
     expect(state().roomInfo.recordState).toBe('1');
     await expect(client.actions.stopRecord()).resolves.toBe(false);
     expect(apiMock).not.toHaveBeenCalled();

@@ -12,22 +12,23 @@
  * and replaces the whole state with the new snapshot.
  */
 import { io, type Socket } from 'socket.io-client';
+import { openChannel, type AnswerOf, type Channel, type ChannelProblem } from '#core/channel/open.ts';
 import type { JoinAnswer } from '#core/contracts/api.ts';
 import {
   CHAT_MAX_CHARS,
   ROOM_NAMESPACE,
   ROOM_PROTOCOL_VERSION,
-  type Ack,
+  roomChannel,
   type ClassModeValue,
   type ClientToServer,
   type RoomPatch,
-  type RoomSnapshot,
-  type ServerToClient,
+  type roomEvents,
+  type roomRequests,
 } from '#core/contracts/room-events.ts';
 import type { CoursewareRoomEvents, CoursewareRoomRequests } from '#core/contracts/courseware.ts';
 import type { LiveApiAnswers } from '#core/contracts/streaming.ts';
 import { api as realApi, isOk, NETWORK_ERROR } from '#app/lib/api.ts';
-import { logClientEvent } from '#app/lib/client-log.ts';
+import { channelLog, logClientEvent } from '#app/lib/client-log.ts';
 import { currentLang } from '#app/lib/lang.ts';
 import { codeMessage, networkMessage } from '#app/lib/messages.ts';
 import { refusalPath } from '#app/lib/refusal.ts';
@@ -71,9 +72,11 @@ export type RoomText = (
     | 'record.button.stopped',
 ) => string;
 
-export type RoomSocket = Socket<ServerToClient, ClientToServer>;
+/** The socket the class drives (its requests and events go through openChannel, core/channel/open.ts). */
+export type RoomSocket = Socket;
+type RoomChannelOf = Channel<typeof roomRequests, typeof roomEvents>;
 type Payload<E extends keyof ClientToServer> = Parameters<ClientToServer[E]>[0];
-type Answer<E extends keyof ClientToServer> = Parameters<Parameters<ClientToServer[E]>[1]>[0];
+type Answer<E extends keyof ClientToServer> = AnswerOf<typeof roomRequests, E>;
 
 export interface RoomActions {
   setView: (showState: string) => Promise<boolean>;
@@ -131,8 +134,6 @@ export interface RoomChannelSnapshot {
   reconnect: ReconnectState;
 }
 
-const COURSEWARE_EVENTS: ReadonlyArray<keyof CoursewareRoomEvents> = ['documentConvert', 'courseware', 'videoControl'];
-
 export interface RoomChannelOptions {
   answer: JoinAnswer;
   roomNumber: string;
@@ -146,6 +147,8 @@ export interface RoomChannelOptions {
   api?: typeof realApi;
   /** For tests: no window listeners ('online', 'offline'); the default is to listen when there is a window. */
   listenToWindow?: boolean;
+  /** Where a server message that broke its schema is told (default: the client log, ADR 108). */
+  log?: (problem: ChannelProblem) => void;
 }
 
 /** Chat text as the server will take it: trimmed, 1 to CHAT_MAX_CHARS characters; null if not. */
@@ -180,6 +183,8 @@ export class RoomChannelClient {
   };
   readonly #listeners = new Set<() => void>();
   #socket: RoomSocket | null = null;
+  #channel: RoomChannelOf | null = null;
+  readonly #log: (problem: ChannelProblem) => void;
   /** Kicked, closed or left: nothing reconnects any more. */
   #ended = false;
   #attempts = 0;
@@ -193,7 +198,11 @@ export class RoomChannelClient {
   #downAt: number | null = null;
   /** The SFU's 1-6 figure for this person (0 unknown): the one source the members list and tiles show. */
   #networkQuality = 0;
-  readonly #cwListeners = new Map<string, Set<(payload: never) => void>>();
+  readonly #cwListeners: { [K in keyof CoursewareRoomEvents]: Set<CoursewareRoomEvents[K]> } = {
+    documentConvert: new Set(),
+    courseware: new Set(),
+    videoControl: new Set(),
+  };
 
   /** The requests, bound (a stable object for React props). */
   readonly actions: RoomActions;
@@ -209,6 +218,7 @@ export class RoomChannelClient {
     this.#listenToWindow = options.listenToWindow ?? typeof window !== 'undefined';
     this.#navigate = options.navigate ?? (() => undefined);
     this.#t = options.t ?? ((key) => key);
+    this.#log = options.log ?? channelLog(options.roomNumber);
     this.actions = {
       setView: (showState) => this.#patch({ showState }),
       sendChat: (raw) => this.#sendChat(raw),
@@ -234,20 +244,11 @@ export class RoomChannelClient {
     };
     this.courseware = {
       on: (event, handler) => {
-        const set = this.#cwListeners.get(event) ?? new Set();
-        this.#cwListeners.set(event, set);
-        const h = handler as unknown as (payload: never) => void;
-        set.add(h);
-        return () => void set.delete(h);
+        const set = this.#cwListeners[event];
+        set.add(handler);
+        return () => void set.delete(handler);
       },
-      request: (event, payload, options) => {
-        const loose = this.#request.bind(this) as unknown as (
-          event: string,
-          payload: unknown,
-          options?: { quiet?: boolean },
-        ) => Promise<{ code: string; msg: string }>;
-        return loose(event, payload, options);
-      },
+      request: (event, payload, options) => this.#request(event, payload, options),
     };
   }
 
@@ -270,7 +271,8 @@ export class RoomChannelClient {
     this.#attempts = 0;
     const socket = this.#makeSocket(this.#answer.imToken);
     this.#socket = socket;
-    this.#wire(socket);
+    this.#channel = openChannel(roomChannel, socket, { log: this.#log, timeoutMs: ACK_TIMEOUT_MS });
+    this.#wire(socket, this.#channel);
     if (this.#listenToWindow) {
       window.addEventListener('offline', this.browserOffline);
       window.addEventListener('online', this.browserOnline);
@@ -287,6 +289,8 @@ export class RoomChannelClient {
     }
     this.#stopTimers();
     const socket = this.#socket;
+    this.#channel?.close();
+    this.#channel = null;
     socket?.removeAllListeners();
     socket?.disconnect();
     this.#socket = null;
@@ -368,12 +372,12 @@ export class RoomChannelClient {
   }
 
   #reportQuality(): void {
-    const socket = this.#socket;
-    if (this.#answer.role === 'observer' || !socket?.connected) return;
+    const channel = this.#channel;
+    if (this.#answer.role === 'observer' || !channel?.connected) return;
     const quality = this.#networkQuality;
     if (quality === this.#reportedQuality) return;
     this.#reportedQuality = quality;
-    socket.timeout(ACK_TIMEOUT_MS).emit('customRoomEvent', { networkQuality: quality }, () => undefined);
+    channel.send('customRoomEvent', { networkQuality: quality });
   }
 
   async #poll(): Promise<void> {
@@ -431,11 +435,11 @@ export class RoomChannelClient {
     this.#wentDown();
   }
 
-  #wire(socket: RoomSocket): void {
+  #wire(socket: RoomSocket, channel: RoomChannelOf): void {
     socket.on('connect', () => {
-      socket.timeout(ACK_TIMEOUT_MS).emit('joinRoom', { version: ROOM_PROTOCOL_VERSION }, (err: Error | null, ack: Ack<RoomSnapshot>) => {
+      channel.call('joinRoom', { version: ROOM_PROTOCOL_VERSION }, (ack) => {
         if (this.#ended) return;
-        if (err) {
+        if (ack.code === NETWORK_ERROR) {
           socket.disconnect();
           this.#failedAttempt();
           return;
@@ -500,65 +504,48 @@ export class RoomChannelClient {
       }
     });
 
-    socket.on('customRoomEvent', (patch) => this.#dispatch({ type: 'patch', patch, at: Date.now() }));
-    socket.on('members', (payload) => this.#dispatch({ type: 'members', ...payload }));
-    socket.on('messageevent', (message) => this.#dispatch({ type: 'message', message }));
-    socket.on('mic', (mic) => {
+    // The room's events, each parsed by its schema first (one that breaks it is logged and dropped).
+    channel.on('customRoomEvent', (patch) => this.#dispatch({ type: 'patch', patch, at: Date.now() }));
+    channel.on('members', (payload) => this.#dispatch({ type: 'members', ...payload }));
+    channel.on('messageevent', (message) => this.#dispatch({ type: 'message', message }));
+    channel.on('mic', (mic) => {
       this.#dispatch({ type: 'mic', mic });
       if (this.#isCreator && mic.outcome === 'failed') toast.error(this.#t('classroom.mic.failed'));
       if (this.#isCreator && mic.outcome === 'rejected') toast.info(this.#t('classroom.mic.rejected'));
     });
-    socket.on('kickout', ({ userId }) => {
+    channel.on('kickout', ({ userId }) => {
       if (userId !== this.#answer.userIdForNumber || this.#ended) return;
       this.#end('gone');
       // The removal page says it at once, and the server says it again on every reopen (ADR 091).
       this.#navigate(refusalPath('kickout', this.#roomNumber));
     });
-    socket.on('roomClosed', (closed) => this.#roomGone(closed?.reason));
+    channel.on('roomClosed', (closed) => this.#roomGone(closed.reason));
     // Cloud recording (issue 13): the recorder started, or nobody took the task / it failed.
-    socket.on('roomRecord', (p) => {
-      if (p?.code !== '0' || typeof p.taskId !== 'string') return;
+    channel.on('roomRecord', (p) => {
       this.#dispatch({ type: 'record', recordState: '1', taskId: p.taskId, at: Date.now(), ...this.#localStart(p.startedAt) });
     });
-    socket.on('roomRecordFailed', (p) => {
+    channel.on('roomRecordFailed', (p) => {
       const known = this.#snapshot.state?.record.taskId ?? '';
       // A late failure of an older task must not stop the one running now.
-      if (known && p?.taskId && p.taskId !== known) return;
+      if (known && p.taskId !== known) return;
       this.#dispatch({ type: 'record', recordState: '0', at: Date.now() });
       if (this.#isCreator) toast.error(this.#t('record.button.failed'));
     });
     // Live streaming (issue 14): started, live, bitrate, reconnecting, ended or failed.
-    socket.on('roomLive', (status) => {
-      if (typeof status?.taskId !== 'string') return;
-      this.#dispatch({ type: 'live', status, at: Date.now() });
-    });
-    const loose = socket as unknown as { on(event: string, handler: (payload: never) => void): void };
-    for (const name of COURSEWARE_EVENTS) {
-      loose.on(name, (payload) => {
-        for (const handler of this.#cwListeners.get(name) ?? []) handler(payload);
-      });
-    }
+    channel.on('roomLive', (status) => this.#dispatch({ type: 'live', status, at: Date.now() }));
+    channel.on('documentConvert', (p) => this.#cwListeners.documentConvert.forEach((handler) => handler(p)));
+    channel.on('courseware', (p) => this.#cwListeners.courseware.forEach((handler) => handler(p)));
+    channel.on('videoControl', (p) => this.#cwListeners.videoControl.forEach((handler) => handler(p)));
   }
 
-  #request<E extends keyof ClientToServer>(event: E, payload: Payload<E>, options: { quiet?: boolean } = {}): Promise<Answer<E>> {
-    const socket = this.#socket;
-    if (!socket?.connected) {
-      const msg = networkMessage(currentLang());
-      if (!options.quiet) toast.error(msg);
-      return Promise.resolve({ code: NETWORK_ERROR, msg } as Answer<E>);
+  async #request<E extends keyof ClientToServer>(event: E, payload: Payload<E>, options: { quiet?: boolean } = {}): Promise<Answer<E>> {
+    const channel = this.#channel;
+    const answer: Answer<E> = channel ? await channel.request(event, payload) : { code: NETWORK_ERROR, msg: '' };
+    const result = answer.code === NETWORK_ERROR && !answer.msg ? { ...answer, msg: networkMessage(currentLang()) } : answer;
+    if (result.code !== '0' && !options.quiet) {
+      toast.error(result.msg || codeMessage(result.code, currentLang()) || this.#t('common.refresh'));
     }
-    return new Promise((resolve) => {
-      const loose = socket.timeout(ACK_TIMEOUT_MS) as unknown as {
-        emit(event: string, payload: unknown, ack: (err: Error | null, answer: Ack<unknown>) => void): void;
-      };
-      loose.emit(event, payload, (err, ack) => {
-        const result: Ack<unknown> = err || !ack ? { code: NETWORK_ERROR, msg: networkMessage(currentLang()) } : ack;
-        if (result.code !== '0' && !options.quiet) {
-          toast.error(result.msg || codeMessage(result.code, currentLang()) || this.#t('common.refresh'));
-        }
-        resolve(result as Answer<E>);
-      });
-    });
+    return result;
   }
 
   async #patch(patch: RoomPatch): Promise<boolean> {
@@ -586,11 +573,11 @@ export class RoomChannelClient {
 
   #reportNetwork(quality: number): void {
     this.#networkQuality = quality;
-    const socket = this.#socket;
-    if (this.#answer.role === 'observer' || !socket?.connected || this.#snapshot.status !== 'live' || quality === this.#reportedQuality)
+    const channel = this.#channel;
+    if (this.#answer.role === 'observer' || !channel?.connected || this.#snapshot.status !== 'live' || quality === this.#reportedQuality)
       return;
     this.#reportedQuality = quality;
-    socket.timeout(ACK_TIMEOUT_MS).emit('customRoomEvent', { networkQuality: quality }, () => undefined);
+    channel.send('customRoomEvent', { networkQuality: quality });
   }
 
   /** A start time in server time (roomRecord, getRoomMemberRecordState) as the action's local `startedAt`; nothing when absent. */

@@ -4,8 +4,10 @@
  * retransmits, so a dropped UDP packet stays lost), download and upload throughput on its socket.
  */
 import { io } from 'socket.io-client';
-import { MEDIA_NAMESPACE, MEDIA_PROTOCOL_VERSION, MEDIA_REQUEST_EVENT, type IceServer } from '#core/contracts/media-signaling.ts';
-import type { Ack } from '#core/contracts/room-events.ts';
+import type { z } from 'zod';
+import { CHANNEL_OFFLINE, openChannel, type AnswerOf } from '#core/channel/open.ts';
+import { MEDIA_NAMESPACE, mediaChannel, type mediaRequests } from '#core/contracts/media-signaling.ts';
+import { channelLog } from '#app/lib/client-log.ts';
 
 export type NetworkGrade = 'excellent' | 'poor' | 'veryPoor';
 
@@ -77,10 +79,8 @@ const UDP_CONNECT_MS = 6000;
 /** How long after the last packet its echo may still come back. */
 const UDP_LINGER_MS = 1000;
 
-type Ask = (
-  body: Record<string, unknown>,
-  timeout: number,
-) => Promise<Ack<{ bytes: number; data?: string; sdp?: string; iceServers?: IceServer[] }>>;
+/** One probe request; rejects when no answer came in `timeout` ms (a lost ping). */
+type Ask = (body: z.input<(typeof mediaRequests)['probe']['payload']>, timeout: number) => Promise<AnswerOf<typeof mediaRequests, 'probe'>>;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -159,8 +159,13 @@ export async function probeNetwork(mediaUrl: string, onProgress: (share: number)
       socket.once('connect', () => resolve());
       socket.once('connect_error', reject);
     });
-    const ask: Ask = (body, timeout) =>
-      socket.timeout(timeout).emitWithAck(MEDIA_REQUEST_EVENT, { v: MEDIA_PROTOCOL_VERSION, type: 'probe', ...body });
+    // Each answer parsed by the probe's answer schema (one that breaks it is logged, ADR 108).
+    const channel = openChannel(mediaChannel, socket, { log: channelLog() });
+    const ask: Ask = async (body, timeout) => {
+      const answer = await channel.request('probe', body, { timeoutMs: timeout });
+      if (answer.code === CHANNEL_OFFLINE) throw new Error('the network check got no answer in time');
+      return answer;
+    };
     // Progress: the round trip and loss part 40 %, download and upload 30 % each.
     const path =
       typeof RTCPeerConnection === 'function'

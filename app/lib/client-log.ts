@@ -6,6 +6,7 @@
  * QUEUE_MAX waiting (newer ones are counted as dropped and the count is sent later), every text
  * cut to TEXT_MAX. Logging never shows anything to the person and never throws.
  */
+import type { ChannelProblem } from '#core/channel/open.ts';
 import { LOG_BATCH_MAX_EVENTS } from '#core/messaging/messaging.schema.ts';
 import { api, NETWORK_ERROR } from './api.ts';
 import { safeGet, safeSet } from './storage.ts';
@@ -61,6 +62,18 @@ export function logClientEvent(event: string, roomNumber: string, details?: Reco
   } catch {
     // logging never bothers a person
   }
+}
+
+/**
+ * The log of a socket channel (core/channel/open.ts): a message from the server that broke its
+ * schema is dropped there and told here as `channel_bad_message` (ADR 108), and on the console for
+ * whoever is looking.
+ */
+export function channelLog(roomNumber = ''): (problem: ChannelProblem) => void {
+  return (problem) => {
+    if (typeof console !== 'undefined') console.warn(`${problem.channel} ${problem.kind} ${problem.name} dropped: ${problem.issue}`);
+    logClientEvent('channel_bad_message', roomNumber, { ...problem });
+  };
 }
 
 /** Events of one room, oldest first, as many as the minute's budget and one batch allow. */

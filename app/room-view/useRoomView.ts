@@ -19,12 +19,11 @@
  * 'ppt', else the whiteboard page).
  */
 import { useCallback, useEffect, useMemo, useRef, useState, useSyncExternalStore } from 'react';
-import { io } from 'socket.io-client';
 import type { RoomView } from '#core/contracts/api.ts';
-import { BOARD_NAMESPACE, BOARD_PROTOCOL_VERSION, type RoomViewEvent } from '#core/contracts/board.ts';
+import type { RoomViewEvent } from '#core/contracts/board.ts';
 import { slideLayer } from '#core/contracts/courseware.ts';
 import { api, isOk } from '#app/lib/api.ts';
-import { BoardStore, type BoardSocket, type BoardStatus } from '#app/board/store.ts';
+import { BoardStore, type BoardStatus } from '#app/board/store.ts';
 import { readExtend, wbLayer } from '#core/board/draw/tools.ts';
 
 export type RoomViewShow = 'slide' | 'board' | 'follow';
@@ -55,7 +54,6 @@ export interface RoomViewState {
 
 /** Fresh links at most this often (a broken image must not loop). */
 const REFRESH_MIN_MS = 3000;
-const TURN_TIMEOUT_MS = 10_000;
 
 /** What the view shows now: the slide layer of the shown document, or the whiteboard page. */
 export function shownLayer(
@@ -96,7 +94,6 @@ export function useRoomView(roomNumber: string, options: { uid?: string | undefi
   const [refusal, setRefusal] = useState<RoomViewState['refusal']>(null);
   const [store, setStore] = useState<BoardStore | null>(null);
   const tokenRef = useRef('');
-  const socketRef = useRef<BoardSocket | null>(null);
   const lastRefresh = useRef(0);
 
   const load = useCallback((): Promise<RoomView | null> => {
@@ -135,17 +132,8 @@ export function useRoomView(roomNumber: string, options: { uid?: string | undefi
         const fresh = await load();
         return fresh?.wbtoken ?? null;
       },
-      socket: (token) => {
-        const socket: BoardSocket = io(BOARD_NAMESPACE, {
-          auth: { token, version: BOARD_PROTOCOL_VERSION },
-          transports: ['websocket'],
-          reconnectionDelayMax: 5000,
-          forceNew: true,
-        });
-        socket.on('roomView', (e) => setView((v) => (v ? applyViewEvent(v, e) : v)));
-        socketRef.current = socket;
-        return socket;
-      },
+      // The room's changes come on the board socket, parsed by their schema (core/contracts/board.ts roomView).
+      onRoomView: (e) => setView((v) => (v ? applyViewEvent(v, e) : v)),
     });
     setStore(s);
     void s.connect();
@@ -158,7 +146,6 @@ export function useRoomView(roomNumber: string, options: { uid?: string | undefi
     return () => {
       off();
       s.close();
-      socketRef.current = null;
     };
   }, [viewerId, canDraw, roomNumber, load]);
 
@@ -169,19 +156,16 @@ export function useRoomView(roomNumber: string, options: { uid?: string | undefi
     () => 'connecting',
   );
 
-  const turnPage = useCallback((page: number): Promise<{ code: string; msg: string }> => {
-    const socket = socketRef.current;
-    if (!socket?.connected) return Promise.resolve({ code: 'network', msg: '' });
-    return new Promise((resolve) => {
-      socket
-        .timeout(TURN_TIMEOUT_MS)
-        .emit('turnPage', { page }, (err: Error | null, ack?: { code: string; msg: string; data?: unknown }) => {
-          if (err || !ack) return resolve({ code: 'network', msg: '' });
-          if (ack.code === '0' && ack.data) setView((v) => (v ? applyViewEvent(v, { courseware: ack.data as RoomView['courseware'] }) : v));
-          resolve({ code: ack.code, msg: ack.msg });
-        });
-    });
-  }, []);
+  const turnPage = useCallback(
+    async (page: number): Promise<{ code: string; msg: string }> => {
+      if (!store) return { code: 'network', msg: '' };
+      const ack = await store.turnPage(page);
+      const courseware = ack.data;
+      if (ack.code === '0' && courseware) setView((v) => (v ? applyViewEvent(v, { courseware }) : v));
+      return { code: ack.code, msg: ack.msg };
+    },
+    [store],
+  );
 
   const refresh = useCallback(() => {
     if (Date.now() - lastRefresh.current < REFRESH_MIN_MS) return;

@@ -14,7 +14,7 @@
  * same units scaled from their 800 x 600 canvas, so a drawing keeps its place at any zoom.
  */
 import { z } from 'zod';
-import { bounded, call, declared, whole, type Events, type Requests } from './channel.ts';
+import { bounded, call, channelContract, whole, type Events, type Requests } from './channel.ts';
 import { roomCoursewareSchema } from './courseware.ts';
 
 export const BOARD_NAMESPACE = '/board';
@@ -338,7 +338,7 @@ export const boardRequests = {
    */
   getBoard: call(
     z.strictObject({ page: layerKeySchema, since: whole(0, Number.MAX_SAFE_INTEGER).nullable().optional() }),
-    z.strictObject({ state: declared<LayerState>().optional(), ops: z.array(sequencedOpSchema) }),
+    z.strictObject({ state: layerStateSchema.optional(), ops: z.array(sequencedOpSchema) }),
   ),
   sync: call(boardOpSchema, seqAnswer),
   /** Same as `sync` with type 'clear'. */
@@ -391,3 +391,6 @@ export type BoardServerToClient = Events<typeof boardEvents>;
 
 /** Handshake `auth` of a board connection. */
 export const boardAuthSchema = z.strictObject({ token: z.string().max(4096), version: whole(0, 1_000_000).optional() });
+
+/** Both halves of the board channel (the server's dispatcher, the browser's openChannel). */
+export const boardChannel = channelContract({ name: 'board', requests: boardRequests, events: boardEvents });

@@ -34,9 +34,29 @@ export type Events<E extends Record<string, z.ZodType>> = { [K in keyof E]: (pay
 export const noPayload = z.strictObject({});
 /** An answer without data. */
 export const noAnswer = z.null();
+/** true when A and B are the same type (a schema checked against an interface it must match). */
+export type SameType<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 /** A value of a type declared elsewhere (another contract): the type only, no runtime check. */
 export const declared = <T>() => z.custom<T>(() => true);
 /** A finite number in [min, max]. */
 export const bounded = (min: number, max: number) => z.number().min(min).max(max);
 /** A whole number in [min, max]. */
 export const whole = (min: number, max: number) => z.number().int().min(min).max(max);
+
+/**
+ * Both halves of one channel: its requests (client -> server, acknowledged) and its events
+ * (server -> client). The server's dispatcher parses the requests (core/channel/dispatch.ts); the
+ * client's `openChannel` parses the answers and the events (core/channel/open.ts).
+ */
+export interface ChannelContract<C extends Record<string, Call>, E extends Record<string, z.ZodType>> {
+  /** Names the channel in logs. */
+  name: string;
+  requests: C;
+  events: E;
+  /** How a request travels, when not as the socket event of its name carrying the payload (media: one envelope event). */
+  wire?: (name: string, payload: unknown) => [event: string, payload: unknown];
+}
+
+export const channelContract = <C extends Record<string, Call>, E extends Record<string, z.ZodType>>(
+  contract: ChannelContract<C, E>,
+): ChannelContract<C, E> => contract;

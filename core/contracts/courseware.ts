@@ -16,7 +16,7 @@
  *   cancel during upload: `updateDocumentNotice` (the server forgets the pending upload).
  */
 import { z } from 'zod';
-import { bounded, call, declared, whole, type Events, type Requests } from './channel.ts';
+import { bounded, call, whole, type Events, type Requests, type SameType } from './channel.ts';
 
 /** docs/product/03-board-courseware-billing.md §3 Document.status: 0 uploading, 1 parsing, 2 parse timeout or fail, 3 parse done, 4 parse failed. */
 export type DocumentStatus = 0 | 1 | 2 | 3 | 4;
@@ -80,6 +80,23 @@ export interface DocumentInfo {
   /** Why it failed, when status is 2 or 4: 'timeout' | 'encrypted' | 'corrupt' | 'too-many-pages' | 'unsupported' | 'failed'. */
   failReason: string;
 }
+
+/** DocumentInfo as a schema (the user channel's events carry it; checked equal to the interface below). */
+export const documentInfoSchema = z.strictObject({
+  documentId: z.string(),
+  documentName: z.string(),
+  documentSource: z.string(),
+  fileHash: z.string(),
+  taskId: z.string(),
+  documentType: z.union([z.literal(1), z.literal(3)]),
+  status: z.union([z.literal(0), z.literal(1), z.literal(2), z.literal(3), z.literal(4)]),
+  size: z.number(),
+  pageCount: z.number(),
+  createTime: z.number(),
+  failReason: z.string(),
+});
+type _DocumentInfoChecked = [SameType<z.output<typeof documentInfoSchema>, DocumentInfo>] extends [true] ? true : never;
+export const DOCUMENT_INFO_SCHEMA_CHECKED: _DocumentInfoChecked = true;
 
 /** Video courseware control (docs/product/03-board-courseware-billing.md §7 customRoomEvent videoControl), sent by the creator only. */
 export const VIDEO_CONTROL_TYPES = ['play', 'pause', 'seek', 'heartbeat'] as const;
@@ -200,9 +217,9 @@ export type CoursewareRoomRequests = Requests<typeof coursewareRoomRequests>;
 /** User channel, server -> browser (merged into userEvents): the library list follows conversions. */
 export const coursewareUserEvents = {
   /** A new document was registered (insert at the top with status 1). */
-  addDocumentConvertEvent: z.strictObject({ document: declared<DocumentInfo>() }),
+  addDocumentConvertEvent: z.strictObject({ document: documentInfoSchema }),
   /** A document's status or page count changed. */
-  documentStatus: z.strictObject({ document: declared<DocumentInfo>() }),
+  documentStatus: z.strictObject({ document: documentInfoSchema }),
 };
 export type CoursewareUserEvents = Events<typeof coursewareUserEvents>;
 

@@ -9,7 +9,7 @@
  * needs both sides to offer at once.
  */
 import { z } from 'zod';
-import { call, noAnswer, noPayload, whole, type Ack } from './channel.ts';
+import { call, channelContract, noAnswer, noPayload, whole, type Ack, type SameType } from './channel.ts';
 
 export const MEDIA_NAMESPACE = '/media';
 /** Every request carries it as `v`; an older one is answered '10' (reload the page). */
@@ -200,3 +200,41 @@ export const MEDIA_REQUEST_EVENT = 'req';
 /** A publication that sends no packet for this long, unpaused, is reported (`trackSilent`). */
 export const SILENT_AFTER_MS = 10_000;
 export const MEDIA_NOTE_EVENT = 'note';
+
+/** MediaNote as a schema: what the peer parses each `note` by (checked equal to the type above). */
+export const mediaNoteSchema = z.discriminatedUnion('type', [
+  z.strictObject({ type: z.literal('trackAdded'), track: publishedTrackSchema }),
+  z.strictObject({ type: z.literal('trackRemoved'), trackId: z.string(), userId: z.string() }),
+  z.strictObject({ type: z.literal('trackPaused'), trackId: z.string(), userId: z.string(), paused: z.boolean() }),
+  z.strictObject({
+    type: z.literal('trackSilent'),
+    trackId: z.string(),
+    userId: z.string(),
+    source: mediaSourceSchema,
+    silent: z.boolean(),
+  }),
+  z.strictObject({ type: z.literal('audioLevels'), levels: z.record(z.string(), z.number()) }),
+  z.strictObject({
+    type: z.literal('quality'),
+    reports: z.array(z.strictObject({ userId: z.string(), up: z.number(), down: z.number() })),
+  }),
+  z.strictObject({ type: z.literal('rightsChanged'), rights: z.array(mediaSourceSchema) }),
+  z.strictObject({ type: z.literal('layerChanged'), subscriptionId: z.string(), layer: layerSchema }),
+  z.strictObject({ type: z.literal('closed'), reason: z.enum(['kicked', 'roomClosed', 'replaced', 'shutdown']) }),
+]);
+type _MediaNoteChecked = [SameType<z.output<typeof mediaNoteSchema>, MediaNote>] extends [true] ? true : never;
+export const MEDIA_NOTE_SCHEMA_CHECKED: _MediaNoteChecked = true;
+
+/** Node -> peer: every note is one `note` event. */
+export const mediaEvents = { [MEDIA_NOTE_EVENT]: mediaNoteSchema };
+
+/**
+ * Both halves of the media signaling: a request travels as the one `req` event, its envelope
+ * `{v, type}` around the payload's fields (the node's dispatcher unwraps it); notes are `note` events.
+ */
+export const mediaChannel = channelContract({
+  name: 'media',
+  requests: mediaRequests,
+  events: mediaEvents,
+  wire: (type, payload) => [MEDIA_REQUEST_EVENT, { v: MEDIA_PROTOCOL_VERSION, type, ...(payload as object) }],
+});

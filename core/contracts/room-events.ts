@@ -8,7 +8,7 @@
  */
 import { z } from 'zod';
 import type { RoomInfo } from './api.ts';
-import { call, declared, noAnswer, noPayload, whole, type Events, type Requests } from './channel.ts';
+import { call, channelContract, noAnswer, noPayload, whole, type Events, type Requests, type SameType } from './channel.ts';
 import { coursewareRoomEvents, coursewareRoomRequests, roomCoursewareSchema } from './courseware.ts';
 import { recordingRoomEvents } from './recording.ts';
 import { liveRoomEvents } from './streaming.ts';
@@ -116,8 +116,40 @@ export const chatTextSchema = z
     return n > 0 && n <= CHAT_MAX_CHARS;
   }, 'text length');
 
+/** A room as the API and the room channel tell it (core/contracts/api.ts RoomInfo; checked equal below). */
+export const roomInfoSchema = z.strictObject({
+  roomNumber: z.string(),
+  roomType: z.union([z.literal(1), z.literal(2), z.literal(3), z.literal(4)]),
+  createUser: z.string(),
+  createUserIdNumber: z.string(),
+  createUserName: z.string(),
+  maxMember: z.number(),
+  maxOrdinary: z.string(),
+  isVIP: z.enum(['0', '1']),
+  consumption: z.enum(['on', 'off']),
+  showState: z.string(),
+  wbPower: z.enum(['0', '1']),
+  roomExtend: z.string(),
+  pptId: z.string(),
+  pptCurrentPage: z.number(),
+  participants: z.number(),
+  state: z.enum(['open', 'closed']),
+  createTime: z.number(),
+  endsAt: z.number(),
+  isRecordStatus: z.enum(['0', '1']),
+  recordState: z.enum(['0', '1', '2']),
+  liveState: z.enum(['0', '1', '2']),
+  mode: classModeSchema,
+  trialEndsAt: z.number(),
+});
+/** A change of the room info: any of its fields (the patch answer). */
+export const roomInfoPatchSchema = roomInfoSchema.partial();
+/** Compiles only while the schema and the RoomInfo interface say the same. */
+type _RoomInfoChecked = [SameType<z.output<typeof roomInfoSchema>, RoomInfo>] extends [true] ? true : never;
+export const ROOM_INFO_SCHEMA_CHECKED: _RoomInfoChecked = true;
+
 export const roomSnapshotSchema = z.strictObject({
-  roomInfo: declared<RoomInfo>(),
+  roomInfo: roomInfoSchema,
   you: z.strictObject({ userId: z.string(), name: z.string(), role: roleSchema }),
   members: z.array(memberSchema),
   messages: z.array(chatMessageSchema),
@@ -134,7 +166,7 @@ export const roomRequests = {
   /** `version`: the client's ROOM_PROTOCOL_VERSION; an older one is answered '10' (reload). */
   joinRoom: call(z.strictObject({ version: whole(0, 1_000_000).optional() }), roomSnapshotSchema),
   leaveRoom: call(noPayload, noAnswer),
-  customRoomEvent: call(roomPatchSchema, declared<Partial<RoomInfo>>()),
+  customRoomEvent: call(roomPatchSchema, roomInfoPatchSchema),
   chat: call(z.strictObject({ text: chatTextSchema }), chatMessageSchema),
   inviteMic: call(z.strictObject({ userId: userIdSchema }), micStateSchema),
   answerMic: call(z.strictObject({ agree: z.boolean() }), micStateSchema),
@@ -152,7 +184,7 @@ export const micEventSchema = micStateSchema.extend({ outcome: z.enum(['agreed',
 /** Server -> browser. */
 export const roomEvents = {
   /** A patch of the room info, after the server applied it; `by` is who changed it. */
-  customRoomEvent: declared<Partial<RoomInfo> & { by: string }>(),
+  customRoomEvent: roomInfoPatchSchema.extend({ by: z.string() }),
   members: z.strictObject({ members: z.array(memberSchema), teacherOnline: z.boolean(), participants: z.number() }),
   messageevent: chatMessageSchema,
   mic: micEventSchema,
@@ -167,3 +199,6 @@ export const roomEvents = {
 export type ClientToServer = Requests<typeof roomRequests>;
 /** Server -> browser. */
 export type ServerToClient = Events<typeof roomEvents>;
+
+/** Both halves of the room channel (the server's dispatcher, the browser's openChannel). */
+export const roomChannel = channelContract({ name: 'room', requests: roomRequests, events: roomEvents });

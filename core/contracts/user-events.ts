@@ -5,7 +5,7 @@
  * is answered '5', see core/channel/dispatch.ts).
  */
 import { z } from 'zod';
-import type { Events, Requests } from './channel.ts';
+import { channelContract, type Events, type Requests } from './channel.ts';
 import { coursewareUserEvents } from './courseware.ts';
 import { recordingUserEvents } from './recording.ts';
 import { studioUserEvents } from './studio.ts';
@@ -28,3 +28,6 @@ export type UserServerToClient = Events<typeof userEvents>;
 export type UserClientToServer = Requests<typeof userRequests>;
 
 export const userKey = (userId: string) => `user:${userId}`;
+
+/** Both halves of the user channel (the server only sends; the browser's openChannel hears). */
+export const userChannel = channelContract({ name: 'user', requests: userRequests, events: userEvents });

@@ -46,6 +46,13 @@ export const clientEventDetails = {
     line: z.number().int().min(0).optional(),
   }),
   media_minutes: z.strictObject({ audioMinutes: minutes, videoMinutes: minutes }),
+  /** A server message a channel dropped for breaking its schema (core/channel/open.ts, ADR 108). */
+  channel_bad_message: z.strictObject({
+    channel: short(20),
+    kind: z.enum(['answer', 'event']),
+    name: short(40),
+    issue: short(200),
+  }),
 } as const;
 
 const plain = z.union([z.string().max(1000), z.number().finite(), z.boolean(), z.null()]);

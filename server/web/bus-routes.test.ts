@@ -17,6 +17,12 @@ it('parses a bus message before it is routed across processes', () => {
     { target: { room: '123456' }, event: 'kickout', payload: 'x' },
     { target: { room: '123456' }, event: 'kickout', payload: [] },
     { target: { room: '123456' }, event: 'kickout' },
+    // The payload is parsed by its event's schema (ADR 108): a wrong type, a missing or an extra field.
+    { target: { room: '123456' }, event: 'kickout', payload: { userId: 7 } },
+    { target: { user: '7' }, event: 'paymentSuccess', payload: {} },
+    { target: { user: '7' }, event: 'paymentSuccess', payload: { orderId: 'BS1', by: 'x' } },
+    { target: { room: '123456' }, event: 'customRoomEvent', payload: { showState: 'wb' } },
+    { target: { room: '123456' }, event: 'roomClosed', payload: { reason: 'bored' } },
   ]) {
     expect(parseBusMessage(bad), JSON.stringify(bad)).toBeNull();
   }

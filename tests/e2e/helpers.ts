@@ -70,6 +70,9 @@ export function chromiumPath(nice = 0): string {
  * `realTime`: the server's clock moves with real time (recordings); `chromiumArgs`: more switches,
  * e.g. the fake camera and microphone files of tests/support/av-fixtures.ts.
  */
+/** The console line of a dropped channel message (app/lib/client-log.ts channelLog). */
+const CHANNEL_DROP = /^(room|board|user|media) (answer|event) \S+ dropped: /;
+
 export async function startWorld(
   options: {
     env?: Record<string, string>;
@@ -93,6 +96,8 @@ export async function startWorld(
   ]);
   const contexts: BrowserContext[] = [];
   const cspViolations: string[] = [];
+  /** Server messages a page's channel dropped for breaking their schema (ADR 108): the server and the contract disagree. */
+  const channelDrops: string[] = [];
   return {
     server,
     browser,
@@ -107,6 +112,9 @@ export async function startWorld(
       context.setDefaultTimeout(10_000);
       contexts.push(context);
       await watchCsp(context, cspViolations);
+      context.on('console', (msg) => {
+        if (msg.type() === 'warning' && CHANNEL_DROP.test(msg.text())) channelDrops.push(`${msg.page()?.url() ?? ''}: ${msg.text()}`);
+      });
       if (extra.preJoin !== 'manual') await autoPassPreJoin(context);
       const page = await context.newPage();
       return { context, page };
@@ -117,6 +125,7 @@ export async function startWorld(
       await server.close();
       // Every page of the suite runs under the site's Content-Security-Policy (ADR 067).
       expect(cspViolations, 'Content-Security-Policy violations').toEqual([]);
+      expect(channelDrops, 'server messages that broke their schema (core/channel/open.ts)').toEqual([]);
     },
   };
 }

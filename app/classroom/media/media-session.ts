@@ -5,20 +5,21 @@
  * connection that drops while the signaling is up (a network change).
  */
 import { io, type Socket } from 'socket.io-client';
+import { CHANNEL_OFFLINE, openChannel, type Channel, type ChannelProblem } from '#core/channel/open.ts';
 import {
   MEDIA_NAMESPACE,
-  MEDIA_NOTE_EVENT,
-  MEDIA_PROTOCOL_VERSION,
-  MEDIA_REQUEST_EVENT,
+  mediaChannel,
   type IceServer,
   type Layer,
   type MediaCalls,
+  type mediaEvents,
   type MediaNote,
+  type mediaRequests,
   type MediaRequestType,
   type MediaSource,
   type PublishedTrack,
 } from '#core/contracts/media-signaling.ts';
-import type { Ack } from '#core/contracts/room-events.ts';
+import { channelLog } from '#app/lib/client-log.ts';
 
 const ACK_TIMEOUT_MS = 10_000;
 
@@ -72,10 +73,26 @@ const CAMERA_ENCODINGS: RTCRtpEncodingParameters[] = [
   { rid: 'h', maxBitrate: 700_000 },
 ];
 
+/** The socket a session connects (its requests and notes go through openChannel, core/channel/open.ts). */
+export type MediaSocket = Socket;
+
+export interface MediaSessionOptions {
+  /** For tests: make the socket (the default connects to the node's `/media`). */
+  socket?: (url: string, lang: string) => MediaSocket;
+  /** Where a node message that broke its schema is told (default: the client log, ADR 108). */
+  log?: (problem: ChannelProblem) => void;
+}
+
+function defaultSocket(url: string, lang: string): MediaSocket {
+  return io(url, { transports: ['websocket'], reconnection: false, forceNew: true, query: { lang } });
+}
+
 export class MediaSession {
   #url: string;
   readonly #events: MediaSessionEvents;
-  #socket: Socket | null = null;
+  readonly #options: MediaSessionOptions;
+  #socket: MediaSocket | null = null;
+  #channel: Channel<typeof mediaRequests, typeof mediaEvents> | null = null;
   #iceServers: IceServer[] = [];
   readonly #local = new Map<MediaSource, LocalPublication>();
   readonly #remote = new Map<string, RemoteTrack>();
@@ -87,32 +104,38 @@ export class MediaSession {
   #closed = false;
   rights: MediaSource[] = [];
 
-  constructor(url: string, events: MediaSessionEvents) {
+  constructor(url: string, events: MediaSessionEvents, options: MediaSessionOptions = {}) {
     this.#url = url;
     this.#events = events;
+    this.#options = options;
   }
 
+  /** One request; its answer parsed by the contract (a refusal or a broken answer throws a MediaError). */
   async #req<K extends MediaRequestType>(type: K, body: MediaCalls[K][0]): Promise<MediaCalls[K][1]> {
-    const socket = this.#socket;
-    if (!socket?.connected) throw new MediaError('33005', 'media offline');
-    const ack = (await socket
-      .timeout(ACK_TIMEOUT_MS)
-      .emitWithAck(MEDIA_REQUEST_EVENT, { v: MEDIA_PROTOCOL_VERSION, type, ...body })) as Ack<MediaCalls[K][1]>;
+    const channel = this.#channel;
+    if (!channel?.connected) throw new MediaError('33005', 'media offline');
+    const ack = await channel.request(type, body);
+    // No answer in time, or the socket dropped meanwhile.
+    if (ack.code === CHANNEL_OFFLINE) throw new Error(`media request ${type} got no answer`);
     if (ack.code !== '0') throw new MediaError(ack.code, ack.msg);
     return ack.data as MediaCalls[K][1];
   }
 
   /** Connects and joins with the token; resolves with the tracks already published. */
   async join(token: string, lang: string): Promise<PublishedTrack[]> {
+    this.#channel?.close();
     this.#socket?.close();
     const base = this.#url.replace(/\/+$/, '');
-    const socket = io(`${base}${MEDIA_NAMESPACE}`, { transports: ['websocket'], reconnection: false, forceNew: true, query: { lang } });
+    const socket = (this.#options.socket ?? defaultSocket)(`${base}${MEDIA_NAMESPACE}`, lang);
     this.#socket = socket;
+    const channel = openChannel(mediaChannel, socket, { log: this.#options.log ?? channelLog(), timeoutMs: ACK_TIMEOUT_MS });
+    this.#channel = channel;
     await new Promise<void>((resolve, reject) => {
       socket.once('connect', () => resolve());
       socket.once('connect_error', (e) => reject(new MediaError('33005', e.message)));
     });
-    socket.on(MEDIA_NOTE_EVENT, (note: MediaNote) => this.#onNote(note));
+    // Each note parsed by its schema first (one that breaks it is logged and dropped).
+    channel.on('note', (note) => this.#onNote(note));
     socket.on('disconnect', () => {
       if (this.#socket === socket && !this.#closed) this.#events.onDisconnect();
     });
@@ -408,6 +431,8 @@ export class MediaSession {
     this.#local.clear();
     this.#remote.clear();
     this.#known.clear();
+    this.#channel?.close();
+    this.#channel = null;
     this.#socket?.close();
     this.#socket = null;
     this.#emitRemote();
@@ -415,8 +440,7 @@ export class MediaSession {
 
   close(): void {
     if (this.#closed) return;
-    const socket = this.#socket;
-    if (socket?.connected) socket.emit(MEDIA_REQUEST_EVENT, { v: MEDIA_PROTOCOL_VERSION, type: 'leave' }, () => undefined);
+    this.#channel?.send('leave', {});
     this.#closed = true;
     this.dropAll();
   }
