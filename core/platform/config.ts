@@ -209,7 +209,7 @@ export const configSchema = z
      * join's (tests/e2e/recording-sync measured 40-60 ms between flashes and clicks, over the 40 ms
      * the join keeps); off, the stop joins and uploads the whole file (ADR 076).
      */
-    RECORDING_ASSEMBLY: bool.default(false),
+    RECORDING_ASSEMBLY: bool.default(true),
     /** Live streaming (issue 14): the platforms a teacher may push to, and whether a pasted full address is allowed. */
     LIVE_PLATFORMS: livePlatforms.default([{ name: 'YouTube', url: 'rtmp://a.rtmp.youtube.com/live2' }]),
     LIVE_CUSTOM_URL: bool.default(false),

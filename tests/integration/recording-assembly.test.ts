@@ -7,7 +7,10 @@
  *   sent before the stop; ffprobe sees H.264 + AAC, the duration, moov first, and decodes it all;
  * - Chromium plays it from a plain page: the duration, and a seek to 80 % lands with a frame;
  * - the cut (`keepSec`) shortens the last segment; a cut into what was sent, a segment missing
- *   from the assembly or a broken segment make `finish` refuse, and nothing is left in the store.
+ *   from the assembly or a broken segment make `finish` refuse, and nothing is left in the store;
+ * - picture and sound stay together as in the join (a flash and a click at the same instants,
+ *   across two encoder runs and a cut): the video's composition offset once placed the sound
+ *   46 ms late (ADR 106).
  */
 import { execFile } from 'node:child_process';
 import { createReadStream } from 'node:fs';
@@ -20,9 +23,11 @@ import { promisify } from 'node:util';
 import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '#core/platform/logger.ts';
+import { measureDrift, type DriftReport } from '#tests/support/av-analysis.ts';
+import { avFixtures } from '#tests/support/av-fixtures.ts';
 import { DiskObjectStore, MULTIPART_MIN_PART } from '#core/platform/objects.ts';
 import { Assembly } from '../../workers/record/assembly.ts';
-import { probeMedia } from '../../workers/record/join.ts';
+import { joinSegments, probeMedia } from '../../workers/record/join.ts';
 import { readBoxes, readFragmented } from '../../workers/record/mp4-boxes.ts';
 
 const run = promisify(execFile);
@@ -302,5 +307,69 @@ describe('the recording assembly', () => {
     expect(broken.whole).toBe(false);
     await expect(broken.finish([0, 1, 2], null)).rejects.toThrow();
     await broken.close();
+  });
+});
+
+describe('picture and sound in the assembled MP4', () => {
+  /** The fixture's camera and microphone: a one-frame flash and a 10 ms click at the same instants, every 2 s. */
+  const FRAME = { x: 0, y: 0, width: 320, height: 180 };
+  let files: string[] = [];
+  let join: DriftReport;
+
+  /** Two encoder runs of the fixture (as before and after a recorder's restart), 4 s segments, seq 0.. in order. */
+  beforeAll(async () => {
+    const av = await avFixtures({ width: 320, height: 180, fps: 15, seconds: 16 });
+    const out = path.join(dir, 'sync');
+    await mkdir(out);
+    for (const [i, first] of [0, 3].entries()) {
+      await run('ffmpeg', [
+        ...['-hide_banner', '-nostdin', '-v', 'error', '-y', '-i', av.video, '-i', av.audio],
+        ...['-t', '12', '-map', '0:v', '-map', '1:a', '-vf', 'fps=30'],
+        ...['-c:v', 'libx264', '-preset', 'veryfast', '-pix_fmt', 'yuv420p', '-b:v', '800k'],
+        ...['-g', '60', '-keyint_min', '60', '-sc_threshold', '0'],
+        ...['-c:a', 'aac', '-b:a', '128k', '-ar', '48000', '-ac', '2'],
+        ...['-f', 'segment', '-segment_time', '4', '-segment_format', 'mpegts', '-segment_start_number', String(first)],
+        path.join(out, `seg-${String(i)}-%06d.ts`),
+      ]);
+    }
+    files = (await readdir(out)).sort().map((f) => path.join(out, f));
+    const joined = path.join(dir, 'sync-joined.mp4');
+    await joinSegments(files, joined);
+    join = await measureDrift(joined, FRAME);
+  }, 120_000);
+
+  async function assembled(name: string, keepSec: number | null): Promise<DriftReport> {
+    const objects = store(name);
+    const a = assembly(objects, await workDir(`work-${name}`), { holdSec: 60 });
+    files.forEach((file, seq) => a.feed({ seq, file }));
+    await a.finish(
+      files.map((_, i) => i),
+      keepSec,
+    );
+    await a.close();
+    const file = path.join(dir, `${name}.mp4`);
+    await objects.download(KEY, file);
+    return measureDrift(file, FRAME);
+  }
+
+  it('pairs every flash with its click within one frame, as the join does, across two encoder runs', async () => {
+    // The reference: the old join of the same segments keeps every pair together.
+    expect(join.pairs.length).toBeGreaterThanOrEqual(10);
+    expect(join.maxAbsDriftMs).toBeLessThanOrEqual(34);
+    const r = await assembled('sync-whole', null);
+    expect(r.pairs.length).toBe(join.pairs.length);
+    expect(r.unpairedFlashes).toEqual([]);
+    expect(r.unpairedClicks).toEqual([]);
+    expect(r.maxAbsDriftMs).toBeLessThanOrEqual(34);
+    expect(Math.abs(r.meanDriftMs - join.meanDriftMs)).toBeLessThan(5);
+    // The flashes sit at the same instants of the recording as in the join.
+    r.pairs.forEach((p, i) => expect(Math.abs(p.flashSec - join.pairs[i]!.flashSec)).toBeLessThan(0.04));
+  });
+
+  it('keeps them together through a cut inside a segment', async () => {
+    const r = await assembled('sync-cut', 17);
+    expect(r.pairs.length).toBe(join.pairs.filter((p) => p.flashSec < 17).length);
+    expect(r.maxAbsDriftMs).toBeLessThanOrEqual(34);
+    expect(Math.abs(r.meanDriftMs - join.meanDriftMs)).toBeLessThan(5);
   });
 });

@@ -97,6 +97,12 @@ export class Assembly {
   #sequence = 0;
   /** The current run: its origin on its own clock (90 kHz) and where it begins on the recording's timeline (s). */
   #run: { origin: number; atSec: number } | null = null;
+  /**
+   * The video track's edit list media time (video ticks): the first segment's first composition
+   * offset. Video decode times are written this far ahead of the pictures' presentation, which
+   * keeps them at or above zero while the first picture is presented at its own time.
+   */
+  #videoShift: number | null = null;
   #failed: Error | null = null;
   #queue: Promise<void> = Promise.resolve();
   #uploadId: string | null = null;
@@ -179,8 +185,17 @@ export class Assembly {
     const video = init.tracks.find((t) => t.handler === 'vide')!;
     const prev = this.#segments.at(-1);
 
-    // Where this segment begins on the recording's timeline: its own clock, from the run's origin.
-    const srcStart = Math.min(times.video, times.audio ?? Infinity);
+    // The first video sample's composition offset: its presentation time is its decode time plus this.
+    const firstVideoRun = fragments[0]!.runs.find((r) => r.trackId === video.id);
+    if (!firstVideoRun) throw new Mp4FormatError(`${segment.file} does not start with video`);
+    // The video track's edit list shifts its presentation back by the first segment's offset
+    // (finalInit writes it), so that decode times never go below zero: see videoShift below.
+    this.#videoShift ??= Math.max(0, firstVideoRun.firstCto);
+    const shift = this.#videoShift;
+    // Where this segment begins on the recording's timeline: its own clock, from the run's origin,
+    // which is the earliest presentation time of its first segment (the first picture or sound).
+    const videoPts = times.video + (firstVideoRun.firstCto * TS_HZ) / video.timescale;
+    const srcStart = Math.min(videoPts, times.audio ?? Infinity);
     if (!reuse) {
       const continues = prev !== undefined && Math.abs(times.video - prev.srcVideoEnd) <= SAME_RUN_SEC * TS_HZ;
       if (!this.#run || !continues) this.#run = { origin: srcStart, atSec: prev ? prev.endSec : 0 };
@@ -197,8 +212,11 @@ export class Assembly {
         continue;
       }
       if (t.handler === 'soun' && times.audio === null) throw new Mp4FormatError(`no audio time found in ${segment.file}`);
+      // Both tracks are placed by presentation time: audio has no reordering, so its first time is
+      // its presentation; video is placed by its decode time plus the edit list's shift, so the
+      // edit list brings every picture back to its presentation time (decode + offset - shift).
       const src = t.handler === 'vide' ? times.video : times.audio!;
-      let at = Math.round((run.atSec + (src - run.origin) / TS_HZ) * t.timescale);
+      let at = Math.round((run.atSec + (src - run.origin) / TS_HZ) * t.timescale) + (t.handler === 'vide' ? shift : 0);
       const end = before?.get(t.id);
       if (end !== undefined && (Math.abs(at - end) <= SNAP_SEC * t.timescale || at < end)) at = end;
       startTicks.set(t.id, Math.max(0, at));
@@ -227,8 +245,10 @@ export class Assembly {
         const t = init.tracks.find((x) => x.id === r.trackId)!;
         const end = r.decodeTime + r.duration;
         entry.endTicks.set(r.trackId, Math.max(entry.endTicks.get(r.trackId) ?? 0, end));
-        entry.startSec = Math.min(entry.startSec, r.decodeTime / t.timescale);
-        entry.endSec = Math.max(entry.endSec, end / t.timescale);
+        // The span in presentation seconds (the video's decode times run `shift` ahead).
+        const back = r.trackId === video.id ? shift : 0;
+        entry.startSec = Math.min(entry.startSec, (r.decodeTime - back) / t.timescale);
+        entry.endSec = Math.max(entry.endSec, (end - back) / t.timescale);
         if (r.trackId === video.id) {
           sidx = { size: f.end - f.start, start: r.decodeTime + r.firstCto, duration: r.duration };
           entry.srcVideoEnd += (r.duration * TS_HZ) / t.timescale;
@@ -291,7 +311,7 @@ export class Assembly {
       size: f.size,
       duration: i + 1 < frags.length ? frags[i + 1]!.start - f.start : f.duration,
     }));
-    const moov = finalInit(init, last.endTicks);
+    const moov = finalInit(init, last.endTicks, new Map([[video.id, this.#videoShift ?? 0]]));
     const sidx = sidxBox(video.id, video.timescale, frags[0]!.start, entries);
     // ftyp + moov, a free box over the rest of the reserved room, then the sidx right before the first moof.
     const pad = HEADER_RESERVE - moov.length - sidx.length;
@@ -302,7 +322,7 @@ export class Assembly {
     const header = Buffer.concat([moov, free, sidx]);
     await this.#fh!.write(header, 0, header.length, 0);
     await this.#fh!.truncate(this.#length);
-    const durationSec = Math.max(...init.tracks.map((t) => (last.endTicks.get(t.id) ?? 0) / t.timescale));
+    const durationSec = last.endSec;
 
     // ffprobe reads the file as a player would: codecs, duration, the index first (it reads the head only).
     const probe = await probeMedia(this.#file, { ...(this.#o.ffprobe ? { ffprobe: this.#o.ffprobe } : {}) });

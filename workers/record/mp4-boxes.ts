@@ -282,13 +282,22 @@ function setDuration(buf: Buffer, b: Box, kind: 'mvhd' | 'mdhd' | 'tkhd', value:
 
 /**
  * The init of the whole recording: ffmpeg's moov with each track's duration (in its timescale),
- * the movie's (the longest track) in mvhd, tkhd and a new mehd (fragment_duration) in mvex.
+ * the movie's (the longest track) in mvhd, tkhd and a new mehd (fragment_duration) in mvex. The
+ * remuxer's edit lists are dropped (they placed one segment's tracks against each other); a track
+ * in `mediaStarts` gets an edit list presenting it from that media time (its ticks) on: the video,
+ * whose decode times run ahead of its presentation by the first picture's composition offset.
  */
-export function finalInit(init: InitInfo, trackDurations: ReadonlyMap<number, number>): Buffer {
+export function finalInit(
+  init: InitInfo,
+  trackDurations: ReadonlyMap<number, number>,
+  mediaStarts: ReadonlyMap<number, number> = new Map(),
+): Buffer {
   const moov = Buffer.from(init.moov);
   const movieOf = (id: number) => {
     const t = init.tracks.find((x) => x.id === id)!;
-    return Math.round(((trackDurations.get(id) ?? 0) * init.movieTimescale) / t.timescale);
+    // What the track presents: its media less what its edit list skips.
+    const presented = Math.max(0, (trackDurations.get(id) ?? 0) - (mediaStarts.get(id) ?? 0));
+    return Math.round((presented * init.movieTimescale) / t.timescale);
   };
   const movieDuration = Math.max(0, ...init.tracks.map((t) => movieOf(t.id)));
   const [root] = readBoxes(moov);
@@ -301,6 +310,14 @@ export function finalInit(init: InitInfo, trackDurations: ReadonlyMap<number, nu
       const id = moov.readUInt32BE(body(tkhd) + (moov[body(tkhd)] === 1 ? 20 : 12));
       setDuration(moov, tkhd, 'tkhd', movieOf(id));
       setDuration(moov, child(moov, child(moov, k, 'mdia'), 'mdhd'), 'mdhd', trackDurations.get(id) ?? 0);
+      // The remuxer's edit list belonged to its one segment; the whole file gets its own.
+      const kept = childrenOf(moov, k)
+        .filter((c) => c.type !== 'edts')
+        .map((c) => moov.subarray(c.start, c.start + c.size));
+      const start = mediaStarts.get(id) ?? 0;
+      const edts = start > 0 ? [editList(movieOf(id), start)] : [];
+      parts.push(box('trak', kept[0]!, ...edts, ...kept.slice(1)));
+      continue;
     }
     if (k.type === 'mvex') {
       const mehdBody = Buffer.alloc(12);
@@ -315,6 +332,20 @@ export function finalInit(init: InitInfo, trackDurations: ReadonlyMap<number, nu
     parts.push(moov.subarray(k.start, k.start + k.size));
   }
   return Buffer.concat([init.ftyp, box('moov', ...parts)]);
+}
+
+/**
+ * An edit list of one edit: the track is presented from `mediaTime` (its own ticks) on, for
+ * `duration` (movie ticks), at normal rate. Version 1 (64-bit fields).
+ */
+function editList(duration: number, mediaTime: number): Buffer {
+  const elst = Buffer.alloc(4 + 4 + 8 + 8 + 4);
+  elst[0] = 1;
+  elst.writeUInt32BE(1, 4);
+  elst.writeBigUInt64BE(BigInt(duration), 8);
+  elst.writeBigInt64BE(BigInt(mediaTime), 16);
+  elst.writeUInt16BE(1, 24); // media_rate_integer 1, fraction 0
+  return box('edts', box('elst', elst));
 }
 
 export interface SidxEntry {
