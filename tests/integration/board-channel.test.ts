@@ -9,6 +9,7 @@ import { LayerMirror, boardRoom, connectBoard, createOp, stateOf, strokeData, ty
 import { eachEngine } from '#tests/support/engines-matrix.ts';
 import { ask, connectRoom, record, waitFor } from '#tests/support/room-client.ts';
 import type { TestServer } from '#tests/support/server.ts';
+import { until } from '#tests/support/until.ts';
 
 const sockets: Array<{ close(): void }> = [];
 afterEach(() => {
@@ -27,14 +28,6 @@ async function board(server: TestServer, token: string): Promise<BoardSocket> {
  */
 async function flush(socket: BoardSocket): Promise<void> {
   expect((await ask(socket, 'flush')).code).toBe('5');
-}
-
-/** Waits until `check` holds (polled every 10 ms, up to 5 s). */
-async function until(check: () => Promise<boolean> | boolean): Promise<void> {
-  for (const end = Date.now() + 5000; !(await check());) {
-    if (Date.now() > end) throw new Error('condition not met within 5 s');
-    await new Promise((r) => setTimeout(r, 10));
-  }
 }
 
 async function counts(server: TestServer) {
@@ -206,7 +199,7 @@ eachEngine(
       }
       for (let i = 0; i < 3; i++) await ask(t, 'sync', createOp(`last-${i}`, `last-${i}`));
       // The snapshot after the clear is written behind the answer.
-      await until(async () => (await counts(server())).snapshots === 1);
+      await until('one snapshot stored', async () => (await counts(server())).snapshots === 1);
       const c = await counts(server());
       expect(c.snapshots).toBe(1);
       expect(c.ops).toBeLessThanOrEqual(12);

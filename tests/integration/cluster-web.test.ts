@@ -18,6 +18,7 @@ import { createTestDatabase, type TestDatabase } from '#tests/support/postgres.t
 import { startRedis, type TestRedis } from '#tests/support/redis.ts';
 import { ask, connectRoom, record, waitFor } from '#tests/support/room-client.ts';
 import { startS3, type TestS3 } from '#tests/support/s3.ts';
+import { until } from '#tests/support/until.ts';
 
 const sockets: Socket[] = [];
 afterEach(() => {
@@ -49,14 +50,6 @@ async function seat(node: Banshu, who: { token: string; userId: string }, roomNu
   const board = await connectBoard(node.url, wb.data.token as string);
   sockets.push(board);
   return { room, board };
-}
-
-async function until(what: string, ok: () => boolean, ms = 10_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!ok()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }
 
 describe('the web tier across two web nodes (PostgreSQL, Redis)', () => {
@@ -128,7 +121,7 @@ describe('the web tier across two web nodes (PostgreSQL, Redis)', () => {
     const total = answers.length;
     // One number each, no gaps: the room's log.
     expect(seqs).toEqual(Array.from({ length: total }, (_, i) => i + 1));
-    await until('every client to hear every operation', () => heard.every((h) => h.length >= total));
+    await until('every client to hear every operation', () => heard.every((h) => h.length >= total), 10_000);
     // A fence: one more operation heard by all, so a late copy of anything would be in by now.
     const fence = clients.map((s) => waitFor(s, 'sync', (op: SequencedOp) => op.opId === `fence-${roomNumber}`));
     expect((await ask(onA.board, 'sync', createOp(`fence-${roomNumber}`, 'fence'))).code).toBe('0');

@@ -18,9 +18,10 @@ import { testMp4 } from '../fixtures/courseware.ts';
 import { slideLayer } from '#core/contracts/courseware.ts';
 import { connectBoard, createOp } from '#tests/support/board-client.ts';
 import { eachEngine } from '#tests/support/engines-matrix.ts';
-import { ask, connectRoom, record, sleep, waitFor, type RoomSocket } from '#tests/support/room-client.ts';
+import { ask, connectRoom, record, waitFor, type RoomSocket } from '#tests/support/room-client.ts';
 import { startS3, type TestS3 } from '#tests/support/s3.ts';
 import { startTestServer, type TestServer } from '#tests/support/server.ts';
+import { until } from '#tests/support/until.ts';
 
 const { converter: real } = await testConverter();
 /** Each server closes its converter; the suite's one is closed once at the end. */
@@ -56,16 +57,6 @@ function busLog(s: TestServer): BusMessage[] {
   return seen;
 }
 
-async function until<T>(what: string, read: () => Promise<T>, ok: (v: T) => boolean, ms = 20_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await read();
-    if (ok(v)) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(v)}`);
-    await sleep(50);
-  }
-}
-
 async function docRow(s: TestServer, id: string) {
   return s.banshu.platform.database.db.selectFrom('documents').selectAll().where('id', '=', id).executeTakeFirst();
 }
@@ -75,6 +66,7 @@ async function converted(s: TestServer, id: string) {
     'conversion',
     () => docRow(s, id),
     (r) => !!r && r.status !== 1,
+    20_000,
   );
 }
 

@@ -18,10 +18,11 @@ import { postgresAdminUrl } from '#tests/support/database.ts';
 import { createTestDatabase, type TestDatabase } from '#tests/support/postgres.ts';
 import { capturingLogger } from '#tests/support/log-capture.ts';
 import { startRedis, type TestRedis } from '#tests/support/redis.ts';
-import { ask, connectRoom, record, sleep, waitFor, type RoomSocket } from '#tests/support/room-client.ts';
+import { ask, connectRoom, record, waitFor, type RoomSocket } from '#tests/support/room-client.ts';
 import type { SequencedOp } from '#core/contracts/board.ts';
 import { connectBoard, createOp } from '#tests/support/board-client.ts';
 import { startS3, type TestS3 } from '#tests/support/s3.ts';
+import { until } from '#tests/support/until.ts';
 
 const sockets: Socket[] = [];
 afterEach(() => {
@@ -77,14 +78,6 @@ async function userSocket(node: Banshu, token: string): Promise<Socket> {
 /** The pub client of a web node's Redis adapter (to see when it noticed an outage). */
 function pubStatus(node: Banshu): string {
   return (node.web!.io.of('/room').adapter as unknown as { pubClient: { status: string } }).pubClient.status;
-}
-
-async function until(what: string, ok: () => boolean, ms = 10_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!ok()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(20);
-  }
 }
 
 describe('distributed realtime: two web nodes and a worker over Redis', () => {
@@ -265,7 +258,7 @@ describe('distributed realtime: two web nodes and a worker over Redis', () => {
     const heardB = record<SequencedOp>(boardB, 'sync');
 
     await redis.stop();
-    await until('node A to notice the outage', () => pubStatus(a) !== 'ready');
+    await until('node A to notice the outage', () => pubStatus(a) !== 'ready', 10_000);
     const localChat = waitFor(sa.socket, 'messageevent', (p: any) => p.text === '断线');
     expect((await ask(t.socket, 'chat', { text: '断线' })).code).toBe('0');
     await localChat;
@@ -282,8 +275,8 @@ describe('distributed realtime: two web nodes and a worker over Redis', () => {
     expect(errors).toContain('presence across nodes failed; answering this node only');
 
     await redis.start();
-    await until('node A to reconnect', () => pubStatus(a) === 'ready');
-    await until('node B to reconnect', () => pubStatus(b) === 'ready');
+    await until('node A to reconnect', () => pubStatus(a) === 'ready', 10_000);
+    await until('node B to reconnect', () => pubStatus(b) === 'ready', 10_000);
     // Subscriptions are renewed on reconnect: retry until node B's subscriber is back, too.
     const back = waitFor(sb.socket, 'messageevent', (p: any) => p.text === '恢复', 15_000);
     const retry = setInterval(() => void ask(t.socket, 'chat', { text: '恢复' }).catch(() => undefined), 300);

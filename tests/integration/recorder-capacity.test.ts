@@ -20,7 +20,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, signIn } from '#tests/support/api.ts';
 import { ask, connectRoom, waitFor as waitForEvent, type RoomSocket } from '#tests/support/room-client.ts';
 import { postgresAdminUrl } from '#tests/support/database.ts';
-import { MediaTestPeer, until } from '#tests/support/media-client.ts';
+import { MediaTestPeer } from '#tests/support/media-client.ts';
+import { until } from '#tests/support/until.ts';
 import { publishRtp, type RtpPublication } from '#tests/support/rtp-file-publisher.ts';
 import { startRedis, type TestRedis } from '#tests/support/redis.ts';
 import { startS3, type TestS3 } from '#tests/support/s3.ts';
@@ -128,17 +129,6 @@ const recorderOf = (owner: string) => recorders.find((r) => r.child.pid === Numb
 const logged = (r: Recorder, msg: string, match: (l: Record<string, unknown>) => boolean = () => true) =>
   r.lines.filter((l) => l['msg'] === msg && match(l));
 
-/** Polls `read` until `ok`, every 100 ms. */
-async function waitFor<T>(what: string, read: () => Promise<T>, ok: (v: T) => boolean, ms: number): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await read();
-    if (ok(v)) return v;
-    if (Date.now() > end) throw new Error(`timed out after ${String(ms)} ms waiting for ${what}: ${JSON.stringify(v)}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
 /** A teacher with a paid class, publishing a camera and a microphone, on the class's room channel. */
 async function openClass(i: number): Promise<Class> {
   const teacher = await signIn(web);
@@ -166,11 +156,11 @@ async function startTask(c: Class): Promise<string> {
 }
 
 async function recording(c: Class): Promise<void> {
-  await waitFor(
+  await until(
     'recordState 1',
     async () => (await call(web.url, 'getRoomMemberRecordState', { roomNumber: c.roomNumber }, { token: c.teacher.token })).data,
     (d: { recordState: string }) => d.recordState === '1',
-    15_000,
+    { timeoutMs: 15_000, everyMs: 100 },
   );
 }
 
@@ -184,7 +174,7 @@ beforeAll(async () => {
     realTime: true,
   });
   for (let i = 0; i < 3; i++) classes.push(await openClass(i));
-  await until(() => pubs.every((p) => p.sent.video > 10 && p.sent.audio > 10), 20_000, 'publishers sending');
+  await until('publishers sending', () => pubs.every((p) => p.sent.video > 10 && p.sent.audio > 10), 20_000);
   // The second recorder is paused (SIGSTOP) until the first has refused a class, so that the first
   // takes the first class and its refusal of the second cannot be a race lost to the other.
   const [, other] = await Promise.all([startRecorder(), startRecorder()]);
@@ -213,11 +203,11 @@ describe('recorders at their measured capacity (RECORDER_SLOTS=2, RECORDER_CPU_B
     const t1 = await startTask(first);
     await recording(first);
     expect(recorderOf((await ownerOf(t1))!)).toBe(x);
-    const measured = await waitFor(
+    const measured = await until(
       "the first class's measured cost",
       async () => logged(x, 'recording cost measured', (l) => l['room'] === first.roomNumber),
       (l) => l.length > 0,
-      30_000,
+      { timeoutMs: 30_000, everyMs: 100 },
     );
     const cost = measured[0]!['cores'] as number;
     console.info(`class 1 measured at ${String(cost)} of a core on recorder ${String(x.child.pid)}`);
@@ -228,11 +218,11 @@ describe('recorders at their measured capacity (RECORDER_SLOTS=2, RECORDER_CPU_B
     // one once it runs again.
     const y = recorders[1]!;
     const t2 = await startTask(second);
-    const refusal = await waitFor(
+    const refusal = await until(
       "the full recorder's refusal",
       async () => logged(x, 'recording refused: this recorder is at capacity', (l) => l['taskId'] === t2),
       (l) => l.length > 0,
-      5_000,
+      { timeoutMs: 5_000, everyMs: 100 },
     );
     expect(await ownerOf(t2)).toBeNull();
     y.child.kill('SIGCONT');
@@ -273,12 +263,12 @@ describe('recorders at their measured capacity (RECORDER_SLOTS=2, RECORDER_CPU_B
       [first, t1],
       [second, t2],
     ] as const) {
-      const listed = await waitFor(
+      const listed = await until(
         'the listed MP4',
         async () => (await call(web.url, 'getRecordList', { recordType: 2, pageSize: 10 }, { token: c.teacher.token })).data,
         (d: { recordList: Array<{ taskId: string; fileSize: string }> }) =>
           d.recordList.some((r) => r.taskId === taskId && r.fileSize !== ''),
-        60_000,
+        { timeoutMs: 60_000, everyMs: 100 },
       );
       const row = listed.recordList.find((r) => r.taskId === taskId) as unknown as { fileId: string };
       const rec = await db().selectFrom('records').selectAll().where('id', '=', row.fileId).executeTakeFirstOrThrow();

@@ -21,7 +21,8 @@ import { BACKGROUND_COLOURS } from '#core/contracts/board.ts';
 import { call, signIn } from '#tests/support/api.ts';
 import { ask, connectRoom, type RoomSocket } from '#tests/support/room-client.ts';
 import { postgresAdminUrl } from '#tests/support/database.ts';
-import { MediaTestPeer, until } from '#tests/support/media-client.ts';
+import { MediaTestPeer } from '#tests/support/media-client.ts';
+import { until } from '#tests/support/until.ts';
 import { publishRtp, type RtpPublication } from '#tests/support/rtp-file-publisher.ts';
 import { startRedis, type TestRedis } from '#tests/support/redis.ts';
 import { startS3, type TestS3 } from '#tests/support/s3.ts';
@@ -122,17 +123,6 @@ async function task(taskId: string) {
   return db().selectFrom('record_tasks').selectAll().where('id', '=', taskId).executeTakeFirstOrThrow();
 }
 
-/** Polls `read` until `ok`, every 100 ms. */
-async function waitFor<T>(what: string, read: () => Promise<T>, ok: (v: T) => boolean, ms: number): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await read();
-    if (ok(v)) return v;
-    if (Date.now() > end) throw new Error(`timed out after ${String(ms)} ms waiting for ${what}: ${JSON.stringify(v)}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
 /** The board as students see it: showState 'wb' with background colour `color` (an index of BACKGROUND_COLOURS). */
 async function showBoard(color: number): Promise<void> {
   const a = await ask(teacherRoom, 'customRoomEvent', { showState: 'wb', roomExtend: JSON.stringify({ color, pageIndex: 0 }) });
@@ -167,11 +157,11 @@ async function startRecording(): Promise<{ taskId: string; at: number }> {
   const started = await call(web.url, 'startTask', { roomNumber }, { token: teacher.token });
   expect(started.code).toBe('0');
   const taskId = started.data.taskId as string;
-  await waitFor(
+  await until(
     'recordState 1',
     async () => (await call(web.url, 'getRoomMemberRecordState', { roomNumber }, { token: teacher.token })).data,
     (d: { recordState: string }) => d.recordState === '1',
-    15_000,
+    { timeoutMs: 15_000, everyMs: 100 },
   );
   return { taskId, at: Date.now() };
 }
@@ -181,11 +171,11 @@ async function stopRecording(taskId: string, name: string): Promise<{ file: stri
   const stopped = await call(web.url, 'stopTask', { roomNumber, taskId }, { token: teacher.token });
   expect(stopped.code).toBe('0');
   const at = Date.now();
-  const listed = await waitFor(
+  const listed = await until(
     'the listed MP4',
     async () => (await call(web.url, 'getRecordList', { recordType: 2, pageSize: 10 }, { token: teacher.token })).data,
     (d: { recordList: Array<{ taskId: string; fileSize: string }> }) => d.recordList.some((r) => r.taskId === taskId && r.fileSize !== ''),
-    60_000,
+    { timeoutMs: 60_000, everyMs: 100 },
   );
   const listedAfter = (Date.now() - at) / 1000;
   const row = listed.recordList.find((r) => r.taskId === taskId)!;
@@ -229,7 +219,7 @@ beforeAll(async () => {
     }
     pubs.push(await publishRtp(peer, sources[i]!));
   }
-  await until(() => pubs.every((p) => p.sent.video > 10 && p.sent.audio > 10), 20_000, 'publishers sending');
+  await until('publishers sending', () => pubs.every((p) => p.sent.video > 10 && p.sent.audio > 10), 20_000);
   await Promise.all([startRecorder(), startRecorder()]);
 }, 120_000);
 
@@ -287,11 +277,11 @@ describe('ROLE=recorder beside ROLE=web,media on PostgreSQL, s3rver and Redis', 
     expect(victim).toBeDefined();
     await kill(victim!);
     const killedAt = Date.now();
-    const taken = await waitFor(
+    const taken = await until(
       'another recorder',
       () => task(taskId),
       (t) => t.owner !== owner && t.owner !== null,
-      15_000,
+      { timeoutMs: 15_000, everyMs: 100 },
     );
     const takeover = (Date.now() - killedAt) / 1000;
     console.info(`kill -9 -> taken over by ${taken.owner!}: ${takeover.toFixed(1)} s`);

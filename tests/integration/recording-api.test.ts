@@ -6,7 +6,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { segmentKey, mp4Key } from '#core/recording/record-tasks.ts';
 import { call, signIn } from '#tests/support/api.ts';
-import { busLog, count, grantMembership, recordingClass, roomRecordState, taskRow, until } from '#tests/support/recording.ts';
+import { busLog, count, grantMembership, recordingClass, roomRecordState, taskRow } from '#tests/support/recording.ts';
+import { until } from '#tests/support/until.ts';
 import { ask, connectRoom, waitFor, type RoomSocket } from '#tests/support/room-client.ts';
 import { startS3, type TestS3 } from '#tests/support/s3.ts';
 import { startTestServer, type TestServer } from '#tests/support/server.ts';
@@ -170,7 +171,7 @@ describe('recording api [pglite]', () => {
     sockets.push(s2);
     expect((await ask(s2, 'joinRoom')).code).toBe('0');
     expect((await ask(s2, 'endRoom')).code).toBe('0');
-    await until(async () => (await taskRow(server, t2)).state === 'stopping', 5000, 'the stop at the end of the class');
+    await until('the stop at the end of the class', async () => (await taskRow(server, t2)).state === 'stopping', 5000);
     expect(await tasks.renew(t2, 'rec-end')).toBe('stopping');
   });
 
@@ -183,7 +184,7 @@ describe('recording api [pglite]', () => {
     await claimFor(server, taskId, 'rec-allowance');
     await tasks.started(taskId, 'rec-allowance');
     expect(await roomRecordState(server, roomNumber)).toBe('1');
-    await until(async () => (await taskRow(server, taskId)).state === 'stopping', 10_000, 'the stop at the end of the allowance');
+    await until('the stop at the end of the allowance', async () => (await taskRow(server, taskId)).state === 'stopping', 10_000);
     expect(await roomRecordState(server, roomNumber)).toBe('0');
     expect(
       (await call(server.url, 'getRecordList', { recordType: 2, pageSize: 10 }, { token: teacher.token })).data.recordList[0],

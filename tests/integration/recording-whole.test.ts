@@ -28,7 +28,8 @@ import { BACKGROUND_COLOURS } from '#core/contracts/board.ts';
 import { call, signIn } from '#tests/support/api.ts';
 import { ask, connectRoom, type RoomSocket } from '#tests/support/room-client.ts';
 import { postgresAdminUrl } from '#tests/support/database.ts';
-import { MediaTestPeer, until } from '#tests/support/media-client.ts';
+import { MediaTestPeer } from '#tests/support/media-client.ts';
+import { until } from '#tests/support/until.ts';
 import { publishRtp, type RtpPublication } from '#tests/support/rtp-file-publisher.ts';
 import { startRedis, type TestRedis } from '#tests/support/redis.ts';
 import { startS3, type TestS3 } from '#tests/support/s3.ts';
@@ -122,16 +123,6 @@ const db = () => web.banshu.platform.database.db;
 const task = (taskId: string) => db().selectFrom('record_tasks').selectAll().where('id', '=', taskId).executeTakeFirstOrThrow();
 const sleepUntil = (t: number) => new Promise((r) => setTimeout(r, Math.max(0, t - Date.now())));
 
-async function waitFor<T>(what: string, read: () => Promise<T>, ok: (v: T) => boolean, ms: number): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await read();
-    if (ok(v)) return v;
-    if (Date.now() > end) throw new Error(`timed out after ${String(ms)} ms waiting for ${what}: ${JSON.stringify(v)}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
 /** A room with its teacher's camera and room channel, the board shown in colour 0. */
 async function openRoom(): Promise<Room> {
   const teacher = await signIn(web);
@@ -147,7 +138,7 @@ async function openRoom(): Promise<Room> {
   expect((await ask(socket, 'joinRoom')).code).toBe('0');
   const pub = await publishRtp(peer, { video: 'testsrc2=s=320x240:r=15', audio: 'sine=f=440:r=48000,volume=0.1' });
   pubs.push(pub);
-  await until(() => pub.sent.video > 10 && pub.sent.audio > 10, 20_000, 'publisher sending');
+  await until('publisher sending', () => pub.sent.video > 10 && pub.sent.audio > 10, 20_000);
   const room = { number, teacher, socket };
   await showBoard(room, 0);
   return room;
@@ -224,11 +215,11 @@ async function recordClass(room: Room, recorderPids: number[]): Promise<{ taskId
   const started = await call(web.url, 'startTask', { roomNumber: room.number }, { token: room.teacher.token });
   expect(started.code).toBe('0');
   const taskId = started.data.taskId as string;
-  const t = await waitFor(
+  const t = await until(
     'the recording started',
     () => task(taskId),
     (r) => r.state === 'recording',
-    20_000,
+    { timeoutMs: 20_000, everyMs: 100 },
   );
   // The file's media second 0 is the recorder's first frame (started_at, once 'recording': the claim sets it before).
   const startedAt = t.started_at!.getTime();
@@ -249,7 +240,7 @@ async function recordClass(room: Room, recorderPids: number[]): Promise<{ taskId
 
 /** Waits for the listed MP4 and downloads it; the seconds from the stop to listed. */
 async function listed(room: Room, taskId: string, stoppedAt: number, name: string): Promise<{ file: string; listedAfter: number }> {
-  const row = await waitFor(
+  const row = await until(
     'the listed MP4',
     async () => {
       const list = (await call(web.url, 'getRecordList', { recordType: 2, pageSize: 10 }, { token: room.teacher.token })).data as {
@@ -258,7 +249,7 @@ async function listed(room: Room, taskId: string, stoppedAt: number, name: strin
       return list.recordList.find((r) => r.taskId === taskId && r.fileSize !== '') ?? null;
     },
     (r) => r !== null,
-    90_000,
+    { timeoutMs: 90_000, everyMs: 100 },
   );
   const listedAfter = (Date.now() - stoppedAt) / 1000;
   const rec = await db().selectFrom('records').selectAll().where('id', '=', row!.fileId).executeTakeFirstOrThrow();
