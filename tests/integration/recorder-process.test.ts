@@ -8,8 +8,7 @@
  * - `kill -9` of the recorder 20 s into 60 s: the other recorder takes over within 10 s, and the
  *   MP4 plays, lasts at least 45 s and covers the minute's first and last 10 s.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream } from 'node:fs';
+import { type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -23,6 +22,7 @@ import { ask, connectRoom, type RoomSocket } from '#tests/support/room-client.ts
 import { postgresAdminUrl } from '#tests/support/database.ts';
 import { MediaTestPeer } from '#tests/support/media-client.ts';
 import { until } from '#tests/support/until.ts';
+import { killProcess, startRecorderProcess } from '#tests/support/recorder-process.ts';
 import { publishRtp, type RtpPublication } from '#tests/support/rtp-file-publisher.ts';
 import { startRedis, type TestRedis } from '#tests/support/redis.ts';
 import { startS3, type TestS3 } from '#tests/support/s3.ts';
@@ -33,7 +33,6 @@ import { probeMedia } from '../../workers/record/join.ts';
 import { readBoxes } from '../../workers/record/mp4-boxes.ts';
 
 const run = promisify(execFile);
-const MAIN = path.resolve('server/main.ts');
 const SECRET = 's'.repeat(64);
 /** Set to a directory to keep frames of the recordings. */
 const SHOTS = process.env['SHOTS'];
@@ -71,50 +70,10 @@ const TIMECODE_CAMERA = {
 
 /** A recorder process on the web process's database, store and Redis; resolves once it runs. */
 async function startRecorder(): Promise<ChildProcess> {
-  const { platform } = web.banshu;
-  const child = spawn(process.execPath, [MAIN], {
-    env: {
-      RECORDING_ASSEMBLY: 'true',
-      PATH: process.env['PATH'] ?? '',
-      HOME: process.env['HOME'] ?? '/tmp',
-      NODE_ENV: 'test',
-      ROLE: 'recorder',
-      PORT: '0',
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'info',
-      SESSION_SECRET: SECRET,
-      DATA_DIR: dataDir,
-      DATABASE_URL: platform.database.url!,
-      REDIS_URL: redis.url,
-      MEDIA_PUBLIC_URL: web.url,
-      RECORDER_SLOTS: '1',
-      ...s3.env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const site = { web, redis, s3, dataDir, sessionSecret: SECRET, name: 'recorder' };
+  const { child } = await startRecorderProcess(site, { RECORDING_ASSEMBLY: 'true', RECORDER_SLOTS: '1' });
   recorders.push(child);
-  // Each recorder's log, for a person reading a failure.
-  const logFile = path.join(tmpdir(), `banshu-recorder-${String(recorders.length)}.log`);
-  const sink = createWriteStream(logFile);
-  child.stdout.pipe(sink);
-  child.stderr.pipe(sink);
-  let log = '';
-  await new Promise<void>((resolve, reject) => {
-    child.stdout.on('data', (c: Buffer) => {
-      log += c.toString();
-      if (log.includes('recorder running')) resolve();
-    });
-    child.stderr.on('data', (c: Buffer) => (log += c.toString()));
-    child.once('exit', (code, signal) => reject(new Error(`recorder exited ${String(code ?? signal)}: ${log.slice(-3000)}`)));
-  });
   return child;
-}
-
-async function kill(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const gone = new Promise((r) => child.once('exit', r));
-  child.kill('SIGKILL');
-  await gone;
 }
 
 const db = () => web.banshu.platform.database.db;
@@ -227,7 +186,7 @@ afterAll(async () => {
   for (const p of pubs) p.stop();
   for (const p of peers) p.close();
   teacherRoom?.close();
-  for (const r of recorders) await kill(r);
+  for (const r of recorders) await killProcess(r);
   await web?.close();
   await Promise.all([s3?.close(), redis?.close()]);
   if (dataDir) await rm(dataDir, { recursive: true, force: true });
@@ -275,7 +234,7 @@ describe('ROLE=recorder beside ROLE=web,media on PostgreSQL, s3rver and Redis', 
     const pid = Number(owner.split(':')[1]);
     const victim = recorders.find((r) => r.pid === pid);
     expect(victim).toBeDefined();
-    await kill(victim!);
+    await killProcess(victim!);
     const killedAt = Date.now();
     const taken = await until(
       'another recorder',

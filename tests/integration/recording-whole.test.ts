@@ -16,7 +16,6 @@
  *   leaves the second to the other.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -30,6 +29,7 @@ import { ask, connectRoom, type RoomSocket } from '#tests/support/room-client.ts
 import { postgresAdminUrl } from '#tests/support/database.ts';
 import { MediaTestPeer } from '#tests/support/media-client.ts';
 import { until } from '#tests/support/until.ts';
+import { killProcess, startRecorderProcess, type RecorderProcess } from '#tests/support/recorder-process.ts';
 import { publishRtp, type RtpPublication } from '#tests/support/rtp-file-publisher.ts';
 import { startRedis, type TestRedis } from '#tests/support/redis.ts';
 import { startS3, type TestS3 } from '#tests/support/s3.ts';
@@ -38,7 +38,6 @@ import { frameAt } from '#tests/support/av-analysis.ts';
 import { probeMedia } from '../../workers/record/join.ts';
 
 const run = promisify(execFile);
-const MAIN = path.resolve('server/main.ts');
 const SECRET = 's'.repeat(64);
 const CLASS_SEC = 60;
 
@@ -59,55 +58,10 @@ interface Room {
 const rooms: Room[] = [];
 
 /** A recorder process with its own settings; resolves once it runs. Its log is kept (`log()`). */
-async function startRecorder(env: Record<string, string>): Promise<{ child: ChildProcess; log: () => string }> {
-  const { platform } = web.banshu;
-  const child = spawn(process.execPath, [MAIN], {
-    env: {
-      PATH: process.env['PATH'] ?? '',
-      HOME: process.env['HOME'] ?? '/tmp',
-      NODE_ENV: 'test',
-      ROLE: 'recorder',
-      PORT: '0',
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'info',
-      SESSION_SECRET: SECRET,
-      DATA_DIR: dataDir,
-      DATABASE_URL: platform.database.url!,
-      REDIS_URL: redis.url,
-      MEDIA_PUBLIC_URL: web.url,
-      ...s3.env,
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.push(child);
-  // For a person reading a failure.
-  const sink = createWriteStream(path.join(tmpdir(), `banshu-recording-whole-${String(children.length)}.log`));
-  let log = '';
-  child.stdout.on('data', (c: Buffer) => {
-    log += c.toString();
-    sink.write(c);
-  });
-  child.stderr.on('data', (c: Buffer) => {
-    log += c.toString();
-    sink.write(c);
-  });
-  await new Promise<void>((resolve, reject) => {
-    const check = () => {
-      if (log.includes('recorder running')) resolve();
-      else setTimeout(check, 100);
-    };
-    check();
-    child.once('exit', (code, signal) => reject(new Error(`recorder exited ${String(code ?? signal)}: ${log.slice(-3000)}`)));
-  });
-  return { child, log: () => log };
-}
-
-async function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const gone = new Promise((r) => child.once('exit', r));
-  child.kill('SIGKILL');
-  await gone;
+async function startRecorder(env: Record<string, string>): Promise<RecorderProcess> {
+  const r = await startRecorderProcess({ web, redis, s3, dataDir, sessionSecret: SECRET, name: 'recording-whole' }, env);
+  children.push(r.child);
+  return r;
 }
 
 /** Processes spinning on every core for as long as they run: a machine kept busy. */
@@ -305,7 +259,7 @@ afterAll(async () => {
   for (const p of pubs) p.stop();
   for (const p of peers) p.close();
   for (const s of sockets) s.close();
-  for (const c of children) await stop(c);
+  for (const c of children) await killProcess(c);
   await web?.close();
   await Promise.all([s3?.close(), redis?.close()]);
   if (dataDir) await rm(dataDir, { recursive: true, force: true });
@@ -329,7 +283,7 @@ describe('a recording is whole when its encoder runs behind real time (ADR 104)'
       expect(line).toHaveProperty('stopWaitMs');
       expect(line).toHaveProperty('maxLagSec');
     } finally {
-      await stop(recorder.child);
+      await killProcess(recorder.child);
     }
   }, 240_000);
 
@@ -350,11 +304,11 @@ describe('a recording is whole when its encoder runs behind real time (ADR 104)'
         console.info(`busy ${String(i)}: stop -> listed ${files[i]!.listedAfter.toFixed(1)} s`);
         console.info(`recording listed: ${JSON.stringify(listedLine(logs(), r.taskId))}`);
       }
-      for (const c of busy) await stop(c);
+      for (const c of busy) await killProcess(c);
       for (const [i, r] of [a!, b!].entries()) await expectWhole(files[i]!.file, (r.stoppedAt - r.startedAt) / 1000, `busy ${String(i)}`);
     } finally {
-      for (const c of busy) await stop(c);
-      for (const r of recorders) await stop(r.child);
+      for (const c of busy) await killProcess(c);
+      for (const r of recorders) await killProcess(r.child);
     }
   }, 240_000);
 });
