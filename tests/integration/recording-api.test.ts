@@ -270,7 +270,7 @@ describe('recording api [pglite]', () => {
     expect(first.code).toBe('0');
     expect(first.data.total).toBe(12);
     expect(first.data.recordList).toHaveLength(10);
-    expect(first.data.recordList.map((r: any) => r.fileName)).toEqual([
+    expect(first.data.recordList.map((r: { fileName: string }) => r.fileName)).toEqual([
       'r11.mp4',
       'r10.mp4',
       'r9.mp4',
@@ -291,10 +291,10 @@ describe('recording api [pglite]', () => {
       { recordType: 2, pageSize: 10, pageTime: String(last.createTime) },
       { token: teacher.token },
     );
-    expect(second.data.recordList.map((r: any) => r.fileName)).toEqual(['r1.mp4', 'r0.mp4']);
+    expect(second.data.recordList.map((r: { fileName: string }) => r.fileName)).toEqual(['r1.mp4', 'r0.mp4']);
     expect(second.data.total).toBe(12);
     const studio = await call(server.url, 'getRecordList', { recordType: 1, pageSize: 10 }, { token: teacher.token });
-    expect(studio.data.recordList.map((r: any) => r.fileName)).toEqual(['studio.mp4']);
+    expect(studio.data.recordList.map((r: { fileName: string }) => r.fileName)).toEqual(['studio.mp4']);
     // Someone else sees none of them.
     const other = await signIn(server);
     expect((await call(server.url, 'getRecordList', { recordType: 2, pageSize: 10 }, { token: other.token })).data).toEqual({
@@ -437,7 +437,7 @@ describe('recording start timeout [pglite]', () => {
     sockets.push(socket);
     expect((await ask(socket, 'joinRoom')).code).toBe('0');
     const failed = waitFor(socket, 'roomRecordFailed', () => true, 10_000);
-    const patched = waitFor(socket, 'customRoomEvent', (p: any) => p.recordState === '0', 10_000);
+    const patched = waitFor(socket, 'customRoomEvent', (p) => p.recordState === '0', 10_000);
     const bus = busLog(server);
     const { taskId } = (await call(server.url, 'startTask', { roomNumber }, { token: teacher.token })).data;
     // The claim query refuses it once it is older than the timeout (the manual clock moves; the timer is real).

@@ -150,7 +150,7 @@ describe.each(['disk', 's3'] as const)('studio uploads [%s store]', (store) => {
     expect(resent.status).toBe(200);
     parts[1] = { partNumber: 2, etag: resent.etag };
 
-    const ready = waitFor(library, 'studioRecord', (p: any) => p.state === 'ready', 60_000);
+    const ready = waitFor(library, 'studioRecord', (p) => p.state === 'ready', 60_000);
     const body = { fileName: '  第一课 Lesson 1 ', fileUrl: uploadToken, parts, durationMs: TAKE_SECONDS * 1000 };
     // A double submit: two saves at once, and one more after; one record.
     const [a, b] = await Promise.all([
