@@ -80,7 +80,7 @@ export class RecordTasks {
     const got = await this.repo.leases.claim(owner, this.clock.now(), {
       onlyRooms,
       startedAt: true,
-      then: (trx, row) => this.repo.nextSeq(trx, row.id),
+      within: (trx, row) => this.repo.nextSeq(trx, row.id),
     });
     if (!got) return null;
     const { row } = got;
@@ -90,7 +90,7 @@ export class RecordTasks {
       userId: row.user_id,
       state: row.state as ClaimedTask['state'],
       resumed: got.previousOwner !== null,
-      nextSeq: got.then ?? 0,
+      nextSeq: got.within ?? 0,
       startedAt: row.started_at,
     };
   }

@@ -177,10 +177,10 @@ describe.each(ENGINES)('leased tasks [%s]', (engine) => {
     const { taskId } = await recordTask();
     const got = await record.claim('w1', T0, {
       startedAt: true,
-      then: async (trx, row) =>
+      within: async (trx, row) =>
         (await trx.selectFrom('record_tasks').select('owner').where('id', '=', row.id).executeTakeFirstOrThrow()).owner,
     });
-    expect(got?.then).toBe('w1');
+    expect(got?.within).toBe('w1');
     expect(got?.row.started_at).toEqual(T0);
     // Kept on a takeover.
     await setState(taskId, 'recording');

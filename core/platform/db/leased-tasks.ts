@@ -128,14 +128,14 @@ export class LeasedTasks<Row extends LeaseColumns> {
   /**
    * Takes the oldest claimable task for `owner` at `now` (only of `onlyRooms` when given): its
    * owner and a fresh lease are written (and, with `startedAt`, `started_at` unless it is set).
-   * The row as it is now, its previous owner (null: a new task), and what `then` gave, which runs
-   * in the same transaction. Null when there is nothing to take.
+   * The row as it is now, its previous owner (null: a new task), and what `within` gave, which runs
+   * in the same transaction (not `then`: an object with a `then` is taken for a promise). Null when there is nothing to take.
    */
   async claim<X = undefined>(
     owner: string,
     now: Date,
-    opts: { onlyRooms?: string[] | undefined; startedAt?: boolean; then?: (trx: Trx, row: Row) => Promise<X> } = {},
-  ): Promise<{ row: Row; previousOwner: string | null; then: X | undefined } | null> {
+    opts: { onlyRooms?: string[] | undefined; startedAt?: boolean; within?: (trx: Trx, row: Row) => Promise<X> } = {},
+  ): Promise<{ row: Row; previousOwner: string | null; within: X | undefined } | null> {
     const { onlyRooms } = opts;
     if (onlyRooms?.length === 0) return null;
     return this.#db.transaction().execute(async (trx) => {
@@ -157,7 +157,7 @@ export class LeasedTasks<Row extends LeaseColumns> {
         .where('id', '=', pick.id)
         .returningAll()
         .executeTakeFirstOrThrow()) as Row;
-      return { row, previousOwner: pick.owner, then: opts.then ? await opts.then(trx, row) : undefined };
+      return { row, previousOwner: pick.owner, within: opts.within ? await opts.within(trx, row) : undefined };
     });
   }
 
