@@ -53,7 +53,8 @@ import { startRtmpServer } from '#tests/support/rtmp-server.ts';
 import { startTestServer } from '#tests/support/server.ts';
 import { startPostgres } from '#tests/support/postgres.ts';
 import { ask, connectRoom } from '#tests/support/room-client.ts';
-import { MediaTestPeer, until as mediaUntil } from '#tests/support/media-client.ts';
+import { MediaTestPeer } from '#tests/support/media-client.ts';
+import { until as mediaUntil } from '#tests/support/until.ts';
 import { publishRtp } from '#tests/support/rtp-file-publisher.ts';
 import { joinSegments, probeMedia, scanSegment } from '../workers/record/join.ts';
 import { Assembly } from '../workers/record/assembly.ts';
@@ -695,7 +696,7 @@ async function startProduct(dir: string): Promise<RecordingProduct & { close(): 
         peers.push(peer);
         await peer.ok('join', { token: mediaToken });
         const pub = await publishRtp(peer, SOURCES[index % SOURCES.length]!);
-        await mediaUntil(() => pub.sent.video > 10 && pub.sent.audio > 10, 20_000, 'publisher sending');
+        await mediaUntil('publisher sending', () => pub.sent.video > 10 && pub.sent.audio > 10, 20_000);
         return () => {
           pub.stop();
           peer.close();

@@ -148,8 +148,8 @@ export function buildServices(p: Ports): Services {
   const site = new SiteService(new SiteRepository(p.db), limiter, p.clock, p.config);
   const board = new BoardService(new BoardRepository(p.db), live, signer, p.objects, roomState, p.clock, p.config, p.logger);
   const roomLookups = new RoomLookups(limiter, rooms, live, p.config);
-  const recordingRepo = new RecordingRepository(p.db);
-  const recordTasks = new RecordTasks(recordingRepo, roomState, p.events, p.clock, p.config);
+  const recordingRepo = new RecordingRepository(p.db, p.config);
+  const recordTasks = new RecordTasks(recordingRepo, roomState, p.events, p.clock);
   const recording = new RecordingService({
     repo: recordingRepo,
     tasks: recordTasks,
@@ -165,7 +165,7 @@ export function buildServices(p: Ports): Services {
     logger: p.logger,
   });
   endings.on((roomId, why) => recording.stopRoom(roomId, why));
-  const liveTasks = new LiveTasks(new LiveTaskRepository(p.db), roomState, p.events, p.clock, p.config, p.secret);
+  const liveTasks = new LiveTasks(new LiveTaskRepository(p.db, p.config), roomState, p.events, p.clock, p.secret);
   const streaming = new StreamingService({
     tasks: liveTasks,
     live,

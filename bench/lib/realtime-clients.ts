@@ -109,7 +109,7 @@ async function connectAll(url: string, rooms: SeededRoom[], concurrency: number)
       const job = jobs[next++]!;
       try {
         const socket = await connectRoom(url, job.token);
-        const joined = await ask<{ you: { userId: string } }>(socket, 'joinRoom', { version: 1 }, 30_000);
+        const joined = await ask(socket, 'joinRoom', { version: 1 }, 30_000);
         if (joined.code !== '0' || !joined.data) throw Object.assign(new Error(joined.msg), { code: `join ${joined.code}` });
         const c: Client = { socket, uid: joined.data.you.userId, creator: job.creator, others: job.others, inFlight: 0 };
         socket.on('customRoomEvent', (p: { by?: string; roomExtend?: string }) => {

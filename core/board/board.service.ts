@@ -5,9 +5,10 @@
  * images and the phone-photo link live here too.
  */
 import { randomUUID } from 'node:crypto';
-import { BOARD_LAST_PAGE, type BoardOp, type BoardUpload, type LayerKey, type LayerState, type SequencedOp } from '../contracts/board.ts';
+import { type BoardOp, type BoardUpload, type LayerKey, type LayerState, type SequencedOp } from '../contracts/board.ts';
 import { z } from 'zod';
 import { roleSchema, type Role } from '../contracts/room-events.ts';
+import { readRoomExtend } from '../contracts/room-extend.ts';
 import type { Clock } from '../platform/clock.ts';
 import type { Config } from '../platform/config.ts';
 import { DomainError, illegalParams, notAllowed, roomNotFound } from '../platform/errors.ts';
@@ -244,7 +245,7 @@ export class BoardService {
     await this.objects.put(key, bytes, type);
     // The whiteboard page everyone is on now (ADR 034): read fresh, the page may have turned a moment ago.
     const fresh = await this.repo.room(actor.room);
-    const page = extendPage(fresh && fresh.id === row.id ? fresh.room_extend : row.room_extend);
+    const page = readRoomExtend(fresh && fresh.id === row.id ? fresh.room_extend : row.room_extend).pageIndex;
     return { key, url: await this.objects.signedGetUrl(key, IMAGE_URL_TTL_SECONDS), page };
   }
 
@@ -414,18 +415,6 @@ function comparePages(a: string, b: string): number {
   if (pa.kind === 'doc' && pb.kind === 'doc')
     return pa.documentId === pb.documentId ? pa.slide - pb.slide : pa.documentId < pb.documentId ? -1 : 1;
   return 0;
-}
-
-/** The whiteboard page of a room's roomExtend (`pageIndex`, 0-based), 0 when missing or odd. */
-export function extendPage(roomExtend: string): number {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(roomExtend || '{}');
-  } catch {
-    parsed = null;
-  }
-  const n = typeof parsed === 'object' && parsed !== null ? Number((parsed as Record<string, unknown>)['pageIndex']) : 0;
-  return Number.isInteger(n) && n >= 0 && n <= BOARD_LAST_PAGE ? n : 0;
 }
 
 export function facts(row: BoardRoomRow): BoardRoomFacts {

@@ -14,7 +14,7 @@ const contract = channelContract({
 
 /** The minimal socket, by hand: what openChannel asks of any socket. */
 function fakeSocket() {
-  const listeners = new Map<string, Set<(...args: any[]) => void>>();
+  const listeners = new Map<string, Set<(...args: unknown[]) => void>>();
   const sent: { event: string; payload: unknown; ms: number; ack: (err: Error | null, answer?: unknown) => void }[] = [];
   const socket: ChannelSocket & { connected: boolean } = {
     connected: true,

@@ -11,6 +11,7 @@ import type { RoomInfo } from './api.ts';
 import { call, channelContract, noAnswer, noPayload, whole, type Events, type Requests, type SameType } from './channel.ts';
 import { coursewareRoomEvents, coursewareRoomRequests, roomCoursewareSchema } from './courseware.ts';
 import { recordingRoomEvents } from './recording.ts';
+import { roomExtendTextSchema } from './room-extend.ts';
 import { liveRoomEvents } from './streaming.ts';
 
 export type { Ack } from './channel.ts';
@@ -70,19 +71,6 @@ export const micStateSchema = z.strictObject({
 });
 export type MicState = z.infer<typeof micStateSchema>;
 
-/** A JSON object as text, at most 4 KiB (the room's free-form extension). */
-const roomExtendSchema = z
-  .string()
-  .max(4096)
-  .refine((t) => {
-    try {
-      const v: unknown = JSON.parse(t);
-      return typeof v === 'object' && v !== null && !Array.isArray(v);
-    } catch {
-      return false;
-    }
-  }, 'a JSON object');
-
 /**
  * Fields of the room a patch may carry (at least one); who may change which is decided by the
  * live service (the creator's fields, anyone's own networkQuality).
@@ -100,7 +88,7 @@ export const roomPatchSchema = z
       .optional(),
     pptCurrentPage: whole(0, 10_000).optional(),
     wbPower: z.enum(['0', '1']).optional(),
-    roomExtend: roomExtendSchema.optional(),
+    roomExtend: roomExtendTextSchema.optional(), // a JSON object, at most 4 KiB (room-extend.ts)
     networkQuality: networkQualitySchema.optional(),
   })
   .refine((p) => Object.keys(p).length > 0, 'empty patch');

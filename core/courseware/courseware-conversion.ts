@@ -17,7 +17,8 @@ import type { DocumentRepository, DocumentRow } from './document.repository.ts';
 import { extensionOf } from './names.ts';
 import { type CoursewareConfig, type CoursewareRoom, noCourseware, pageKey, thumbKey, videoKey } from './courseware-room.ts';
 import type { RoomState } from '../rooms/room-state.ts';
-import { md5File, toDocumentInfo } from './courseware-library.ts';
+import { toDocumentInfo } from './courseware-library.ts';
+import { md5File } from './hash-proof.ts';
 
 /** A signed but unregistered upload is forgotten this long after its link expired. */
 const STALE_UPLOAD_GRACE_MS = 600_000;

@@ -1,10 +1,10 @@
 /**
  * The courseware library (docs/product/03-board-courseware-billing.md §2.1, §3, §7; ADRs 040-044, 056): each user's documents, uploads
  * signed for the object store and checked by content when registered, hash matches, deletes and
- * lists. Registering with a room number shows the document there (CoursewareRoom).
+ * lists. Registering with a room number shows the document there (CoursewareRoom). The hash
+ * challenge for reusing a file someone else stored is hash-proof.ts.
  */
-import { createHash, randomBytes, randomInt, randomUUID } from 'node:crypto';
-import { createReadStream } from 'node:fs';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -15,10 +15,8 @@ import type { JobQueue } from '../platform/jobs.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { ObjectStore } from '../platform/objects.ts';
 import type { RateLimiter } from '../platform/rate-limit.ts';
-import { safeEqual, TokenSigner } from '../platform/secrets.ts';
+import { TokenSigner } from '../platform/secrets.ts';
 import {
-  HASH_CHALLENGE_MAX_BYTES,
-  HASH_CHALLENGE_TTL_SECONDS,
   SIGNED_URL_TTL_SECONDS,
   type HashChallenge,
   type DocumentInfo,
@@ -27,6 +25,7 @@ import {
   type RoomCourseware,
 } from '../contracts/courseware.ts';
 import type { Converter } from './converter.ts';
+import { HashProof, md5File } from './hash-proof.ts';
 import type { DocumentRepository, DocumentRow } from './document.repository.ts';
 import { CONTENT_TYPES, displayName, documentTypeOf, extensionOf, keyFileName, kindFitsExtension } from './names.ts';
 import { type CoursewareConfig, type CoursewareRoom, noCourseware, pageKey, thumbKey, videoKey } from './courseware-room.ts';
@@ -67,47 +66,8 @@ export type RegisterInput = {
   rangeHash?: string | undefined;
 };
 
-/** What a challenge nonce carries (signed, ADR 069): whose answer, for which file and range. */
-interface ChallengeClaims extends Record<string, unknown> {
-  p: 'hash-challenge';
-  u: string;
-  h: string;
-  o: number;
-  l: number;
-}
-
-/**
- * The answer to a challenge over a stream of the file: MD5 of the nonce's characters, then the
- * bytes [offset, offset + length). Reads no further than the range's end.
- */
-export async function rangeAnswer(stream: AsyncIterable<unknown> & { destroy?(): void }, nonce: string, offset: number, length: number) {
-  const hash = createHash('md5').update(nonce, 'utf8');
-  const end = offset + length;
-  let at = 0;
-  let seen = 0;
-  try {
-    for await (const chunk of stream) {
-      const buf = chunk as Buffer;
-      const from = Math.max(offset - at, 0);
-      const to = Math.min(end - at, buf.length);
-      if (to > from) {
-        hash.update(buf.subarray(from, to));
-        seen += to - from;
-      }
-      at += buf.length;
-      if (at >= end) break;
-    }
-  } finally {
-    stream.destroy?.();
-  }
-  return seen === length ? hash.digest('hex') : null;
-}
-
-export async function md5File(file: string): Promise<string> {
-  const hash = createHash('md5');
-  for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
-  return hash.digest('hex');
-}
+/** The challenge's answer over a stream of the file (hash-proof.ts); the browser's uploader is checked against it. */
+export { rangeAnswer } from './hash-proof.ts';
 
 export class CoursewareLibrary {
   private readonly repo: DocumentRepository;
@@ -121,7 +81,8 @@ export class CoursewareLibrary {
   private readonly clock: Clock;
   private readonly config: CoursewareConfig;
   private readonly logger: Logger;
-  private readonly signer: TokenSigner;
+  /** The hash challenge of a file someone else stored (ADR 069). */
+  readonly #proof: HashProof;
 
   constructor(
     repo: DocumentRepository,
@@ -139,7 +100,7 @@ export class CoursewareLibrary {
   ) {
     // A process of its own signs its challenges with a random key; every web process of one
     // deployment shares the platform's secret.
-    this.signer = signer ?? new TokenSigner(randomBytes(32).toString('hex'));
+    this.#proof = new HashProof(signer ?? new TokenSigner(randomBytes(32).toString('hex')), objects, clock);
     this.repo = repo;
     this.objects = objects;
     this.converter = converter;
@@ -187,31 +148,8 @@ export class CoursewareLibrary {
     // Someone else's: reusable, but their document (ids, name) stays theirs.
     const other = await this.repo.reusableByHash(fileHash);
     // The challenge comes with any reusable file, converted or still converting (joined without upload).
-    const challenge = other ? this.#challenge(viewer.userId, fileHash, Number(other.size)) : null;
+    const challenge = other ? this.#proof.challenge(viewer.userId, fileHash, Number(other.size)) : null;
     return { fileExist: !!other && other.status === 3, documentInfo: null, challenge };
-  }
-
-  /** A random range of the file (at most HASH_CHALLENGE_MAX_BYTES) and a signed nonce naming it, the caller and the file. */
-  #challenge(userId: string, fileHash: string, size: number): HashChallenge {
-    const length = Math.min(size, HASH_CHALLENGE_MAX_BYTES);
-    const offset = randomInt(0, size - length + 1);
-    const now = this.clock.now().getTime();
-    const claims: ChallengeClaims = { p: 'hash-challenge', u: userId, h: fileHash, o: offset, l: length };
-    // The random part makes two challenges of one range differ: an answer seen once is no answer later.
-    const nonce = this.signer.sign({ ...claims, r: randomBytes(12).toString('base64url') }, HASH_CHALLENGE_TTL_SECONDS, now);
-    return { offset, length, nonce, expiresAt: now + HASH_CHALLENGE_TTL_SECONDS * 1000 };
-  }
-
-  /** Whether `rangeHash` answers `nonce` for this caller and file, checked against the stored bytes. */
-  async #proves(userId: string, doc: DocumentRow, input: { fileHash: string; nonce?: string | undefined; rangeHash?: string | undefined }) {
-    if (!input.nonce || !input.rangeHash) return false;
-    const c = this.signer.verify<ChallengeClaims>(input.nonce, this.clock.now().getTime());
-    if (!c || c.p !== 'hash-challenge' || c.u !== userId || c.h !== input.fileHash) return false;
-    if (!Number.isSafeInteger(c.o) || !Number.isSafeInteger(c.l) || c.l < 1 || c.l > HASH_CHALLENGE_MAX_BYTES) return false;
-    const object = await this.objects.get(doc.source_key);
-    if (!object) return false;
-    const expected = await rangeAnswer(object.stream, input.nonce, c.o, c.l);
-    return expected !== null && safeEqual(expected, input.rangeHash);
   }
 
   /** `/api/createUpyunSign`: a presigned PUT for one courseware file; the upload waits (status 0) for registration. */
@@ -432,7 +370,7 @@ export class CoursewareLibrary {
     if (!reusable || reusable.document_type !== input.documentType)
       throw new DomainError('34004', 'no upload and no stored file of this hash');
     // Another user's file: knowing its hash is not having it (ADR 069).
-    if (!(await this.#proves(userId, reusable, input))) throw new DomainError('34015', 'no proof of having the file');
+    if (!(await this.#proof.proves(userId, reusable, input))) throw new DomainError('34015', 'no proof of having the file');
     const name = displayName(input.documentName);
     if (!name) throw new DomainError('34001');
     const now = this.clock.now();

@@ -6,7 +6,6 @@
  * roomRecordFailed, the customRoomEvent patch).
  */
 import type { Clock } from '../platform/clock.ts';
-import type { Config } from '../platform/config.ts';
 import { roomMessage, userMessage, type EventBus } from '../platform/events.ts';
 import type { RoomState } from '../rooms/room-state.ts';
 import type { RecordState } from '../contracts/recording.ts';
@@ -37,8 +36,6 @@ export class RecordTaskLost extends Error {
   override name = 'RecordTaskLost';
 }
 
-type TaskConfig = Pick<Config, 'RECORDING_LEASE_SECONDS' | 'RECORDING_START_TIMEOUT_SECONDS'>;
-
 /** Where a task's objects live: `records/<userId>/<taskId>/`. */
 export const taskPrefix = (userId: string, taskId: string) => `records/${userId}/${taskId}/`;
 export const segmentKey = (userId: string, taskId: string, seq: number) =>
@@ -60,18 +57,12 @@ export class RecordTasks {
   private readonly state: RoomState;
   private readonly bus: EventBus;
   private readonly clock: Clock;
-  private readonly config: TaskConfig;
 
-  constructor(repo: RecordingRepository, state: RoomState, bus: EventBus, clock: Clock, config: TaskConfig) {
+  constructor(repo: RecordingRepository, state: RoomState, bus: EventBus, clock: Clock) {
     this.repo = repo;
     this.state = state;
     this.bus = bus;
     this.clock = clock;
-    this.config = config;
-  }
-
-  #leaseUntil(now: Date): Date {
-    return new Date(now.getTime() + this.config.RECORDING_LEASE_SECONDS * 1000);
   }
 
   /** The room's recordState, saved through RoomState and told to the room as a patch. */
@@ -86,9 +77,11 @@ export class RecordTasks {
    * expired; with `onlyRooms`, only of those rooms (a full recorder takes work for the rooms it composes).
    */
   async claim(owner: string, onlyRooms?: string[]): Promise<ClaimedTask | null> {
-    const now = this.clock.now();
-    const cutoff = new Date(now.getTime() - this.config.RECORDING_START_TIMEOUT_SECONDS * 1000);
-    const got = await this.repo.claim(owner, now, this.#leaseUntil(now), cutoff, onlyRooms);
+    const got = await this.repo.leases.claim(owner, this.clock.now(), {
+      onlyRooms,
+      startedAt: true,
+      within: (trx, row) => this.repo.nextSeq(trx, row.id),
+    });
     if (!got) return null;
     const { row } = got;
     return {
@@ -97,7 +90,7 @@ export class RecordTasks {
       userId: row.user_id,
       state: row.state as ClaimedTask['state'],
       resumed: got.previousOwner !== null,
-      nextSeq: got.nextSeq,
+      nextSeq: got.within ?? 0,
       startedAt: row.started_at,
     };
   }
@@ -107,9 +100,7 @@ export class RecordTasks {
    * its capacity leaves to the others counts them as refusals (ADR 105).
    */
   async waiting(owner: string, exceptRooms: string[] = []): Promise<Array<{ taskId: string; roomNumber: string }>> {
-    const now = this.clock.now();
-    const cutoff = new Date(now.getTime() - this.config.RECORDING_START_TIMEOUT_SECONDS * 1000);
-    const rows = await this.repo.waiting(owner, now, cutoff, exceptRooms);
+    const rows = await this.repo.leases.waiting(owner, this.clock.now(), exceptRooms);
     return rows.map((r) => ({ taskId: r.id, roomNumber: r.room_number }));
   }
 
@@ -119,7 +110,7 @@ export class RecordTasks {
    */
   async renew(taskId: string, owner: string): Promise<'recording' | 'stopping' | 'lost'> {
     const now = this.clock.now();
-    const row = await this.repo.renew(taskId, owner, this.#leaseUntil(now));
+    const row = await this.repo.leases.renew(taskId, owner, now);
     if (!row) return 'lost';
     if (row.state === 'stopping') return 'stopping';
     if (row.allowed_until && row.allowed_until.getTime() <= now.getTime()) {
@@ -275,7 +266,7 @@ export class RecordTasks {
    * and recordState '0'. 'held' when a recorder has it (it is checked again later), 'done' otherwise.
    */
   async failUnclaimed(taskId: string): Promise<'failed' | 'held' | 'done'> {
-    const row = await this.repo.failUnclaimed(taskId, this.clock.now(), 'no recorder took it in time');
+    const row = await this.repo.leases.failUnheld(taskId, this.clock.now(), 'no recorder took it in time');
     if (row) {
       await this.setRoomState(row, '0', ['1', '2']);
       this.bus.publish(roomMessage(row.room_number, 'roomRecordFailed', { taskId, reason: 'timeout' }));

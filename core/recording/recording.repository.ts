@@ -3,41 +3,13 @@
  * segments, and the records library. Every change of a task's state is one conditional UPDATE, so
  * two writers (a recorder and the start timeout, two recorders) can never both win.
  */
-import { sql, type ExpressionBuilder, type Transaction } from 'kysely';
+import { sql, type Transaction } from 'kysely';
+import type { Config } from '../platform/config.ts';
 import type { Database } from '../platform/db/database.ts';
+import { LeasedTasks } from '../platform/db/leased-tasks.ts';
 import type { DB, RecordTaskState } from '../platform/db/schema.ts';
 
 export type Trx = Transaction<DB>;
-
-/**
- * The tasks a recorder may claim: a 'starting' task created after `startCutoff` nobody holds (or
- * whose holder's lease ran out), or a 'recording'/'stopping' task whose lease ran out, in a room no
- * other recorder pushes live (one compositor per room, ADR 085).
- */
-function claimable(eb: ExpressionBuilder<DB, 'record_tasks'>, owner: string, now: Date, startCutoff: Date) {
-  return eb.and([
-    eb.or([
-      eb.and([
-        eb('state', '=', 'starting'),
-        eb('created_at', '>', startCutoff),
-        eb.or([eb('owner', 'is', null), eb('lease_until', '<', now)]),
-      ]),
-      eb.and([eb('state', 'in', ['recording', 'stopping']), eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)])]),
-    ]),
-    eb.not(
-      eb.exists(
-        eb
-          .selectFrom('live_tasks as l')
-          .select('l.id')
-          .whereRef('l.room_id', '=', 'record_tasks.room_id')
-          .where('l.state', 'in', ['starting', 'live', 'reconnecting'])
-          .where('l.owner', 'is not', null)
-          .where('l.owner', '<>', owner)
-          .where('l.lease_until', '>=', now),
-      ),
-    ),
-  ]);
-}
 
 export interface TaskRow {
   id: string;
@@ -90,12 +62,27 @@ const RECORD_COLUMNS = [
 ] as const;
 
 const LIVE: RecordTaskState[] = ['starting', 'recording'];
-const ACTIVE: RecordTaskState[] = ['starting', 'recording', 'stopping'];
+
+export type LeaseConfig = Pick<Config, 'RECORDING_LEASE_SECONDS' | 'RECORDING_START_TIMEOUT_SECONDS'>;
 
 export class RecordingRepository {
   readonly db: Database;
-  constructor(db: Database) {
+  /**
+   * The tasks as recorders hold them (core/platform/db/leased-tasks.ts): a claim takes a 'starting'
+   * task or a 'recording'/'stopping' one whose lease ran out, in a room no other recorder pushes live
+   * (one compositor per room, ADR 085).
+   */
+  readonly leases: LeasedTasks<TaskRow>;
+
+  constructor(db: Database, config: LeaseConfig) {
     this.db = db;
+    this.leases = new LeasedTasks<TaskRow>(db, {
+      table: 'record_tasks',
+      running: ['recording', 'stopping'],
+      rival: { table: 'live_tasks', active: ['starting', 'live', 'reconnecting'] },
+      leaseSeconds: config.RECORDING_LEASE_SECONDS,
+      startTimeoutSeconds: config.RECORDING_START_TIMEOUT_SECONDS,
+    });
   }
 
   /** A new task in 'starting'; undefined when the room has one starting or recording already (unique index). */
@@ -142,69 +129,14 @@ export class RecordingRepository {
       .executeTakeFirst();
   }
 
-  /**
-   * Takes one task for `owner`: a 'starting' task created after `startCutoff` nobody holds (or
-   * whose holder's lease ran out), or a 'recording'/'stopping' task whose lease ran out. Rows
-   * another claimer has locked are skipped, so two recorders never take the same task.
-   */
-  claim(owner: string, now: Date, leaseUntil: Date, startCutoff: Date, onlyRooms?: string[]) {
-    return this.db.transaction().execute(async (trx) => {
-      if (onlyRooms?.length === 0) return null;
-      const pick = await trx
-        .selectFrom('record_tasks')
-        .$if(onlyRooms !== undefined, (q) => q.where('room_number', 'in', onlyRooms!))
-        .select(['id', 'owner'])
-        .where((eb) => claimable(eb, owner, now, startCutoff))
-        .orderBy('created_at')
-        .limit(1)
-        .forUpdate()
-        .skipLocked()
-        .executeTakeFirst();
-      if (!pick) return null;
-      const row = await trx
-        .updateTable('record_tasks')
-        .set((eb) => ({ owner, lease_until: leaseUntil, started_at: eb.fn.coalesce('started_at', eb.val(now)) }))
-        .where('id', '=', pick.id)
-        .returningAll()
-        .executeTakeFirstOrThrow();
-      const max = await trx
-        .selectFrom('record_segments')
-        .select((eb) => eb.fn.max('seq').as('m'))
-        .where('task_id', '=', pick.id)
-        .executeTakeFirst();
-      const nextSeq = max?.m === null || max?.m === undefined ? 0 : Number(max.m) + 1;
-      return { row, previousOwner: pick.owner, nextSeq };
-    });
-  }
-
-  /** The tasks `owner` could claim now outside `exceptRooms` (the oldest first, at most `limit`); nothing is taken. */
-  waiting(
-    owner: string,
-    now: Date,
-    startCutoff: Date,
-    exceptRooms: string[],
-    limit = 20,
-  ): Promise<Array<{ id: string; room_number: string }>> {
-    return this.db
-      .selectFrom('record_tasks')
-      .select(['id', 'room_number'])
-      .where((eb) => claimable(eb, owner, now, startCutoff))
-      .$if(exceptRooms.length > 0, (q) => q.where('room_number', 'not in', exceptRooms))
-      .orderBy('created_at')
-      .limit(limit)
-      .execute();
-  }
-
-  /** Extends the lease while `owner` holds an active task; the row as it is now, or undefined. */
-  async renew(taskId: string, owner: string, leaseUntil: Date): Promise<TaskRow | undefined> {
-    return await this.db
-      .updateTable('record_tasks')
-      .set({ lease_until: leaseUntil })
-      .where('id', '=', taskId)
-      .where('owner', '=', owner)
-      .where('state', 'in', ACTIVE)
-      .returningAll()
+  /** max(seq)+1 of the task's segments, 0 when it has none: where a resumed recording goes on. */
+  async nextSeq(trx: Trx, taskId: string): Promise<number> {
+    const max = await trx
+      .selectFrom('record_segments')
+      .select((eb) => eb.fn.max('seq').as('m'))
+      .where('task_id', '=', taskId)
       .executeTakeFirst();
+    return max?.m === null || max?.m === undefined ? 0 : Number(max.m) + 1;
   }
 
   /** starting -> recording for its owner; undefined when it is not theirs or not starting. */
@@ -216,18 +148,6 @@ export class RecordingRepository {
       .where('id', '=', taskId)
       .where('owner', '=', owner)
       .where('state', '=', 'starting')
-      .returningAll()
-      .executeTakeFirst();
-  }
-
-  /** Fails a 'starting' task nobody holds (or whose holder's lease ran out); undefined when a recorder has it. */
-  async failUnclaimed(taskId: string, now: Date, failure: string): Promise<TaskRow | undefined> {
-    return await this.db
-      .updateTable('record_tasks')
-      .set({ state: 'failed', failure, finished_at: now, lease_until: null })
-      .where('id', '=', taskId)
-      .where('state', '=', 'starting')
-      .where((eb) => eb.or([eb('owner', 'is', null), eb('lease_until', '<', now)]))
       .returningAll()
       .executeTakeFirst();
   }

@@ -2,11 +2,11 @@
  * The live room: what happens on the room channel. Every request names its actor (from the signed
  * room token); the rule is checked here, the change saved, then broadcast through the event bus.
  * Presence (who is connected now) and timers come through ports, so the same rules serve one
- * process or many.
+ * process or many. The microphone slot is room-mic.ts.
  */
 import type { Clock } from '../platform/clock.ts';
 import type { Config } from '../platform/config.ts';
-import { DomainError, illegalParams, notAllowed, removedFromRoom, roomNotFound } from '../platform/errors.ts';
+import { DomainError, notAllowed, removedFromRoom, roomNotFound } from '../platform/errors.ts';
 import { roomMessage, type EventBus } from '../platform/events.ts';
 import { TokenBuckets } from '../platform/memory-rate-limit.ts';
 import type { RoomInfo, RoomType } from '../contracts/api.ts';
@@ -32,6 +32,7 @@ import { ROOM_NUMBER_RULE } from './room.schema.ts';
 import { RoomCache, type RoomState } from './room-state.ts';
 import { demoEnded, demoOver } from './demo-rules.ts';
 import { can, type ClassMode } from './capabilities.ts';
+import { RoomMic } from './room-mic.ts';
 
 export interface Actor {
   room: string;
@@ -58,8 +59,6 @@ const ROOM_ROW_TTL_MS = 1000;
 /** Activity is recorded at most this often per room (it only feeds idle-room housekeeping). */
 const TOUCH_EVERY_MS = 60_000;
 
-const idleMic: MicState = { phase: 'idle', userId: '', name: '', since: 0, deadline: 0 };
-
 /**
  * The server's word on the trial for this room and role (capabilities.ts `can('trial')`, the rule
  * the More menu offers it by): 'ok', 'not-offered' (not a free type 1 or 4 room's creator) or 'used'.
@@ -80,6 +79,8 @@ export class RoomLiveService {
   private readonly endings: RoomEndings;
   readonly #rowCache: RoomCache<LiveRoomRow>;
   readonly #touchedAt = new Map<string, number>();
+  /** The room's microphone slot (room-mic.ts). */
+  readonly #micSlot: RoomMic;
   /**
    * Chat lines per person (ADR 058): in this process by default; with REDIS_URL the composition
    * puts buckets shared by every web node here (ADR 096).
@@ -120,6 +121,7 @@ export class RoomLiveService {
     // CHAT_MESSAGES_PER_10S at once, then one line per 10 s / CHAT_MESSAGES_PER_10S (ADR 058).
     this.chatBuckets = new TokenBuckets(clock, config.CHAT_MESSAGES_PER_10S, config.CHAT_MESSAGES_PER_10S / 10_000);
     this.#rowCache = new RoomCache(state, ROOM_ROW_TTL_MS, 10_000, () => clock.now().getTime());
+    this.#micSlot = new RoomMic({ repo, state, accounts, bus, presence, scheduler, clock, config });
   }
 
   close(): void {
@@ -192,7 +194,7 @@ export class RoomLiveService {
       this.#freshInfo(actor.room),
       this.#members(room),
       this.#history(room),
-      this.#mic(room),
+      this.#micSlot.current(room),
       this.courseware?.roomCourseware(actor.room),
     ]);
     const me = await this.accounts.findUserById(actor.uid);
@@ -239,23 +241,6 @@ export class RoomLiveService {
   async #history(room: LiveRoomRow): Promise<ChatMessage[]> {
     const rows = await this.repo.lastChats(room.id, CHAT_HISTORY);
     return rows.map((r) => ({ id: r.id, uid: r.user_id, name: r.name, text: r.text, at: r.created_at.getTime() }));
-  }
-
-  async #mic(room: LiveRoomRow): Promise<MicState> {
-    if (room.mic_phase === 'idle' || !room.mic_user_id) return idleMic;
-    // An invitation past its deadline has failed, even if the timer that should say so was lost.
-    if (room.mic_phase === 'inviting' && room.mic_deadline && room.mic_deadline.getTime() <= this.clock.now().getTime()) {
-      await this.#expireInvitation(room.room_number, room.mic_user_id, room.mic_since);
-      return idleMic;
-    }
-    const user = await this.accounts.findUserById(room.mic_user_id);
-    return {
-      phase: room.mic_phase,
-      userId: room.mic_user_id,
-      name: user?.name ?? '',
-      since: room.mic_since?.getTime() ?? 0,
-      deadline: room.mic_deadline?.getTime() ?? 0,
-    };
   }
 
   /**
@@ -316,86 +301,21 @@ export class RoomLiveService {
     return message;
   }
 
+  /** The microphone (room-mic.ts): the creator invites a member who is here. */
   async inviteMic(actor: Actor, targetId: string): Promise<MicState> {
     const room = await this.#openRoom(actor.room);
     this.#requireCreator(actor, room);
-    if (targetId === room.create_user) throw illegalParams('the teacher is on the microphone already');
-    const current = await this.#mic(room);
-    if (current.phase !== 'idle') throw new DomainError('31007');
-    const target = await this.repo.membership(room.id, targetId);
-    const online = (await this.presence.online(room.room_number)).some((o) => o.userId === targetId);
-    if (!target || target.kicked_at || target.left_at || target.role === 'observer' || !online) throw illegalParams('not in the room');
-    const now = this.clock.now();
-    const deadline = new Date(now.getTime() + this.config.MIC_TIMEOUT_SECONDS * 1000);
-    const moved = await this.state.moveMic(
-      room.id,
-      { phase: 'idle', userId: null },
-      { phase: 'inviting', userId: targetId, since: now, deadline },
-    );
-    if (!moved) {
-      // Idle with a stale user id, or someone else got there first.
-      const fresh = await this.repo.room(actor.room);
-      if (fresh?.mic_phase !== 'idle') throw new DomainError('31007');
-      const retried = await this.state.moveMic(
-        room.id,
-        { phase: 'idle', userId: fresh.mic_user_id },
-        { phase: 'inviting', userId: targetId, since: now, deadline },
-      );
-      if (!retried) throw new DomainError('31007');
-    }
-    const state: MicState = { phase: 'inviting', userId: targetId, name: target.name, since: now.getTime(), deadline: deadline.getTime() };
-    this.#emit(actor.room, 'mic', state);
-    this.scheduler.after(this.config.MIC_TIMEOUT_SECONDS * 1000, () => this.#expireInvitation(actor.room, targetId, now));
-    return state;
-  }
-
-  async #expireInvitation(roomNumber: string, userId: string, since: Date | null): Promise<void> {
-    const room = await this.repo.room(roomNumber);
-    if (!room || room.mic_phase !== 'inviting' || room.mic_user_id !== userId) return;
-    if (since && room.mic_since && room.mic_since.getTime() !== since.getTime()) return;
-    const now = this.clock.now();
-    if (await this.state.moveMic(room.id, { phase: 'inviting', userId }, { phase: 'idle', userId: null, since: now, deadline: null })) {
-      this.#emit(roomNumber, 'mic', { ...idleMic, since: now.getTime(), userId, outcome: 'failed' });
-    }
+    return this.#micSlot.invite(room, targetId);
   }
 
   async answerMic(actor: Actor, agree: boolean): Promise<MicState> {
-    const room = await this.#openRoom(actor.room);
-    const current = await this.#mic(room);
-    if (current.phase !== 'inviting' || current.userId !== actor.uid) throw notAllowed('no invitation for you');
-    const now = this.clock.now();
-    const to = agree
-      ? { phase: 'connected' as const, userId: actor.uid, since: now, deadline: null }
-      : { phase: 'idle' as const, userId: null, since: now, deadline: null };
-    if (!(await this.state.moveMic(room.id, { phase: 'inviting', userId: actor.uid }, to))) throw notAllowed('the invitation ended');
-    const state: MicState = agree
-      ? { phase: 'connected', userId: actor.uid, name: current.name, since: now.getTime(), deadline: 0 }
-      : { ...idleMic, since: now.getTime() };
-    this.#emit(actor.room, 'mic', {
-      ...state,
-      ...(agree ? { outcome: 'agreed' as const } : { userId: actor.uid, outcome: 'rejected' as const }),
-    });
-    return state;
+    return this.#micSlot.answer(await this.#openRoom(actor.room), actor.uid, agree);
   }
 
   /** The teacher ends the connection (or withdraws the invitation); the student may hang up. */
   async stopMic(actor: Actor): Promise<MicState> {
     const room = await this.#openRoom(actor.room);
-    const current = await this.#mic(room);
-    if (current.phase === 'idle') return idleMic;
-    const isCreator = actor.role === 'creator' && room.create_user === actor.uid;
-    if (!isCreator && current.userId !== actor.uid) throw notAllowed('not your microphone');
-    const now = this.clock.now();
-    if (
-      await this.state.moveMic(
-        room.id,
-        { phase: current.phase, userId: current.userId },
-        { phase: 'idle', userId: null, since: now, deadline: null },
-      )
-    ) {
-      this.#emit(actor.room, 'mic', { ...idleMic, since: now.getTime(), userId: current.userId, outcome: 'stopped' });
-    }
-    return idleMic;
+    return this.#micSlot.stop(room, actor.uid, actor.role === 'creator' && room.create_user === actor.uid);
   }
 
   /** Kick-out: the seat is gone and stays gone for this class; the channel disconnects them. */
@@ -407,14 +327,7 @@ export class RoomLiveService {
     if (!member || member.kicked_at) throw new DomainError('31005', 'not a member');
     const now = this.clock.now();
     if (!(await this.repo.kick(room.id, targetId, now))) throw new DomainError('31005');
-    if (room.mic_user_id === targetId && room.mic_phase !== 'idle') {
-      await this.state.moveMic(
-        room.id,
-        { phase: room.mic_phase, userId: targetId },
-        { phase: 'idle', userId: null, since: now, deadline: null },
-      );
-      this.#emit(actor.room, 'mic', { ...idleMic, since: now.getTime(), userId: targetId, outcome: 'stopped' });
-    }
+    await this.#micSlot.release(room, targetId, now);
     this.state.seatsChanged(actor.room);
     this.#emit(actor.room, 'kickout', { userId: targetId });
   }
@@ -432,14 +345,7 @@ export class RoomLiveService {
       this.#emit(actor.room, 'customRoomEvent', { showState: '', by: actor.uid });
       await this.endings.ended(room.id, 'creator left');
     }
-    if (room.state === 'open' && room.mic_user_id === actor.uid && room.mic_phase !== 'idle') {
-      await this.state.moveMic(
-        room.id,
-        { phase: room.mic_phase, userId: actor.uid },
-        { phase: 'idle', userId: null, since: now, deadline: null },
-      );
-      this.#emit(actor.room, 'mic', { ...idleMic, since: now.getTime(), userId: actor.uid, outcome: 'stopped' });
-    }
+    if (room.state === 'open') await this.#micSlot.release(room, actor.uid, now);
   }
 
   /** The last connection of a person dropped: their seat is free until they come back. */

@@ -5,14 +5,11 @@
  * which never carries the key nor the address).
  */
 import type { Clock } from '../platform/clock.ts';
-import type { Config } from '../platform/config.ts';
 import { roomMessage, type EventBus } from '../platform/events.ts';
 import type { RoomState } from '../rooms/room-state.ts';
 import type { LiveFailure, LiveState, LiveStatus } from '../contracts/streaming.ts';
 import { unseal } from './sealed.ts';
 import type { LiveTaskRepository, LiveTaskRow } from './live.repository.ts';
-
-type TaskConfig = Pick<Config, 'RECORDING_LEASE_SECONDS' | 'RECORDING_START_TIMEOUT_SECONDS'>;
 
 export interface ClaimedLive {
   taskId: string;
@@ -47,20 +44,14 @@ export class LiveTasks {
   private readonly state: RoomState;
   private readonly bus: EventBus;
   private readonly clock: Clock;
-  private readonly config: TaskConfig;
   private readonly secret: string;
 
-  constructor(repo: LiveTaskRepository, state: RoomState, bus: EventBus, clock: Clock, config: TaskConfig, secret: string) {
+  constructor(repo: LiveTaskRepository, state: RoomState, bus: EventBus, clock: Clock, secret: string) {
     this.repo = repo;
     this.state = state;
     this.bus = bus;
     this.clock = clock;
-    this.config = config;
     this.secret = secret;
-  }
-
-  #leaseUntil(now: Date): Date {
-    return new Date(now.getTime() + this.config.RECORDING_LEASE_SECONDS * 1000);
   }
 
   /** Tells the room: liveState through RoomState, the status as roomLive. */
@@ -72,9 +63,7 @@ export class LiveTasks {
 
   /** Like the recording's claim (record-tasks.ts); `onlyRooms`: only tasks of those rooms. */
   async claim(owner: string, onlyRooms?: string[]): Promise<ClaimedLive | null> {
-    const now = this.clock.now();
-    const cutoff = new Date(now.getTime() - this.config.RECORDING_START_TIMEOUT_SECONDS * 1000);
-    const got = await this.repo.claim(owner, now, this.#leaseUntil(now), cutoff, onlyRooms);
+    const got = await this.repo.leases.claim(owner, this.clock.now(), { onlyRooms });
     if (!got) return null;
     const { row } = got;
     let url: string;
@@ -97,12 +86,7 @@ export class LiveTasks {
 
   /** Extends the lease with the bitrate; 'ended' when the task ended or another owner has it. */
   async renew(taskId: string, owner: string, kbps: number): Promise<'active' | 'ended'> {
-    const row = await this.repo.renew(
-      taskId,
-      owner,
-      this.#leaseUntil(this.clock.now()),
-      Math.max(0, Math.min(1_000_000, Math.round(kbps))),
-    );
+    const row = await this.repo.leases.renew(taskId, owner, this.clock.now(), { kbps: Math.max(0, Math.min(1_000_000, Math.round(kbps))) });
     if (!row) return 'ended';
     if (row.state !== 'starting') this.bus.publish(roomMessage(row.room_number, 'roomLive', liveStatus(row)));
     return 'active';
@@ -142,9 +126,9 @@ export class LiveTasks {
 
   /** The start timeout: a task still 'starting' that no recorder holds fails ('timeout'). */
   async failUnclaimed(taskId: string): Promise<'failed' | 'held' | 'done'> {
-    const before = await this.repo.end(taskId, 'failed', this.clock.now(), 'timeout: no recorder took it in time', { unheld: true });
-    if (before) {
-      await this.tell({ ...before, state: 'failed' }, 'timeout');
+    const failed = await this.repo.leases.failUnheld(taskId, this.clock.now(), 'timeout: no recorder took it in time');
+    if (failed) {
+      await this.tell(failed, 'timeout');
       return 'failed';
     }
     return (await this.repo.task(taskId))?.state === 'starting' ? 'held' : 'done';

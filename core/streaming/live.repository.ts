@@ -4,7 +4,9 @@
  * timeout and the teacher's end can never both win.
  */
 import { sql, type Selectable } from 'kysely';
+import type { Config } from '../platform/config.ts';
 import type { Database } from '../platform/db/database.ts';
+import { LeasedTasks } from '../platform/db/leased-tasks.ts';
 import type { LiveTasksTable, LiveTaskState } from '../platform/db/schema.ts';
 
 /** A live_tasks row as read. */
@@ -14,8 +16,22 @@ export const ACTIVE_LIVE: LiveTaskState[] = ['starting', 'live', 'reconnecting']
 
 export class LiveTaskRepository {
   readonly db: Database;
-  constructor(db: Database) {
+  /**
+   * The tasks as recorders hold them (core/platform/db/leased-tasks.ts), like the recording's: a
+   * claim takes a 'starting' task or a 'live'/'reconnecting' one whose lease ran out, in a room
+   * whose recording no other recorder holds (one compositor per room).
+   */
+  readonly leases: LeasedTasks<LiveTaskRow>;
+
+  constructor(db: Database, config: Pick<Config, 'RECORDING_LEASE_SECONDS' | 'RECORDING_START_TIMEOUT_SECONDS'>) {
     this.db = db;
+    this.leases = new LeasedTasks<LiveTaskRow>(db, {
+      table: 'live_tasks',
+      running: ['live', 'reconnecting'],
+      rival: { table: 'record_tasks', active: ['starting', 'recording', 'stopping'] },
+      leaseSeconds: config.RECORDING_LEASE_SECONDS,
+      startTimeoutSeconds: config.RECORDING_START_TIMEOUT_SECONDS,
+    });
   }
 
   /** A new task in 'starting'; undefined when the room has an active one (unique index). */
@@ -56,73 +72,6 @@ export class LiveTaskRepository {
       .executeTakeFirst();
   }
 
-  /**
-   * Takes one task for `owner`: a 'starting' task younger than `startCutoff` nobody holds, or any
-   * active task whose lease ran out. A room whose recording another recorder holds (lease alive) is
-   * left to that recorder: one compositor per room.
-   */
-  claim(owner: string, now: Date, leaseUntil: Date, startCutoff: Date, onlyRooms?: string[]) {
-    return this.db.transaction().execute(async (trx) => {
-      if (onlyRooms?.length === 0) return null;
-      const pick = await trx
-        .selectFrom('live_tasks as l')
-        .$if(onlyRooms !== undefined, (q) => q.where('l.room_number', 'in', onlyRooms!))
-        .select(['l.id', 'l.owner'])
-        .where((eb) =>
-          eb.or([
-            eb.and([
-              eb('l.state', '=', 'starting'),
-              eb('l.created_at', '>', startCutoff),
-              eb.or([eb('l.owner', 'is', null), eb('l.lease_until', '<', now)]),
-            ]),
-            eb.and([
-              eb('l.state', 'in', ['live', 'reconnecting']),
-              eb.or([eb('l.lease_until', 'is', null), eb('l.lease_until', '<', now)]),
-            ]),
-          ]),
-        )
-        .where((eb) =>
-          eb.not(
-            eb.exists(
-              eb
-                .selectFrom('record_tasks as r')
-                .select('r.id')
-                .whereRef('r.room_id', '=', 'l.room_id')
-                .where('r.state', 'in', ['starting', 'recording', 'stopping'])
-                .where('r.owner', 'is not', null)
-                .where('r.owner', '<>', owner)
-                .where('r.lease_until', '>=', now),
-            ),
-          ),
-        )
-        .orderBy('l.created_at')
-        .limit(1)
-        .forUpdate()
-        .skipLocked()
-        .executeTakeFirst();
-      if (!pick) return null;
-      const row = await trx
-        .updateTable('live_tasks')
-        .set({ owner, lease_until: leaseUntil })
-        .where('id', '=', pick.id)
-        .returningAll()
-        .executeTakeFirstOrThrow();
-      return { row, previousOwner: pick.owner };
-    });
-  }
-
-  /** Extends the lease (and stores what the pusher reports) while `owner` holds an active task. */
-  renew(taskId: string, owner: string, leaseUntil: Date, kbps: number): Promise<LiveTaskRow | undefined> {
-    return this.db
-      .updateTable('live_tasks')
-      .set({ lease_until: leaseUntil, kbps })
-      .where('id', '=', taskId)
-      .where('owner', '=', owner)
-      .where('state', 'in', ACTIVE_LIVE)
-      .returningAll()
-      .executeTakeFirst();
-  }
-
   /** starting/live/reconnecting -> `to` for its owner; undefined when it is not theirs or not active. */
   move(taskId: string, owner: string, to: 'live' | 'reconnecting', now?: Date): Promise<LiveTaskRow | undefined> {
     // The first time live is when it went live: kept across reconnects and takeovers.
@@ -136,20 +85,18 @@ export class LiveTaskRepository {
 
   /**
    * Ends an active task: 'done' (the teacher, the class) or 'failed' (with its reason); only while
-   * `only.owner` holds it, or (`only.unheld`) while it is starting and nobody holds it. The row before the change, undefined when nothing ended.
+   * `only.owner` holds it when given. The row before the change, undefined when nothing ended.
    */
   async end(
     taskId: string,
     to: 'done' | 'failed',
     now: Date,
     failure: string | null,
-    only: { owner?: string; unheld?: boolean } = {},
+    only: { owner?: string } = {},
   ): Promise<LiveTaskRow | undefined> {
     return this.db.transaction().execute(async (trx) => {
       let lock = trx.selectFrom('live_tasks').selectAll().where('id', '=', taskId).where('state', 'in', ACTIVE_LIVE);
       if (only.owner !== undefined) lock = lock.where('owner', '=', only.owner);
-      if (only.unheld)
-        lock = lock.where('state', '=', 'starting').where((eb) => eb.or([eb('owner', 'is', null), eb('lease_until', '<', now)]));
       const before = await lock.forUpdate().executeTakeFirst();
       if (!before) return undefined;
       await trx

@@ -1,4 +1,5 @@
 import { afterEach, expect, it } from 'vitest';
+import type { BoardUpload } from '#core/contracts/board.ts';
 import { BoardRepository } from '#core/board/board.repository.ts';
 import { BoardService } from '#core/board/board.service.ts';
 import { JsonText } from '#core/board/json-text.ts';
@@ -9,6 +10,7 @@ import { LayerMirror, boardRoom, connectBoard, createOp, stateOf, strokeData, ty
 import { eachEngine } from '#tests/support/engines-matrix.ts';
 import { ask, connectRoom, record, waitFor } from '#tests/support/room-client.ts';
 import type { TestServer } from '#tests/support/server.ts';
+import { until } from '#tests/support/until.ts';
 
 const sockets: Array<{ close(): void }> = [];
 afterEach(() => {
@@ -27,14 +29,6 @@ async function board(server: TestServer, token: string): Promise<BoardSocket> {
  */
 async function flush(socket: BoardSocket): Promise<void> {
   expect((await ask(socket, 'flush')).code).toBe('5');
-}
-
-/** Waits until `check` holds (polled every 10 ms, up to 5 s). */
-async function until(check: () => Promise<boolean> | boolean): Promise<void> {
-  for (const end = Date.now() + 5000; !(await check());) {
-    if (Date.now() > end) throw new Error('condition not met within 5 s');
-    await new Promise((r) => setTimeout(r, 10));
-  }
 }
 
 async function counts(server: TestServer) {
@@ -81,7 +75,7 @@ eachEngine(
       expect((await ask(t, 'delItem', { opId: 'del', page: 'wb:0', ids: ['item-1'] })).data.seq).toBe(7);
       // Another page has its own layer but the room's one counter.
       expect((await ask(t, 'sync', createOp('p2', 'x', 'wb:2'))).data.seq).toBe(8);
-      await waitFor(s, 'sync', (op: any) => op.seq === 8);
+      await waitFor(s, 'sync', (op) => op.seq === 8);
       expect(seenByStudent.map((o) => o.seq)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
       expect(seenByTeacher.map((o) => o.seq)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
       expect(seenByStudent[0]).toMatchObject({
@@ -102,7 +96,7 @@ eachEngine(
       // Since a known number: only what came after it.
       const since = await ask(s, 'getBoard', { page: 'wb:0', since: 5 });
       expect(since.data.state).toBeUndefined();
-      expect(since.data.ops.map((o: any) => o.seq)).toEqual([6, 7]);
+      expect(since.data.ops.map((o) => o.seq)).toEqual([6, 7]);
       expect((await ask(s, 'getBoard', { page: 'wb:2', since: 8 })).data.ops).toEqual([]);
     });
 
@@ -119,7 +113,7 @@ eachEngine(
         (await call(server().url, 'getMyRoomList', {}, { token: teacher.token })).data.roomList[0].roomNumber,
       );
       expect((await ask(t, 'sync', op)).data.seq).toBe(1);
-      const second = waitFor(t, 'sync', (o: any) => o.seq === 2);
+      const second = waitFor(t, 'sync', (o) => o.seq === 2);
       expect((await ask(t, 'sync', createOp('next', 'b'))).data.seq).toBe(2);
       await second;
       expect(seen.map((o) => o.opId)).toEqual(['same', 'next']);
@@ -157,8 +151,8 @@ eachEngine(
       const joined = await call(server().url, 'userJoinAgoraRoom', { roomNumber, userType: '3', ot });
       const o = await board(server(), joined.data.wbtoken);
       const state = await ask(o, 'getBoard', { page: 'wb:0' });
-      expect(state.data.state.items.map((i: any) => i.id)).toEqual(['ti', 'si']);
-      expect(state.data.state.viewport).toEqual({ x: 0, y: 768, width: 1024, height: 768 });
+      expect(state.data.state?.items.map((i) => i.id)).toEqual(['ti', 'si']);
+      expect(state.data.state?.viewport).toEqual({ x: 0, y: 768, width: 1024, height: 768 });
       await setPower(server(), teacher.imToken, '1');
       expect((await ask(o, 'sync', createOp('o1', 'oi'))).code).toBe('31004');
 
@@ -180,7 +174,7 @@ eachEngine(
       await ask(t, 'sync', createOp('t1', 'a'));
       await ask(s, 'sync', createOp('s1', 'b'));
       expect((await ask(s, 'sync', { opId: 'u0', type: 'redo', page: 'wb:0' })).code).toBe('32101');
-      const undone = waitFor(s, 'sync', (o: any) => o.opId === 'u1');
+      const undone = waitFor(s, 'sync', (o) => o.opId === 'u1');
       expect((await ask(t, 'sync', { opId: 'u1', type: 'undo', page: 'wb:0' })).code).toBe('0');
       expect((await undone).effects).toEqual([{ kind: 'remove', ids: ['a'] }]);
       expect((await ask(t, 'sync', { opId: 'u2', type: 'undo', page: 'wb:0' })).code).toBe('32101');
@@ -206,7 +200,7 @@ eachEngine(
       }
       for (let i = 0; i < 3; i++) await ask(t, 'sync', createOp(`last-${i}`, `last-${i}`));
       // The snapshot after the clear is written behind the answer.
-      await until(async () => (await counts(server())).snapshots === 1);
+      await until('one snapshot stored', async () => (await counts(server())).snapshots === 1);
       const c = await counts(server());
       expect(c.snapshots).toBe(1);
       expect(c.ops).toBeLessThanOrEqual(12);
@@ -215,10 +209,10 @@ eachEngine(
       // Cold, the answer is the snapshot (written at the last clear) and the operations after it.
       const cold = (await ask(t, 'getBoard', { page: 'wb:0' })).data;
       expect(cold.state).toEqual({ page: 'wb:0', seq: 93, items: [] });
-      expect(cold.ops.map((o: any) => o.seq)).toEqual([94, 95, 96]);
+      expect(cold.ops.map((o) => o.seq)).toEqual([94, 95, 96]);
       expect(stateOf('wb:0', cold)).toEqual(warm.state);
-      expect(warm.state.items.map((i: any) => i.id)).toEqual(['last-0', 'last-1', 'last-2']);
-      expect(warm.state.seq).toBe(96);
+      expect(warm.state?.items.map((i) => i.id)).toEqual(['last-0', 'last-1', 'last-2']);
+      expect(warm.state?.seq).toBe(96);
       // A client that saw seq 40 (before the compaction) gets the whole state; one that saw 94 the rest.
       const old = (await ask(t, 'getBoard', { page: 'wb:0', since: 40 })).data;
       expect(old.state).toBeDefined();
@@ -240,16 +234,16 @@ eachEngine(
       for (let i = 0; i < 3; i++) expect((await ask(t, 'sync', createOp(`l${i}`, `l${i}`, 'wb:1'))).code).toBe('0');
       expect((await ask(t, 'sync', { opId: 'u1', type: 'undo', page: 'wb:1' })).code).toBe('0');
       const warm = (await ask(t, 'getBoard', { page: 'wb:1' })).data;
-      expect(warm.state.seq).toBe(304);
-      expect(warm.state.items).toHaveLength(302);
+      expect(warm.state?.seq).toBe(304);
+      expect(warm.state?.items).toHaveLength(302);
       expect(await counts(server())).toEqual({ ops: 4, snapshots: 1 });
 
       service.forget(roomNumber);
       const cold = (await ask(t, 'getBoard', { page: 'wb:1' })).data;
-      expect(cold.state.seq).toBe(300);
-      expect(cold.ops.map((o: any) => o.seq)).toEqual([301, 302, 303, 304]);
+      expect(cold.state?.seq).toBe(300);
+      expect(cold.ops.map((o) => o.seq)).toEqual([301, 302, 303, 304]);
       // What the undo reversed stays on the server, as in the live broadcast.
-      expect(cold.ops.some((o: any) => 'target' in o)).toBe(false);
+      expect(cold.ops.some((o) => 'target' in o)).toBe(false);
       expect(stateOf('wb:1', cold)).toEqual(warm.state);
       // Loaded again before anything is built: the same answer; with `since`, the operations after it.
       expect((await ask(t, 'getBoard', { page: 'wb:1' })).data).toEqual(cold);
@@ -279,7 +273,7 @@ eachEngine(
       expect(since).toEqual({ ops: [] });
       const after = stateOf('wb:1', await restarted.load(actor, 'wb:1'));
       expect(after.seq).toBe(306);
-      expect(after.items).toEqual(warm.state.items);
+      expect(after.items).toEqual(warm.state?.items);
       expect(stateOf('wb:1', (await ask(t, 'getBoard', { page: 'wb:1' })).data)).toEqual(after);
       restarted.close();
     });
@@ -297,8 +291,8 @@ eachEngine(
       expect(await seedBoard(service, actor, ops, 100)).toBe(253);
       const t = await board(server(), teacher.wbToken);
       const warm = (await ask(t, 'getBoard', { page: 'wb:3' })).data;
-      expect(warm.state.items).toHaveLength(249);
-      expect(warm.state.items.find((i: any) => i.id === 's1').data).toEqual(strokeData(1, 1));
+      expect(warm.state?.items).toHaveLength(249);
+      expect(warm.state?.items.find((i) => i.id === 's1')?.data).toEqual(strokeData(1, 1));
       service.forget(roomNumber);
       expect(stateOf('wb:3', (await ask(t, 'getBoard', { page: 'wb:3' })).data)).toEqual(warm.state);
       // Live operations continue the same sequence; a repeat of a seeded opId is known.
@@ -373,7 +367,7 @@ eachEngine(
       const e = await board(server(), elsewhere.teacher.wbToken);
       const leak = record(e, 'sync');
       expect((await ask(t, 'sync', createOp('mine', 'mine'))).code).toBe('0');
-      expect((await ask(e, 'getBoard', { page: 'wb:0' })).data.state.items).toEqual([]);
+      expect((await ask(e, 'getBoard', { page: 'wb:0' })).data.state?.items).toEqual([]);
       await flush(e);
       expect(leak).toEqual([]);
       const before = await counts(server());
@@ -404,7 +398,7 @@ eachEngine(
       s.emit('sync', createOp('huge', 'huge', 'wb:0', { ...strokeData(), points: new Array(600_000).fill(1) }));
       await dropped;
       expect(await counts(server())).toEqual(before);
-      expect(await ask(t, 'getBoard', { page: 'wb:0' }).then((r) => r.data.state.items.map((i: any) => i.id))).toEqual(['mine']);
+      expect(await ask(t, 'getBoard', { page: 'wb:0' }).then((r) => r.data.state?.items.map((i) => i.id))).toEqual(['mine']);
     });
 
     it('relays live strokes to the others, only from someone who may draw', async () => {
@@ -413,7 +407,7 @@ eachEngine(
       const s1 = await board(server(), students[0]!.wbToken);
       const s2 = await board(server(), students[1]!.wbToken);
       const toTeacher = record(t, 'stroke');
-      const got = waitFor(s1, 'stroke', (p: any) => p.strokeId === 'st1' && p.points.length === 4);
+      const got = waitFor(s1, 'stroke', (p) => p.strokeId === 'st1' && p.points.length === 4);
       t.emit('stroke', { strokeId: 'st1', page: 'wb:0', points: [1, 2, 3, 4], color: 'blue', width: 4, start: true });
       expect(await got).toEqual({
         strokeId: 'st1',
@@ -429,11 +423,11 @@ eachEngine(
       s2.emit('stroke', { strokeId: 'no', page: 'wb:0', points: [1, 2], color: 'red', width: 4 });
       t.emit('stroke', { strokeId: 'bad', page: 'wb:99', points: [1, 2], color: 'red', width: 4 });
       t.emit('stroke', { strokeId: 'bad2', page: 'wb:0', points: new Array(2002).fill(1), color: 'red', width: 4 });
-      const cleaned = waitFor(s1, 'stroke', (p: any) => p.strokeId === 'bad3');
+      const cleaned = waitFor(s1, 'stroke', (p) => p.strokeId === 'bad3');
       t.emit('stroke', { strokeId: 'bad3', page: 'wb:0', points: [1, 2], color: 'red', width: 4, uid: 'forged', extra: 'x'.repeat(10) });
       await cleaned;
       // Volatile: a batch sent while the previous one is still being written may be dropped, so one at a time here.
-      const last = waitFor(s1, 'stroke', (p: any) => p.strokeId === 'end');
+      const last = waitFor(s1, 'stroke', (p) => p.strokeId === 'end');
       t.emit('stroke', { strokeId: 'end', page: 'wb:0', points: [5, 6], color: 'red', width: 4 });
       await last;
       expect(heardByS1.map((p) => p.strokeId)).toEqual(['bad3', 'end']);
@@ -508,13 +502,13 @@ eachEngine(
       const review = await call(server().url, 'getWbReview', { roomNumber, page: 'wb:12' }, { token: teacher.token });
       expect(review.code).toBe('0');
       expect(review.data.pages).toEqual(['wb:0', 'wb:12', `doc:${doc.id}:2`]);
-      expect(review.data.state.items.map((i: any) => i.id)).toEqual(['b', 'pic']);
+      expect(review.data.state.items.map((i: { id: string }) => i.id)).toEqual(['b', 'pic']);
       expect(Object.keys(review.data.images)).toEqual([stored.data.key]);
       const picture = await fetch(review.data.images[stored.data.key]);
       expect(picture.status).toBe(200);
       expect(Buffer.from(await picture.arrayBuffer())).toEqual(png);
       const first = await call(server().url, 'getWbReview', { roomNumber }, { token: teacher.token });
-      expect(first.data.state.items.map((i: any) => i.id)).toEqual(['a']);
+      expect(first.data.state.items.map((i: { id: string }) => i.id)).toEqual(['a']);
       expect(first.data.images).toEqual({});
       // The page's loader finds the closed room and tells who created it.
       expect(await server().banshu.platform.services.board.reviewRoom({ userId: teacher.userId }, roomNumber)).toMatchObject({
@@ -548,7 +542,7 @@ eachEngine(
           method: 'POST',
           headers: { 'content-type': 'image/jpeg' },
           body: new Uint8Array(bytes),
-        }).then((r) => r.json() as Promise<{ code: string; data: any }>);
+        }).then((r) => r.json() as Promise<{ code: string; data: BoardUpload }>);
       const announced = waitFor(t, 'upFile');
       const sent = await send(token, jpg);
       expect(sent.code).toBe('0');
@@ -597,7 +591,7 @@ eachEngine(
           method: 'POST',
           headers: { authorization: `Bearer ${token}`, 'content-type': 'application/octet-stream' },
           body: new Uint8Array(bytes),
-        }).then(async (res) => ({ status: res.status, ...((await res.json()) as { code: string; data: any }) }));
+        }).then(async (res) => ({ status: res.status, ...((await res.json()) as { code: string; data: BoardUpload }) }));
       const ok = await upload(teacher.wbToken, png);
       expect(ok.code).toBe('0');
       expect(ok.data.key).toMatch(/^board\/\d+\/[0-9a-f-]+\.png$/);

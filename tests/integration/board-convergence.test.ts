@@ -78,7 +78,7 @@ class SimClient {
         const r = await ask(s, 'getBoard', layer.seq > 0 ? { page, since: layer.seq } : { page });
         expect(r.code).toBe('0');
         if (r.data.state) this.layers.set(page, layerFromState(r.data.state));
-        for (const op of r.data.ops as SequencedOp[]) this.#apply(op);
+        for (const op of r.data.ops) this.#apply(op);
       }
     } finally {
       this.loading--;

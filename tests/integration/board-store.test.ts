@@ -10,6 +10,7 @@ import { boardRoom } from '#tests/support/board-client.ts';
 import { eachEngine } from '#tests/support/engines-matrix.ts';
 import { ask, connectRoom } from '#tests/support/room-client.ts';
 import type { TestServer } from '#tests/support/server.ts';
+import { until } from '#tests/support/until.ts';
 
 const closers: Array<{ close(): void }> = [];
 afterEach(() => {
@@ -43,14 +44,6 @@ function store(server: TestServer, uid: string, token: string, loads: unknown[] 
   return s;
 }
 
-async function until(check: () => boolean, ms = 5000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
-
 const ids = (s: BoardStore) => s.snapshot('wb:0').items.map((i) => i.id);
 
 eachEngine('board store', (server) => {
@@ -66,7 +59,7 @@ eachEngine('board store', (server) => {
     const loads: unknown[] = [];
     const s = store(server(), student.userId, student.wbToken, loads);
     await Promise.all([t.connect(), s.connect()]);
-    await until(() => t.status === 'live' && s.status === 'live');
+    await until('both stores live', () => t.status === 'live' && s.status === 'live');
     await Promise.all([t.open('wb:0'), s.open('wb:0')]);
 
     // The echo: in the author's view before any answer, pending until its sequenced copy comes.
@@ -74,20 +67,26 @@ eachEngine('board store', (server) => {
     expect(t.snapshot('wb:0')).toMatchObject({ pending: 1, items: [{ id: 'a' }] });
     t.create('wb:0', 'brush', stroke(20), 'b');
     s.create('wb:0', 'brush', stroke(40), 'c');
-    await until(() => ids(s).length === 3 && ids(t).length === 3 && t.snapshot('wb:0').pending === 0 && s.snapshot('wb:0').pending === 0);
+    await until(
+      'three items in both stores, nothing pending',
+      () => ids(s).length === 3 && ids(t).length === 3 && t.snapshot('wb:0').pending === 0 && s.snapshot('wb:0').pending === 0,
+    );
     expect(ids(s)).toEqual(ids(t));
     const seqBefore = s.snapshot('wb:0').seq;
     expect(seqBefore).toBe(3);
 
     // The student drops off; both sides keep working.
     s.dropConnection();
-    await until(() => s.status === 'offline');
+    await until('the student store offline', () => s.status === 'offline');
     t.create('wb:0', 'brush', stroke(60), 'd');
     t.deleteItems('wb:0', ['b']);
     s.create('wb:0', 'brush', stroke(80), 'e'); // shown now, sent when the connection is back
     expect(ids(s)).toContain('e');
-    await until(() => s.status === 'live');
-    await until(() => ids(t).includes('e') && ids(s).length === 4 && s.snapshot('wb:0').pending === 0 && t.snapshot('wb:0').pending === 0);
+    await until('the student store live', () => s.status === 'live');
+    await until(
+      'the resync: four items in both stores',
+      () => ids(t).includes('e') && ids(s).length === 4 && s.snapshot('wb:0').pending === 0 && t.snapshot('wb:0').pending === 0,
+    );
     expect(s.snapshot('wb:0').items).toEqual(t.snapshot('wb:0').items);
     expect(ids(t)).toEqual(['a', 'c', 'd', 'e']);
     // The resync asked only for what came after the last number it had seen.
@@ -95,7 +94,7 @@ eachEngine('board store', (server) => {
 
     // Undo is per person: the student's undo takes back the student's last stroke only.
     s.undo('wb:0');
-    await until(() => ids(t).length === 3 && ids(s).length === 3);
+    await until('three items in both stores', () => ids(t).length === 3 && ids(s).length === 3);
     expect(ids(t)).toEqual(['a', 'c', 'd']);
     expect(s.snapshot('wb:0').items).toEqual(t.snapshot('wb:0').items);
   });
@@ -107,11 +106,11 @@ eachEngine('board store', (server) => {
     const refused: string[] = [];
     s.on('refused', (ack) => refused.push(ack.code));
     await s.connect();
-    await until(() => s.status === 'live');
+    await until('the student store live', () => s.status === 'live');
     await s.open('wb:0');
     s.create('wb:0', 'brush', stroke(0), 'x'); // wbPower is off
     expect(ids(s)).toEqual(['x']);
-    await until(() => refused.length === 1);
+    await until('the refusal', () => refused.length === 1);
     expect(refused).toEqual(['31004']);
     expect(s.snapshot('wb:0')).toMatchObject({ pending: 0, items: [] });
   });

@@ -18,6 +18,7 @@ import { createTestDatabase, type TestDatabase } from '#tests/support/postgres.t
 import { startRedis, type TestRedis } from '#tests/support/redis.ts';
 import { ask, connectRoom, record, waitFor } from '#tests/support/room-client.ts';
 import { startS3, type TestS3 } from '#tests/support/s3.ts';
+import { until } from '#tests/support/until.ts';
 
 const sockets: Socket[] = [];
 afterEach(() => {
@@ -49,14 +50,6 @@ async function seat(node: Banshu, who: { token: string; userId: string }, roomNu
   const board = await connectBoard(node.url, wb.data.token as string);
   sockets.push(board);
   return { room, board };
-}
-
-async function until(what: string, ok: () => boolean, ms = 10_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!ok()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }
 
 describe('the web tier across two web nodes (PostgreSQL, Redis)', () => {
@@ -118,9 +111,9 @@ describe('the web tier across two web nodes (PostgreSQL, Redis)', () => {
     for (let i = 0; i < N; i++) {
       const writer = i % 2 === 0 ? onA.board : writerB.board;
       const op = createOp(`op-${roomNumber}-${i}`, `item-${i}`, 'wb:0', strokeData(10 + i, 10 + i));
-      acks.push(ask(writer, 'sync', op) as never);
+      acks.push(ask(writer, 'sync', op));
       // Some deletes and undos too, from both nodes, so the layers' histories must agree.
-      if (i % 10 === 9) acks.push(ask(writer, 'sync', { opId: `undo-${roomNumber}-${i}`, type: 'undo', page: 'wb:0' }) as never);
+      if (i % 10 === 9) acks.push(ask(writer, 'sync', { opId: `undo-${roomNumber}-${i}`, type: 'undo', page: 'wb:0' }));
     }
     const answers = await Promise.all(acks);
     for (const x of answers) expect(x.code).toBe('0');
@@ -128,7 +121,7 @@ describe('the web tier across two web nodes (PostgreSQL, Redis)', () => {
     const total = answers.length;
     // One number each, no gaps: the room's log.
     expect(seqs).toEqual(Array.from({ length: total }, (_, i) => i + 1));
-    await until('every client to hear every operation', () => heard.every((h) => h.length >= total));
+    await until('every client to hear every operation', () => heard.every((h) => h.length >= total), 10_000);
     // A fence: one more operation heard by all, so a late copy of anything would be in by now.
     const fence = clients.map((s) => waitFor(s, 'sync', (op: SequencedOp) => op.opId === `fence-${roomNumber}`));
     expect((await ask(onA.board, 'sync', createOp(`fence-${roomNumber}`, 'fence'))).code).toBe('0');
@@ -169,14 +162,14 @@ describe('the web tier across two web nodes (PostgreSQL, Redis)', () => {
     const other = await seat(a, await signIn(a), roomNumber);
     // Presence counts both nodes' sockets, read on either node.
     for (const node of [a, b]) expect((await node.platform.presence.online(roomNumber)).map((o) => o.userId)).toContain(student.userId);
-    const invited = waitFor(s.room, 'mic', (m: any) => m.phase === 'inviting' && m.userId === student.userId);
-    const seenByOther = waitFor(other.room, 'mic', (m: any) => m.phase === 'inviting');
+    const invited = waitFor(s.room, 'mic', (m) => m.phase === 'inviting' && m.userId === student.userId);
+    const seenByOther = waitFor(other.room, 'mic', (m) => m.phase === 'inviting');
     expect((await ask(t.room, 'inviteMic', { userId: student.userId })).code).toBe('0');
     await Promise.all([invited, seenByOther]);
-    const connected = waitFor(t.room, 'mic', (m: any) => m.phase === 'connected');
+    const connected = waitFor(t.room, 'mic', (m) => m.phase === 'connected');
     expect((await ask(s.room, 'answerMic', { agree: true })).code).toBe('0');
     expect(await connected).toMatchObject({ userId: student.userId, outcome: 'agreed' });
-    const stopped = waitFor(s.room, 'mic', (m: any) => m.outcome === 'stopped');
+    const stopped = waitFor(s.room, 'mic', (m) => m.outcome === 'stopped');
     expect((await ask(t.room, 'stopMic')).code).toBe('0');
     await stopped;
     // The microphone is free again for everyone: a new invitation to someone on node B, while

@@ -12,8 +12,8 @@ import { sql } from 'kysely';
 import { call, signIn } from '#tests/support/api.ts';
 import { makePdf, uploadCourseware } from '#tests/support/courseware.ts';
 import { postgresAdminUrl } from '#tests/support/database.ts';
-import { sleep } from '#tests/support/room-client.ts';
 import { startTestServer, type TestServer } from '#tests/support/server.ts';
+import { until } from '#tests/support/until.ts';
 
 const MAIN = path.resolve('server/main.ts');
 const children: ChildProcess[] = [];
@@ -74,16 +74,6 @@ async function kill(child: ChildProcess): Promise<void> {
 
 async function row(id: string) {
   return web.banshu.platform.database.db.selectFrom('documents').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
-}
-
-async function until<T>(what: string, read: () => Promise<T>, ok: (v: T) => boolean, ms: number): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await read();
-    if (ok(v)) return v;
-    if (Date.now() > end) throw new Error(`timed out after ${String(ms)} ms waiting for ${what}: ${JSON.stringify(v)}`);
-    await sleep(100);
-  }
 }
 
 describe('a conversion whose worker is killed', () => {

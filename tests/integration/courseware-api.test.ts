@@ -18,9 +18,10 @@ import { testMp4 } from '../fixtures/courseware.ts';
 import { slideLayer } from '#core/contracts/courseware.ts';
 import { connectBoard, createOp } from '#tests/support/board-client.ts';
 import { eachEngine } from '#tests/support/engines-matrix.ts';
-import { ask, connectRoom, record, sleep, waitFor, type RoomSocket } from '#tests/support/room-client.ts';
+import { ask, connectRoom, record, waitFor, type RoomSocket } from '#tests/support/room-client.ts';
 import { startS3, type TestS3 } from '#tests/support/s3.ts';
 import { startTestServer, type TestServer } from '#tests/support/server.ts';
+import { until } from '#tests/support/until.ts';
 
 const { converter: real } = await testConverter();
 /** Each server closes its converter; the suite's one is closed once at the end. */
@@ -56,16 +57,6 @@ function busLog(s: TestServer): BusMessage[] {
   return seen;
 }
 
-async function until<T>(what: string, read: () => Promise<T>, ok: (v: T) => boolean, ms = 20_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await read();
-    if (ok(v)) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(v)}`);
-    await sleep(50);
-  }
-}
-
 async function docRow(s: TestServer, id: string) {
   return s.banshu.platform.database.db.selectFrom('documents').selectAll().where('id', '=', id).executeTakeFirst();
 }
@@ -75,6 +66,7 @@ async function converted(s: TestServer, id: string) {
     'conversion',
     () => docRow(s, id),
     (r) => !!r && r.status !== 1,
+    20_000,
   );
 }
 
@@ -328,9 +320,11 @@ eachEngine(
       }
       const page1 = await call(s.url, 'getMyDocumentList', { pageNo: 1, pageSize: 10 }, { token: a.token });
       expect(page1.data.total).toBe(12);
-      expect(page1.data.documentList.map((d: any) => d.documentName)).toEqual(Array.from({ length: 10 }, (_, i) => `doc-${11 - i}.pdf`));
+      expect(page1.data.documentList.map((d: { documentName: string }) => d.documentName)).toEqual(
+        Array.from({ length: 10 }, (_, i) => `doc-${11 - i}.pdf`),
+      );
       const page2 = await call(s.url, 'getMyDocumentList', { pageNo: '2' }, { form: true, token: a.token });
-      expect(page2.data.documentList.map((d: any) => d.documentName)).toEqual(['doc-1.pdf', 'doc-0.pdf']);
+      expect(page2.data.documentList.map((d: { documentName: string }) => d.documentName)).toEqual(['doc-1.pdf', 'doc-0.pdf']);
       expect((await call(s.url, 'getMyDocumentList', {}, { token: b.token })).data.total).toBe(0);
 
       // Still converting (status 1): not deletable yet.
@@ -415,7 +409,7 @@ eachEngine(
         expect((await open(teacher.token)).code, String(status)).toBe('34008');
       }
       await db.updateTable('documents').set({ status: 3 }).where('id', '=', documentId).execute();
-      const shownToStudent = waitFor(student.socket, 'courseware', (p: any) => p.courseware.documentId === documentId);
+      const shownToStudent = waitFor(student.socket, 'courseware', (p) => p.courseware.documentId === documentId);
       expect((await open(student.token)).code).toBe('31004'); // not the student's room
       const theirRoom = await call(s.url, 'createRoom', { roomType: 2 }, { token: student.token });
       const theirNumber = theirRoom.data.roomInfo.roomNumber as string;
@@ -462,7 +456,7 @@ eachEngine(
 
       // Closing: the creator only; everyone sees it closed (type 0, page 1 of 1).
       expect((await call(s.url, 'closeRoomDocument', { roomNumber }, { token: student.token })).code).toBe('31004');
-      const closedForStudent = waitFor(student.socket, 'courseware', (p: any) => p.courseware.documentId === '');
+      const closedForStudent = waitFor(student.socket, 'courseware', (p) => p.courseware.documentId === '');
       expect((await call(s.url, 'closeRoomDocument', { roomNumber }, { token: teacher.token })).code).toBe('0');
       expect((await closedForStudent).courseware).toMatchObject({ documentType: 0, images: [], pptCurrentPage: 1, pptTotalPage: 1 });
       expect((await call(s.url, 'getRoomCourseware', { roomNumber }, { token: student.token })).data.courseware.documentId).toBe('');
@@ -482,7 +476,7 @@ eachEngine(
       for (const bad of [{ page: '2' }, { page: 1.5 }, {}, { page: 2, scroll: 'x' }, { page: 2, scroll: [1] }]) {
         expect((await ask(teacher.socket, 'setCoursewarePage', bad)).code, JSON.stringify(bad)).toBe('5');
       }
-      const seen = waitFor(student.socket, 'courseware', (p: any) => p.courseware.pptCurrentPage === 3);
+      const seen = waitFor(student.socket, 'courseware', (p) => p.courseware.pptCurrentPage === 3);
       expect((await ask(teacher.socket, 'setCoursewarePage', { page: 3, scroll: 0.3 })).code).toBe('0');
       expect((await seen).courseware).toMatchObject({ pptCurrentPage: 3, scroll: 0.3, pptTotalPage: 3 });
       expect((await ask(teacher.socket, 'setCoursewarePage', { page: 3, scroll: 1.8 })).code).toBe('0');
@@ -505,8 +499,8 @@ eachEngine(
       expect((await ask(teacher.socket, 'setCoursewarePage', { page: 3 })).code).toBe('0');
       expect((await ask(teacher.socket, 'setCoursewarePage', { page: 2 })).code).toBe('0');
       const layer = await ask(wb, 'getBoard', { page: slideLayer(documentId, 2) });
-      expect(layer.data.state.items.map((i: any) => i.id)).toEqual(['ink-1']);
-      expect((await ask(wb, 'getBoard', { page: slideLayer(documentId, 3) })).data.state.items).toEqual([]);
+      expect(layer.data.state?.items.map((i) => i.id)).toEqual(['ink-1']);
+      expect((await ask(wb, 'getBoard', { page: slideLayer(documentId, 3) })).data.state?.items).toEqual([]);
       // Slides of a document the room does not show are refused; after closing, this one's too.
       expect((await ask(wb, 'sync', createOp('ink-2', 'ink-2', slideLayer('999999', 1)))).code).toBe('5');
       expect((await call(s.url, 'closeRoomDocument', { roomNumber }, { token: teacher.token })).code).toBe('0');
@@ -600,14 +594,14 @@ describe.each(['disk', 's3'] as const)('courseware conversion flow [%s store]', 
     const { teacher, students, roomNumber } = await room(s, 1);
     const student = students[0]!;
     const progress = record(student.socket, 'documentConvert');
-    const finished = waitFor(student.socket, 'documentConvert', (p: any) => p.phase !== 'progress', 30_000);
-    const shown = waitFor(student.socket, 'courseware', (p: any) => p.courseware.documentId !== '');
+    const finished = waitFor(student.socket, 'documentConvert', (p) => p.phase !== 'progress', 30_000);
+    const shown = waitFor(student.socket, 'courseware', (p) => p.courseware.documentId !== '');
     // The uploader's library page listens on the user channel.
     const library = io(`${s.url}/user`, { auth: { token: teacher.token }, transports: ['websocket'], forceNew: true, reconnection: false });
     sockets.push(library);
     await new Promise((resolve) => library.once('connect', () => resolve(null)));
     const added = waitFor(library, 'addDocumentConvertEvent');
-    const libraryDone = waitFor(library, 'documentStatus', (p: any) => p.document.status === 3, 30_000);
+    const libraryDone = waitFor(library, 'documentStatus', (p) => p.document.status === 3, 30_000);
     const pdf = makePdf(5, { label: store });
     const up = await uploadCourseware(s.url, teacher.token, pdf, '五页.pdf', { roomNumber });
     expect(up.put).toBe(200);
@@ -660,7 +654,7 @@ describe.each(['disk', 's3'] as const)('courseware conversion flow [%s store]', 
       expect((await s.banshu.platform.objects.head(`${row.pages_prefix}/pages/${n}.jpg`))?.contentType).toBe('image/jpeg');
       expect((await s.banshu.platform.objects.head(`${row.pages_prefix}/thumbs/${n}.jpg`))?.contentType).toBe('image/jpeg');
     }
-    const img = await fetch(done.courseware.images[4]);
+    const img = await fetch(done.courseware.images[4]!);
     expect(img.status).toBe(200);
     const bytes = new Uint8Array(await img.arrayBuffer());
     expect([bytes[0], bytes[1], bytes[2]]).toEqual([0xff, 0xd8, 0xff]);
@@ -758,7 +752,7 @@ describe.each(['disk', 's3'] as const)('courseware conversion flow [%s store]', 
     const dir = await mkdtemp(path.join(tmpdir(), 'cw-video-'));
     try {
       const mp4 = await readFile(await testMp4(path.join(dir, 'clip.mp4'), 2));
-      const finished = waitFor(students[0]!.socket, 'documentConvert', (p: any) => p.phase !== 'progress', 60_000);
+      const finished = waitFor(students[0]!.socket, 'documentConvert', (p) => p.phase !== 'progress', 60_000);
       const up = await uploadCourseware(s.url, teacher.token, mp4, '视频课.mp4', { roomNumber, documentType: 3 });
       expect(up.sign.data.saveName).toMatch(/^documentConvert\/videos\//);
       expect(up.add.code).toBe('0');
@@ -772,7 +766,7 @@ describe.each(['disk', 's3'] as const)('courseware conversion flow [%s store]', 
       // Fast start: the moov box comes before the media data.
       expect(bytes.indexOf('moov')).toBeGreaterThan(0);
       expect(bytes.indexOf('moov')).toBeLessThan(bytes.indexOf('mdat'));
-      const poster = new Uint8Array(await (await fetch(done.courseware.images[0])).arrayBuffer());
+      const poster = new Uint8Array(await (await fetch(done.courseware.images[0]!)).arrayBuffer());
       expect([poster[0], poster[1]]).toEqual([0xff, 0xd8]);
     } finally {
       await rm(dir, { recursive: true, force: true });
@@ -781,7 +775,7 @@ describe.each(['disk', 's3'] as const)('courseware conversion flow [%s store]', 
 
   it('a file that cannot be converted ends with status 4 and its reason; the room hears it failed and the courseware closes', async () => {
     const { teacher, students, roomNumber } = await room(s, 1);
-    const failed = waitFor(students[0]!.socket, 'documentConvert', (p: any) => p.phase === 'failed', 30_000);
+    const failed = waitFor(students[0]!.socket, 'documentConvert', (p) => p.phase === 'failed', 30_000);
     const broken = Buffer.concat([Buffer.from('%PDF-1.4\n'), Buffer.alloc(2000, 0x41), Buffer.from('\n%%EOF\n')]);
     const up = await uploadCourseware(s.url, teacher.token, broken, 'broken.pdf', { roomNumber });
     expect(up.add.code).toBe('0');

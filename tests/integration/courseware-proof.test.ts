@@ -8,8 +8,8 @@ import type { Converter } from '#core/courseware/converter.ts';
 import { HASH_CHALLENGE_MAX_BYTES, HASH_CHALLENGE_TTL_SECONDS } from '#core/contracts/courseware.ts';
 import { call, signIn } from '#tests/support/api.ts';
 import { answerChallenge, makePdf, md5, testConverter, uploadCourseware } from '#tests/support/courseware.ts';
-import { sleep } from '#tests/support/room-client.ts';
 import { startTestServer, type TestServer } from '#tests/support/server.ts';
+import { until } from '#tests/support/until.ts';
 
 let s: TestServer;
 let converter: Converter;
@@ -28,14 +28,14 @@ async function stored(token: string, bytes: Uint8Array, name: string): Promise<s
   const up = await uploadCourseware(s.url, token, bytes, name);
   expect(up.add.code).toBe('0');
   const id = up.add.data.documentId as string;
-  const end = Date.now() + 60_000;
-  for (;;) {
-    const list = await call(s.url, 'getMyDocumentList', {}, { token });
-    const doc = list.data.documentList.find((d: { documentId: string }) => d.documentId === id);
-    if (doc?.status === 3) return id;
-    if (Date.now() > end) throw new Error(`not converted: ${JSON.stringify(doc)}`);
-    await sleep(100);
-  }
+  await until(
+    'the document converted',
+    async () =>
+      (await call(s.url, 'getMyDocumentList', {}, { token })).data.documentList.find((d: { documentId: string }) => d.documentId === id),
+    (doc: { status: number } | undefined) => doc?.status === 3,
+    { timeoutMs: 60_000, everyMs: 100 },
+  );
+  return id;
 }
 
 const register = (token: string, fileHash: string, extra: Record<string, string> = {}) =>

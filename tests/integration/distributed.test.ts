@@ -18,10 +18,11 @@ import { postgresAdminUrl } from '#tests/support/database.ts';
 import { createTestDatabase, type TestDatabase } from '#tests/support/postgres.ts';
 import { capturingLogger } from '#tests/support/log-capture.ts';
 import { startRedis, type TestRedis } from '#tests/support/redis.ts';
-import { ask, connectRoom, record, sleep, waitFor, type RoomSocket } from '#tests/support/room-client.ts';
+import { ask, connectRoom, record, waitFor, type AnswerData, type EventPayload, type RoomSocket } from '#tests/support/room-client.ts';
 import type { SequencedOp } from '#core/contracts/board.ts';
 import { connectBoard, createOp } from '#tests/support/board-client.ts';
 import { startS3, type TestS3 } from '#tests/support/s3.ts';
+import { until } from '#tests/support/until.ts';
 
 const sockets: Socket[] = [];
 afterEach(() => {
@@ -37,7 +38,11 @@ async function signIn(node: Banshu): Promise<{ token: string; userId: string }> 
 }
 
 /** Joins the room through `node` (/api on that node, the room socket on that node). */
-async function join(node: Banshu, who: { token: string }, roomNumber: string): Promise<{ socket: RoomSocket; snapshot: any }> {
+async function join(
+  node: Banshu,
+  who: { token: string },
+  roomNumber: string,
+): Promise<{ socket: RoomSocket; snapshot: AnswerData<'joinRoom'> }> {
   const joined = await call(node.url, 'userJoinAgoraRoom', { roomNumber }, { token: who.token });
   expect(joined.code).toBe('0');
   const socket = await connectRoom(node.url, joined.data.imToken as string);
@@ -55,10 +60,10 @@ async function join(node: Banshu, who: { token: string }, roomNumber: string): P
  * quality report, answered by a members broadcast, is node B's.
  */
 async function fenceBothNodes(creatorOnA: RoomSocket, onB: RoomSocket, userOnB: string, listeners: RoomSocket[]): Promise<void> {
-  const fromA = listeners.map((s) => waitFor(s, 'customRoomEvent', (p: any) => p.showState === 'wb'));
+  const fromA = listeners.map((s) => waitFor(s, 'customRoomEvent', (p) => p.showState === 'wb'));
   expect((await ask(creatorOnA, 'customRoomEvent', { showState: 'wb' })).code).toBe('0');
   await Promise.all(fromA);
-  const reported = (p: any) => p.members.some((m: any) => m.userId === userOnB && m.networkQuality === 4);
+  const reported = (p: EventPayload<'members'>) => p.members.some((m) => m.userId === userOnB && m.networkQuality === 4);
   const fromB = listeners.map((s) => waitFor(s, 'members', reported));
   expect((await ask(onB, 'customRoomEvent', { networkQuality: 4 })).code).toBe('0');
   await Promise.all(fromB);
@@ -77,14 +82,6 @@ async function userSocket(node: Banshu, token: string): Promise<Socket> {
 /** The pub client of a web node's Redis adapter (to see when it noticed an outage). */
 function pubStatus(node: Banshu): string {
   return (node.web!.io.of('/room').adapter as unknown as { pubClient: { status: string } }).pubClient.status;
-}
-
-async function until(what: string, ok: () => boolean, ms = 10_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!ok()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(20);
-  }
 }
 
 describe('distributed realtime: two web nodes and a worker over Redis', () => {
@@ -143,10 +140,10 @@ describe('distributed realtime: two web nodes and a worker over Redis', () => {
     const roomNumber = (await call(a.url, 'createRoom', { roomType: 2 }, { token: teacher.token })).data.roomInfo.roomNumber as string;
     const t = await join(a, teacher, roomNumber);
     const studentB = await signIn(b);
-    const membersSeenByTeacher = waitFor(t.socket, 'members', (p: any) => p.members.length === 2);
+    const membersSeenByTeacher = waitFor(t.socket, 'members', (p) => p.members.length === 2);
     const sb = await join(b, studentB, roomNumber);
     // Node B's join snapshot counts the teacher's socket on node A (presence through the adapter).
-    expect(sb.snapshot.members.map((m: any) => m.userId).sort()).toEqual([teacher.userId, studentB.userId].sort());
+    expect(sb.snapshot.members.map((m) => m.userId).sort()).toEqual([teacher.userId, studentB.userId].sort());
     // Node B's members broadcast reaches the teacher on node A.
     expect((await membersSeenByTeacher).teacherOnline).toBe(true);
     const studentA = await signIn(a);
@@ -157,21 +154,21 @@ describe('distributed realtime: two web nodes and a worker over Redis', () => {
     const patchesA = record(sa.socket, 'customRoomEvent');
     const chatsB = record(sb.socket, 'messageevent');
     const chatsA = record(sa.socket, 'messageevent');
-    const gotPatch = waitFor(sb.socket, 'customRoomEvent', (p: any) => p.showState === 'ppt');
+    const gotPatch = waitFor(sb.socket, 'customRoomEvent', (p) => p.showState === 'ppt');
     expect((await ask(t.socket, 'customRoomEvent', { showState: 'ppt', pptCurrentPage: 2 })).code).toBe('0');
     expect(await gotPatch).toMatchObject({ showState: 'ppt', pptCurrentPage: 2, by: teacher.userId });
-    const gotChat = waitFor(sb.socket, 'messageevent', (p: any) => p.text === '跨节点');
+    const gotChat = waitFor(sb.socket, 'messageevent', (p) => p.text === '跨节点');
     expect((await ask(t.socket, 'chat', { text: '跨节点' })).code).toBe('0');
     expect(await gotChat).toMatchObject({ text: '跨节点' });
     // A reply from B back to A is the fence: everything before it has arrived, nothing twice.
-    const fence = waitFor(t.socket, 'messageevent', (p: any) => p.text === 'fence');
+    const fence = waitFor(t.socket, 'messageevent', (p) => p.text === 'fence');
     expect((await ask(sb.socket, 'chat', { text: 'fence' })).code).toBe('0');
     await fence;
     await fenceBothNodes(t.socket, sb.socket, studentB.userId, [sa.socket, sb.socket]);
-    expect(patchesB.filter((p: any) => p.showState === 'ppt')).toHaveLength(1);
-    expect(patchesA.filter((p: any) => p.showState === 'ppt')).toHaveLength(1);
-    expect(chatsB.map((c: any) => c.text)).toEqual(['跨节点', 'fence']);
-    expect(chatsA.map((c: any) => c.text)).toEqual(['跨节点', 'fence']);
+    expect(patchesB.filter((p) => p.showState === 'ppt')).toHaveLength(1);
+    expect(patchesA.filter((p) => p.showState === 'ppt')).toHaveLength(1);
+    expect(chatsB.map((c) => c.text)).toEqual(['跨节点', 'fence']);
+    expect(chatsA.map((c) => c.text)).toEqual(['跨节点', 'fence']);
 
     // Presence with a network quality set on node B (by the fence) is read on node A (kick needs "online").
     const online = await a.platform.presence.online(roomNumber);
@@ -193,10 +190,10 @@ describe('distributed realtime: two web nodes and a worker over Redis', () => {
     const library = await userSocket(b, teacher.token);
     const onB = record(s.socket, 'documentConvert');
     const onA = record(t.socket, 'documentConvert');
-    const finishedB = waitFor(s.socket, 'documentConvert', (p: any) => p.phase !== 'progress', 30_000);
-    const finishedA = waitFor(t.socket, 'documentConvert', (p: any) => p.phase !== 'progress', 30_000);
+    const finishedB = waitFor(s.socket, 'documentConvert', (p) => p.phase !== 'progress', 30_000);
+    const finishedA = waitFor(t.socket, 'documentConvert', (p) => p.phase !== 'progress', 30_000);
     const added = waitFor(library, 'addDocumentConvertEvent');
-    const libraryDone = waitFor(library, 'documentStatus', (p: any) => p.document.status === 3, 30_000);
+    const libraryDone = waitFor(library, 'documentStatus', (p) => p.document.status === 3, 30_000);
 
     const up = await uploadCourseware(a.url, teacher.token, makePdf(3, { label: 'Distributed' }), 'nodes.pdf', { roomNumber });
     expect(up.put).toBe(200);
@@ -210,8 +207,8 @@ describe('distributed realtime: two web nodes and a worker over Redis', () => {
     expect((await libraryDone).document).toMatchObject({ documentId, status: 3, pageCount: 3 });
     await fenceBothNodes(t.socket, s.socket, student.userId, [t.socket, s.socket]);
     for (const seen of [onB, onA]) {
-      expect(seen.filter((p: any) => p.phase === 'progress').map((p: any) => p.done)).toEqual([1, 2, 3]);
-      expect(seen.filter((p: any) => p.phase === 'done')).toHaveLength(1);
+      expect(seen.filter((p) => p.phase === 'progress').map((p) => p.done)).toEqual([1, 2, 3]);
+      expect(seen.filter((p) => p.phase === 'done')).toHaveLength(1);
     }
   });
 
@@ -265,8 +262,8 @@ describe('distributed realtime: two web nodes and a worker over Redis', () => {
     const heardB = record<SequencedOp>(boardB, 'sync');
 
     await redis.stop();
-    await until('node A to notice the outage', () => pubStatus(a) !== 'ready');
-    const localChat = waitFor(sa.socket, 'messageevent', (p: any) => p.text === '断线');
+    await until('node A to notice the outage', () => pubStatus(a) !== 'ready', 10_000);
+    const localChat = waitFor(sa.socket, 'messageevent', (p) => p.text === '断线');
     expect((await ask(t.socket, 'chat', { text: '断线' })).code).toBe('0');
     await localChat;
     // A board operation stored during the outage: node B does not hear of it yet.
@@ -282,10 +279,10 @@ describe('distributed realtime: two web nodes and a worker over Redis', () => {
     expect(errors).toContain('presence across nodes failed; answering this node only');
 
     await redis.start();
-    await until('node A to reconnect', () => pubStatus(a) === 'ready');
-    await until('node B to reconnect', () => pubStatus(b) === 'ready');
+    await until('node A to reconnect', () => pubStatus(a) === 'ready', 10_000);
+    await until('node B to reconnect', () => pubStatus(b) === 'ready', 10_000);
     // Subscriptions are renewed on reconnect: retry until node B's subscriber is back, too.
-    const back = waitFor(sb.socket, 'messageevent', (p: any) => p.text === '恢复', 15_000);
+    const back = waitFor(sb.socket, 'messageevent', (p) => p.text === '恢复', 15_000);
     const retry = setInterval(() => void ask(t.socket, 'chat', { text: '恢复' }).catch(() => undefined), 300);
     try {
       expect((await back).text).toBe('恢复');

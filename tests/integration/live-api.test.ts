@@ -9,7 +9,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { BusMessage } from '#core/platform/events.ts';
 import { unseal } from '#core/streaming/sealed.ts';
 import { call, signIn } from '#tests/support/api.ts';
-import { busLog, recordingClass, until } from '#tests/support/recording.ts';
+import { busLog, recordingClass } from '#tests/support/recording.ts';
+import { until } from '#tests/support/until.ts';
 import { ask, connectRoom, record, waitFor, type RoomSocket } from '#tests/support/room-client.ts';
 import { startTestServer, type TestServer } from '#tests/support/server.ts';
 
@@ -120,7 +121,7 @@ describe('live streaming api [pglite]', () => {
     expect(started.code).toBe('0');
     const taskId = started.data.taskId as string;
     expect(taskId).toMatch(/^\d+$/);
-    await until(() => seen.length > 0, 5000, 'roomLive to the student');
+    await until('roomLive to the student', () => seen.length > 0, 5000);
     expect(seen[0]).toEqual({ taskId, liveState: '2', platform: 'Test', startedAt: null, kbps: 0, reconnecting: false });
     expect(await roomLiveState(server, roomNumber)).toBe('2');
     const info = await call(server.url, 'getRoomInfoByRoomNumber', { roomNumber }, { token: students[0]!.token });
@@ -144,23 +145,23 @@ describe('live streaming api [pglite]', () => {
     expect(claimed.pushUrl).toBe(`${INGEST}/${KEY}`);
     const tasks = server.banshu.platform.services.liveTasks;
     await tasks.live(taskId, 'rec-a');
-    await until(() => seen.some((s) => s.liveState === '1'), 5000, 'live');
+    await until('live', () => seen.some((s) => s.liveState === '1'), 5000);
     const live = seen.find((s) => s.liveState === '1')!;
     expect(live.startedAt).toBeGreaterThan(0);
     expect(await roomLiveState(server, roomNumber)).toBe('1');
     expect(await tasks.renew(taskId, 'rec-a', 2934)).toBe('active');
-    await until(() => seen.some((s) => s.kbps === 2934), 5000, 'the bitrate');
+    await until('the bitrate', () => seen.some((s) => s.kbps === 2934), 5000);
     await tasks.reconnecting(taskId, 'rec-a');
-    await until(() => seen.some((s) => s.reconnecting), 5000, 'reconnecting');
+    await until('reconnecting', () => seen.some((s) => s.reconnecting), 5000);
     // Another owner can neither renew nor fail it.
     expect(await tasks.renew(taskId, 'rec-b', 1)).toBe('ended');
     await tasks.fail(taskId, 'rec-b', 'refused', 'not mine');
     expect(await roomLiveState(server, roomNumber)).toBe('1');
     await tasks.live(taskId, 'rec-a');
-    await until(() => seen.filter((s) => s.liveState === '1' && !s.reconnecting).length >= 2, 5000, 'live again');
+    await until('live again', () => seen.filter((s) => s.liveState === '1' && !s.reconnecting).length >= 2, 5000);
     expect(seen.at(-1)!.startedAt).toBe(live.startedAt);
     await tasks.fail(taskId, 'rec-a', 'refused', 'the platform refused the stream');
-    await until(() => seen.some((s) => s.failure === 'refused'), 5000, 'the failure');
+    await until('the failure', () => seen.some((s) => s.failure === 'refused'), 5000);
     expect(seen.at(-1)).toMatchObject({ taskId, liveState: '0', failure: 'refused' });
     expect(await roomLiveState(server, roomNumber)).toBe('0');
     expect(await tasks.renew(taskId, 'rec-a', 1)).toBe('ended');
@@ -198,13 +199,13 @@ describe('live streaming api [pglite]', () => {
 
     const t2 = (await start()).data.taskId as string;
     expect((await ask(socket, 'leaveRoom')).code).toBe('0');
-    await until(async () => (await liveRows(server)).find((r) => r.id === t2)?.state === 'done', 5000, 'the end when the creator left');
+    await until('the end when the creator left', async () => (await liveRows(server)).find((r) => r.id === t2)?.state === 'done', 5000);
     expect(await roomLiveState(server, roomNumber)).toBe('0');
 
     const s2 = await joinSocket(server, roomNumber, teacher.token);
     const t3 = (await start()).data.taskId as string;
     expect((await ask(s2, 'endRoom')).code).toBe('0');
-    await until(async () => (await liveRows(server)).find((r) => r.id === t3)?.state === 'done', 5000, 'the end with the class');
+    await until('the end with the class', async () => (await liveRows(server)).find((r) => r.id === t3)?.state === 'done', 5000);
   });
 
   it('one compositor per room: a room recorded by one recorder is pushed by that recorder only, and the reverse', async () => {

@@ -18,7 +18,7 @@ import { LivePush, type LiveStatus } from '../../workers/record/live-push.ts';
 import { TsTap } from '../../workers/record/ts-tap.ts';
 import type { ClosedSegment } from '../../workers/record/types.ts';
 import { capturingLogger } from '#tests/support/log-capture.ts';
-import { until } from '#tests/support/recording.ts';
+import { until } from '#tests/support/until.ts';
 import { startPublishHook, startRtmpServer, type TestRtmpServer } from '#tests/support/rtmp-server.ts';
 
 const exec = promisify(execFile);
@@ -126,7 +126,7 @@ describe('the live push', () => {
 
   it('streams H.264 1280x720 ~30 fps and AAC 48 kHz with a keyframe every 2 s', async () => {
     push = new LivePush({ url: pushUrl(rtmp.url, KEY), tap, logger, onStatus: () => undefined });
-    await until(() => push.status.state === 'live', 15_000, 'the push live');
+    await until('the push live', () => push.status.state === 'live', 15_000);
     const { streams, packets } = await pull(8);
     const v = streams[0]!;
     expect(v['codec_name']).toBe('h264');
@@ -149,12 +149,12 @@ describe('the live push', () => {
     const segmentsBefore = segments.length;
     await rtmp.stop();
     const stoppedAt = performance.now();
-    await until(() => push.status.state === 'reconnecting', 10_000, 'reconnecting');
-    await until(() => performance.now() - stoppedAt >= 10_000, 12_000, '10 s down');
+    await until('reconnecting', () => push.status.state === 'reconnecting', 10_000);
+    await until('10 s down', () => performance.now() - stoppedAt >= 10_000, 12_000);
     expect(push.status.state).toBe('reconnecting');
     await rtmp.start();
     const back = performance.now();
-    await until(() => push.status.state === 'live', 5000, 'live again within 5 s');
+    await until('live again within 5 s', () => push.status.state === 'live', 5000);
     const liveAfterMs = performance.now() - back;
     // A viewer's first packet (ffprobe reading one).
     const { streams } = await pull('#1');
@@ -177,7 +177,7 @@ describe('the live push', () => {
     const refusedStatuses: LiveStatus[] = [];
     const began = performance.now();
     const refused = new LivePush({ url: pushUrl(rtmp.url, REFUSED_KEY), tap, logger, onStatus: (s) => refusedStatuses.push(s) });
-    await until(() => refused.status.state === 'failed', 5000, 'the refusal');
+    await until('the refusal', () => refused.status.state === 'failed', 5000);
     console.log(`refused after ${(performance.now() - began).toFixed(0)} ms`);
     expect(refused.status.reason).toBe('refused');
     expect(refused.attempts).toBe(1);

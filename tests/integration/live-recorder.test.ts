@@ -24,7 +24,8 @@ import { CSS_COLOURS } from '#core/board/draw/renderer.ts';
 import { call, signIn } from '#tests/support/api.ts';
 import { frameAt } from '#tests/support/av-analysis.ts';
 import { capturingLogger } from '#tests/support/log-capture.ts';
-import { MediaTestPeer, until } from '#tests/support/media-client.ts';
+import { MediaTestPeer } from '#tests/support/media-client.ts';
+import { until } from '#tests/support/until.ts';
 import { ask, connectRoom, type RoomSocket } from '#tests/support/room-client.ts';
 import { publishRtp, type RtpPublication } from '#tests/support/rtp-file-publisher.ts';
 import { startPublishHook, startRtmpServer, type TestRtmpServer } from '#tests/support/rtmp-server.ts';
@@ -60,17 +61,6 @@ const api = async (name: string, body: Record<string, unknown>) => {
   answers.push(r);
   return r;
 };
-
-/** Polls `read` until `ok`, every 100 ms. */
-async function waitFor<T>(what: string, read: () => Promise<T> | T, ok: (v: T) => boolean, ms: number): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await read();
-    if (ok(v)) return v;
-    if (Date.now() > end) throw new Error(`timed out after ${String(ms)} ms waiting for ${what}: ${JSON.stringify(v)?.slice(0, 300)}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 const sleepUntil = (t: number) => new Promise((r) => setTimeout(r, Math.max(0, t - Date.now())));
 const recorder = () => server.banshu.recorder!;
@@ -118,11 +108,11 @@ async function streamsOf(file: string): Promise<Array<Record<string, unknown>>> 
 async function startRecording(): Promise<{ taskId: string; at: number }> {
   const started = await api('startTask', { roomNumber });
   expect(started.code).toBe('0');
-  const state = await waitFor(
+  const state = await until(
     'recordState 1',
     async () => (await api('getRoomMemberRecordState', { roomNumber })).data,
     (d: { recordState: string; startedAt?: number }) => d.recordState === '1',
-    15_000,
+    { timeoutMs: 15_000, everyMs: 100 },
   );
   // Where the file begins: a room already composed (pushed live) is recorded from the segment in progress.
   const lead = (Date.now() - state.startedAt!) / 1000;
@@ -133,11 +123,11 @@ async function startRecording(): Promise<{ taskId: string; at: number }> {
 
 async function stopRecording(taskId: string, name: string): Promise<string> {
   expect((await api('stopTask', { roomNumber, taskId })).code).toBe('0');
-  const listed = await waitFor(
+  const listed = await until(
     'the listed MP4',
     async () => (await api('getRecordList', { recordType: 2, pageSize: 10 })).data,
     (d: { recordList: Array<{ taskId: string; fileSize: string }> }) => d.recordList.some((r) => r.taskId === taskId && r.fileSize !== ''),
-    60_000,
+    { timeoutMs: 60_000, everyMs: 100 },
   );
   const row = listed.recordList.find((r) => r.taskId === taskId) as unknown as { fileId: string };
   const rec = await server.banshu.platform.database.db
@@ -204,7 +194,7 @@ beforeAll(async () => {
     payloads.push(JSON.stringify([event, args]));
     if (event === 'roomLive') roomLive.push(args[0] as LiveStatus);
   });
-  await until(() => pubs.every((p) => p.sent.video > 10 && p.sent.audio > 10), 20_000, 'publishers sending');
+  await until('publishers sending', () => pubs.every((p) => p.sent.video > 10 && p.sent.audio > 10), 20_000);
   expect((await ask(teacherRoom, 'customRoomEvent', { showState: 'wb' })).code).toBe('0');
 }, 120_000);
 
@@ -225,11 +215,11 @@ describe('the recorder pushes a class live to nginx-rtmp', () => {
     const started = await api('startLive', { roomNumber, pushPlatform: 'Test', pushStreamUrl: KEY });
     expect(started.code).toBe('0');
     const liveTask = started.data.taskId as string;
-    await waitFor(
+    await until(
       'live',
       () => roomLive,
       (s) => s.some((x) => x.taskId === liveTask && x.liveState === '1'),
-      20_000,
+      { timeoutMs: 20_000, everyMs: 100 },
     );
     console.log(`startLive -> live: ${String(Date.now() - asked)} ms`);
     const pulled = path.join(dir, 'minute.flv');
@@ -297,11 +287,11 @@ describe('the recorder pushes a class live to nginx-rtmp', () => {
     const seen = roomLive.length;
     await rtmp.stop();
     const stoppedAt = Date.now();
-    await waitFor(
+    await until(
       'reconnecting',
       () => roomLive.slice(seen),
       (s) => s.some((x) => x.reconnecting),
-      10_000,
+      { timeoutMs: 10_000, everyMs: 100 },
     );
     await sleepUntil(stoppedAt + 10_000);
     expect(roomLive.at(-1)).toMatchObject({ liveState: '1', reconnecting: true });
@@ -330,11 +320,11 @@ describe('the recorder pushes a class live to nginx-rtmp', () => {
     }
     console.log(`pulled again ${String(pulledAfter)} ms after nginx's return`);
     expect(pulledAfter).toBeLessThan(5000);
-    await waitFor(
+    await until(
       'live again',
       () => roomLive.at(-1)!,
       (s) => s.liveState === '1' && !s.reconnecting,
-      10_000,
+      { timeoutMs: 10_000, everyMs: 100 },
     );
 
     await sleepUntil(Date.now() + 5000);
@@ -351,17 +341,17 @@ describe('the recorder pushes a class live to nginx-rtmp', () => {
 
     // The teacher ends it: the room hears liveState 0, the recorder lets the room go.
     expect((await api('endLive', { roomNumber })).code).toBe('0');
-    await waitFor(
+    await until(
       'ended',
       () => roomLive.at(-1)!,
       (s) => s.liveState === '0' && s.failure === undefined,
-      5000,
+      { timeoutMs: 5000, everyMs: 100 },
     );
-    await waitFor(
+    await until(
       'the room released',
       () => recorder().rooms,
       (r) => r.length === 0,
-      20_000,
+      { timeoutMs: 20_000, everyMs: 100 },
     );
   }, 120_000);
 
@@ -369,11 +359,11 @@ describe('the recorder pushes a class live to nginx-rtmp', () => {
     const asked = Date.now();
     const started = await api('startLive', { roomNumber, pushPlatform: 'Test', pushStreamUrl: REFUSED_KEY });
     expect(started.code).toBe('0');
-    const failed = await waitFor(
+    const failed = await until(
       'the failure',
       () => roomLive,
       (s) => s.some((x) => x.taskId === started.data.taskId && x.failure !== undefined),
-      10_000,
+      { timeoutMs: 10_000, everyMs: 100 },
     );
     const ms = Date.now() - asked;
     // Where the time went: the recorder's log lines since the call.

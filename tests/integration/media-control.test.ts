@@ -13,7 +13,8 @@ import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { MEDIA_CONTROL_PATH, MEDIA_CONTROL_SIGNATURE_HEADER, signControl } from '#core/contracts/media-control.ts';
 import { call, signIn } from '#tests/support/api.ts';
 import { postgresAdminUrl } from '#tests/support/database.ts';
-import { MediaTestPeer, until } from '#tests/support/media-client.ts';
+import { MediaTestPeer } from '#tests/support/media-client.ts';
+import { until } from '#tests/support/until.ts';
 import { ask, connectRoom, type RoomSocket } from '#tests/support/room-client.ts';
 import { startTestServer, type TestServer } from '#tests/support/server.ts';
 
@@ -111,7 +112,7 @@ it('a kicked student is removed from the remote node with their camera', async (
   const cam = await kicked.peer.publish('camera');
   const other = await stays.peer.publish('mic');
   const seen = await teacher.peer.subscribe(cam.trackId);
-  await until(() => seen.packets > 10, 10_000, 'the camera through the remote node');
+  await until('the camera through the remote node', () => seen.packets > 10, 10_000);
 
   const closed = kicked.peer.waitNote('closed', (n) => n.reason === 'kicked');
   const gone = teacher.peer.waitNote('trackRemoved', (n) => n.trackId === cam.trackId);
@@ -124,7 +125,7 @@ it('a kicked student is removed from the remote node with their camera', async (
   expect((await again.req('join', { token: kicked.mediaToken })).code).toBe('33001');
   // Only that person: the other student's microphone is still forwarded.
   const heard = await teacher.peer.subscribe(other.trackId);
-  await until(() => heard.packets > 10, 10_000, 'the other student still heard');
+  await until('the other student still heard', () => heard.packets > 10, 10_000);
 });
 
 it('a large-class student whose microphone is stopped loses publish on the remote node', async () => {
@@ -137,7 +138,7 @@ it('a large-class student whose microphone is stopped loses publish on the remot
   expect((await student.peer.ok('refresh', { token: fresh.data.mediaToken })).rights).toEqual(['mic']);
   const mic = await student.peer.publish('mic');
   const heard = await teacher.peer.subscribe(mic.trackId);
-  await until(() => heard.packets > 10, 10_000, 'the invited student heard');
+  await until('the invited student heard', () => heard.packets > 10, 10_000);
   const teacherMic = await teacher.peer.publish('mic');
 
   const revoked = student.peer.waitNote('rightsChanged', (n) => n.rights.length === 0);
@@ -148,7 +149,7 @@ it('a large-class student whose microphone is stopped loses publish on the remot
   expect((await student.peer.req('publish', { source: 'mic', sdp: 'v=0\r\nm=audio 9 x 111\r\n' })).code).toBe('33002');
   // The teacher's own microphone is not touched.
   const back = await student.peer.subscribe(teacherMic.trackId);
-  await until(() => back.packets > 10, 10_000, 'the teacher still heard');
+  await until('the teacher still heard', () => back.packets > 10, 10_000);
 });
 
 it('lecture mode closes a student’s microphone on the remote node; an invitation and discuss open it (ADR 099)', async () => {
@@ -174,21 +175,21 @@ it('lecture mode closes a student’s microphone on the remote node; an invitati
   await student.peer.waitNote('rightsChanged', (n) => n.rights.includes('mic'));
   const spoke = await student.peer.publish('mic');
   const heard = await teacher.peer.subscribe(spoke.trackId);
-  await until(() => heard.packets > 10, 10_000, 'the student heard again in discuss');
+  await until('the student heard again in discuss', () => heard.packets > 10, 10_000);
 });
 
 it('an ended class closes the room on the remote node', async () => {
   const { teacher, students } = await classWith(2, 1);
   const mic = await teacher.peer.publish('mic');
   const heard = await students[0]!.peer.subscribe(mic.trackId);
-  await until(() => heard.packets > 10, 10_000, 'the teacher heard');
+  await until('the teacher heard', () => heard.packets > 10, 10_000);
   const tClosed = teacher.peer.waitNote('closed', (n) => n.reason === 'roomClosed');
   const sClosed = students[0]!.peer.waitNote('closed', (n) => n.reason === 'roomClosed');
   expect((await ask(teacher.sock, 'endRoom')).code).toBe('0');
   await tClosed;
   await sClosed;
   // The node lets go of everyone's signaling.
-  await until(() => !teacher.peer.socket.connected && !students[0]!.peer.socket.connected, 5000, 'the remote room closed');
+  await until('the remote room closed', () => !teacher.peer.socket.connected && !students[0]!.peer.socket.connected, 5000);
 });
 
 it('the control endpoint refuses forged, stale, malformed and replayed calls', async () => {

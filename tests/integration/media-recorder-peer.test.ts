@@ -6,7 +6,8 @@ import { afterEach, expect, it } from 'vitest';
 import { RECORDER_USER_ID } from '#core/contracts/media-signaling.ts';
 import { call, signIn } from '#tests/support/api.ts';
 import { eachEngine } from '#tests/support/engines-matrix.ts';
-import { MediaTestPeer, sendSynthetic, until } from '#tests/support/media-client.ts';
+import { MediaTestPeer, sendSynthetic } from '#tests/support/media-client.ts';
+import { until } from '#tests/support/until.ts';
 import { ask, connectRoom, type RoomSocket } from '#tests/support/room-client.ts';
 
 const open: Array<MediaTestPeer | RoomSocket> = [];
@@ -52,10 +53,10 @@ eachEngine('media recorder peer', (server) => {
     const video = await recorder.subscribe(cam.trackId, 'm', 0.5);
     const audio = await recorder.subscribe(mic.trackId, undefined, 0.5);
     const heard = await s.peer.subscribe(mic.trackId);
-    await until(() => video.packets > 20 && audio.packets > 20 && heard.packets > 20, 20_000, 'forwarded packets');
+    await until('forwarded packets', () => video.packets > 20 && audio.packets > 20 && heard.packets > 20, 20_000);
     // Quality reports come every 2 s; wait for three rounds with the recorder subscribed.
     const reportsBefore = t.peer.notes.filter((n) => n.type === 'quality').length;
-    await until(() => t.peer.notes.filter((n) => n.type === 'quality').length >= reportsBefore + 3, 15_000, 'quality reports');
+    await until('quality reports', () => t.peer.notes.filter((n) => n.type === 'quality').length >= reportsBefore + 3, 15_000);
     expect(server().banshu.media!.server.load()).toMatchObject({ peers: 3, subscriptions: 3 });
 
     for (const p of [t.peer, s.peer]) {
@@ -90,22 +91,22 @@ eachEngine('media forwarding after a quiet microphone', (server) => {
     open.push(t);
     await t.ok('join', { token: joined.data.mediaToken });
     const mic = await t.publish('mic');
-    await until(() => mic.sent > 5, 5000, 'the microphone sending');
+    await until('the microphone sending', () => mic.sent > 5, 5000);
     mic.stop();
     // Quiet long enough that the node no longer counts its stream as arriving.
     const pub = server().banshu.media!.server.rooms.get(roomNumber)!.publications.get(mic.trackId)!;
-    await until(() => pub.layers.length === 0, 10_000, 'the stream counted as gone');
+    await until('the stream counted as gone', () => pub.layers.length === 0, 10_000);
 
     const access = await server().banshu.platform.services.media!.forRecorder(roomNumber);
     const recorder = await MediaTestPeer.connect(access.mediaUrl);
     open.push(recorder);
     await recorder.ok('join', { token: access.mediaToken });
     const got = await recorder.subscribe(mic.trackId);
-    await until(() => got.pc.connectionState === 'connected', 10_000, 'the subscription connected');
+    await until('the subscription connected', () => got.pc.connectionState === 'connected', 10_000);
     const track = mic.pc.getTransceivers()[0]!.sender.track!;
     const again = sendSynthetic(track, 'audio');
     try {
-      await until(() => got.packets > 10, 10_000, 'audio forwarded after the pause');
+      await until('audio forwarded after the pause', () => got.packets > 10, 10_000);
     } finally {
       clearInterval(again);
     }

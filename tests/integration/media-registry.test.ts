@@ -11,7 +11,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { call, signIn } from '#tests/support/api.ts';
 import { postgresAdminUrl } from '#tests/support/database.ts';
-import { MediaTestPeer, until } from '#tests/support/media-client.ts';
+import { MediaTestPeer } from '#tests/support/media-client.ts';
+import { until } from '#tests/support/until.ts';
 import { startTestServer, type TestServer } from '#tests/support/server.ts';
 
 const SECRET = 's'.repeat(48);
@@ -62,11 +63,7 @@ beforeAll(async () => {
   const dbUrl = web.banshu.platform.database.url!;
   await startNode('node-a', dbUrl, '41000-41499');
   await startNode('node-b', dbUrl, '41500-41999');
-  const end = Date.now() + 30_000;
-  while ((await nodeRows()).length < 2) {
-    if (Date.now() > end) throw new Error('the media nodes did not report');
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  await until('both media nodes to report', nodeRows, (rows) => rows.length >= 2, { timeoutMs: 30_000, everyMs: 100 });
 });
 
 afterAll(async () => {
@@ -98,13 +95,12 @@ it('places rooms on the least loaded node, keeps them there, and moves them when
   await ps.ok('join', { token: a2.mediaToken });
   const mic = await pa.publish('mic');
   const heard = await ps.subscribe(mic.trackId);
-  await until(() => heard.packets > 10, 10_000, 'audio through the first node');
+  await until('audio through the first node', () => heard.packets > 10, 10_000);
   // The node reports its two peers.
-  const end = Date.now() + 10_000;
-  while (!(await nodeRows()).some((r) => r.id === nodeA && r.peers === 2)) {
-    if (Date.now() > end) throw new Error('no load report');
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  await until('a load report of two peers', nodeRows, (rows) => rows.some((r) => r.id === nodeA && r.peers === 2), {
+    timeoutMs: 10_000,
+    everyMs: 100,
+  });
 
   // Room B goes to the other, idle node, and media flows there too.
   const t2 = await signIn(web);
@@ -120,7 +116,7 @@ it('places rooms on the least loaded node, keeps them there, and moves them when
   await pbs.ok('join', { token: b2.mediaToken });
   const cam = await pb.publish('mic');
   const got = await pbs.subscribe(cam.trackId);
-  await until(() => got.packets > 10, 10_000, 'audio through the second node');
+  await until('audio through the second node', () => got.packets > 10, 10_000);
   // A node's tokens are the web role's: a track of room A is not reachable from room B's node.
   expect((await pbs.req('subscribe', { trackId: mic.trackId })).code).toBe('33003');
 

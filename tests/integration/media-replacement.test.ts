@@ -16,7 +16,8 @@ import { MediaNodeRepository } from '#core/rooms/media-node.repository.ts';
 import { MediaRegistry } from '#core/rooms/media-registry.ts';
 import { call, signIn } from '#tests/support/api.ts';
 import { postgresAdminUrl } from '#tests/support/database.ts';
-import { MediaTestPeer, until } from '#tests/support/media-client.ts';
+import { MediaTestPeer } from '#tests/support/media-client.ts';
+import { until } from '#tests/support/until.ts';
 import { startTestServer, type TestServer } from '#tests/support/server.ts';
 
 const SECRET = 'r'.repeat(48);
@@ -116,7 +117,7 @@ it('places a killed node’s room on the other node at the first fresh grant, an
   const tp = await onNode(tj);
   const sp = await onNode(sj);
   const heard = await sp.subscribe((await tp.publish('mic')).trackId);
-  await until(() => heard.packets > 10, 10_000, 'audio through the first node');
+  await until('audio through the first node', () => heard.packets > 10, 10_000);
 
   // A client that says it lost a node that answers moves nothing, nor does a claim about another URL.
   expect((await grant(student.token, roomNumber, first)).mediaUrl).toBe(first);
@@ -131,7 +132,7 @@ it('places a killed node’s room on the other node at the first fresh grant, an
   const killedAt = Date.now();
   dying.child.kill('SIGKILL');
   await new Promise((r) => dying.child.once('exit', r));
-  await until(() => !sp.socket.connected, 5000, 'the student sees the node gone');
+  await until('the student sees the node gone', () => !sp.socket.connected, 5000);
   expect((await nodeRows()).some((r) => r.id === dying.id)).toBe(true);
 
   // Without naming the lost node a grant still points at the dead one (the report window is 15 s).
@@ -151,7 +152,7 @@ it('places a killed node’s room on the other node at the first fresh grant, an
   const heard2 = await sp2.subscribe((await tp2.publish('mic')).trackId);
   const cam = await sp2.publish('mic');
   const seen = await tp2.subscribe(cam.trackId);
-  await until(() => heard2.packets > 10 && seen.packets > 10, 10_000, 'media both ways through the new node');
+  await until('media both ways through the new node', () => heard2.packets > 10 && seen.packets > 10, 10_000);
   const flowingMs = Date.now() - killedAt;
   console.log(`[media-replacement] room placed again ${movedMs} ms after the kill; media both ways ${flowingMs} ms after it`);
   expect(flowingMs).toBeLessThan(10_000);

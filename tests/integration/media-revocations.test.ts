@@ -17,7 +17,8 @@ import { createLogger } from '#core/platform/logger.ts';
 import { startBanshu } from '#server/app.ts';
 import { call, signIn } from '#tests/support/api.ts';
 import { postgresAdminUrl } from '#tests/support/database.ts';
-import { MediaTestPeer, until } from '#tests/support/media-client.ts';
+import { MediaTestPeer } from '#tests/support/media-client.ts';
+import { until } from '#tests/support/until.ts';
 import { ask, connectRoom, type RoomSocket } from '#tests/support/room-client.ts';
 import { startTestServer, type TestServer } from '#tests/support/server.ts';
 
@@ -83,16 +84,13 @@ beforeAll(async () => {
     .values({ id: 'node-stand-in', url, peers: 1000, rooms: 0, capacity: 1, seen_at: new Date(Date.now() + 3600_000) })
     .execute();
 
-  const end = Date.now() + 30_000;
-  for (;;) {
-    const row = await db.selectFrom('media_nodes').select('url').where('id', '=', 'node-real').executeTakeFirst();
-    if (row) {
-      node.url = row.url;
-      break;
-    }
-    if (Date.now() > end) throw new Error('the media node did not report');
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  const row = await until(
+    'the media node to report',
+    () => db.selectFrom('media_nodes').select('url').where('id', '=', 'node-real').executeTakeFirst(),
+    (r) => r !== undefined,
+    { timeoutMs: 30_000, everyMs: 100 },
+  );
+  node.url = row!.url;
 });
 
 afterEach(() => {
@@ -139,9 +137,9 @@ it('a kicked student’s token does not open the room on a node that does not ho
   expect((await ask(teacher.sock, 'kickout', { userId: student.userId })).code).toBe('0');
   // The node took the revocation (its log says so), though the room is not on it.
   await until(
+    'the kick at the node',
     () => node!.log.some((l) => l.includes('"media control"') && l.includes(roomNumber) && l.includes('removeUser')),
     10_000,
-    'the kick at the node',
   );
   const peer = await MediaTestPeer.connect(node!.url);
   open.push(peer);
@@ -156,7 +154,7 @@ it('a kick reaches every live node, not only the one the room is on', async () =
   const { roomNumber, teacher, student } = await classWithStudent();
   expect((await ask(teacher.sock, 'kickout', { userId: student.userId })).code).toBe('0');
   // A token is good on any node: the stand-in, which does not hold the room, is told as well.
-  await until(() => standIn!.calls.some(kickFor(roomNumber, student.userId)), 10_000, 'the kick at the stand-in node');
+  await until('the kick at the stand-in node', () => standIn!.calls.some(kickFor(roomNumber, student.userId)), 10_000);
 });
 
 it('a web node that starts again sends the kicks of the last token lifetime once more', async () => {
@@ -164,7 +162,7 @@ it('a web node that starts again sends the kicks of the last token lifetime once
   const kicksAtNode = () =>
     node!.log.filter((l) => l.includes('"media control"') && l.includes(roomNumber) && l.includes('removeUser')).length;
   expect((await ask(teacher.sock, 'kickout', { userId: student.userId })).code).toBe('0');
-  await until(() => kicksAtNode() === 1, 10_000, 'the first kick');
+  await until('the first kick', () => kicksAtNode() === 1, 10_000);
   // A second web process on the same database, as after a restart (its retries in flight were lost).
   const url = web.banshu.platform.database.url!;
   const again = await startBanshu(
@@ -183,7 +181,7 @@ it('a web node that starts again sends the kicks of the last token lifetime once
     { database: await openDatabase({ url, dataDir: null }), logger: createLogger('silent'), web: { mode: 'none' }, jobs: false },
   );
   try {
-    await until(() => kicksAtNode() === 2, 10_000, 'the kick sent again');
+    await until('the kick sent again', () => kicksAtNode() === 2, 10_000);
   } finally {
     await again.close();
   }

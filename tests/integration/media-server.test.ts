@@ -6,7 +6,8 @@ import { afterEach, expect, it } from 'vitest';
 import { TokenSigner } from '#core/platform/secrets.ts';
 import { call, signIn } from '#tests/support/api.ts';
 import { eachEngine } from '#tests/support/engines-matrix.ts';
-import { MediaTestPeer, until } from '#tests/support/media-client.ts';
+import { MediaTestPeer } from '#tests/support/media-client.ts';
+import { until } from '#tests/support/until.ts';
 import { ask, connectRoom, type RoomSocket } from '#tests/support/room-client.ts';
 import type { TestServer } from '#tests/support/server.ts';
 
@@ -54,14 +55,14 @@ eachEngine('media server', (server) => {
 
     const video = await Promise.all(students.map((s) => s.peer.subscribe(cam.trackId)));
     const audio = await Promise.all(students.map((s) => s.peer.subscribe(mic.trackId)));
-    await until(() => video.every((v) => v.packets > 30) && audio.every((a) => a.packets > 20), 30_000, 'forwarded packets');
+    await until('forwarded packets', () => video.every((v) => v.packets > 30) && audio.every((a) => a.packets > 20), 30_000);
     // Each subscriber's picture starts at a keyframe: the frames before one are not forwarded.
     expect(video.map((v) => v.firstWasKeyframe)).toEqual([true, true]);
     // A subscriber that joins asks for a keyframe; the node passes it on to the publisher as PLI.
-    await until(() => cam.plis > 0, 15_000, 'a PLI at the publisher');
+    await until('a PLI at the publisher', () => cam.plis > 0, 15_000);
     const plisBefore = cam.plis;
     await video[0]!.pc.getTransceivers()[0]!.receiver.sendRtcpPLI(video[0]!.pc.getTransceivers()[0]!.receiver.tracks[0]!.ssrc!);
-    await until(() => cam.plis > plisBefore, 15_000, 'the subscriber PLI at the publisher');
+    await until('the subscriber PLI at the publisher', () => cam.plis > plisBefore, 15_000);
 
     // The teacher speaks (-10 dBov in the level extension): everyone is told, for the highlight.
     const levels = await students[1]!.peer.waitNote('audioLevels', (n) => (n.levels[teacher.userId] ?? 0) > 0);
@@ -75,7 +76,7 @@ eachEngine('media server', (server) => {
     await teacher.peer.ok('join', { token: teacher.mediaToken });
     await students[0]!.peer.ok('join', { token: students[0]!.mediaToken });
     const cam = await teacher.peer.publish('camera');
-    await until(() => cam.pc.connectionState === 'connected', 15_000, 'the publication connected');
+    await until('the publication connected', () => cam.pc.connectionState === 'connected', 15_000);
     // The browser's restart offer: new credentials, its candidates still saying `generation 0`.
     await cam.pc.setLocalDescription(await cam.pc.createOffer({ iceRestart: true }));
     const offer = cam.pc.localDescription!.sdp.replace(/^(a=candidate:.*) generation \d+/gm, '$1 generation 0');
@@ -85,8 +86,8 @@ eachEngine('media server', (server) => {
     // A new subscriber asks for a keyframe, and the node must reach the publisher with it.
     const plisBefore = cam.plis;
     const video = await students[0]!.peer.subscribe(cam.trackId);
-    await until(() => cam.plis > plisBefore, 15_000, 'a PLI at the restarted publisher');
-    await until(() => video.packets > 10, 15_000, 'forwarded packets after the restart');
+    await until('a PLI at the restarted publisher', () => cam.plis > plisBefore, 15_000);
+    await until('forwarded packets after the restart', () => video.packets > 10, 15_000);
   });
 
   it('forwards to a subscriber again after the node restarts its ICE and the answer says generation 0, as Chromium does', async () => {
@@ -95,7 +96,7 @@ eachEngine('media server', (server) => {
     await students[0]!.peer.ok('join', { token: students[0]!.mediaToken });
     const cam = await teacher.peer.publish('camera');
     const video = await students[0]!.peer.subscribe(cam.trackId);
-    await until(() => video.packets > 10, 15_000, 'forwarded packets');
+    await until('forwarded packets', () => video.packets > 10, 15_000);
     const { sdp: offer } = await students[0]!.peer.ok<{ sdp: string }>('restartIce', { subscriptionId: video.subscriptionId });
     await video.pc.setRemoteDescription({ type: 'offer', sdp: offer });
     await video.pc.setLocalDescription(await video.pc.createAnswer());
@@ -104,7 +105,7 @@ eachEngine('media server', (server) => {
     // The node sends on the new pair: packets keep coming well after the old pair's consent ran out.
     await new Promise((r) => setTimeout(r, 3000));
     const before = video.packets;
-    await until(() => video.packets > before + 30, 15_000, 'packets after the restart');
+    await until('packets after the restart', () => video.packets > before + 30, 15_000);
   });
 
   it('reads a media token’s expiry by the server’s clock, as the web side signed it', async () => {
@@ -143,19 +144,19 @@ eachEngine('media server', (server) => {
     await students[0]!.peer.ok('join', { token: students[0]!.mediaToken });
     const mic = await teacher.peer.publish('mic');
     const got = await students[0]!.peer.subscribe(mic.trackId);
-    await until(() => got.packets > 10, 5000, 'audio');
+    await until('audio', () => got.packets > 10, 5000);
     await teacher.peer.ok('pause', { trackId: mic.trackId, paused: true });
     await students[0]!.peer.waitNote('trackPaused', (n) => n.paused);
     // Packets already on their way may still land: let the publisher send 8 more first (about
     // 160 ms of audio), then 20 more (about 400 ms) of which none may be forwarded.
     const drained = mic.sent + 8;
-    await until(() => mic.sent >= drained, 5000, 'publisher sending');
+    await until('publisher sending', () => mic.sent >= drained, 5000);
     const frozen = got.packets;
     const muted = mic.sent + 20;
-    await until(() => mic.sent >= muted, 5000, 'publisher sending');
+    await until('publisher sending', () => mic.sent >= muted, 5000);
     expect(got.packets).toBe(frozen);
     await teacher.peer.ok('pause', { trackId: mic.trackId, paused: false });
-    await until(() => got.packets > frozen + 5, 5000, 'audio after unmute');
+    await until('audio after unmute', () => got.packets > frozen + 5, 5000);
     // Only the owner mutes a track.
     expect((await students[0]!.peer.req('pause', { trackId: mic.trackId, paused: true })).code).toBe('33003');
   });
@@ -245,7 +246,7 @@ eachEngine('media server', (server) => {
     expect((await student.peer.req('publish', { source: 'camera', sdp: 'v=0\r\nm=video 9 x 96\r\n' })).code).toBe('33002');
     const mic = await student.peer.publish('mic');
     const heard = await teacher.peer.subscribe(mic.trackId);
-    await until(() => heard.packets > 10, 5000, 'the student heard');
+    await until('the student heard', () => heard.packets > 10, 5000);
 
     // The teacher ends the connection: the node takes the microphone back at once.
     expect((await ask(tSock, 'stopMic')).code).toBe('0');
@@ -278,7 +279,7 @@ eachEngine('media server', (server) => {
     const closed = student.peer.waitNote('closed', (n) => n.reason === 'kicked');
     expect((await ask(tSock, 'kickout', { userId: student.userId })).code).toBe('0');
     await closed;
-    await until(() => server().banshu.media!.server.load().publications === 0, 2000, 'the kicked camera gone');
+    await until('the kicked camera gone', () => server().banshu.media!.server.load().publications === 0, 2000);
   });
 });
 

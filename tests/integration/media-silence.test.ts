@@ -8,7 +8,8 @@
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { SILENT_AFTER_MS, type MediaNote } from '#core/contracts/media-signaling.ts';
 import { call, signIn } from '#tests/support/api.ts';
-import { MediaTestPeer, until } from '#tests/support/media-client.ts';
+import { MediaTestPeer } from '#tests/support/media-client.ts';
+import { until } from '#tests/support/until.ts';
 import { ask, connectRoom, type RoomSocket } from '#tests/support/room-client.ts';
 import { startTestServer, type TestServer } from '#tests/support/server.ts';
 
@@ -83,9 +84,9 @@ it('reports a microphone that sends no packet within 10 s to the student and the
 
   // The microphone that sent from the start was never reported, to anyone, once its own 10 s are
   // surely over (a report would have come by then: the silent one's came within them).
-  await until(() => Date.now() - heardFrom > SILENT_AFTER_MS + 2000, SILENT_AFTER_MS + 5000, 'the sending microphone’s 10 s over');
+  await until('the sending microphone’s 10 s over', () => Date.now() - heardFrom > SILENT_AFTER_MS + 2000, SILENT_AFTER_MS + 5000);
   const subscribed = await loud.teacher.peer.subscribe(heard.trackId);
-  await until(() => subscribed.packets > 10, 10_000, 'the sending microphone heard');
+  await until('the sending microphone heard', () => subscribed.packets > 10, 10_000);
   for (const p of [loud.teacher, loud.invited, loud.other]) expect(silentNotes(p.peer, heard.trackId)).toEqual([]);
 
   // Sound comes: the report is taken back for both.

@@ -7,7 +7,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { RTCDataChannel, RTCPeerConnection } from 'werift';
 import { PROBE_PACKET_MAX_BYTES } from '#core/contracts/media-signaling.ts';
 import { EchoCounter } from '#app/device/network-check.ts';
-import { clientPeerConnection, MediaTestPeer, until } from '#tests/support/media-client.ts';
+import { clientPeerConnection, MediaTestPeer } from '#tests/support/media-client.ts';
+import { until } from '#tests/support/until.ts';
 import { startTestServer, type TestServer } from '#tests/support/server.ts';
 
 let server: TestServer;
@@ -89,7 +90,7 @@ describe('network check over UDP', () => {
     channel.onMessage.subscribe(() => back++);
     channel.send('x'.repeat(PROBE_PACKET_MAX_BYTES + 1));
     channel.send('small');
-    await until(() => back === 1, 3000, 'the small packet echoed');
+    await until('the small packet echoed', () => back === 1, 3000);
     await new Promise((r) => setTimeout(r, 200));
     expect(back).toBe(1);
     // 400 echoes a probe at most (PROBE_DEFAULTS.maxEchoes): 500 sent, 400 answered. Paced as
@@ -98,7 +99,7 @@ describe('network check over UDP', () => {
       channel.send(String(i));
       await new Promise((r) => setTimeout(r, 2));
     }
-    await until(() => back >= 400, 5000, '400 echoes');
+    await until('400 echoes', () => back >= 400, 5000);
     await new Promise((r) => setTimeout(r, 300));
     expect(back).toBe(400);
   });
@@ -128,11 +129,11 @@ describe('network check over UDP', () => {
     await openProbe(peer);
     expect(probes().openCount).toBe(1);
     peer.socket.disconnect();
-    await until(() => probes().openCount === 0, 3000, 'the probe closed with its socket');
+    await until('the probe closed with its socket', () => probes().openCount === 0, 3000);
   });
 
   it('caps the probes open on a node at once', async () => {
-    await until(() => probes().openCount === 0, 3000, 'earlier probes closed');
+    await until('earlier probes closed', () => probes().openCount === 0, 3000);
     const peers = await Promise.all(Array.from({ length: 17 }, () => MediaTestPeer.connect(server.url)));
     open.push(...peers);
     const offers = await Promise.all(
@@ -149,6 +150,6 @@ describe('network check over UDP', () => {
     expect(codes.slice(0, 16)).toEqual(Array(16).fill('0'));
     expect(codes[16]).toBe('8');
     for (const p of peers) p.close();
-    await until(() => probes().openCount === 0, 3000, 'all probes closed');
+    await until('all probes closed', () => probes().openCount === 0, 3000);
   });
 });

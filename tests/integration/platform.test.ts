@@ -7,6 +7,7 @@ import { postgresAdminUrl } from '#tests/support/database.ts';
 import { ENGINES } from '#tests/support/engines-matrix.ts';
 import { freshDatabase } from '#tests/support/engines.ts';
 import { startTestServer, type TestServer } from '#tests/support/server.ts';
+import { until } from '#tests/support/until.ts';
 
 describe.each(ENGINES)('jobs on pg-boss [%s]', (engine) => {
   let platform: Platform | null = null;
@@ -34,13 +35,12 @@ describe.each(ENGINES)('jobs on pg-boss [%s]', (engine) => {
       ])
       .execute();
     expect(await platform.jobs!.send('housekeeping.purge', {})).toBeTruthy();
-    const deadline = Date.now() + 20_000;
-    let keys: string[] = [];
-    while (Date.now() < deadline) {
-      keys = (await db.selectFrom('rate_hits').select('key').execute()).map((r) => r.key);
-      if (keys.length === 1) break;
-      await new Promise((r) => setTimeout(r, 200));
-    }
+    const keys = await until(
+      'the purge',
+      async () => (await db.selectFrom('rate_hits').select('key').execute()).map((r) => r.key),
+      (k) => k.length === 1,
+      { timeoutMs: 20_000, everyMs: 200 },
+    );
     expect(keys).toEqual(['new']);
   });
 });

@@ -11,8 +11,6 @@
  *   roomRecordFailed within 15 s of the click (the start timeout, 12 s), the event the classroom turns into the toast
  *   'recording failed to start, please retry' (app/classroom/room-channel-client.test.ts).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -20,14 +18,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, signIn } from '#tests/support/api.ts';
 import { ask, connectRoom, waitFor as waitForEvent, type RoomSocket } from '#tests/support/room-client.ts';
 import { postgresAdminUrl } from '#tests/support/database.ts';
-import { MediaTestPeer, until } from '#tests/support/media-client.ts';
+import { MediaTestPeer } from '#tests/support/media-client.ts';
+import { until } from '#tests/support/until.ts';
+import { killProcess, startRecorderProcess, type RecorderProcess } from '#tests/support/recorder-process.ts';
 import { publishRtp, type RtpPublication } from '#tests/support/rtp-file-publisher.ts';
 import { startRedis, type TestRedis } from '#tests/support/redis.ts';
 import { startS3, type TestS3 } from '#tests/support/s3.ts';
 import { startTestServer, type TestServer } from '#tests/support/server.ts';
 import { probeMedia } from '../../workers/record/join.ts';
 
-const MAIN = path.resolve('server/main.ts');
 const SECRET = 's'.repeat(64);
 /** Of both cores: 0.2 of a core, less than one class costs (ADR 077: 0.3-0.7 of a core). */
 const BUDGET = '0.1';
@@ -40,12 +39,7 @@ const peers: MediaTestPeer[] = [];
 const pubs: RtpPublication[] = [];
 const sockets: RoomSocket[] = [];
 
-interface Recorder {
-  child: ChildProcess;
-  /** Its log lines (pino JSON), as they come. */
-  lines: Array<Record<string, unknown>>;
-}
-const recorders: Recorder[] = [];
+const recorders: RecorderProcess[] = [];
 
 interface Class {
   roomNumber: string;
@@ -56,68 +50,16 @@ interface Class {
 const classes: Class[] = [];
 
 /** A recorder process on the web process's database, store and Redis; resolves once it runs. */
-async function startRecorder(): Promise<Recorder> {
-  const { platform } = web.banshu;
-  const child = spawn(process.execPath, [MAIN], {
-    env: {
-      PATH: process.env['PATH'] ?? '',
-      HOME: process.env['HOME'] ?? '/tmp',
-      NODE_ENV: 'test',
-      ROLE: 'recorder',
-      PORT: '0',
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'info',
-      SESSION_SECRET: SECRET,
-      DATA_DIR: dataDir,
-      DATABASE_URL: platform.database.url!,
-      REDIS_URL: redis.url,
-      MEDIA_PUBLIC_URL: web.url,
-      RECORDER_SLOTS: '2',
-      RECORDER_CPU_BUDGET: BUDGET,
-      // A class with a still camera and no board changes: 15 fps is what the e2e recordings use.
-      RECORDING_FPS: '15',
-      ...s3.env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
+async function startRecorder(): Promise<RecorderProcess> {
+  const site = { web, redis, s3, dataDir, sessionSecret: SECRET, name: 'recorder-capacity' };
+  const r = await startRecorderProcess(site, {
+    RECORDER_SLOTS: '2',
+    RECORDER_CPU_BUDGET: BUDGET,
+    // A class with a still camera and no board changes: 15 fps is what the e2e recordings use.
+    RECORDING_FPS: '15',
   });
-  const r: Recorder = { child, lines: [] };
   recorders.push(r);
-  const sink = createWriteStream(path.join(tmpdir(), `banshu-recorder-capacity-${String(recorders.length)}.log`));
-  child.stderr.pipe(sink);
-  let buffered = '';
-  child.stdout.on('data', (c: Buffer) => {
-    sink.write(c);
-    buffered += c.toString();
-    const parts = buffered.split('\n');
-    buffered = parts.pop() ?? '';
-    for (const line of parts) {
-      try {
-        r.lines.push(JSON.parse(line) as Record<string, unknown>);
-      } catch {
-        // not a log line
-      }
-    }
-  });
-  await new Promise<void>((resolve, reject) => {
-    const check = setInterval(() => {
-      if (r.lines.some((l) => l['msg'] === 'recorder running')) {
-        clearInterval(check);
-        resolve();
-      }
-    }, 50);
-    child.once('exit', (code, signal) => {
-      clearInterval(check);
-      reject(new Error(`recorder exited ${String(code ?? signal)}`));
-    });
-  });
   return r;
-}
-
-async function kill(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const gone = new Promise((r) => child.once('exit', r));
-  child.kill('SIGKILL');
-  await gone;
 }
 
 const db = () => web.banshu.platform.database.db;
@@ -125,19 +67,6 @@ const ownerOf = async (taskId: string) =>
   (await db().selectFrom('record_tasks').select('owner').where('id', '=', taskId).executeTakeFirstOrThrow()).owner;
 /** The recorder whose owner id names `owner` (host:pid:random). */
 const recorderOf = (owner: string) => recorders.find((r) => r.child.pid === Number(owner.split(':')[1]));
-const logged = (r: Recorder, msg: string, match: (l: Record<string, unknown>) => boolean = () => true) =>
-  r.lines.filter((l) => l['msg'] === msg && match(l));
-
-/** Polls `read` until `ok`, every 100 ms. */
-async function waitFor<T>(what: string, read: () => Promise<T>, ok: (v: T) => boolean, ms: number): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await read();
-    if (ok(v)) return v;
-    if (Date.now() > end) throw new Error(`timed out after ${String(ms)} ms waiting for ${what}: ${JSON.stringify(v)}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 /** A teacher with a paid class, publishing a camera and a microphone, on the class's room channel. */
 async function openClass(i: number): Promise<Class> {
@@ -166,11 +95,11 @@ async function startTask(c: Class): Promise<string> {
 }
 
 async function recording(c: Class): Promise<void> {
-  await waitFor(
+  await until(
     'recordState 1',
     async () => (await call(web.url, 'getRoomMemberRecordState', { roomNumber: c.roomNumber }, { token: c.teacher.token })).data,
     (d: { recordState: string }) => d.recordState === '1',
-    15_000,
+    { timeoutMs: 15_000, everyMs: 100 },
   );
 }
 
@@ -184,7 +113,7 @@ beforeAll(async () => {
     realTime: true,
   });
   for (let i = 0; i < 3; i++) classes.push(await openClass(i));
-  await until(() => pubs.every((p) => p.sent.video > 10 && p.sent.audio > 10), 20_000, 'publishers sending');
+  await until('publishers sending', () => pubs.every((p) => p.sent.video > 10 && p.sent.audio > 10), 20_000);
   // The second recorder is paused (SIGSTOP) until the first has refused a class, so that the first
   // takes the first class and its refusal of the second cannot be a race lost to the other.
   const [, other] = await Promise.all([startRecorder(), startRecorder()]);
@@ -197,7 +126,7 @@ afterAll(async () => {
   for (const s of sockets) s.close();
   for (const r of recorders) {
     r.child.kill('SIGCONT');
-    await kill(r.child);
+    await killProcess(r.child);
   }
   await web?.close();
   await Promise.all([s3?.close(), redis?.close()]);
@@ -213,11 +142,11 @@ describe('recorders at their measured capacity (RECORDER_SLOTS=2, RECORDER_CPU_B
     const t1 = await startTask(first);
     await recording(first);
     expect(recorderOf((await ownerOf(t1))!)).toBe(x);
-    const measured = await waitFor(
+    const measured = await until(
       "the first class's measured cost",
-      async () => logged(x, 'recording cost measured', (l) => l['room'] === first.roomNumber),
+      async () => x.logged('recording cost measured', (l) => l['room'] === first.roomNumber),
       (l) => l.length > 0,
-      30_000,
+      { timeoutMs: 30_000, everyMs: 100 },
     );
     const cost = measured[0]!['cores'] as number;
     console.info(`class 1 measured at ${String(cost)} of a core on recorder ${String(x.child.pid)}`);
@@ -228,11 +157,11 @@ describe('recorders at their measured capacity (RECORDER_SLOTS=2, RECORDER_CPU_B
     // one once it runs again.
     const y = recorders[1]!;
     const t2 = await startTask(second);
-    const refusal = await waitFor(
+    const refusal = await until(
       "the full recorder's refusal",
-      async () => logged(x, 'recording refused: this recorder is at capacity', (l) => l['taskId'] === t2),
+      async () => x.logged('recording refused: this recorder is at capacity', (l) => l['taskId'] === t2),
       (l) => l.length > 0,
-      5_000,
+      { timeoutMs: 5_000, everyMs: 100 },
     );
     expect(await ownerOf(t2)).toBeNull();
     y.child.kill('SIGCONT');
@@ -243,7 +172,7 @@ describe('recorders at their measured capacity (RECORDER_SLOTS=2, RECORDER_CPU_B
     expect(refusal[0]!['freeCores'] as number).toBeLessThan(refusal[0]!['nextCores'] as number);
     // A refusal is logged once per change of state (full, lagging, room again), not at each of the
     // ~100 claim polls that went by.
-    expect(logged(x, 'recorder at capacity: new classes are left to other recorders').length).toBeLessThan(5);
+    expect(x.logged('recorder at capacity: new classes are left to other recorders').length).toBeLessThan(5);
 
     // Both full: the third class is refused by both, and the teacher hears the failure at the start timeout.
     const failed = waitForEvent(third.room, 'roomRecordFailed', () => true, 20_000);
@@ -258,7 +187,7 @@ describe('recorders at their measured capacity (RECORDER_SLOTS=2, RECORDER_CPU_B
     expect(after).toBeLessThan(15);
     expect(after).toBeGreaterThanOrEqual(12);
     expect(await ownerOf(t3)).toBeNull();
-    for (const r of [x, y]) expect(logged(r, 'recording refused: this recorder is at capacity', (l) => l['taskId'] === t3)).toHaveLength(1);
+    for (const r of [x, y]) expect(r.logged('recording refused: this recorder is at capacity', (l) => l['taskId'] === t3)).toHaveLength(1);
     const state = await call(web.url, 'getRoomMemberRecordState', { roomNumber: third.roomNumber }, { token: third.teacher.token });
     expect(state.data.recordState).toBe('0');
 
@@ -273,12 +202,12 @@ describe('recorders at their measured capacity (RECORDER_SLOTS=2, RECORDER_CPU_B
       [first, t1],
       [second, t2],
     ] as const) {
-      const listed = await waitFor(
+      const listed = await until(
         'the listed MP4',
         async () => (await call(web.url, 'getRecordList', { recordType: 2, pageSize: 10 }, { token: c.teacher.token })).data,
         (d: { recordList: Array<{ taskId: string; fileSize: string }> }) =>
           d.recordList.some((r) => r.taskId === taskId && r.fileSize !== ''),
-        60_000,
+        { timeoutMs: 60_000, everyMs: 100 },
       );
       const row = listed.recordList.find((r) => r.taskId === taskId) as unknown as { fileId: string };
       const rec = await db().selectFrom('records').selectAll().where('id', '=', row.fileId).executeTakeFirstOrThrow();

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { expect, it } from 'vitest';
-import { until } from '#tests/support/media-client.ts';
+import { until } from '#tests/support/until.ts';
 
 const run = promisify(execFile);
 
@@ -21,7 +21,7 @@ it('a recorder killed with -9 leaves its last segment whole on disk', async () =
     let out = '';
     child.stdout.on('data', (c: Buffer) => (out += c.toString()));
     // Two segments handed on while it runs, then the kill in the middle of the third.
-    await until(() => out.split('\n').filter(Boolean).length >= 2, 30_000, 'two segments');
+    await until('two segments', () => out.split('\n').filter(Boolean).length >= 2, 30_000);
     const handed = out
       .split('\n')
       .filter(Boolean)
@@ -29,7 +29,7 @@ it('a recorder killed with -9 leaves its last segment whole on disk', async () =
     expect(handed.map((s) => s.seq).slice(0, 2)).toEqual([3, 4]);
     // The kill comes while the next segment file is being written.
     const writing = `seg-${String(handed.at(-1)!.seq + 1).padStart(6, '0')}.ts`;
-    await until(() => existsSync(path.join(dir, writing)), 10_000, 'the next segment begun');
+    await until('the next segment begun', () => existsSync(path.join(dir, writing)), 10_000);
     const exited = new Promise((r) => child.once('exit', r));
     child.kill('SIGKILL');
     await exited;

@@ -16,7 +16,8 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createLogger } from '#core/platform/logger.ts';
 import { RECORDER_USER_ID } from '#core/contracts/media-signaling.ts';
 import { call, signIn } from '#tests/support/api.ts';
-import { MediaTestPeer, until } from '#tests/support/media-client.ts';
+import { MediaTestPeer } from '#tests/support/media-client.ts';
+import { until } from '#tests/support/until.ts';
 import { flashAndClick, publishRtp, type RtpPublication } from '#tests/support/rtp-file-publisher.ts';
 import { startTestServer, type TestServer } from '#tests/support/server.ts';
 import { RecordingSession, type ClosedSegment } from '../../workers/record/session.ts';
@@ -150,7 +151,7 @@ it(
       await peer.ok('join', { token: joined.data.mediaToken });
       pubs.push(await publishRtp(peer, sources[i]!));
     }
-    await until(() => pubs.every((p) => p.sent.video > 10 && p.sent.audio > 10), 20_000, 'publishers sending');
+    await until('publishers sending', () => pubs.every((p) => p.sent.video > 10 && p.sent.audio > 10), 20_000);
 
     const access = await server.banshu.platform.services.media!.forRecorder(roomNumber);
     const scene = greyScene(teacher.userId);
@@ -179,12 +180,12 @@ it(
     const cpu0 = process.cpuUsage();
     // Every track is followed and decoded: three pictures and three voices.
     await until(
+      'every track decoded',
       () =>
         session.intake.videos.size === 3 &&
         [...session.intake.videos.values()].every((v) => v.frames > 5) &&
         [...session.intake.audios.values()].filter((a) => a.received > 48_000).length === 3,
       30_000,
-      'every track decoded',
     ).catch((err: unknown) => {
       const state = [...session.intake.videos.values(), ...session.intake.audios.values()].map((t) => ({
         id: t.trackId.slice(0, 4),
@@ -207,12 +208,12 @@ it(
     });
     const decodedS = (performance.now() - flowingAt) / 1000;
     // Segments are handed on while recording, not only at the end.
-    await until(() => segments.length >= 2, 15_000, 'segments while recording');
+    await until('segments while recording', () => segments.length >= 2, 15_000);
     const decodedAt = performance.now();
     await until(
+      'the recording length',
       () => performance.now() - flowingAt >= RECORD_MS && performance.now() - decodedAt >= RECORD_MS * 0.75,
       RECORD_MS * 2,
-      'the recording length',
     );
     const stopAt = performance.now();
     const nodeCpu = process.cpuUsage(cpu0);
@@ -371,7 +372,7 @@ it(
     // Nobody in the room was told about the recorder.
     for (const p of peers) expect(JSON.stringify(p.notes)).not.toContain(RECORDER_USER_ID);
     // It left: its subscriptions are gone from the node.
-    await until(() => server.banshu.media!.server.load().subscriptions === 0, 5000, 'the recorder gone');
+    await until('the recorder gone', () => server.banshu.media!.server.load().subscriptions === 0, 5000);
   },
 );
 
@@ -396,7 +397,7 @@ it('composes at 1280x720 and lets the encoder scale to another configured size (
   });
   try {
     await session.flowing;
-    await until(() => segments.length >= 2, 20_000, 'two segments');
+    await until('two segments', () => segments.length >= 2, 20_000);
   } finally {
     await session.stop();
   }

@@ -11,7 +11,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { call, signIn } from '#tests/support/api.ts';
 import { capturingLogger } from '#tests/support/log-capture.ts';
-import { MediaTestPeer, until } from '#tests/support/media-client.ts';
+import { MediaTestPeer } from '#tests/support/media-client.ts';
+import { until } from '#tests/support/until.ts';
 import { publishRtp, type RtpPublication } from '#tests/support/rtp-file-publisher.ts';
 import { startTestServer, type TestServer } from '#tests/support/server.ts';
 import { Intake } from '../../workers/record/intake.ts';
@@ -44,14 +45,14 @@ it('subscribes again when a leg to the SFU is lost, and the picture and the soun
   await peer.ok('join', { token: joined.data.mediaToken });
   // A keyframe every second: ffmpeg cannot answer the recorder's keyframe requests.
   pub = await publishRtp(peer, { video: 'testsrc2=s=320x240:r=15', audio: 'sine=f=300:r=48000,volume=0.05', gop: 15 });
-  await until(() => pub!.sent.video > 10 && pub!.sent.audio > 10, 20_000, 'the publisher sending');
+  await until('the publisher sending', () => pub!.sent.video > 10 && pub!.sent.audio > 10, 20_000);
 
   const { logger, lines } = capturingLogger('warn');
   const access = await server.banshu.platform.services.media!.forRecorder(roomNumber);
   intake = await Intake.open({ ...access, logger });
   const video = [...intake.videos.values()][0]!;
   const audio = [...intake.audios.values()][0]!;
-  await until(() => video.frames > 5 && audio.received > 4800, 30_000, 'first pictures and sound');
+  await until('first pictures and sound', () => video.frames > 5 && audio.received > 4800, 30_000);
   expect(video.subscriptions).toBe(1);
   expect(server.banshu.media!.server.load().subscriptions).toBe(2);
 
@@ -59,18 +60,18 @@ it('subscribes again when a leg to the SFU is lost, and the picture and the soun
   const before = { frames: video.frames, samples: audio.received };
   await Promise.all([video.pc!.close(), audio.pc!.close()]);
 
-  await until(() => video.connected && audio.connected, 30_000, 'both legs made again');
+  await until('both legs made again', () => video.connected && audio.connected, 30_000);
   await until(
+    'pictures and a second of sound after the new legs',
     () => video.frames > before.frames + 15 && audio.received > before.samples + 48_000,
     30_000,
-    'pictures and a second of sound after the new legs',
   );
   expect(video.subscriptions).toBe(2);
   expect(audio.subscriptions).toBe(2);
   expect(lines.filter((l) => l.msg === 'recorder subscribes again')).toHaveLength(2);
   // The lost legs were given back to the SFU: two subscriptions, not four.
-  await until(() => server.banshu.media!.server.load().subscriptions === 2, 5000, 'the old legs unsubscribed');
+  await until('the old legs unsubscribed', () => server.banshu.media!.server.load().subscriptions === 2, 5000);
 
   intake.close();
-  await until(() => server.banshu.media!.server.load().subscriptions === 0, 5000, 'the recorder gone');
+  await until('the recorder gone', () => server.banshu.media!.server.load().subscriptions === 0, 5000);
 }, 120_000);

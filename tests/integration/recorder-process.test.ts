@@ -8,8 +8,7 @@
  * - `kill -9` of the recorder 20 s into 60 s: the other recorder takes over within 10 s, and the
  *   MP4 plays, lasts at least 45 s and covers the minute's first and last 10 s.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream } from 'node:fs';
+import { type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -21,7 +20,9 @@ import { BACKGROUND_COLOURS } from '#core/contracts/board.ts';
 import { call, signIn } from '#tests/support/api.ts';
 import { ask, connectRoom, type RoomSocket } from '#tests/support/room-client.ts';
 import { postgresAdminUrl } from '#tests/support/database.ts';
-import { MediaTestPeer, until } from '#tests/support/media-client.ts';
+import { MediaTestPeer } from '#tests/support/media-client.ts';
+import { until } from '#tests/support/until.ts';
+import { killProcess, startRecorderProcess } from '#tests/support/recorder-process.ts';
 import { publishRtp, type RtpPublication } from '#tests/support/rtp-file-publisher.ts';
 import { startRedis, type TestRedis } from '#tests/support/redis.ts';
 import { startS3, type TestS3 } from '#tests/support/s3.ts';
@@ -32,7 +33,6 @@ import { probeMedia } from '../../workers/record/join.ts';
 import { readBoxes } from '../../workers/record/mp4-boxes.ts';
 
 const run = promisify(execFile);
-const MAIN = path.resolve('server/main.ts');
 const SECRET = 's'.repeat(64);
 /** Set to a directory to keep frames of the recordings. */
 const SHOTS = process.env['SHOTS'];
@@ -70,67 +70,16 @@ const TIMECODE_CAMERA = {
 
 /** A recorder process on the web process's database, store and Redis; resolves once it runs. */
 async function startRecorder(): Promise<ChildProcess> {
-  const { platform } = web.banshu;
-  const child = spawn(process.execPath, [MAIN], {
-    env: {
-      RECORDING_ASSEMBLY: 'true',
-      PATH: process.env['PATH'] ?? '',
-      HOME: process.env['HOME'] ?? '/tmp',
-      NODE_ENV: 'test',
-      ROLE: 'recorder',
-      PORT: '0',
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'info',
-      SESSION_SECRET: SECRET,
-      DATA_DIR: dataDir,
-      DATABASE_URL: platform.database.url!,
-      REDIS_URL: redis.url,
-      MEDIA_PUBLIC_URL: web.url,
-      RECORDER_SLOTS: '1',
-      ...s3.env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const site = { web, redis, s3, dataDir, sessionSecret: SECRET, name: 'recorder' };
+  const { child } = await startRecorderProcess(site, { RECORDING_ASSEMBLY: 'true', RECORDER_SLOTS: '1' });
   recorders.push(child);
-  // Each recorder's log, for a person reading a failure.
-  const logFile = path.join(tmpdir(), `banshu-recorder-${String(recorders.length)}.log`);
-  const sink = createWriteStream(logFile);
-  child.stdout.pipe(sink);
-  child.stderr.pipe(sink);
-  let log = '';
-  await new Promise<void>((resolve, reject) => {
-    child.stdout.on('data', (c: Buffer) => {
-      log += c.toString();
-      if (log.includes('recorder running')) resolve();
-    });
-    child.stderr.on('data', (c: Buffer) => (log += c.toString()));
-    child.once('exit', (code, signal) => reject(new Error(`recorder exited ${String(code ?? signal)}: ${log.slice(-3000)}`)));
-  });
   return child;
-}
-
-async function kill(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const gone = new Promise((r) => child.once('exit', r));
-  child.kill('SIGKILL');
-  await gone;
 }
 
 const db = () => web.banshu.platform.database.db;
 
 async function task(taskId: string) {
   return db().selectFrom('record_tasks').selectAll().where('id', '=', taskId).executeTakeFirstOrThrow();
-}
-
-/** Polls `read` until `ok`, every 100 ms. */
-async function waitFor<T>(what: string, read: () => Promise<T>, ok: (v: T) => boolean, ms: number): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await read();
-    if (ok(v)) return v;
-    if (Date.now() > end) throw new Error(`timed out after ${String(ms)} ms waiting for ${what}: ${JSON.stringify(v)}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }
 
 /** The board as students see it: showState 'wb' with background colour `color` (an index of BACKGROUND_COLOURS). */
@@ -167,11 +116,11 @@ async function startRecording(): Promise<{ taskId: string; at: number }> {
   const started = await call(web.url, 'startTask', { roomNumber }, { token: teacher.token });
   expect(started.code).toBe('0');
   const taskId = started.data.taskId as string;
-  await waitFor(
+  await until(
     'recordState 1',
     async () => (await call(web.url, 'getRoomMemberRecordState', { roomNumber }, { token: teacher.token })).data,
     (d: { recordState: string }) => d.recordState === '1',
-    15_000,
+    { timeoutMs: 15_000, everyMs: 100 },
   );
   return { taskId, at: Date.now() };
 }
@@ -181,11 +130,11 @@ async function stopRecording(taskId: string, name: string): Promise<{ file: stri
   const stopped = await call(web.url, 'stopTask', { roomNumber, taskId }, { token: teacher.token });
   expect(stopped.code).toBe('0');
   const at = Date.now();
-  const listed = await waitFor(
+  const listed = await until(
     'the listed MP4',
     async () => (await call(web.url, 'getRecordList', { recordType: 2, pageSize: 10 }, { token: teacher.token })).data,
     (d: { recordList: Array<{ taskId: string; fileSize: string }> }) => d.recordList.some((r) => r.taskId === taskId && r.fileSize !== ''),
-    60_000,
+    { timeoutMs: 60_000, everyMs: 100 },
   );
   const listedAfter = (Date.now() - at) / 1000;
   const row = listed.recordList.find((r) => r.taskId === taskId)!;
@@ -229,7 +178,7 @@ beforeAll(async () => {
     }
     pubs.push(await publishRtp(peer, sources[i]!));
   }
-  await until(() => pubs.every((p) => p.sent.video > 10 && p.sent.audio > 10), 20_000, 'publishers sending');
+  await until('publishers sending', () => pubs.every((p) => p.sent.video > 10 && p.sent.audio > 10), 20_000);
   await Promise.all([startRecorder(), startRecorder()]);
 }, 120_000);
 
@@ -237,7 +186,7 @@ afterAll(async () => {
   for (const p of pubs) p.stop();
   for (const p of peers) p.close();
   teacherRoom?.close();
-  for (const r of recorders) await kill(r);
+  for (const r of recorders) await killProcess(r);
   await web?.close();
   await Promise.all([s3?.close(), redis?.close()]);
   if (dataDir) await rm(dataDir, { recursive: true, force: true });
@@ -285,13 +234,13 @@ describe('ROLE=recorder beside ROLE=web,media on PostgreSQL, s3rver and Redis', 
     const pid = Number(owner.split(':')[1]);
     const victim = recorders.find((r) => r.pid === pid);
     expect(victim).toBeDefined();
-    await kill(victim!);
+    await killProcess(victim!);
     const killedAt = Date.now();
-    const taken = await waitFor(
+    const taken = await until(
       'another recorder',
       () => task(taskId),
       (t) => t.owner !== owner && t.owner !== null,
-      15_000,
+      { timeoutMs: 15_000, everyMs: 100 },
     );
     const takeover = (Date.now() - killedAt) / 1000;
     console.info(`kill -9 -> taken over by ${taken.owner!}: ${takeover.toFixed(1)} s`);

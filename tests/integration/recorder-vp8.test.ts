@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { until } from '#tests/support/media-client.ts';
+import { until } from '#tests/support/until.ts';
 import { Decoder } from '../../workers/record/decoder.ts';
 import { VideoIn } from '../../workers/record/intake.ts';
 import { LAYOUT } from '../../workers/record/types.ts';
@@ -87,7 +87,7 @@ it('decodes each frame before the next is written, the first keyframe included, 
       const expectPicture = i < 5 || i >= 15;
       if (expectPicture) {
         const t0 = performance.now();
-        await until(() => video.frames > before, 5000, `the picture of frame ${String(i)}`);
+        await until(`the picture of frame ${String(i)}`, () => video.frames > before, 5000);
         pictureAfter.push(performance.now() - t0);
       } else {
         // Nothing may come out for a frame held back: give the decoder the time a picture takes.

@@ -6,7 +6,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { segmentKey, mp4Key } from '#core/recording/record-tasks.ts';
 import { call, signIn } from '#tests/support/api.ts';
-import { busLog, count, grantMembership, recordingClass, roomRecordState, taskRow, until } from '#tests/support/recording.ts';
+import { busLog, count, grantMembership, recordingClass, roomRecordState, taskRow } from '#tests/support/recording.ts';
+import { until } from '#tests/support/until.ts';
 import { ask, connectRoom, waitFor, type RoomSocket } from '#tests/support/room-client.ts';
 import { startS3, type TestS3 } from '#tests/support/s3.ts';
 import { startTestServer, type TestServer } from '#tests/support/server.ts';
@@ -170,7 +171,7 @@ describe('recording api [pglite]', () => {
     sockets.push(s2);
     expect((await ask(s2, 'joinRoom')).code).toBe('0');
     expect((await ask(s2, 'endRoom')).code).toBe('0');
-    await until(async () => (await taskRow(server, t2)).state === 'stopping', 5000, 'the stop at the end of the class');
+    await until('the stop at the end of the class', async () => (await taskRow(server, t2)).state === 'stopping', 5000);
     expect(await tasks.renew(t2, 'rec-end')).toBe('stopping');
   });
 
@@ -183,7 +184,7 @@ describe('recording api [pglite]', () => {
     await claimFor(server, taskId, 'rec-allowance');
     await tasks.started(taskId, 'rec-allowance');
     expect(await roomRecordState(server, roomNumber)).toBe('1');
-    await until(async () => (await taskRow(server, taskId)).state === 'stopping', 10_000, 'the stop at the end of the allowance');
+    await until('the stop at the end of the allowance', async () => (await taskRow(server, taskId)).state === 'stopping', 10_000);
     expect(await roomRecordState(server, roomNumber)).toBe('0');
     expect(
       (await call(server.url, 'getRecordList', { recordType: 2, pageSize: 10 }, { token: teacher.token })).data.recordList[0],
@@ -269,7 +270,7 @@ describe('recording api [pglite]', () => {
     expect(first.code).toBe('0');
     expect(first.data.total).toBe(12);
     expect(first.data.recordList).toHaveLength(10);
-    expect(first.data.recordList.map((r: any) => r.fileName)).toEqual([
+    expect(first.data.recordList.map((r: { fileName: string }) => r.fileName)).toEqual([
       'r11.mp4',
       'r10.mp4',
       'r9.mp4',
@@ -290,10 +291,10 @@ describe('recording api [pglite]', () => {
       { recordType: 2, pageSize: 10, pageTime: String(last.createTime) },
       { token: teacher.token },
     );
-    expect(second.data.recordList.map((r: any) => r.fileName)).toEqual(['r1.mp4', 'r0.mp4']);
+    expect(second.data.recordList.map((r: { fileName: string }) => r.fileName)).toEqual(['r1.mp4', 'r0.mp4']);
     expect(second.data.total).toBe(12);
     const studio = await call(server.url, 'getRecordList', { recordType: 1, pageSize: 10 }, { token: teacher.token });
-    expect(studio.data.recordList.map((r: any) => r.fileName)).toEqual(['studio.mp4']);
+    expect(studio.data.recordList.map((r: { fileName: string }) => r.fileName)).toEqual(['studio.mp4']);
     // Someone else sees none of them.
     const other = await signIn(server);
     expect((await call(server.url, 'getRecordList', { recordType: 2, pageSize: 10 }, { token: other.token })).data).toEqual({
@@ -436,7 +437,7 @@ describe('recording start timeout [pglite]', () => {
     sockets.push(socket);
     expect((await ask(socket, 'joinRoom')).code).toBe('0');
     const failed = waitFor(socket, 'roomRecordFailed', () => true, 10_000);
-    const patched = waitFor(socket, 'customRoomEvent', (p: any) => p.recordState === '0', 10_000);
+    const patched = waitFor(socket, 'customRoomEvent', (p) => p.recordState === '0', 10_000);
     const bus = busLog(server);
     const { taskId } = (await call(server.url, 'startTask', { roomNumber }, { token: teacher.token })).data;
     // The claim query refuses it once it is older than the timeout (the manual clock moves; the timer is real).

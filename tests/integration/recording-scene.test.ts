@@ -20,6 +20,7 @@ import { boardRoom, type Person } from '#tests/support/board-client.ts';
 import { postgresAdminUrl } from '#tests/support/database.ts';
 import { startTestServer, type TestServer } from '#tests/support/server.ts';
 import { openRoomScene, rgbaToYuv420p, SCENE_POLL_MS, type RoomScene } from '../../workers/record/scene.ts';
+import { until } from '#tests/support/until.ts';
 
 const W = 960;
 const H = 720;
@@ -74,16 +75,6 @@ function near(main: Buffer | null, x: number, y: number, hex: string, tolerance 
   const got = pixel(main, x, y);
   const want = yuvOf(hex);
   return got.every((v, i) => Math.abs(v - want[i]!) <= tolerance);
-}
-
-async function until<T>(what: string, read: () => T | Promise<T>, ok: (v: T) => boolean, timeoutMs = 5000): Promise<T> {
-  const started = Date.now();
-  for (;;) {
-    const v = await read();
-    if (ok(v)) return v;
-    if (Date.now() - started > timeoutMs) throw new Error(`${what}: not within ${timeoutMs} ms (last ${JSON.stringify(v)?.slice(0, 200)})`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
 }
 
 /** The luma plane as a grey PNG (what the file will show, without colour) or the scene's RGBA picture. */

@@ -16,7 +16,6 @@
  *   leaves the second to the other.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -28,7 +27,9 @@ import { BACKGROUND_COLOURS } from '#core/contracts/board.ts';
 import { call, signIn } from '#tests/support/api.ts';
 import { ask, connectRoom, type RoomSocket } from '#tests/support/room-client.ts';
 import { postgresAdminUrl } from '#tests/support/database.ts';
-import { MediaTestPeer, until } from '#tests/support/media-client.ts';
+import { MediaTestPeer } from '#tests/support/media-client.ts';
+import { until } from '#tests/support/until.ts';
+import { killProcess, startRecorderProcess, type RecorderProcess } from '#tests/support/recorder-process.ts';
 import { publishRtp, type RtpPublication } from '#tests/support/rtp-file-publisher.ts';
 import { startRedis, type TestRedis } from '#tests/support/redis.ts';
 import { startS3, type TestS3 } from '#tests/support/s3.ts';
@@ -37,7 +38,6 @@ import { frameAt } from '#tests/support/av-analysis.ts';
 import { probeMedia } from '../../workers/record/join.ts';
 
 const run = promisify(execFile);
-const MAIN = path.resolve('server/main.ts');
 const SECRET = 's'.repeat(64);
 const CLASS_SEC = 60;
 
@@ -58,55 +58,10 @@ interface Room {
 const rooms: Room[] = [];
 
 /** A recorder process with its own settings; resolves once it runs. Its log is kept (`log()`). */
-async function startRecorder(env: Record<string, string>): Promise<{ child: ChildProcess; log: () => string }> {
-  const { platform } = web.banshu;
-  const child = spawn(process.execPath, [MAIN], {
-    env: {
-      PATH: process.env['PATH'] ?? '',
-      HOME: process.env['HOME'] ?? '/tmp',
-      NODE_ENV: 'test',
-      ROLE: 'recorder',
-      PORT: '0',
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'info',
-      SESSION_SECRET: SECRET,
-      DATA_DIR: dataDir,
-      DATABASE_URL: platform.database.url!,
-      REDIS_URL: redis.url,
-      MEDIA_PUBLIC_URL: web.url,
-      ...s3.env,
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.push(child);
-  // For a person reading a failure.
-  const sink = createWriteStream(path.join(tmpdir(), `banshu-recording-whole-${String(children.length)}.log`));
-  let log = '';
-  child.stdout.on('data', (c: Buffer) => {
-    log += c.toString();
-    sink.write(c);
-  });
-  child.stderr.on('data', (c: Buffer) => {
-    log += c.toString();
-    sink.write(c);
-  });
-  await new Promise<void>((resolve, reject) => {
-    const check = () => {
-      if (log.includes('recorder running')) resolve();
-      else setTimeout(check, 100);
-    };
-    check();
-    child.once('exit', (code, signal) => reject(new Error(`recorder exited ${String(code ?? signal)}: ${log.slice(-3000)}`)));
-  });
-  return { child, log: () => log };
-}
-
-async function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const gone = new Promise((r) => child.once('exit', r));
-  child.kill('SIGKILL');
-  await gone;
+async function startRecorder(env: Record<string, string>): Promise<RecorderProcess> {
+  const r = await startRecorderProcess({ web, redis, s3, dataDir, sessionSecret: SECRET, name: 'recording-whole' }, env);
+  children.push(r.child);
+  return r;
 }
 
 /** Processes spinning on every core for as long as they run: a machine kept busy. */
@@ -121,16 +76,6 @@ function spinners(n: number): ChildProcess[] {
 const db = () => web.banshu.platform.database.db;
 const task = (taskId: string) => db().selectFrom('record_tasks').selectAll().where('id', '=', taskId).executeTakeFirstOrThrow();
 const sleepUntil = (t: number) => new Promise((r) => setTimeout(r, Math.max(0, t - Date.now())));
-
-async function waitFor<T>(what: string, read: () => Promise<T>, ok: (v: T) => boolean, ms: number): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await read();
-    if (ok(v)) return v;
-    if (Date.now() > end) throw new Error(`timed out after ${String(ms)} ms waiting for ${what}: ${JSON.stringify(v)}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 /** A room with its teacher's camera and room channel, the board shown in colour 0. */
 async function openRoom(): Promise<Room> {
@@ -147,7 +92,7 @@ async function openRoom(): Promise<Room> {
   expect((await ask(socket, 'joinRoom')).code).toBe('0');
   const pub = await publishRtp(peer, { video: 'testsrc2=s=320x240:r=15', audio: 'sine=f=440:r=48000,volume=0.1' });
   pubs.push(pub);
-  await until(() => pub.sent.video > 10 && pub.sent.audio > 10, 20_000, 'publisher sending');
+  await until('publisher sending', () => pub.sent.video > 10 && pub.sent.audio > 10, 20_000);
   const room = { number, teacher, socket };
   await showBoard(room, 0);
   return room;
@@ -224,11 +169,11 @@ async function recordClass(room: Room, recorderPids: number[]): Promise<{ taskId
   const started = await call(web.url, 'startTask', { roomNumber: room.number }, { token: room.teacher.token });
   expect(started.code).toBe('0');
   const taskId = started.data.taskId as string;
-  const t = await waitFor(
+  const t = await until(
     'the recording started',
     () => task(taskId),
     (r) => r.state === 'recording',
-    20_000,
+    { timeoutMs: 20_000, everyMs: 100 },
   );
   // The file's media second 0 is the recorder's first frame (started_at, once 'recording': the claim sets it before).
   const startedAt = t.started_at!.getTime();
@@ -249,7 +194,7 @@ async function recordClass(room: Room, recorderPids: number[]): Promise<{ taskId
 
 /** Waits for the listed MP4 and downloads it; the seconds from the stop to listed. */
 async function listed(room: Room, taskId: string, stoppedAt: number, name: string): Promise<{ file: string; listedAfter: number }> {
-  const row = await waitFor(
+  const row = await until(
     'the listed MP4',
     async () => {
       const list = (await call(web.url, 'getRecordList', { recordType: 2, pageSize: 10 }, { token: room.teacher.token })).data as {
@@ -258,7 +203,7 @@ async function listed(room: Room, taskId: string, stoppedAt: number, name: strin
       return list.recordList.find((r) => r.taskId === taskId && r.fileSize !== '') ?? null;
     },
     (r) => r !== null,
-    90_000,
+    { timeoutMs: 90_000, everyMs: 100 },
   );
   const listedAfter = (Date.now() - stoppedAt) / 1000;
   const rec = await db().selectFrom('records').selectAll().where('id', '=', row!.fileId).executeTakeFirstOrThrow();
@@ -314,7 +259,7 @@ afterAll(async () => {
   for (const p of pubs) p.stop();
   for (const p of peers) p.close();
   for (const s of sockets) s.close();
-  for (const c of children) await stop(c);
+  for (const c of children) await killProcess(c);
   await web?.close();
   await Promise.all([s3?.close(), redis?.close()]);
   if (dataDir) await rm(dataDir, { recursive: true, force: true });
@@ -338,7 +283,7 @@ describe('a recording is whole when its encoder runs behind real time (ADR 104)'
       expect(line).toHaveProperty('stopWaitMs');
       expect(line).toHaveProperty('maxLagSec');
     } finally {
-      await stop(recorder.child);
+      await killProcess(recorder.child);
     }
   }, 240_000);
 
@@ -359,11 +304,11 @@ describe('a recording is whole when its encoder runs behind real time (ADR 104)'
         console.info(`busy ${String(i)}: stop -> listed ${files[i]!.listedAfter.toFixed(1)} s`);
         console.info(`recording listed: ${JSON.stringify(listedLine(logs(), r.taskId))}`);
       }
-      for (const c of busy) await stop(c);
+      for (const c of busy) await killProcess(c);
       for (const [i, r] of [a!, b!].entries()) await expectWhole(files[i]!.file, (r.stoppedAt - r.startedAt) / 1000, `busy ${String(i)}`);
     } finally {
-      for (const c of busy) await stop(c);
-      for (const r of recorders) await stop(r.child);
+      for (const c of busy) await killProcess(c);
+      for (const r of recorders) await killProcess(r.child);
     }
   }, 240_000);
 });

@@ -42,8 +42,8 @@ eachEngine(
       expect(snap.roomInfo.roomNumber).toBe(roomNumber);
       expect(snap.you.role).toBe('member');
       expect(snap.teacherOnline).toBe(true);
-      expect(snap.members.map((m: any) => m.role).sort()).toEqual(['creator', 'member']);
-      const grown = waitFor(teacher.socket, 'members', (p: any) => p.members.length === 3);
+      expect(snap.members.map((m) => m.role).sort()).toEqual(['creator', 'member']);
+      const grown = waitFor(teacher.socket, 'members', (p) => p.members.length === 3);
       const late = await signIn(server());
       const joined = await call(server().url, 'userJoinAgoraRoom', { roomNumber }, { token: late.token });
       const socket = await connectRoom(server().url, joined.data.imToken);
@@ -51,8 +51,8 @@ eachEngine(
       expect((await ask(socket, 'joinRoom')).code).toBe('0');
       const members = await grown;
       expect(members.participants).toBe(3);
-      expect(members.members.find((m: any) => m.userId === late.userId)).toMatchObject({ role: 'member', online: true });
-      const shrunk = waitFor(teacher.socket, 'members', (p: any) => p.members.length === 2);
+      expect(members.members.find((m) => m.userId === late.userId)).toMatchObject({ role: 'member', online: true });
+      const shrunk = waitFor(teacher.socket, 'members', (p) => p.members.length === 2);
       socket.close();
       await shrunk;
     });
@@ -70,14 +70,14 @@ eachEngine(
         const refused = await ask(students[0]!.socket, 'customRoomEvent', field);
         expect(refused.code, JSON.stringify(field)).toBe('31004');
       }
-      const got = Promise.all(students.map((s) => waitFor(s.socket, 'customRoomEvent', (p: any) => p.showState === 'ppt')));
-      const echo = waitFor(teacher.socket, 'customRoomEvent', (p: any) => p.showState === 'ppt');
+      const got = Promise.all(students.map((s) => waitFor(s.socket, 'customRoomEvent', (p) => p.showState === 'ppt')));
+      const echo = waitFor(teacher.socket, 'customRoomEvent', (p) => p.showState === 'ppt');
       const ok = await ask(teacher.socket, 'customRoomEvent', { showState: 'ppt', pptCurrentPage: 2 });
       expect(ok.code).toBe('0');
       const patches = await got;
       // Broadcasts arrive in order: nothing of the refused patches came before this one.
       await echo;
-      expect(seenByTeacher.filter((p: any) => p.showState !== 'ppt')).toEqual([]);
+      expect(seenByTeacher.filter((p) => p.showState !== 'ppt')).toEqual([]);
       expect(patches[0]).toMatchObject({ showState: 'ppt', pptCurrentPage: 2, by: teacher.userId });
       const info = await call(server().url, 'getRoomInfoByRoomNumber', { roomNumber });
       expect(info.data.roomInfo).toMatchObject({ showState: 'ppt', pptCurrentPage: 2 });
@@ -86,8 +86,8 @@ eachEngine(
         expect((await ask(teacher.socket, 'customRoomEvent', bad)).code, JSON.stringify(bad)).toBe('5');
       }
       // Anyone reports their own network quality.
-      const q = waitFor(teacher.socket, 'members', (p: any) =>
-        p.members.some((m: any) => m.userId === students[0]!.userId && m.networkQuality === 3),
+      const q = waitFor(teacher.socket, 'members', (p) =>
+        p.members.some((m) => m.userId === students[0]!.userId && m.networkQuality === 3),
       );
       expect((await ask(students[0]!.socket, 'customRoomEvent', { networkQuality: 3 })).code).toBe('0');
       await q;
@@ -99,12 +99,10 @@ eachEngine(
       expect((await ask(a.socket, 'customRoomEvent', { networkQuality: 1e300 })).code).toBe('5');
       // Valid on its own, but the patch as a whole is refused: nothing of it is kept either.
       expect((await ask(a.socket, 'customRoomEvent', { networkQuality: 3, showState: 'wb' })).code).toBe('31004');
-      const next = waitFor(teacher.socket, 'members', (p: any) =>
-        p.members.some((m: any) => m.userId === b.userId && m.networkQuality === 2),
-      );
+      const next = waitFor(teacher.socket, 'members', (p) => p.members.some((m) => m.userId === b.userId && m.networkQuality === 2));
       expect((await ask(b.socket, 'customRoomEvent', { networkQuality: 2 })).code).toBe('0');
-      const shown = (await next).members.find((m: any) => m.userId === a.userId);
-      expect(shown.networkQuality).toBe(0);
+      const shown = (await next).members.find((m) => m.userId === a.userId);
+      expect(shown?.networkQuality).toBe(0);
     });
 
     it('chat at a steady line a second never loses a line; a flood is still cut', async () => {
@@ -128,7 +126,7 @@ eachEngine(
 
     it('the /api room-info save goes through the same checks', async () => {
       const { teacher, students, roomNumber } = await classroom(server(), 2, 1);
-      const seen = waitFor(students[0]!.socket, 'customRoomEvent', (p: any) => p.showState === 'wb');
+      const seen = waitFor(students[0]!.socket, 'customRoomEvent', (p) => p.showState === 'wb');
       const ok = await call(
         server().url,
         'updateRoomInfoByRoomNumber',
@@ -148,10 +146,10 @@ eachEngine(
     it('chat: both ways, history on join, length and rate rules', async () => {
       const { teacher, students, roomNumber } = await classroom(server(), 2, 1);
       const s = students[0]!;
-      const toStudent = waitFor(s.socket, 'messageevent', (m: any) => m.text === '大家好');
+      const toStudent = waitFor(s.socket, 'messageevent', (m) => m.text === '大家好');
       expect((await ask(teacher.socket, 'chat', { text: '  大家好  ' })).code).toBe('0');
       expect((await toStudent).uid).toBe(teacher.userId);
-      const toTeacher = waitFor(teacher.socket, 'messageevent', (m: any) => m.text.includes('line'));
+      const toTeacher = waitFor(teacher.socket, 'messageevent', (m) => m.text.includes('line'));
       expect((await ask(s.socket, 'chat', { text: 'line1\nline2<b>' })).code).toBe('0');
       expect((await toTeacher).text).toBe('line1\nline2<b>');
       expect((await ask(s.socket, 'chat', { text: '   ' })).code).toBe('5');
@@ -171,7 +169,7 @@ eachEngine(
       const socket = await connectRoom(server().url, joined.data.imToken);
       sockets.push(socket);
       const snap = await ask(socket, 'joinRoom');
-      expect(snap.data.messages.map((m: any) => m.text)).toEqual([
+      expect(snap.data.messages.map((m) => m.text)).toEqual([
         '大家好',
         'line1\nline2<b>',
         '字'.repeat(30),
@@ -184,26 +182,26 @@ eachEngine(
       const { teacher, students } = await classroom(server());
       const [a, b] = students as [(typeof students)[0], (typeof students)[0]];
       expect((await ask(a.socket, 'inviteMic', { userId: b.userId })).code).toBe('31004');
-      const invited = waitFor(a.socket, 'mic', (m: any) => m.phase === 'inviting');
+      const invited = waitFor(a.socket, 'mic', (m) => m.phase === 'inviting');
       const first = await ask(teacher.socket, 'inviteMic', { userId: a.userId });
       expect(first.code).toBe('0');
       expect((await invited).userId).toBe(a.userId);
       const busy = await ask(teacher.socket, 'inviteMic', { userId: b.userId });
       expect(busy).toMatchObject({ code: '31007', msg: '请结束当前连麦后，再邀请其他人上麦' });
       expect((await ask(b.socket, 'answerMic', { agree: true })).code).toBe('31004');
-      const connected = waitFor(teacher.socket, 'mic', (m: any) => m.phase === 'connected');
+      const connected = waitFor(teacher.socket, 'mic', (m) => m.phase === 'connected');
       expect((await ask(a.socket, 'answerMic', { agree: true })).code).toBe('0');
       expect(await connected).toMatchObject({ userId: a.userId, outcome: 'agreed' });
-      const stopped = waitFor(a.socket, 'mic', (m: any) => m.outcome === 'stopped');
+      const stopped = waitFor(a.socket, 'mic', (m) => m.outcome === 'stopped');
       expect((await ask(teacher.socket, 'stopMic')).code).toBe('0');
       await stopped;
 
-      const rejected = waitFor(teacher.socket, 'mic', (m: any) => m.outcome === 'rejected');
+      const rejected = waitFor(teacher.socket, 'mic', (m) => m.outcome === 'rejected');
       expect((await ask(teacher.socket, 'inviteMic', { userId: b.userId })).code).toBe('0');
       expect((await ask(b.socket, 'answerMic', { agree: false })).code).toBe('0');
       expect((await rejected).userId).toBe(b.userId);
 
-      const failed = waitFor(teacher.socket, 'mic', (m: any) => m.outcome === 'failed', 5000);
+      const failed = waitFor(teacher.socket, 'mic', (m) => m.outcome === 'failed', 5000);
       expect((await ask(teacher.socket, 'inviteMic', { userId: a.userId })).code).toBe('0');
       expect(await failed).toMatchObject({ phase: 'idle', userId: a.userId });
       expect((await ask(a.socket, 'answerMic', { agree: true })).code).toBe('31004');
@@ -234,7 +232,7 @@ eachEngine(
       const { teacher, students, roomNumber } = await classroom(server(), 1, 1); // free mini class: teacher + 1
       const first = students[0]!;
       // The seat is free once the server handled the disconnect (the members broadcast follows it).
-      const freed = waitFor(teacher.socket, 'members', (p: any) => !p.members.some((m: any) => m.userId === first.userId));
+      const freed = waitFor(teacher.socket, 'members', (p) => !p.members.some((m) => m.userId === first.userId));
       first.socket.close();
       await freed;
       const other = await signIn(server());
@@ -255,12 +253,12 @@ eachEngine(
       // A token of room A speaks for room A only: a payload cannot even name another room (the
       // contract refuses extra keys), and a line said in A stays in A.
       expect((await ask(a.students[0]!.socket, 'chat', { text: 'hello', room: b.roomNumber })).code).toBe('5');
-      const own = waitFor(a.students[0]!.socket, 'messageevent', (m: any) => m.text === 'hello A');
+      const own = waitFor(a.students[0]!.socket, 'messageevent', (m) => m.text === 'hello A');
       expect((await ask(a.students[0]!.socket, 'chat', { text: 'hello A' })).code).toBe('0');
       await own;
-      expect(leaked.map((m: any) => m.text)).toEqual(['hello A']);
+      expect(leaked.map((m) => m.text)).toEqual(['hello A']);
       expect(leakedPatch).toEqual([]);
-      const bHistory = (await ask(b.students[0]!.socket, 'joinRoom')).data.messages.map((m: any) => m.text);
+      const bHistory = (await ask(b.students[0]!.socket, 'joinRoom')).data.messages.map((m) => m.text);
       expect(bHistory).toEqual(['room B only']);
     });
 
@@ -278,7 +276,7 @@ eachEngine(
       sockets.push(socket);
       const snap = await ask(socket, 'joinRoom');
       expect(snap.code).toBe('0');
-      expect(snap.data.members.map((m: any) => m.role)).not.toContain('observer');
+      expect(snap.data.members.map((m) => m.role)).not.toContain('observer');
       expect((await ask(socket, 'chat', { text: 'hi' })).code).toBe('31004');
       expect((await ask(socket, 'customRoomEvent', { showState: 'wb' })).code).toBe('31004');
       const student = await signIn(server());
@@ -300,7 +298,7 @@ eachEngine(
       const extra = await signIn(server());
       expect((await call(server().url, 'userJoinAgoraRoom', { roomNumber }, { token: extra.token })).code).toBe('31003');
       expect((await ask(students[0]!.socket, 'startTrial')).code).toBe('31004');
-      const lifted = waitFor(students[0]!.socket, 'customRoomEvent', (p: any) => p.maxMember === 4);
+      const lifted = waitFor(students[0]!.socket, 'customRoomEvent', (p) => p.maxMember === 4);
       expect((await ask(teacher.socket, 'startTrial')).code).toBe('0');
       await lifted;
       expect((await call(server().url, 'userJoinAgoraRoom', { roomNumber }, { token: extra.token })).code).toBe('0');
@@ -326,8 +324,8 @@ eachEngine(
     it('a student who leaves frees the seat; the teacher leaving resets the view', async () => {
       const { teacher, students, roomNumber } = await classroom(server(), 2, 1);
       expect((await ask(teacher.socket, 'customRoomEvent', { showState: 'wb' })).code).toBe('0');
-      const reset = waitFor(students[0]!.socket, 'customRoomEvent', (p: any) => p.showState === '');
-      const members = waitFor(students[0]!.socket, 'members', (p: any) => p.teacherOnline === false);
+      const reset = waitFor(students[0]!.socket, 'customRoomEvent', (p) => p.showState === '');
+      const members = waitFor(students[0]!.socket, 'members', (p) => p.teacherOnline === false);
       expect((await ask(teacher.socket, 'leaveRoom')).code).toBe('0');
       await reset;
       await members;

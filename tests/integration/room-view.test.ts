@@ -10,6 +10,7 @@ import { call, signIn } from '#tests/support/api.ts';
 import { boardRoom, connectBoard, createOp, type BoardSocket, type Person } from '#tests/support/board-client.ts';
 import { ask, connectRoom, record, type RoomSocket } from '#tests/support/room-client.ts';
 import { startTestServer, type TestServer } from '#tests/support/server.ts';
+import { until } from '#tests/support/until.ts';
 
 let server: TestServer;
 const sockets: Array<{ close(): void }> = [];
@@ -45,14 +46,6 @@ async function opCount(): Promise<number> {
     .select((eb) => eb.fn.countAll<string>().as('n'))
     .executeTakeFirstOrThrow();
   return Number(r.n);
-}
-
-/** Waits until `check` holds (polled every 10 ms, up to 5 s). */
-async function until(what: string, check: () => boolean): Promise<void> {
-  for (const end = Date.now() + 5000; !check();) {
-    if (Date.now() > end) throw new Error(`${what}: not within 5 s`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
 }
 
 /** A round trip (an unknown request, answered '5'): what the server sent before has arrived. */

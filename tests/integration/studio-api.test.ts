@@ -17,7 +17,7 @@ import { STUDIO_PART_BYTES, studioPartSize } from '#core/contracts/studio.ts';
 import { call, signIn } from '#tests/support/api.ts';
 import { browserTake } from '#tests/fixtures/courseware.ts';
 import { sharedConverter, testConverter } from '#tests/support/courseware.ts';
-import { until } from '#tests/support/recording.ts';
+import { until } from '#tests/support/until.ts';
 import { waitFor } from '#tests/support/room-client.ts';
 import { startS3, type TestS3 } from '#tests/support/s3.ts';
 import { startTestServer, type TestServer } from '#tests/support/server.ts';
@@ -150,7 +150,7 @@ describe.each(['disk', 's3'] as const)('studio uploads [%s store]', (store) => {
     expect(resent.status).toBe(200);
     parts[1] = { partNumber: 2, etag: resent.etag };
 
-    const ready = waitFor(library, 'studioRecord', (p: any) => p.state === 'ready', 60_000);
+    const ready = waitFor(library, 'studioRecord', (p) => p.state === 'ready', 60_000);
     const body = { fileName: '  第一课 Lesson 1 ', fileUrl: uploadToken, parts, durationMs: TAKE_SECONDS * 1000 };
     // A double submit: two saves at once, and one more after; one record.
     const [a, b] = await Promise.all([
@@ -325,13 +325,13 @@ describe('studio rules [disk store]', () => {
     expect(saved.code).toBe('0');
     let fileUrl = '';
     await until(
+      'the WebM take made into an MP4',
       async () => {
         const r = await call(s.url, 'getRecordFileUrl', { fileId: saved.data.fileId }, { token: teacher.token });
         fileUrl = r.code === '0' ? (r.data.fileUrl as string) : '';
         return fileUrl !== '';
       },
       60_000,
-      'the WebM take made into an MP4',
     );
     const out = path.join(dir, 'from-webm.mp4');
     await writeFile(out, new Uint8Array(await (await fetch(new URL(fileUrl, s.url))).arrayBuffer()));
@@ -353,6 +353,7 @@ describe('studio rules [disk store]', () => {
       .executeTakeFirstOrThrow();
     expect(await s.banshu.platform.services.studio.resumeInterrupted(s.banshu.platform.jobs!)).toBeGreaterThanOrEqual(1);
     await until(
+      'the lost take made into an MP4',
       async () => {
         const r = await s.banshu.platform.database.db
           .selectFrom('records')
@@ -363,7 +364,6 @@ describe('studio rules [disk store]', () => {
         return r.object_key !== null && (await objects.head(r.object_key)) !== null && (await objects.head(key)) === null;
       },
       60_000,
-      'the lost take made into an MP4',
     );
   }, 90_000);
 });

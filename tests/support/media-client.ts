@@ -234,12 +234,3 @@ export function sendSynthetic(
         send(Buffer.concat([Buffer.from([0x00]), Buffer.alloc(600, 4)]), true);
       }, 66);
 }
-
-/** Waits until `check` holds, polling every 25 ms. */
-export async function until(check: () => boolean, timeoutMs = 5000, what = 'condition'): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}

@@ -62,12 +62,3 @@ export function busLog(server: TestServer): BusMessage[] {
   server.banshu.platform.events.subscribe((m) => seen.push(m));
   return seen;
 }
-
-/** Resolves once `check` holds (polled every 20 ms), or fails after `timeoutMs`. */
-export async function until(check: () => boolean | Promise<boolean>, timeoutMs = 5000, what = 'condition'): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}

@@ -1,5 +1,6 @@
 /** Tool state of the board (docs/product/03-board-courseware-billing.md §4 whiteboard tools) and a few pure helpers for it. */
 import { BACKGROUND_COLOURS, BOARD_LAST_PAGE, ZOOM_STEPS, type BrushColour, type ShapeKind } from '#core/contracts/board.ts';
+import { readRoomExtend, writeRoomExtend } from '#core/contracts/room-extend.ts';
 
 /** Exactly one is active; brush by default. Image upload is a one-off action, not a mode. */
 export type ToolName = 'choose' | 'brush' | 'eraser' | 'shape' | 'text';
@@ -44,48 +45,25 @@ export function stepZoom(current: number, direction: 1 | -1): number {
   return (lower ?? ZOOM_STEPS[0]) / 100;
 }
 
-/** What roomExtend says about the board: background colour index and page. */
+/** What roomExtend says about the board: background colour index and page (core/contracts/room-extend.ts). */
 export interface BoardExtend {
   color: number;
   pageIndex: number;
 }
 
 export function readExtend(roomExtend: string): BoardExtend {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(roomExtend || '{}');
-  } catch {
-    parsed = null;
-  }
-  const o = (typeof parsed === 'object' && parsed !== null ? parsed : {}) as Record<string, unknown>;
-  const color = Number(o['color']);
-  const page = Number(o['pageIndex']);
-  return {
-    color: Number.isInteger(color) && color >= 0 && color < BACKGROUND_COLOURS.length ? color : 0,
-    pageIndex: Number.isInteger(page) && page >= 0 && page <= BOARD_LAST_PAGE ? page : 0,
-  };
+  const { color, pageIndex } = readRoomExtend(roomExtend);
+  return { color, pageIndex };
 }
 
 /** Does roomExtend say members follow the creator's zoom and pan (`follow: 1`, ADR 034)? */
 export function readFollow(roomExtend: string): boolean {
-  try {
-    const o: unknown = JSON.parse(roomExtend || '{}');
-    return typeof o === 'object' && o !== null && (o as Record<string, unknown>)['follow'] === 1;
-  } catch {
-    return false;
-  }
+  return readRoomExtend(roomExtend).follow;
 }
 
 /** roomExtend with some fields changed, every other field kept. */
 export function writeExtend(roomExtend: string, change: Partial<BoardExtend> & { follow?: 0 | 1 }): string {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(roomExtend || '{}');
-  } catch {
-    parsed = null;
-  }
-  const o = typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : {};
-  return JSON.stringify({ ...o, ...change });
+  return writeRoomExtend(roomExtend, change);
 }
 
 export function nextBackground(index: number): number {
