@@ -48,7 +48,17 @@ export function startRecorder(platform: Platform): RecorderRunner | null {
       return services.media.forRecorder(roomNumber);
     },
     openScene: (roomNumber) =>
-      openRoomScene({ db: database.db, objects, roomNumber, logger: log, width: LAYOUT.main.w, height: LAYOUT.main.h }),
+      openRoomScene({
+        db: database.db,
+        objects,
+        roomNumber,
+        logger: log,
+        width: LAYOUT.main.w,
+        height: LAYOUT.main.h,
+        // The scene hears the room on its channels, at the web tier's address (ADR 109).
+        webUrl: config.publicUrl,
+        tokens: () => services.rooms.recorderTokens(roomNumber),
+      }),
     startSession: (o) => RecordingSession.start(o),
     join: (files, out, keepSec) => joinSegments(files, out, keepSec === null ? {} : { keepSec }),
     probeSegment: async (file) => {

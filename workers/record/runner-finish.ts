@@ -164,9 +164,9 @@ export async function finish(
       },
       'recording listed (assembled)',
     );
-    for (const s of segments)
-      await d.objects.delete(s.key).catch((err: unknown) => log.warn({ err, key: s.key }, 'segment delete failed'));
-    await dropDir(c, 
+    for (const s of segments) await d.objects.delete(s.key).catch((err: unknown) => log.warn({ err, key: s.key }, 'segment delete failed'));
+    await dropDir(
+      c,
       task.roomNumber,
       workDir,
       segments.map((s) => path.join(workDir, segmentName(s.seq))),

@@ -122,4 +122,3 @@ export interface RunnerDeps {
    */
   capacity?: Capacity;
 }
-

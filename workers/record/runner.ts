@@ -130,7 +130,6 @@ export class RecorderRunner {
     this.#wake?.();
   }
 
-
   /**
    * Claims while there is room for another class (the slots, and with a capacity its measured
    * headroom, ADR 105); when full, still claims work for the rooms composed here (a push of a room
@@ -170,7 +169,6 @@ export class RecorderRunner {
     // While refusing, what it leaves to others is read at each pass (a query; the claim above is one too).
     if (this.#load.refusing && d.tasks.waiting) await this.#load.countRefused(await d.tasks.waiting(this.owner, this.rooms));
   }
-
 
   /** The recorder's load and refusals (ADR 105), for the operators' metrics. */
   stats(): RunnerStats {
