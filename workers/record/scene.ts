@@ -2,28 +2,24 @@
  * What the recording shows of the room besides the cameras (ADR 075): the main area (960 x 720 in
  * the composed frame) as the students see it, and the tiles' name strips.
  *
- * The scene hears the room (ADR 109): the recorder is a hidden participant of the room's room and
- * board channels (room-link.ts). The room channel's join snapshot and its events (view, board page
- * and colour, 'follow me', courseware page, scroll, conversion and video controls) are kept as the
- * heard room (scene-room.ts); the board channel answers a layer's state when it is first shown and
- * tells every stored operation after. Nothing is polled: each change schedules one update, at most
- * every SCENE_MIN_GAP_MS. A reconnect resyncs from a fresh snapshot (room) and fresh layer loads
- * (board). The database is read only for what no channel carries: a shown document's object prefix
- * (once per document, through DocumentRepository) and the name of someone not in the room's member
- * list (SceneRepository).
+ * The scene hears the room (ADR 109) as its hidden recorder on the room and board channels
+ * (room-link.ts): the join snapshot and the room's events (view, board page and colour, 'follow
+ * me', courseware page, scroll, conversion, video controls) kept as the heard room (scene-room.ts);
+ * a layer's state from `getBoard` when first shown, then every stored operation. Nothing is polled:
+ * each change schedules one update, at most every SCENE_MIN_GAP_MS; a reconnect resyncs from a
+ * fresh snapshot and fresh layer loads. The database is read only for what no channel carries: a
+ * shown document's object prefix (once per document) and names (scene-labels.ts).
  *
- * The board is drawn by the product's own renderer (core/board/draw/renderer.ts) on @napi-rs/canvas,
- * from the same layer model the browser keeps (core/board/draw/layer.ts), so the file and the room
- * show the same ink. The main buffer is repainted, and converted to yuv420p once, only when
- * something changed.
+ * The board is drawn by the product's own renderer and layer model (core/board/draw/) on
+ * @napi-rs/canvas, so the file and the room show the same ink; the main buffer is repainted, and
+ * converted to yuv420p once, only when something changed.
  */
 import type { Buffer } from 'node:buffer';
 import { createCanvas, type Canvas } from '@napi-rs/canvas';
 import { DocumentRepository } from '#core/courseware/document.repository.ts';
 import { SceneRepository } from '#core/recording/scene.repository.ts';
 import { BACKGROUND_COLOURS, BOARD_HEIGHT, BOARD_WIDTH, type SequencedOp, type Viewport } from '#core/contracts/board.ts';
-import { SIGNED_URL_TTL_SECONDS, slideLayer, VIDEO_RESYNC_S } from '#core/contracts/courseware.ts';
-import type { Member } from '#core/contracts/room-events.ts';
+import { slideLayer } from '#core/contracts/courseware.ts';
 import { pageKey, videoKey } from '#core/courseware/courseware-room.ts';
 import type { Database } from '#core/platform/db/database.ts';
 import type { Logger } from '#core/platform/logger.ts';
@@ -33,8 +29,10 @@ import { BoardRenderer } from '#core/board/draw/renderer.ts';
 import { readExtend, readFollow, wbLayer } from '#core/board/draw/tools.ts';
 import { slideOffset } from '#core/courseware/paging.ts';
 import type { Scene, SceneView } from './types.ts';
-import { drawLabel, registerSceneFonts, rgbaToYuv420p } from './scene-pixels.ts';
+import { registerSceneFonts, rgbaToYuv420p } from './scene-pixels.ts';
 import { ScenePictures } from './scene-pictures.ts';
+import { SceneLabels } from './scene-labels.ts';
+import { SceneVideo } from './scene-video.ts';
 import { HeardRoom, type RoomRead } from './scene-room.ts';
 import { RoomLink, type RoomLinkOptions } from './room-link.ts';
 
@@ -58,12 +56,8 @@ export interface SceneOptions {
 export const SCENE_MIN_GAP_MS = 100;
 /** An update that failed (a layer that did not load) is tried again after this long. */
 const RETRY_MS = 1000;
-/** Name strips kept (people x tile sizes). */
-const LABEL_CACHE = 256;
 /** Layers kept with their items (the current one, the ones turned away from). */
 const LAYER_CACHE = 8;
-/** A video link is signed again after half its lifetime. */
-const VIDEO_RESIGN_MS = (SIGNED_URL_TTL_SECONDS * 1000) / 2;
 
 interface HeldLayer {
   view: LayerView;
@@ -87,7 +81,6 @@ export class RoomScene implements Scene {
   readonly #o: SceneOptions;
   readonly #link: RoomLink;
   readonly #room = new HeardRoom();
-  readonly #names_: SceneRepository;
   readonly #documents: DocumentRepository;
   readonly #pictures: ScenePictures;
   #creatorId: string;
@@ -110,12 +103,8 @@ export class RoomScene implements Scene {
   /** The shown document's object prefix, read once per document. */
   #prefix: { id: string; prefix: string | null } | null = null;
   #view: SceneView;
-  #videoSigned: { key: string; url: string; at: number } | null = null;
-  /** The video state last given, kept while controls only confirm it. */
-  #videoState: { key: string; view: NonNullable<SceneView['video']> } | null = null;
-  readonly #names = new Map<string, string>();
-  readonly #asking = new Set<string>();
-  readonly #labels = new Map<string, Buffer>();
+  readonly #labelsOf: SceneLabels;
+  readonly #videoOf: SceneVideo;
   readonly #offs: Array<() => void> = [];
   #timer: NodeJS.Timeout | null = null;
   #timerAt = 0;
@@ -135,7 +124,10 @@ export class RoomScene implements Scene {
   constructor(o: SceneOptions, link: RoomLink) {
     this.#o = o;
     this.#link = link;
-    this.#names_ = new SceneRepository(o.db);
+    this.#labelsOf = new SceneLabels(new SceneRepository(o.db), o.logger, () => {
+      this.#view = { ...this.#view, version: this.#view.version + 1 };
+    });
+    this.#videoOf = new SceneVideo(o.objects);
     this.#documents = new DocumentRepository(o.db);
     this.#pictures = new ScenePictures(o.objects, o.logger, (inMs) => this.#schedule(inMs));
     this.#paper = createCanvas(o.width, o.height);
@@ -214,7 +206,7 @@ export class RoomScene implements Scene {
         this.#room.videoControl(c);
         this.#schedule();
       }),
-      room.on('members', ({ members }) => this.#heardNames(members)),
+      room.on('members', ({ members }) => this.#labelsOf.heard(members)),
       board.on('sync', (op) => this.#heardOp(op)),
       // A new board connection may have missed operations: every layer loads again.
       this.#link.onBoardConnect(() => {
@@ -227,7 +219,7 @@ export class RoomScene implements Scene {
 
   #heardSnapshot(s: NonNullable<RoomLink['snapshot']>): void {
     this.#room.fromSnapshot(s);
-    this.#heardNames(s.members);
+    this.#labelsOf.heard(s.members);
   }
 
   /** A stored operation of the room: applied to its layer if held here, painted if shown. */
@@ -471,97 +463,25 @@ export class RoomScene implements Scene {
     return this.#out.toBuffer('image/png');
   }
 
-  /**
-   * The video courseware's link and the creator's last control, as viewers follow it (ADR 051): a
-   * control that puts the video within 1 s of where it already is (the heartbeat every 5 s while it
-   * plays) keeps the state as it was, so the compositor's reader is not restarted; a play, a pause
-   * or a seek gives a new state. The link is signed when a new state needs it and is older than
-   * half its lifetime.
-   */
-  async #video(row: RoomRead): Promise<SceneView['video']> {
-    const key = videoKey(row.pages_prefix!);
-    const now = Date.now();
-    let control: { type?: unknown; currentTime?: unknown; at?: unknown } = {};
-    try {
-      control = row.doc_video ? (JSON.parse(row.doc_video) as typeof control) : {};
-    } catch {
-      control = {};
-    }
-    const position = Number(control.currentTime);
-    const at = Number(control.at);
-    const playing = control.type === 'play';
-    const positionSec = Number.isFinite(position) && position > 0 ? position : 0;
-    const last = this.#videoState;
-    if (last && last.key === key && last.view.playing === playing) {
-      const atMs = Number.isFinite(at) && at > 0 ? at : last.view.atMs;
-      // Where each says the video is at one instant (server times on both sides, so no clock skew).
-      const drift = playing ? positionSec - last.view.positionSec - (atMs - last.view.atMs) / 1000 : positionSec - last.view.positionSec;
-      if (Math.abs(drift) <= (playing ? VIDEO_RESYNC_S : 0)) return last.view;
-    }
-    if (!this.#videoSigned || this.#videoSigned.key !== key || now - this.#videoSigned.at > VIDEO_RESIGN_MS) {
-      this.#videoSigned = { key, url: await this.#o.objects.signedGetUrl(key, SIGNED_URL_TTL_SECONDS), at: now };
-    }
-    const view = { url: this.#videoSigned.url, playing, positionSec, atMs: Number.isFinite(at) && at > 0 ? at : now };
-    this.#videoState = { key, view };
-    return view;
+  /** The video courseware's state (scene-video.ts). */
+  #video(row: RoomRead): Promise<SceneView['video']> {
+    return this.#videoOf.view(videoKey(row.pages_prefix!), row.doc_video);
   }
 
   // ---- names ------------------------------------------------------------------------------------
 
-  /** Names as the room tells them (the join's member list, each members event). */
-  #heardNames(members: readonly Pick<Member, 'userId' | 'name'>[]): void {
-    this.#setNames(members.map((m) => ({ id: m.userId, name: m.name })));
-  }
-
-  #setNames(rows: ReadonlyArray<{ id: string; name: string }>): void {
-    let changed = false;
-    for (const r of rows) {
-      if (this.#names.get(r.id) === r.name) continue;
-      this.#names.set(r.id, r.name);
-      for (const k of [...this.#labels.keys()]) if (k.startsWith(`${r.id}|`)) this.#labels.delete(k);
-      changed = true;
-    }
-    if (changed) this.#view = { ...this.#view, version: this.#view.version + 1 };
-  }
-
   /** Names of everyone who has sat in the room (read once, at open: the member list holds only who is online). */
-  async loadSeatedNames(): Promise<void> {
-    this.#setNames(await this.#names_.seatedNames(this.#o.roomNumber));
+  loadSeatedNames(): Promise<void> {
+    return this.#labelsOf.loadSeated(this.#o.roomNumber);
   }
 
-  /** Names of people the room's member list did not tell (someone who came later, a tile seen first): read from their accounts. */
-  async loadNames(userIds: readonly string[]): Promise<void> {
-    const rows = await this.#names_.names(userIds);
-    // Someone asked for who has no account row keeps a blank strip, and is not asked for again.
-    const found = new Set(rows.map((r) => r.id));
-    for (const id of userIds) if (!found.has(id) && !this.#names.has(id)) this.#names.set(id, '');
-    this.#setNames(rows);
+  /** Names of people the room's member list did not tell (someone who came later, a tile seen first). */
+  loadNames(userIds: readonly string[]): Promise<void> {
+    return this.#labelsOf.load(userIds);
   }
 
   label(userId: string, w: number, h: number): Buffer {
-    const key = `${userId}|${w}|${h}`;
-    const hit = this.#labels.get(key);
-    if (hit) return hit;
-    const name = this.#names.get(userId);
-    if (name === undefined && /^\d{1,19}$/.test(userId) && !this.#asking.has(userId)) {
-      // Someone not seen yet: a blank strip now, their name as soon as it is read (the version moves).
-      this.#asking.add(userId);
-      this.loadNames([userId]).then(
-        () => this.#asking.delete(userId),
-        (err: unknown) => {
-          this.#asking.delete(userId);
-          this.#o.logger.warn({ err, userId }, 'recording scene: a name could not be read');
-        },
-      );
-    }
-    // A name not read yet shares one blank strip per size: the compositor compares strips by identity.
-    const cacheKey = name === undefined ? `|${w}|${h}` : key;
-    const blank = this.#labels.get(cacheKey);
-    if (blank) return blank;
-    const strip = drawLabel(name ?? '', w, h);
-    this.#labels.set(cacheKey, strip);
-    if (this.#labels.size > LABEL_CACHE) this.#labels.delete(this.#labels.keys().next().value!);
-    return strip;
+    return this.#labelsOf.label(userId, w, h);
   }
 }
 
