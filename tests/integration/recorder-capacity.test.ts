@@ -72,6 +72,8 @@ async function startRecorder(): Promise<Recorder> {
       DATABASE_URL: platform.database.url!,
       REDIS_URL: redis.url,
       MEDIA_PUBLIC_URL: web.url,
+      // The recorder hears the room on the web tier's channels (ADR 109).
+      PUBLIC_URL: web.url,
       RECORDER_SLOTS: '2',
       RECORDER_CPU_BUDGET: BUDGET,
       // A class with a still camera and no board changes: 15 fps is what the e2e recordings use.

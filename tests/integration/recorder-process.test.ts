@@ -86,6 +86,8 @@ async function startRecorder(): Promise<ChildProcess> {
       DATABASE_URL: platform.database.url!,
       REDIS_URL: redis.url,
       MEDIA_PUBLIC_URL: web.url,
+      // The recorder hears the room on the web tier's channels (ADR 109).
+      PUBLIC_URL: web.url,
       RECORDER_SLOTS: '1',
       ...s3.env,
     },

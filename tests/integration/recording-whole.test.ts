@@ -74,6 +74,8 @@ async function startRecorder(env: Record<string, string>): Promise<{ child: Chil
       DATABASE_URL: platform.database.url!,
       REDIS_URL: redis.url,
       MEDIA_PUBLIC_URL: web.url,
+      // The recorder hears the room on the web tier's channels (ADR 109).
+      PUBLIC_URL: web.url,
       ...s3.env,
       ...env,
     },

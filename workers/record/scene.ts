@@ -154,6 +154,7 @@ export class RoomScene implements Scene {
     // The overlay (others' strokes in progress, selections) is never part of the recording.
     this.#overlay.width = 1;
     this.#overlay.height = 1;
+    this.#view = { version: 0, showState: 'cameras', main: null, video: null, creatorId: '' };
     if (link.snapshot) this.#heardSnapshot(link.snapshot);
     this.#creatorId = this.#room.createUser;
     this.#view = { version: 0, showState: 'cameras', main: null, video: null, creatorId: this.#creatorId };
