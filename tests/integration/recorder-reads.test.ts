@@ -146,10 +146,15 @@ it(
     try {
       const { roomNumber, teacher } = await recordingClass(server, 1);
       const creator = { room: roomNumber, uid: teacher.userId, role: 'creator' as const };
+      const startAsked = Date.now();
       const started = await call(server.url, 'startTask', { roomNumber }, { token: teacher.token });
       expect(started.code).toBe('0');
       const taskId = started.data.taskId as string;
-      await expect.poll(async () => (await taskRow(server, taskId)).state, { timeout: 15_000 }).toBe('recording');
+      // Claimed on its note, not at the next sweep (5 s).
+      await expect.poll(async () => (await taskRow(server, taskId)).state, { timeout: 15_000, interval: 50 }).toBe('recording');
+      const claimMs = Date.now() - startAsked;
+      console.log(`start to recording: ${claimMs} ms`);
+      expect(claimMs).toBeLessThan(p.config.RECORDER_SWEEP_SECONDS * 1000);
 
       // The window: a stroke a second, a page turn and back; the recorder's statements counted.
       counting.on = true;
