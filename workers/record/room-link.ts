@@ -87,20 +87,26 @@ export class RoomLink {
   }
 
   /**
-   * Joins the room as its hidden recorder; resolves with the first snapshot (or rejects after
-   * `timeoutMs` without one). It stays in the room until `close()`.
+   * Joins the room as its hidden recorder; resolves once the room answered its first snapshot and
+   * the board is connected (or rejects after `timeoutMs`). It stays in the room until `close()`.
    */
   static async open(o: RoomLinkOptions, timeoutMs = 20_000): Promise<RoomLink> {
     const link = new RoomLink(o);
     link.#roomSocket.connect();
     link.#boardSocket.connect();
     try {
+      // Both channels up: the room's snapshot answered, the board connected (its layers can be asked for).
       await new Promise<void>((resolve, reject) => {
-        const t = setTimeout(() => reject(new Error(`recorder: no room snapshot of ${o.roomNumber} in ${timeoutMs} ms`)), timeoutMs);
-        link.onSnapshot(() => {
+        const t = setTimeout(() => reject(new Error(`recorder: room ${o.roomNumber} not joined in ${timeoutMs} ms`)), timeoutMs);
+        const check = () => {
+          if (!link.snapshot || link.boardConnects === 0) return;
           clearTimeout(t);
+          offSnapshot();
+          offBoard();
           resolve();
-        });
+        };
+        const offSnapshot = link.onSnapshot(check);
+        const offBoard = link.onBoardConnect(check);
       });
     } catch (err) {
       link.close();
