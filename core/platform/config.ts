@@ -205,6 +205,11 @@ export const configSchema = z
      */
     RECORDER_CPU_BUDGET: z.coerce.number().min(0.05).max(1).default(0.8),
     /**
+     * The recorder hears its work from task notes (ADR 109); this slow sweep, in seconds, is the net
+     * for a note that was lost: how often it looks for work when none came.
+     */
+    RECORDER_SWEEP_SECONDS: int(5, 1, 60),
+    /**
      * The MP4 assembled as the class goes (ADR 106): off until its sound is placed as exactly as the
      * join's (tests/e2e/recording-sync measured 40-60 ms between flashes and clicks, over the 40 ms
      * the join keeps); off, the stop joins and uploads the whole file (ADR 076).

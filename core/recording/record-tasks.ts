@@ -254,6 +254,8 @@ export class RecordTasks {
       if (t.state !== 'recording') return null;
       const fileId = await this.#recordOf(trx, t, now);
       await this.repo.setTask(trx, taskId, { state: 'stopping', stop_requested_at: now });
+      // The recorder holding it hears it at once (ADR 109); its lease renewal is the net.
+      await this.repo.wakeRecorders(t.room_number, trx);
       return { t, state: 'stopping' as const, fileId };
     });
     if (!out) return null;

@@ -7,6 +7,7 @@ import { sql, type Transaction } from 'kysely';
 import type { Config } from '../platform/config.ts';
 import type { Database } from '../platform/db/database.ts';
 import { LeasedTasks } from '../platform/db/leased-tasks.ts';
+import { notify, RECORDER_TASKS_CHANNEL } from '../platform/db/notify.ts';
 import type { DB, RecordTaskState } from '../platform/db/schema.ts';
 
 export type Trx = Transaction<DB>;
@@ -106,7 +107,13 @@ export class RecordingRepository {
       )
       .returningAll()
       .executeTakeFirst();
+    if (row) await this.wakeRecorders(v.roomNumber);
     return row;
+  }
+
+  /** Tells every recorder that a task of this room was asked for or asked to stop (ADR 109; at the commit inside `q`'s transaction). */
+  async wakeRecorders(roomNumber: string, q: Database | Trx = this.db): Promise<void> {
+    await notify(q, RECORDER_TASKS_CHANNEL, `record:${roomNumber}`);
   }
 
   async task(taskId: string, q: Database | Trx = this.db): Promise<TaskRow | undefined> {

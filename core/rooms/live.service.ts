@@ -197,7 +197,8 @@ export class RoomLiveService {
       this.#micSlot.current(room),
       this.courseware?.roomCourseware(actor.room),
     ]);
-    const me = await this.accounts.findUserById(actor.uid);
+    // The recorder (ADR 109) has no account: its id is not a user's.
+    const me = actor.role === 'recorder' ? null : await this.accounts.findUserById(actor.uid);
     return {
       roomInfo,
       you: { userId: actor.uid, name: me?.name ?? '', role: actor.role },
@@ -351,7 +352,7 @@ export class RoomLiveService {
   /** The last connection of a person dropped: their seat is free until they come back. */
   async disconnected(actor: Actor): Promise<void> {
     const room = await this.repo.room(actor.room);
-    if (!room || actor.role === 'creator' || actor.role === 'observer') return;
+    if (!room || actor.role === 'creator' || actor.role === 'observer' || actor.role === 'recorder') return;
     await this.repo.leave(room.id, actor.uid, this.clock.now());
     this.state.seatsChanged(actor.room);
   }

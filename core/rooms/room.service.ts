@@ -8,6 +8,7 @@ import type { Config } from '../platform/config.ts';
 import { DomainError, illegalParams, notAllowed, removedFromRoom, roomFull, roomNotFound } from '../platform/errors.ts';
 import type { TokenSigner } from '../platform/secrets.ts';
 import type { RateLimiter } from '../platform/rate-limit.ts';
+import { RECORDER_USER_ID } from '../contracts/media-signaling.ts';
 import { invitePath, OBSERVER_TOKEN_PARAM, type JoinAnswer, type RoomInfo, type RoomListItem, type RoomType } from '../contracts/api.ts';
 import type { AccountService, Viewer } from '../account/account.service.ts';
 import { toUserInfo, toViewer } from '../account/account.service.ts';
@@ -45,9 +46,13 @@ export interface RoomTokenPayload extends Record<string, unknown> {
   scope: 'room' | 'board';
   room: string;
   uid: string;
-  role: JoinAnswer['role'];
+  /** 'recorder': the cloud recorder's hidden seat (recorderTokens). */
+  role: JoinAnswer['role'] | 'recorder';
   ut: JoinAnswer['userType'];
 }
+
+/** How long the recorder's room and board tokens live: it signs new ones for each connection (ADR 109). */
+export const RECORDER_TOKEN_TTL_SECONDS = 300;
 
 export class RoomService {
   readonly #infoCache: RoomCache<RoomInfo>;
@@ -334,6 +339,20 @@ export class RoomService {
     });
     const fresh = (await this.repo.findOpenRoom(room.room_number)) ?? room;
     return { ...(await this.#withMedia(this.#answer(fresh, viewer, 'tourist', '1'))), userInfo: toUserInfo(user, token) };
+  }
+
+  /**
+   * The cloud recorder's room-channel and board tokens (ADR 109): role 'recorder' and the user id
+   * RECORDER_USER_ID, so it hears the room as a hidden participant: never listed among the members,
+   * never seated, refused every write (chat, patches, the board), no media rights of its own.
+   */
+  recorderTokens(roomNumber: string): { room: string; board: string } {
+    const base = { room: roomNumber, uid: RECORDER_USER_ID, role: 'recorder' as const, ut: '3' as const };
+    const now = this.clock.now().getTime();
+    return {
+      room: this.signer.sign({ ...base, scope: 'room' } satisfies RoomTokenPayload, RECORDER_TOKEN_TTL_SECONDS, now),
+      board: this.signer.sign({ ...base, scope: 'board' } satisfies RoomTokenPayload, RECORDER_TOKEN_TTL_SECONDS, now),
+    };
   }
 
   /** Checks a room-channel or board token from a join answer. */

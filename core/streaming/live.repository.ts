@@ -7,6 +7,7 @@ import { sql, type Selectable } from 'kysely';
 import type { Config } from '../platform/config.ts';
 import type { Database } from '../platform/db/database.ts';
 import { LeasedTasks } from '../platform/db/leased-tasks.ts';
+import { notify, RECORDER_TASKS_CHANNEL } from '../platform/db/notify.ts';
 import type { LiveTasksTable, LiveTaskState } from '../platform/db/schema.ts';
 
 /** A live_tasks row as read. */
@@ -35,8 +36,8 @@ export class LiveTaskRepository {
   }
 
   /** A new task in 'starting'; undefined when the room has an active one (unique index). */
-  insertTask(v: { roomId: string; roomNumber: string; userId: string; platform: string; pushSecret: string; now: Date }) {
-    return this.db
+  async insertTask(v: { roomId: string; roomNumber: string; userId: string; platform: string; pushSecret: string; now: Date }) {
+    const row = await this.db
       .insertInto('live_tasks')
       .values({
         room_id: v.roomId,
@@ -55,6 +56,9 @@ export class LiveTaskRepository {
       )
       .returningAll()
       .executeTakeFirst();
+    // Every recorder hears it at once (ADR 109); their slow sweep is the net.
+    if (row) await notify(this.db, RECORDER_TASKS_CHANNEL, `live:${v.roomNumber}`);
+    return row;
   }
 
   task(taskId: string): Promise<LiveTaskRow | undefined> {
@@ -104,6 +108,8 @@ export class LiveTaskRepository {
         .set({ state: to, finished_at: now, failure: failure?.slice(0, 500) ?? null, lease_until: null })
         .where('id', '=', taskId)
         .execute();
+      // The recorder pushing it hears the end at the commit (ADR 109); its lease renewal is the net.
+      await notify(trx, RECORDER_TASKS_CHANNEL, `live:${before.room_number}`);
       return before;
     });
   }

@@ -1,8 +1,9 @@
 /**
- * The recording's scene (ADR 075): the main area follows the room as the students see it, read
- * from the database alone, and drawn by the board's own renderer on @napi-rs/canvas. A real
- * server on PGlite holds the room; strokes are stored by the board service (as a browser's are)
- * and by the seeding helper; the scene is checked on the pixels of its yuv420p buffer.
+ * The recording's scene (ADR 075): the main area follows the room as the students see it, heard
+ * as the room's hidden recorder on its room and board channels (ADR 109), and drawn by the board's
+ * own renderer on @napi-rs/canvas. A real server on PGlite holds the room; strokes are stored by
+ * the board service (as a browser's are) and by the seeding helper; the scene is checked on the
+ * pixels of its yuv420p buffer.
  * SHOTS=1 writes the main area and a name strip to /tmp/scene-*.png.
  */
 import { randomUUID } from 'node:crypto';
@@ -19,7 +20,7 @@ import { seedBoard } from '#tests/support/board-seed.ts';
 import { boardRoom, type Person } from '#tests/support/board-client.ts';
 import { postgresAdminUrl } from '#tests/support/database.ts';
 import { startTestServer, type TestServer } from '#tests/support/server.ts';
-import { openRoomScene, rgbaToYuv420p, SCENE_POLL_MS, type RoomScene } from '../../workers/record/scene.ts';
+import { openRoomScene, rgbaToYuv420p, SCENE_MIN_GAP_MS, type RoomScene } from '../../workers/record/scene.ts';
 import { until } from '#tests/support/until.ts';
 
 const W = 960;
@@ -40,7 +41,7 @@ afterAll(async () => {
 const creator = () => ({ room: room.roomNumber, uid: room.teacher.userId, role: 'creator' as const });
 const services = () => server.banshu.platform.services;
 
-async function open(pollMs?: number): Promise<RoomScene> {
+async function open(): Promise<RoomScene> {
   const p = server.banshu.platform;
   const scene = await openRoomScene({
     db: p.database.db,
@@ -49,7 +50,8 @@ async function open(pollMs?: number): Promise<RoomScene> {
     logger: createLogger('silent'),
     width: W,
     height: H,
-    ...(pollMs ? { pollMs } : {}),
+    webUrl: server.url,
+    tokens: () => p.services.rooms.recorderTokens(room.roomNumber),
   });
   scenes.push(scene);
   return scene;
@@ -125,15 +127,17 @@ it('draws the board page: background colour and the ink, the ink of a stored str
     (v) => near(v.main, px(300), px(300), CSS_COLOURS.red),
   );
   const latency = Date.now() - stored;
-  console.log(`ink latency: ${latency} ms (poll ${200} ms); last update ${scene.lastUpdateMs.toFixed(1)} ms`);
+  console.log(
+    `ink latency: ${latency} ms (heard, updates at most every ${SCENE_MIN_GAP_MS} ms); last update ${scene.lastUpdateMs.toFixed(1)} ms`,
+  );
   expect(latency).toBeLessThan(1000);
   expect(after.version).toBeGreaterThan(first.version);
   expect(near(after.main, px(300), px(200), CSS_COLOURS.red)).toBe(true);
 
   // Nothing changed: same view, no repaint.
   const updates = scene.updates;
-  await scene.poll();
-  await scene.poll();
+  await scene.refresh();
+  await scene.refresh();
   expect(scene.current()).toBe(after);
   expect(scene.updates).toBe(updates);
 
@@ -172,16 +176,20 @@ it('draws the board page: background colour and the ink, the ink of a stored str
   );
   expect(near(back.main, px(300), px(300), CSS_COLOURS.red)).toBe(true);
   expect(back.version).toBeGreaterThan(screen.version);
-  // A clear compacts the page into an empty snapshot and deletes its operations. A scene that reads
-  // only after that (polled by hand here) finds no operation to apply, sees the newer snapshot and loads it.
-  const manual = await open(3_600_000);
+  // A clear compacts the page into an empty snapshot and deletes its operations. A second scene hears
+  // the clear; once the log holds no operation of the page any more, its picture is the empty page.
+  const manual = await open();
   expect(near(manual.current().main, px(300), px(300), CSS_COLOURS.red)).toBe(true);
   await services().board.submit(creator(), { opId: 'c1', type: 'clear', page: 'wb:0' });
   const db = server.banshu.platform.database.db;
   const roomId = (await db.selectFrom('rooms').select('id').where('room_number', '=', room.roomNumber).executeTakeFirstOrThrow()).id;
   const compacted = () => db.selectFrom('board_ops').select('seq').where('room_id', '=', roomId).where('page', '=', 'wb:0').execute();
   await until('the compaction', compacted, (rows) => rows.length === 0);
-  await manual.poll();
+  await until(
+    'the clear heard',
+    () => manual.current(),
+    (v) => near(v.main, px(300), px(300), BACKGROUND_COLOURS[0]),
+  );
   expect(near(manual.current().main, px(300), px(300), BACKGROUND_COLOURS[0])).toBe(true);
   expect(near(manual.current().main, px(300), px(200), BACKGROUND_COLOURS[0])).toBe(true);
   manual.close();
@@ -286,8 +294,8 @@ it('shows the slide image fitted as the browser fits it, with that slide’s ink
     (v) => v.showState === 'video',
   );
   expect(paused.main).toBeNull();
-  // No control yet: polling again changes nothing.
-  await scene.poll();
+  // No control yet: an update again changes nothing.
+  await scene.refresh();
   expect(scene.current()).toBe(paused);
   expect(paused.video).toMatchObject({ playing: false, positionSec: 0 });
   expect(paused.video?.url).toContain(videoKey(`${prefix}v`).split('/').pop());
@@ -299,13 +307,19 @@ it('shows the slide image fitted as the browser fits it, with that slide’s ink
   );
   expect(playing.video).toMatchObject({ playing: true, positionSec: 12.5 });
   expect(playing.video!.atMs).toBe(server.clock.now().getTime());
-  // Nothing new: the same view, polled again.
-  await scene.poll();
+  // Nothing new: the same view, updated again.
+  await scene.refresh();
   expect(scene.current()).toBe(playing);
   // The heartbeat 5 s later says what the view already says: kept (the compositor's reader goes on).
   server.clock.advance(5000);
+  const heard = scene.heard;
   await services().courseware.videoControl(creator(), 'heartbeat', 17.6);
-  await scene.poll();
+  await until(
+    'the heartbeat heard',
+    () => scene.heard,
+    (n) => n > heard,
+  );
+  await scene.refresh();
   expect(scene.current()).toBe(playing);
   // A seek (or a heartbeat more than 1 s off): a new state from there, still playing.
   await services().courseware.videoControl(creator(), 'seek', 60);
@@ -460,8 +474,8 @@ it('follows the presenter’s viewport while “follow me” is on, as members s
   expect(near(zoomed.main, 281, 188, BACKGROUND_COLOURS[0])).toBe(true);
   // Following an unchanged viewport costs no repaint.
   const updates = scene.updates;
-  await scene.poll();
-  await scene.poll();
+  await scene.refresh();
+  await scene.refresh();
   expect(scene.updates).toBe(updates);
   // 'Follow me' off: the whole page again.
   await services().live.patch(creator(), { roomExtend: JSON.stringify({ pageIndex: 4, color: 0, follow: 0 }) });
@@ -550,15 +564,18 @@ it.runIf(process.env['SCENE_BENCH'])(
       }));
     await services().live.patch(creator(), { showState: 'wb', roomExtend: JSON.stringify({ pageIndex: 10, color: 0 }) });
     await seedBoard(services().board, creator(), [...strokes('wb:10', 1000, 'p'), ...strokes('wb:11', 1000, 'q')]);
-    const scene = await open(3_600_000);
+    const scene = await open();
 
     // Full updates: turn between two pages of 1,000 strokes (each turn repaints the page and converts it).
     const full: number[] = [];
     for (let i = 0; i < 10; i++) {
       await services().live.patch(creator(), { roomExtend: JSON.stringify({ pageIndex: 11 - (i % 2), color: 0 }) });
       const n = scene.updates;
-      await scene.poll();
-      expect(scene.updates).toBe(n + 1);
+      await until(
+        'the turn',
+        () => scene.updates,
+        (u) => u > n,
+      );
       full.push(scene.lastUpdateMs);
     }
     // One stroke added on top (painted over the page, converted).
@@ -566,12 +583,15 @@ it.runIf(process.env['SCENE_BENCH'])(
     for (let i = 0; i < 10; i++) {
       await services().board.submit(creator(), strokes('wb:10', 1, `x${i}-`)[0]!);
       const n = scene.updates;
-      await scene.poll();
-      expect(scene.updates).toBe(n + 1);
+      await until(
+        'the stroke',
+        () => scene.updates,
+        (u) => u > n,
+      );
       append.push(scene.lastUpdateMs);
     }
     scene.close();
-    // Ink latency: from the board service's acknowledgement to a new picture, 20 strokes, default poll.
+    // Ink latency: from the board service’s acknowledgement to a new picture, 20 strokes, heard.
     const follower = await open();
     const latency: number[] = [];
     for (let i = 0; i < 20; i++) {
@@ -612,7 +632,7 @@ it.runIf(process.env['SCENE_BENCH'])(
     };
     const without = await run(false, 'n');
     const withScene = await run(true, 'w');
-    // Idle: the server alone, then a scene polling a room where nothing changes, 10 s each.
+    // Idle: the server alone, then a scene following a room where nothing changes, 10 s each.
     const idle = async (withScene: boolean) => {
       const s = withScene ? await open() : null;
       const cpu = process.cpuUsage();
@@ -634,10 +654,10 @@ it.runIf(process.env['SCENE_BENCH'])(
         `full update (1,000 strokes repaint + convert): ${stats(full)}`,
         `append update (one stroke + convert): ${stats(append)}`,
         `rgba -> yuv420p 960x720: ${convert.toFixed(2)} ms`,
-        `ink latency (stored -> new picture, poll ${SCENE_POLL_MS} ms): ${stats(latency)}`,
+        `ink latency (stored -> new picture, heard, updates at most every ${SCENE_MIN_GAP_MS} ms): ${stats(latency)}`,
         `5 strokes/s for ${without.wallS.toFixed(1)} s without a scene: ${without.cpuPct.toFixed(1)} % of a core`,
         `5 strokes/s for ${withScene.wallS.toFixed(1)} s with a scene: ${withScene.cpuPct.toFixed(1)} % of a core, ${withScene.updates} updates`,
-        `idle: server alone ${idleBase.toFixed(1)} %, with a scene polling ${idlePct.toFixed(1)} % of a core`,
+        `idle: server alone ${idleBase.toFixed(1)} %, with a scene following ${idlePct.toFixed(1)} % of a core`,
       ].join('\n'),
     );
     expect(withScene.updates).toBeGreaterThan(20);
@@ -660,6 +680,8 @@ it('follows the room the same way on PostgreSQL (the recorder on its own machine
       logger: createLogger('silent'),
       width: W,
       height: H,
+      webUrl: pg.url,
+      tokens: () => s.rooms.recorderTokens(r.roomNumber),
     });
     scenes.push(scene);
     expect(near(scene.current().main, px(300), px(200), CSS_COLOURS.red)).toBe(true);

@@ -55,6 +55,8 @@ export async function startRecorderProcess(site: RecorderSite, env: Record<strin
       DATABASE_URL: site.web.banshu.platform.database.url!,
       REDIS_URL: site.redis.url,
       MEDIA_PUBLIC_URL: site.web.url,
+      // The recorder hears the room on the web tier's channels (ADR 109).
+      PUBLIC_URL: site.web.url,
       ...site.s3.env,
       ...env,
     },

@@ -84,6 +84,12 @@ async function setup(o: { capacity: boolean }) {
   const tasks = taskStore();
   const lives: Array<ClaimedLive & { owner: string | null }> = [];
   const ended = new Set<string>();
+  // Task notes (ADR 109): the test sends the one the database would when a push ends.
+  const listeners = new Set<(note: string) => void>();
+  const notes = {
+    on: (l: (note: string) => void) => (listeners.add(l), () => void listeners.delete(l)),
+    send: (note: string) => listeners.forEach((l) => l(note)),
+  };
   const live: LiveTaskStore = {
     claim: async (owner, onlyRooms) => {
       const t = lives.find((x) => x.owner === null && (!onlyRooms || onlyRooms.includes(x.roomNumber)));
@@ -110,7 +116,8 @@ async function setup(o: { capacity: boolean }) {
     slots: 3,
     leaseSeconds: 6,
     workRoot: dir,
-    pollMs: 10,
+    sweepMs: 10,
+    notes,
     mediaFor: async () => ({ mediaToken: 't', mediaUrl: 'ws://media' }),
     openScene: async () => scene,
     startSession: async () => {
@@ -142,7 +149,7 @@ async function setup(o: { capacity: boolean }) {
       await new Promise((r) => setTimeout(r, 30));
     }
   };
-  return { runner, tasks, lives, ended, seconds, lines, sessions };
+  return { runner, tasks, lives, ended, notes, seconds, lines, sessions };
 }
 
 const at = (lines: Array<{ msg?: string }>, msg: string) => lines.filter((l) => l.msg === msg);
@@ -179,7 +186,7 @@ describe('RecorderRunner with a measured capacity', () => {
   });
 
   it('a push of a room composed here costs no new session: taken at capacity', async () => {
-    const { runner, tasks, lives, ended, seconds } = await setup({ capacity: true });
+    const { runner, tasks, lives, ended, notes, seconds } = await setup({ capacity: true });
     tasks.add('t1', '100001');
     await expect.poll(() => tasks.ownerOf('t1')).toBe(runner.owner);
     await seconds(10, 0.7, 0.4);
@@ -198,6 +205,7 @@ describe('RecorderRunner with a measured capacity', () => {
     expect(runner.rooms).toEqual(['100001']);
     // The push ends first (a recording leaving a room still pushed waits for its next segment, which fakes never close).
     ended.add('l1');
+    notes.send('live:100001');
     await expect.poll(() => runner.activeLive).toEqual([]);
   });
 

@@ -12,7 +12,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ObjectStore } from '#core/platform/objects.ts';
 import type { ClaimedTask, Segment } from '#core/recording/record-tasks.ts';
 import { segmentName } from './encoder.ts';
-import { RecorderRunner, type RunnerDeps, type SessionHandle, type TaskStore } from './runner.ts';
+import { RecorderRunner, type RunnerDeps, type SessionHandle, type TaskNotes, type TaskStore } from './runner.ts';
 import { TsTap } from './ts-tap.ts';
 import type { ClosedSegment, Logger, Scene } from './types.ts';
 
@@ -36,10 +36,29 @@ afterEach(async () => {
   await rm(root, { recursive: true, force: true });
 });
 
-/** One task, stopped when the test says; what the runner wrote to it. */
+/** Task notes as the database sends them (core/platform/db/notify.ts), and whether the test lets them through. */
+function fakeNotes() {
+  const listeners = new Set<(note: string) => void>();
+  const notes: TaskNotes & { send(note: string): void; lose: boolean } = {
+    lose: false,
+    on(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    send(note) {
+      if (!this.lose) for (const l of listeners) l(note);
+    },
+  };
+  return notes;
+}
+
+/** One task, stopped when the test says (its note sent); what the runner wrote to it and read of it. */
 function fakeTasks(claim: Partial<ClaimedTask> = {}, stoppedAt: Date | null = null) {
+  const notes = fakeNotes();
+  const reads = { renew: 0, peek: 0, claim: 0 };
   const segments: Segment[] = [];
   let claimed = false;
+  let asked = true;
   let state: 'recording' | 'stopping' = claim.state === 'stopping' ? 'stopping' : 'recording';
   let stopAt: Date | null = stoppedAt;
   const finished: Array<{ durationMs: number }> = [];
@@ -55,12 +74,13 @@ function fakeTasks(claim: Partial<ClaimedTask> = {}, stoppedAt: Date | null = nu
   };
   const store: TaskStore = {
     claim: () => {
-      if (claimed) return Promise.resolve(null);
+      reads.claim++;
+      if (claimed || !asked) return Promise.resolve(null);
       claimed = true;
       return Promise.resolve({ ...task });
     },
-    renew: () => Promise.resolve(state),
-    peek: () => Promise.resolve(state),
+    renew: () => Promise.resolve(void reads.renew++).then(() => state),
+    peek: () => Promise.resolve(void reads.peek++).then(() => state),
     stopRequestedAt: () => Promise.resolve(stopAt),
     started: () => Promise.resolve(),
     addSegment: (_id, _owner, s) => Promise.resolve(void segments.push(s)),
@@ -70,11 +90,22 @@ function fakeTasks(claim: Partial<ClaimedTask> = {}, stoppedAt: Date | null = nu
   };
   return {
     store,
+    notes,
+    reads,
     segments,
     finished,
+    /** The task is not there until `ask()` (which sends its note). */
+    later() {
+      asked = false;
+    },
+    ask() {
+      asked = true;
+      notes.send(`record:${task.roomNumber}`);
+    },
     stop(at: number) {
       stopAt = new Date(at);
       state = 'stopping';
+      notes.send(`record:${task.roomNumber}`);
     },
   };
 }
@@ -112,7 +143,7 @@ function fakeSession(startedAtMs: number, o: { workDir: string; firstSeq: number
 }
 
 function deps(
-  tasks: TaskStore,
+  tasks: TaskStore & { notes?: TaskNotes },
   joins: Array<{ files: string[]; keepSec: number | null }>,
   onSession: (s: ReturnType<typeof fakeSession>) => void,
 ): RunnerDeps {
@@ -123,13 +154,14 @@ function deps(
   } as unknown as ObjectStore;
   return {
     tasks,
+    ...(tasks.notes ? { notes: tasks.notes } : {}),
     objects,
     logger,
     settings: { width: 1280, height: 720, fps: 30, videoKbps: 3000, audioKbps: 128, segmentSeconds: 4 },
     slots: 1,
     leaseSeconds: 6,
     workRoot: root,
-    pollMs: 20,
+    sweepMs: 20,
     mediaFor: () => Promise.resolve({ mediaToken: 'x', mediaUrl: 'ws://nowhere' }),
     openScene: () => Promise.resolve({ close: () => undefined } as unknown as Scene),
     startSession: (o) => {
@@ -150,7 +182,7 @@ describe('the runner ends a recording at the media instant of the teacher’s st
     const t = fakeTasks();
     const joins: Array<{ files: string[]; keepSec: number | null }> = [];
     let session: ReturnType<typeof fakeSession> | null = null;
-    const runner = new RecorderRunner(deps(t.store, joins, (s) => (session = s)));
+    const runner = new RecorderRunner(deps({ ...t.store, notes: t.notes }, joins, (s) => (session = s)));
     runner.start();
     await expect.poll(() => session, { timeout: 5000 }).not.toBeNull();
     const s = session!;
@@ -182,7 +214,7 @@ describe('a recorder killed and resumed', () => {
     const t = fakeTasks({ state: 'recording', resumed: true, nextSeq: 2, startedAt: new Date(Date.now() - 60_000) });
     const joins: Array<{ files: string[]; keepSec: number | null }> = [];
     let session: ReturnType<typeof fakeSession> | null = null;
-    const runner = new RecorderRunner(deps(t.store, joins, (s) => (session = s)));
+    const runner = new RecorderRunner(deps({ ...t.store, notes: t.notes }, joins, (s) => (session = s)));
     runner.start();
     await expect.poll(() => session, { timeout: 5000 }).not.toBeNull();
     const s = session!;
@@ -201,11 +233,76 @@ describe('a recorder killed and resumed', () => {
     const startedAt = new Date(Date.now() - 60_000);
     const t = fakeTasks({ state: 'stopping', resumed: true, nextSeq: 0, startedAt }, new Date(startedAt.getTime() + 10_000));
     const joins: Array<{ files: string[]; keepSec: number | null }> = [];
-    const runner = new RecorderRunner(deps(t.store, joins, () => undefined));
+    const runner = new RecorderRunner(deps({ ...t.store, notes: t.notes }, joins, () => undefined));
     runner.start();
     await expect.poll(() => joins.length, { timeout: 10_000 }).toBe(1);
     expect(joins[0]!.files).toEqual([0, 1, 2].map(segmentName));
     expect(joins[0]!.keepSec).toBeCloseTo(10, 6);
     await runner.close();
+  });
+});
+
+describe('the runner hears its work (ADR 109)', () => {
+  it('reads nothing between lease renewals, and reads the task at once when the note of its stop comes', async () => {
+    const t = fakeTasks();
+    const joins: Array<{ files: string[]; keepSec: number | null }> = [];
+    let session: ReturnType<typeof fakeSession> | null = null;
+    const runner = new RecorderRunner(deps({ ...t.store, notes: t.notes }, joins, (s) => (session = s)));
+    runner.start();
+    await expect.poll(() => session, { timeout: 5000 }).not.toBeNull();
+    // The first renewal comes a third of the lease (2 s) after the claim; until then nothing was read.
+    await expect.poll(() => t.reads.renew, { timeout: 5000 }).toBeGreaterThanOrEqual(1);
+    expect(t.reads.peek).toBe(0);
+    const s = session!;
+    await s.close(0, 4);
+    const askedAt = Date.now();
+    t.stop(s.startedAtMs! + 4000);
+    await expect.poll(() => t.reads.peek, { timeout: 1000, interval: 5 }).toBe(1);
+    await expect.poll(() => joins.length, { timeout: 10_000 }).toBe(1);
+    // Well before the next renewal could have told it.
+    expect(Date.now() - askedAt).toBeLessThan(1500);
+    await runner.close();
+  });
+
+  it('a stop whose note was lost is seen at the next renewal', async () => {
+    const t = fakeTasks();
+    const joins: Array<{ files: string[]; keepSec: number | null }> = [];
+    let session: ReturnType<typeof fakeSession> | null = null;
+    const runner = new RecorderRunner(deps({ ...t.store, notes: t.notes }, joins, (s) => (session = s)));
+    runner.start();
+    await expect.poll(() => session, { timeout: 5000 }).not.toBeNull();
+    const s = session!;
+    await s.close(0, 4);
+    t.notes.lose = true;
+    t.stop(s.startedAtMs! + 4000);
+    await expect.poll(() => joins.length, { timeout: 10_000 }).toBe(1);
+    expect(t.reads.peek).toBe(0);
+    expect(t.reads.renew).toBeGreaterThanOrEqual(1);
+    await runner.close();
+  });
+
+  it('a task asked for is claimed on its note, not at the next sweep; without a note the sweep finds it', async () => {
+    const heard = fakeTasks();
+    heard.later();
+    let session: ReturnType<typeof fakeSession> | null = null;
+    const runner = new RecorderRunner({ ...deps({ ...heard.store, notes: heard.notes }, [], (s) => (session = s)), sweepMs: 60_000 });
+    runner.start();
+    await expect.poll(() => heard.reads.claim, { timeout: 5000 }).toBeGreaterThanOrEqual(1);
+    const before = heard.reads.claim;
+    heard.ask();
+    await expect.poll(() => session, { timeout: 1000, interval: 5 }).not.toBeNull();
+    // Two passes: the one the note started, and the one after the claim ended it.
+    expect(heard.reads.claim - before).toBeLessThanOrEqual(2);
+    await runner.close();
+
+    const swept = fakeTasks();
+    swept.later();
+    let found: ReturnType<typeof fakeSession> | null = null;
+    const other = new RecorderRunner({ ...deps({ ...swept.store, notes: swept.notes }, [], (s) => (found = s)), sweepMs: 300 });
+    other.start();
+    swept.notes.lose = true;
+    swept.ask();
+    await expect.poll(() => found, { timeout: 3000 }).not.toBeNull();
+    await other.close();
   });
 });

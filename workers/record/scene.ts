@@ -2,22 +2,24 @@
  * What the recording shows of the room besides the cameras (ADR 075): the main area (960 x 720 in
  * the composed frame) as the students see it, and the tiles' name strips.
  *
- * The recorder may run on a machine with only PostgreSQL, Redis and the object store, so the scene
- * follows the room from the database: every 200 ms one statement reads the rooms row (view, board
- * page and colour, courseware page, scroll and video state), the room's board counter and the shown
- * document; only when the counter moved are the current layer's operations after the last one seen
- * read. The board is drawn by the product's own renderer (core/board/draw/renderer.ts) on @napi-rs/canvas,
- * from the same layer model the browser keeps (core/board/draw/layer.ts), so the file and the room show the
- * same ink. The main buffer is repainted, and converted to yuv420p once, only when something changed.
+ * The scene hears the room (ADR 109) as its hidden recorder on the room and board channels
+ * (room-link.ts): the join snapshot and the room's events (view, board page and colour, 'follow
+ * me', courseware page, scroll, conversion, video controls) kept as the heard room (scene-room.ts);
+ * a layer's state from `getBoard` when first shown, then every stored operation. Nothing is polled:
+ * each change schedules one update, at most every SCENE_MIN_GAP_MS; a reconnect resyncs from a
+ * fresh snapshot and fresh layer loads. The database is read only for what no channel carries: a
+ * shown document's object prefix (once per document) and names (scene-labels.ts).
+ *
+ * The board is drawn by the product's own renderer and layer model (core/board/draw/) on
+ * @napi-rs/canvas, so the file and the room show the same ink; the main buffer is repainted, and
+ * converted to yuv420p once, only when something changed.
  */
-import { Buffer } from 'node:buffer';
-import { readFile } from 'node:fs/promises';
-import path from 'node:path';
-import { createCanvas, GlobalFonts, loadImage, type Canvas, type Image } from '@napi-rs/canvas';
-import { BoardRepository } from '#core/board/board.repository.ts';
-import { SceneRepository, type RoomRead } from '#core/recording/scene.repository.ts';
-import { BACKGROUND_COLOURS, BOARD_HEIGHT, BOARD_WIDTH, type LayerState, type SequencedOp, type Viewport } from '#core/contracts/board.ts';
-import { SIGNED_URL_TTL_SECONDS, slideLayer, VIDEO_RESYNC_S } from '#core/contracts/courseware.ts';
+import type { Buffer } from 'node:buffer';
+import { createCanvas, type Canvas } from '@napi-rs/canvas';
+import { DocumentRepository } from '#core/courseware/document.repository.ts';
+import { SceneRepository } from '#core/recording/scene.repository.ts';
+import { BACKGROUND_COLOURS, BOARD_HEIGHT, BOARD_WIDTH, type SequencedOp, type Viewport } from '#core/contracts/board.ts';
+import { slideLayer } from '#core/contracts/courseware.ts';
 import { pageKey, videoKey } from '#core/courseware/courseware-room.ts';
 import type { Database } from '#core/platform/db/database.ts';
 import type { Logger } from '#core/platform/logger.ts';
@@ -27,8 +29,15 @@ import { BoardRenderer } from '#core/board/draw/renderer.ts';
 import { readExtend, readFollow, wbLayer } from '#core/board/draw/tools.ts';
 import { slideOffset } from '#core/courseware/paging.ts';
 import type { Scene, SceneView } from './types.ts';
+import { registerSceneFonts, rgbaToYuv420p } from './scene-pixels.ts';
+import { ScenePictures } from './scene-pictures.ts';
+import { SceneLabels } from './scene-labels.ts';
+import { SceneVideo } from './scene-video.ts';
+import { HeardRoom, type RoomRead } from './scene-room.ts';
+import { RoomLink, type RoomLinkOptions } from './room-link.ts';
 
 export type { Scene, SceneView };
+export { drawLabel, registerSceneFonts, rgbaToYuv420p } from './scene-pixels.ts';
 
 export interface SceneOptions {
   db: Database;
@@ -38,102 +47,26 @@ export interface SceneOptions {
   /** The main area's size (960 x 720 in the contract's layout). */
   width: number;
   height: number;
-  /** How often the room is read (default 200 ms). */
-  pollMs?: number;
+  /** The web tier's address (PUBLIC_URL) and the recorder's tokens for the room (RoomService.recorderTokens). */
+  webUrl: string;
+  tokens: RoomLinkOptions['tokens'];
 }
 
-/** Default poll period: ink shows within ~300 ms of being stored (poll + draw + convert). */
-export const SCENE_POLL_MS = 200;
-/** Strip colours: the classroom's dark tile text background, white text. */
-const STRIP_BACKGROUND = '#1f2329';
-const STRIP_TEXT = '#ffffff';
-const LABEL_FONT = '"Noto Sans CJK SC", "Noto Sans CJK JP", "DejaVu Sans", sans-serif';
-/** Slide images and board pictures kept decoded. */
-const IMAGE_CACHE = 8;
-/** Name strips kept (people x tile sizes). */
-const LABEL_CACHE = 256;
+/** Updates come at most this often: a burst of strokes is painted together (ink shows within ~100-150 ms). */
+export const SCENE_MIN_GAP_MS = 100;
+/** An update that failed (a layer that did not load) is tried again after this long. */
+const RETRY_MS = 1000;
 /** Layers kept with their items (the current one, the ones turned away from). */
 const LAYER_CACHE = 8;
-/** A slide image that did not load is asked for again after this long. */
-const SLIDE_RETRY_MS = 5000;
-/** A video link is signed again after half its lifetime. */
-const VIDEO_RESIGN_MS = (SIGNED_URL_TTL_SECONDS * 1000) / 2;
-
-let fontsReady = false;
-/**
- * The board's text and the names ask for "Noto Sans CJK SC"; the distribution's collection
- * (fonts-noto-cjk, infra/setup) may register its faces under another region's name.
- */
-export function registerSceneFonts(logger?: Logger): void {
-  if (fontsReady) return;
-  fontsReady = true;
-  if (GlobalFonts.has('Noto Sans CJK SC')) return;
-  for (const family of ['Noto Sans CJK JP', 'Noto Sans CJK TC', 'Noto Sans CJK KR', 'Noto Sans CJK HK']) {
-    if (GlobalFonts.has(family) && GlobalFonts.setAlias(family, 'Noto Sans CJK SC')) return;
-  }
-  const key = GlobalFonts.registerFromPath('/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc', 'Noto Sans CJK SC');
-  if (!key) logger?.warn('no CJK font found (fonts-noto-cjk): Chinese names and board text may not show in recordings');
-}
-
-/**
- * RGBA (straight or premultiplied opaque) to yuv420p, BT.601 limited range (what x264 takes by
- * default): Y 16..235, U and V 16..240 around 128, chroma the mean of each 2 x 2 block. Odd sizes
- * round the chroma planes up, as ffmpeg does.
- */
-export function rgbaToYuv420p(rgba: Uint8Array, width: number, height: number, out?: Buffer): Buffer {
-  const cw = (width + 1) >> 1;
-  const ch = (height + 1) >> 1;
-  const ySize = width * height;
-  const size = ySize + 2 * cw * ch;
-  const yuv = out && out.length === size ? out : Buffer.allocUnsafe(size);
-  let u = ySize;
-  let v = ySize + cw * ch;
-  for (let y = 0; y < height; y += 2) {
-    // The row below (the same row again at an odd bottom edge).
-    const down = y + 1 < height ? width : 0;
-    for (let x = 0; x < width; x += 2) {
-      const right = x + 1 < width ? 1 : 0;
-      const p0 = y * width + x;
-      const p1 = p0 + right;
-      const p2 = p0 + down;
-      const p3 = p2 + right;
-      const i0 = p0 << 2;
-      const i1 = p1 << 2;
-      const i2 = p2 << 2;
-      const i3 = p3 << 2;
-      const r0 = rgba[i0]!;
-      const g0 = rgba[i0 + 1]!;
-      const b0 = rgba[i0 + 2]!;
-      const r1 = rgba[i1]!;
-      const g1 = rgba[i1 + 1]!;
-      const b1 = rgba[i1 + 2]!;
-      const r2 = rgba[i2]!;
-      const g2 = rgba[i2 + 1]!;
-      const b2 = rgba[i2 + 2]!;
-      const r3 = rgba[i3]!;
-      const g3 = rgba[i3 + 1]!;
-      const b3 = rgba[i3 + 2]!;
-      yuv[p0] = ((66 * r0 + 129 * g0 + 25 * b0 + 128) >> 8) + 16;
-      yuv[p1] = ((66 * r1 + 129 * g1 + 25 * b1 + 128) >> 8) + 16;
-      yuv[p2] = ((66 * r2 + 129 * g2 + 25 * b2 + 128) >> 8) + 16;
-      yuv[p3] = ((66 * r3 + 129 * g3 + 25 * b3 + 128) >> 8) + 16;
-      const r = (r0 + r1 + r2 + r3) >> 2;
-      const g = (g0 + g1 + g2 + g3) >> 2;
-      const b = (b0 + b1 + b2 + b3) >> 2;
-      yuv[u++] = ((-38 * r - 74 * g + 112 * b + 128) >> 8) + 128;
-      yuv[v++] = ((112 * r - 94 * g - 18 * b + 128) >> 8) + 128;
-    }
-  }
-  return yuv;
-}
 
 interface HeldLayer {
   view: LayerView;
-  /** The room's counter up to which this layer's operations were read. */
-  checked: number;
+  /** Its load from the board channel (getBoard); operations heard meanwhile wait in `early`. */
+  ready: Promise<void>;
+  early: SequencedOp[] | null;
 }
 
-/** The main area's content as decided from one read (compared with the last one to find changes). */
+/** The main area's content as decided from what was heard (compared with the last one to find changes). */
 interface MainPlan {
   kind: 'wb' | 'ppt' | 'screen' | 'video' | 'cameras';
   layer: string | null;
@@ -144,13 +77,12 @@ interface MainPlan {
   follow: boolean;
 }
 
-type Decoded = Image;
-
 export class RoomScene implements Scene {
   readonly #o: SceneOptions;
-  readonly #repo: BoardRepository;
-  readonly #rooms: SceneRepository;
-  readonly #roomId: string;
+  readonly #link: RoomLink;
+  readonly #room = new HeardRoom();
+  readonly #documents: DocumentRepository;
+  readonly #pictures: ScenePictures;
   #creatorId: string;
   readonly #paper: Canvas;
   readonly #ink: Canvas;
@@ -167,19 +99,18 @@ export class RoomScene implements Scene {
   #viewKey = '';
   /** The presenter viewport shown ('' for the whole page). */
   #viewport = '';
-  readonly #images = new Map<string, Promise<Decoded>>();
-  readonly #slides = new Map<string, Decoded>();
-  /** Slide images that failed to load, and when (tried again after SLIDE_RETRY_MS). */
-  readonly #slideFailed = new Map<string, number>();
   #backdropKey = '';
+  /** The shown document's object prefix, read once per document. */
+  #prefix: { id: string; prefix: string | null } | null = null;
   #view: SceneView;
-  #videoSigned: { key: string; url: string; at: number } | null = null;
-  /** The video state last given, kept while controls only confirm it. */
-  #videoState: { key: string; view: NonNullable<SceneView['video']> } | null = null;
-  readonly #names = new Map<string, string>();
-  readonly #asking = new Set<string>();
-  readonly #labels = new Map<string, Buffer>();
+  readonly #labelsOf: SceneLabels;
+  readonly #videoOf: SceneVideo;
+  readonly #offs: Array<() => void> = [];
   #timer: NodeJS.Timeout | null = null;
+  #timerAt = 0;
+  #running = false;
+  #again = false;
+  #lastRunAt = 0;
   #closed = false;
   #failures = 0;
   /** Time spent painting new items on top since the last update (counted in lastUpdateMs). */
@@ -187,13 +118,18 @@ export class RoomScene implements Scene {
   /** Time the last update took (ms): painting, composing and converting; for the bench and the logs. */
   lastUpdateMs = 0;
   updates = 0;
+  /** Room and board messages heard (tests and diagnostics). */
+  heard = 0;
 
-  constructor(o: SceneOptions, roomId: string, creatorId: string) {
+  constructor(o: SceneOptions, link: RoomLink) {
     this.#o = o;
-    this.#repo = new BoardRepository(o.db);
-    this.#rooms = new SceneRepository(o.db);
-    this.#roomId = roomId;
-    this.#creatorId = creatorId;
+    this.#link = link;
+    this.#labelsOf = new SceneLabels(new SceneRepository(o.db), o.logger, () => {
+      this.#view = { ...this.#view, version: this.#view.version + 1 };
+    });
+    this.#videoOf = new SceneVideo(o.objects);
+    this.#documents = new DocumentRepository(o.db);
+    this.#pictures = new ScenePictures(o.objects, o.logger, (inMs) => this.#schedule(inMs));
     this.#paper = createCanvas(o.width, o.height);
     this.#ink = createCanvas(o.width, o.height);
     this.#overlay = createCanvas(1, 1);
@@ -205,19 +141,24 @@ export class RoomScene implements Scene {
       frames: {
         request: (paint) => {
           this.#frame = paint;
+          this.#schedule();
           return 1;
         },
         cancel: () => {
           this.#frame = null;
         },
       },
-      loadImage: (url) => this.#loadBoardImage(url) as Promise<unknown> as Promise<CanvasImageSource>,
+      loadImage: (url) => this.#pictures.loadBoardImage(url) as Promise<unknown> as Promise<CanvasImageSource>,
     });
     this.#renderer.resize(o.width, o.height, 1);
     // The overlay (others' strokes in progress, selections) is never part of the recording.
     this.#overlay.width = 1;
     this.#overlay.height = 1;
-    this.#view = { version: 0, showState: 'cameras', main: null, video: null, creatorId };
+    this.#view = { version: 0, showState: 'cameras', main: null, video: null, creatorId: '' };
+    if (link.snapshot) this.#heardSnapshot(link.snapshot);
+    this.#creatorId = this.#room.createUser;
+    this.#view = { version: 0, showState: 'cameras', main: null, video: null, creatorId: this.#creatorId };
+    this.#listen();
   }
 
   current(): SceneView {
@@ -226,48 +167,135 @@ export class RoomScene implements Scene {
 
   close(): void {
     this.#closed = true;
+    for (const off of this.#offs.splice(0)) off();
     if (this.#timer) clearTimeout(this.#timer);
     this.#timer = null;
+    this.#link.close();
     this.#renderer.dispose();
   }
 
+  /** Follows the room from now on (the first update was made by the opener). */
   start(): void {
-    const loop = () => {
-      if (this.#closed) return;
-      this.poll()
-        .then(
-          () => {
-            this.#failures = 0;
-          },
-          (err: unknown) => {
-            // The database may be away for a moment: keep the last picture and try again.
-            if (this.#failures++ % 50 === 0)
-              this.#o.logger.warn({ err, room: this.#o.roomNumber }, 'recording scene: reading the room failed');
-          },
-        )
-        .finally(() => {
-          if (!this.#closed) this.#timer = setTimeout(loop, this.#o.pollMs ?? SCENE_POLL_MS);
-        });
-    };
-    this.#timer = setTimeout(loop, this.#o.pollMs ?? SCENE_POLL_MS);
+    this.#schedule();
+  }
+
+  // ---- hearing the room -------------------------------------------------------------------------
+
+  #listen(): void {
+    const { room, board } = this.#link;
+    this.#offs.push(
+      ...(['customRoomEvent', 'courseware', 'documentConvert', 'videoControl', 'members'] as const).map((e) =>
+        room.on(e, () => void this.heard++),
+      ),
+      board.on('sync', () => void this.heard++),
+      this.#link.onSnapshot((s) => {
+        this.#heardSnapshot(s);
+        this.#schedule();
+      }),
+      room.on('customRoomEvent', (p) => {
+        if (this.#room.patch(p)) this.#schedule();
+      }),
+      room.on('courseware', ({ courseware }) => {
+        this.#room.setCourseware(courseware);
+        this.#schedule();
+      }),
+      room.on('documentConvert', ({ courseware }) => {
+        this.#room.setCourseware(courseware);
+        this.#schedule();
+      }),
+      room.on('videoControl', (c) => {
+        this.#room.videoControl(c);
+        this.#schedule();
+      }),
+      room.on('members', ({ members }) => this.#labelsOf.heard(members)),
+      board.on('sync', (op) => this.#heardOp(op)),
+      // A new board connection may have missed operations: every layer loads again.
+      this.#link.onBoardConnect(() => {
+        this.#layers.clear();
+        this.#source = null;
+        this.#schedule();
+      }),
+    );
+  }
+
+  #heardSnapshot(s: NonNullable<RoomLink['snapshot']>): void {
+    this.#room.fromSnapshot(s);
+    this.#labelsOf.heard(s.members);
+  }
+
+  /** A stored operation of the room: applied to its layer if held here, painted if shown. */
+  #heardOp(op: SequencedOp): void {
+    const held = this.#layers.get(op.page);
+    if (!held) return;
+    if (held.early) {
+      held.early.push(op);
+      return;
+    }
+    const change = held.view.applySequenced(op);
+    if (this.#source === op.page && change.kind !== 'none') {
+      this.#paint(change);
+      this.#schedule();
+    }
+  }
+
+  /** One update now, or as soon as the last is SCENE_MIN_GAP_MS old (`inMs`: not before then). */
+  #schedule(inMs = 0): void {
+    if (this.#closed) return;
+    if (this.#running && inMs === 0) {
+      this.#again = true;
+      return;
+    }
+    const at = Math.max(Date.now() + inMs, this.#lastRunAt + SCENE_MIN_GAP_MS);
+    if (this.#timer && this.#timerAt <= at) return;
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timerAt = at;
+    this.#timer = setTimeout(() => this.#run(), Math.max(0, at - Date.now()));
+  }
+
+  #run(): void {
+    this.#timer = null;
+    if (this.#closed) return;
+    if (this.#running) {
+      this.#again = true;
+      return;
+    }
+    this.#running = true;
+    this.refresh()
+      .then(
+        () => {
+          this.#failures = 0;
+        },
+        (err: unknown) => {
+          // A layer that did not load (the web tier away a moment): keep the last picture and try again.
+          if (this.#failures++ % 50 === 0) this.#o.logger.warn({ err, room: this.#o.roomNumber }, 'recording scene: an update failed');
+          this.#schedule(RETRY_MS);
+        },
+      )
+      .finally(() => {
+        this.#running = false;
+        this.#lastRunAt = Date.now();
+        if (this.#again) {
+          this.#again = false;
+          this.#schedule();
+        }
+      });
   }
 
   // ---- following the room -----------------------------------------------------------------------
 
-  /** One read of the room; repaints and converts the main area only when something changed. */
-  async poll(): Promise<void> {
-    const row = await this.#read();
-    if (!row) return;
+  /** One update from what was heard; repaints and converts the main area only when something changed. */
+  async refresh(): Promise<void> {
+    const row = this.#room.row(await this.#prefixOf(this.#room.documentId));
     this.#creatorId = row.create_user;
-    const boardSeq = row.board_seq === null ? 0 : Number(row.board_seq);
     const plan = this.#planOf(row);
     let viewChanged = false;
 
     if (plan.layer) {
-      const held = await this.#layer(plan.layer, boardSeq);
+      const held = await this.#layer(plan.layer);
       if (plan.layer !== this.#source) {
         this.#source = plan.layer;
         this.#renderer.setSource(() => held.view.view.values());
+        this.#renderer.requestFull();
         this.#dirty = true;
       }
       this.#follow(plan.follow ? held.view.viewport : undefined);
@@ -278,15 +306,18 @@ export class RoomScene implements Scene {
       this.#follow(undefined);
     }
     if (plan.background !== this.#plan?.background) this.#renderer.setBackground(plan.background);
-    const backdrop = plan.kind === 'ppt' && plan.slideKey ? this.#slides.get(plan.slideKey) : undefined;
-    if (plan.kind === 'ppt' && plan.slideKey && !backdrop) void this.#slide(plan.slideKey);
+    const backdrop = plan.kind === 'ppt' && plan.slideKey ? this.#pictures.slideOf(plan.slideKey) : undefined;
+    if (plan.kind === 'ppt' && plan.slideKey && !backdrop) void this.#pictures.slide(plan.slideKey);
     const offsetY = backdrop ? slideOffset({ width: backdrop.width, height: backdrop.height }, plan.scroll, BOARD_WIDTH, BOARD_HEIGHT) : 0;
     const backdropKey = backdrop ? `${plan.slideKey}|${offsetY}` : '';
     if (backdropKey !== this.#backdropKey) {
       this.#backdropKey = backdropKey;
       this.#renderer.setBackdrop(backdrop ? { image: backdrop as unknown as HTMLImageElement, offsetY } : null);
     }
-    if (plan.kind === 'ppt' && row.document_id && row.pages_prefix && row.page_count) this.#preload(row, plan);
+    if (plan.kind === 'ppt' && row.document_id && row.pages_prefix && row.page_count) {
+      const pages = row.page_count;
+      this.#pictures.preload(row.pages_prefix, Math.min(Math.max(1, row.ppt_current_page), pages), pages, plan.slideKey);
+    }
 
     const video = plan.kind === 'video' ? await this.#video(row) : null;
     const viewKey = `${plan.kind}|${JSON.stringify(video)}`;
@@ -311,8 +342,14 @@ export class RoomScene implements Scene {
     }
   }
 
-  #read(): Promise<RoomRead | undefined> {
-    return this.#rooms.read(this.#roomId);
+  /** The shown document's object prefix (its pages and video are under it): no channel carries it, so it is read once per document. */
+  async #prefixOf(documentId: string): Promise<string | null> {
+    if (!documentId) return null;
+    if (this.#prefix?.id !== documentId) {
+      const doc = await this.#documents.byId(documentId);
+      this.#prefix = { id: documentId, prefix: doc?.pages_prefix ?? null };
+    }
+    return this.#prefix.prefix;
   }
 
   /** The view the students' stage shows (app/classroom/views.ts shownView, core/courseware/paging.ts coursewareView). */
@@ -350,47 +387,39 @@ export class RoomScene implements Scene {
   }
 
   /**
-   * The layer, brought up to the room's counter: loaded from its snapshot and the operations after
-   * it the first time; after that only its operations past the last counter seen, and only when the
-   * counter moved. A snapshot written past what this layer holds (compaction deleted operations it
-   * had not read) loads it again.
+   * The layer as the board channel tells it: loaded with `getBoard` the first time it is shown (the
+   * operations heard meanwhile applied after), then kept up by each operation heard. Kept while it
+   * is among the last LAYER_CACHE shown.
    */
-  async #layer(page: string, boardSeq: number): Promise<HeldLayer> {
+  async #layer(page: string): Promise<HeldLayer> {
     let held = this.#layers.get(page);
     if (held) {
       // Most recently used last.
       this.#layers.delete(page);
       this.#layers.set(page, held);
-    }
-    if (!held) {
-      held = { view: new LayerView(page), checked: boardSeq };
-      await this.#loadLayer(held);
-      this.#layers.set(page, held);
+    } else {
+      const fresh: HeldLayer = { view: new LayerView(page), ready: Promise.resolve(), early: [] };
+      fresh.ready = this.#loadLayer(fresh);
+      this.#layers.set(page, fresh);
       if (this.#layers.size > LAYER_CACHE) this.#layers.delete(this.#layers.keys().next().value!);
-      return held;
+      held = fresh;
     }
-    if (boardSeq <= held.checked) return held;
-    const bodies = await this.#repo.pageOpsAfter(this.#roomId, page, held.checked);
-    let change: Change = { kind: 'none' };
-    for (const body of bodies)
-      change = merge(change, held.view.applySequenced(plain(JSON.parse(body) as SequencedOp & { target?: number })));
-    const snapSeq = await this.#repo.snapshotSeq(this.#roomId, page);
-    if (snapSeq !== null && snapSeq > held.view.seq) {
-      held.view = new LayerView(page);
-      held.checked = boardSeq;
-      await this.#loadLayer(held);
-      if (this.#source === page) this.#renderer.setSource(() => held.view.view.values());
-      return held;
-    }
-    held.checked = boardSeq;
-    if (this.#source === page) this.#paint(change);
+    await held.ready;
     return held;
   }
 
   async #loadLayer(held: HeldLayer): Promise<void> {
-    const { snapshot, ops } = await this.#repo.loadLayer(this.#roomId, held.view.page);
-    if (snapshot) held.view.loadState(JSON.parse(snapshot.state) as LayerState);
-    for (const op of JSON.parse(ops) as Array<SequencedOp & { target?: number }>) held.view.applySequenced(plain(op));
+    const page = held.view.page;
+    const answer = await this.#link.board.request('getBoard', { page });
+    const data = answer.data;
+    if (answer.code !== '0' || !data) {
+      if (this.#layers.get(page) === held) this.#layers.delete(page);
+      throw new Error(`recording scene: layer ${page} did not load (${answer.code} ${answer.msg})`);
+    }
+    if (data.state) held.view.loadState(data.state);
+    for (const op of data.ops) held.view.applySequenced(op);
+    for (const op of held.early ?? []) held.view.applySequenced(op);
+    held.early = null;
     held.view.loaded = true;
     this.#renderer.requestFull();
     this.#dirty = true;
@@ -435,190 +464,40 @@ export class RoomScene implements Scene {
     return this.#out.toBuffer('image/png');
   }
 
-  // ---- pictures ---------------------------------------------------------------------------------
-
-  async #objectBytes(key: string): Promise<Buffer> {
-    const got = await this.#o.objects.get(key);
-    if (!got) throw new Error(`object ${key} not found`);
-    const chunks: Buffer[] = [];
-    for await (const chunk of got.stream) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as Uint8Array));
-    return Buffer.concat(chunks);
-  }
-
-  #decode(key: string, read: () => Promise<Buffer | string>): Promise<Decoded> {
-    let p = this.#images.get(key);
-    if (!p) {
-      p = read().then((src) => loadImage(src));
-      this.#images.set(key, p);
-      p.catch(() => this.#images.delete(key));
-      if (this.#images.size > IMAGE_CACHE) this.#images.delete(this.#images.keys().next().value!);
-    }
-    return p;
-  }
-
-  /** A board picture: an uploaded image (its object key) or a stencil (our own SVG). */
-  #loadBoardImage(url: string): Promise<Decoded> {
-    if (url.startsWith('object:')) return this.#decode(url, () => this.#objectBytes(url.slice('object:'.length)));
-    const id = url.slice('stencil:'.length);
-    return this.#decode(url, () => readFile(path.resolve(import.meta.dirname, '../../server/static/stencils', `${id}.svg`)));
-  }
-
-  /** Loads a slide image; the next poll puts it under the ink. */
-  async #slide(key: string): Promise<Decoded | null> {
-    const failed = this.#slideFailed.get(key);
-    if (failed !== undefined && Date.now() - failed < SLIDE_RETRY_MS) return null;
-    try {
-      const img = await this.#decode(key, () => this.#objectBytes(key));
-      this.#slideFailed.delete(key);
-      this.#slides.set(key, img);
-      if (this.#slides.size > IMAGE_CACHE) this.#slides.delete(this.#slides.keys().next().value!);
-      return img;
-    } catch (err) {
-      // The slide stays away (the board's colour under the ink) until a later try finds it.
-      if (!this.#slideFailed.has(key)) this.#o.logger.warn({ err, key }, 'recording scene: a slide image did not load');
-      this.#slideFailed.set(key, Date.now());
-      return null;
-    }
-  }
-
-  /** The pages next to the shown one, so a page turn shows at once (the browser does the same). */
-  #preload(row: RoomRead, plan: MainPlan): void {
-    const pages = row.page_count ?? 0;
-    const page = Math.min(Math.max(1, row.ppt_current_page), pages);
-    for (const n of [page + 1, page - 1]) {
-      if (n < 1 || n > pages) continue;
-      const key = pageKey(row.pages_prefix!, n);
-      if (key !== plan.slideKey && !this.#slides.has(key) && !this.#images.has(key)) void this.#slide(key);
-    }
-  }
-
-  /**
-   * The video courseware's link and the creator's last control, as viewers follow it (ADR 051): a
-   * control that puts the video within 1 s of where it already is (the heartbeat every 5 s while it
-   * plays) keeps the state as it was, so the compositor's reader is not restarted; a play, a pause
-   * or a seek gives a new state. The link is signed when a new state needs it and is older than
-   * half its lifetime.
-   */
-  async #video(row: RoomRead): Promise<SceneView['video']> {
-    const key = videoKey(row.pages_prefix!);
-    const now = Date.now();
-    let control: { type?: unknown; currentTime?: unknown; at?: unknown } = {};
-    try {
-      control = row.doc_video ? (JSON.parse(row.doc_video) as typeof control) : {};
-    } catch {
-      control = {};
-    }
-    const position = Number(control.currentTime);
-    const at = Number(control.at);
-    const playing = control.type === 'play';
-    const positionSec = Number.isFinite(position) && position > 0 ? position : 0;
-    const last = this.#videoState;
-    if (last && last.key === key && last.view.playing === playing) {
-      const atMs = Number.isFinite(at) && at > 0 ? at : last.view.atMs;
-      // Where each says the video is at one instant (server times on both sides, so no clock skew).
-      const drift = playing ? positionSec - last.view.positionSec - (atMs - last.view.atMs) / 1000 : positionSec - last.view.positionSec;
-      if (Math.abs(drift) <= (playing ? VIDEO_RESYNC_S : 0)) return last.view;
-    }
-    if (!this.#videoSigned || this.#videoSigned.key !== key || now - this.#videoSigned.at > VIDEO_RESIGN_MS) {
-      this.#videoSigned = { key, url: await this.#o.objects.signedGetUrl(key, SIGNED_URL_TTL_SECONDS), at: now };
-    }
-    const view = { url: this.#videoSigned.url, playing, positionSec, atMs: Number.isFinite(at) && at > 0 ? at : now };
-    this.#videoState = { key, view };
-    return view;
+  /** The video courseware's state (scene-video.ts). */
+  #video(row: RoomRead): Promise<SceneView['video']> {
+    return this.#videoOf.view(videoKey(row.pages_prefix!), row.doc_video);
   }
 
   // ---- names ------------------------------------------------------------------------------------
 
-  /** Names of the people seated in the room (the tiles' labels are drawn from these). */
-  async loadNames(userIds?: readonly string[]): Promise<void> {
-    const rows = await this.#rooms.names(this.#roomId, userIds);
-    // Someone asked for who has no account row keeps a blank strip, and is not asked for again.
-    const found = new Set(rows.map((r) => r.id));
-    for (const id of userIds ?? []) if (!found.has(id) && !this.#names.has(id)) this.#names.set(id, '');
-    let changed = false;
-    for (const r of rows) {
-      if (this.#names.get(r.id) === r.name) continue;
-      this.#names.set(r.id, r.name);
-      for (const k of [...this.#labels.keys()]) if (k.startsWith(`${r.id}|`)) this.#labels.delete(k);
-      changed = true;
-    }
-    if (changed) this.#view = { ...this.#view, version: this.#view.version + 1 };
+  /** Names of everyone who has sat in the room (read once, at open: the member list holds only who is online). */
+  loadSeatedNames(): Promise<void> {
+    return this.#labelsOf.loadSeated(this.#o.roomNumber);
+  }
+
+  /** Names of people the room's member list did not tell (someone who came later, a tile seen first). */
+  loadNames(userIds: readonly string[]): Promise<void> {
+    return this.#labelsOf.load(userIds);
   }
 
   label(userId: string, w: number, h: number): Buffer {
-    const key = `${userId}|${w}|${h}`;
-    const hit = this.#labels.get(key);
-    if (hit) return hit;
-    const name = this.#names.get(userId);
-    if (name === undefined && /^\d{1,19}$/.test(userId) && !this.#asking.has(userId)) {
-      // Someone not seen yet: a blank strip now, their name as soon as it is read (the version moves).
-      this.#asking.add(userId);
-      this.loadNames([userId]).then(
-        () => this.#asking.delete(userId),
-        (err: unknown) => {
-          this.#asking.delete(userId);
-          this.#o.logger.warn({ err, userId }, 'recording scene: a name could not be read');
-        },
-      );
-    }
-    // A name not read yet shares one blank strip per size: the compositor compares strips by identity.
-    const cacheKey = name === undefined ? `|${w}|${h}` : key;
-    const blank = this.#labels.get(cacheKey);
-    if (blank) return blank;
-    const strip = drawLabel(name ?? '', w, h);
-    this.#labels.set(cacheKey, strip);
-    if (this.#labels.size > LABEL_CACHE) this.#labels.delete(this.#labels.keys().next().value!);
-    return strip;
+    return this.#labelsOf.label(userId, w, h);
   }
 }
 
-/** An operation as the log stores it, without the undo bookkeeping (`target`) clients never see. */
-function plain(op: SequencedOp & { target?: number }): SequencedOp {
-  if (op.target === undefined) return op;
-  const { target: _t, ...rest } = op;
-  return rest;
-}
-
-function merge(a: Change, b: Change): Change {
-  if (a.kind === 'full' || b.kind === 'full') return { kind: 'full' };
-  if (a.kind === 'none') return b;
-  if (b.kind === 'none') return a;
-  return { kind: 'append', items: [...a.items, ...b.items] };
-}
-
-/** A dark strip with the name in white, cut with an ellipsis when too long. */
-export function drawLabel(name: string, w: number, h: number): Buffer {
-  const canvas = createCanvas(w, h);
-  const ctx = canvas.getContext('2d');
-  ctx.fillStyle = STRIP_BACKGROUND;
-  ctx.fillRect(0, 0, w, h);
-  const text = name.trim();
-  if (text) {
-    const size = Math.max(8, Math.round(h * 0.58));
-    const pad = Math.max(4, Math.round(h / 3));
-    ctx.font = `${size}px ${LABEL_FONT}`;
-    ctx.fillStyle = STRIP_TEXT;
-    ctx.textBaseline = 'middle';
-    const room = w - 2 * pad;
-    let shown = text;
-    if (ctx.measureText(shown).width > room) {
-      const chars = [...text];
-      while (chars.length > 0 && ctx.measureText(`${chars.join('')}…`).width > room) chars.pop();
-      shown = `${chars.join('')}…`;
-    }
-    ctx.fillText(shown, pad, h / 2);
-  }
-  return rgbaToYuv420p(canvas.data(), w, h);
-}
-
-/** Opens the scene of a room: reads it once (so `current()` is right at once), then follows it until `close()`. */
+/** Opens the scene of a room: joins it as its hidden recorder, makes the first picture from the join's snapshot, then follows it until `close()`. */
 export async function openRoomScene(o: SceneOptions): Promise<RoomScene> {
   registerSceneFonts(o.logger);
-  const room = await new SceneRepository(o.db).latestRoom(o.roomNumber);
-  if (!room) throw new Error(`room ${o.roomNumber} not found`);
-  const scene = new RoomScene(o, room.id, room.create_user);
-  await scene.poll();
-  await scene.loadNames().catch((err: unknown) => o.logger.warn({ err }, 'recording scene: names could not be read'));
+  const link = await RoomLink.open({ webUrl: o.webUrl, roomNumber: o.roomNumber, tokens: o.tokens, logger: o.logger });
+  const scene = new RoomScene(o, link);
+  try {
+    await scene.refresh();
+  } catch (err) {
+    scene.close();
+    throw err;
+  }
+  await scene.loadSeatedNames().catch((err: unknown) => o.logger.warn({ err }, 'recording scene: names could not be read'));
   scene.start();
   return scene;
 }
