@@ -84,8 +84,8 @@ it(
     const counting = new Counting();
     const db = p.database.db.withPlugin(counting);
     const roomState = new RoomState(new RoomStateRepository(db), new LocalRoomChangeRelay());
-    const tasks = new RecordTasks(new RecordingRepository(db), roomState, p.events, p.clock, p.config);
-    const live = new LiveTasks(new LiveTaskRepository(db), roomState, p.events, p.clock, p.config, p.secret);
+    const tasks = new RecordTasks(new RecordingRepository(db, p.config), roomState, p.events, p.clock);
+    const live = new LiveTasks(new LiveTaskRepository(db, p.config), roomState, p.events, p.clock, p.secret);
     const listeners = new Set<(note: string) => void>();
     const listening = await listen(p.database, RECORDER_TASKS_CHANNEL, (note) => listeners.forEach((l) => l(note)));
     const logger = createLogger('silent');
