@@ -24,9 +24,10 @@ import { useStudioBoard } from './StudioBoard.tsx';
 import { useStudioDoc } from './StudioDoc.tsx';
 import { useStudioMedia, type StudioMedia } from './useStudioMedia.ts';
 import { useTakeSession, type SessionState, type TakePeek } from './useTakeSession.ts';
+import { exposeForTests } from '#app/lib/test-hooks.ts';
 import './studio.css';
 
-/** What end-to-end tests read (window.__banshuStudio). */
+/** What end-to-end tests read (window.__banshuStudio, test build only: app/lib/test-hooks.ts). */
 export interface StudioTestHook extends TakePeek {
   /** The 1280x720 canvas the recording is made from. */
   frame: () => HTMLCanvasElement | null;
@@ -163,11 +164,7 @@ function StudioScreen({ roomNumber, onBusy }: { roomNumber: string; onBusy: (bus
   const { peek } = session;
   useEffect(() => {
     const hook: StudioTestHook = { ...peek, frame: () => compositorRef.current?.canvas ?? null };
-    const w = window as unknown as { __banshuStudio?: StudioTestHook };
-    w.__banshuStudio = hook;
-    return () => {
-      if (w.__banshuStudio === hook) delete w.__banshuStudio;
-    };
+    return exposeForTests('studio', hook);
   }, [peek]);
 
   // The screen capture ended by itself (the browser's bar): back to the video; a take in progress ends now.
