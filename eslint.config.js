@@ -38,7 +38,7 @@ const layer = (files, from, names, withDatabase) => ({
 });
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'build/', 'data/', '.react-router/', 'bench/results/'] },
+  { ignores: ['node_modules/', 'build/', 'build-e2e/', 'data/', '.react-router/', 'bench/results/'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   { files: ['app/**/*.ts', 'app/**/*.tsx'], ...reactHooks.configs.flat['recommended-latest'] },

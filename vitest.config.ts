@@ -60,6 +60,8 @@ export default defineConfig({
           fileParallelism: false,
           testTimeout: 120_000,
           hookTimeout: 120_000,
+          // The test build with the window hooks the tests read (build-e2e/, ADR 110).
+          globalSetup: ['tests/e2e/global-build.ts'],
         },
       },
     ],

@@ -8,7 +8,9 @@ import { startBanshu } from './app.ts';
 const dev = process.argv.includes('--dev');
 
 try {
-  const banshu = await startBanshu(process.env, { web: { mode: dev ? 'dev' : 'build' } });
+  // BUILD_DIR: another build to serve than build/ (the e2e tests' cluster serves build-e2e/, ADR 110).
+  const buildDir = process.env['BUILD_DIR'];
+  const banshu = await startBanshu(process.env, { web: { mode: dev ? 'dev' : 'build', ...(buildDir ? { buildDir } : {}) } });
   const { config, platform } = banshu;
   platform.logger.info({ url: banshu.url, role: config.ROLE, database: platform.database.kind }, 'Banshu is running');
   process.stdout.write(`\n  Banshu (板书) is running at ${config.PUBLIC_URL ?? banshu.url}\n`);

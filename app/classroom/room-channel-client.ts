@@ -11,7 +11,7 @@
  * fetched every 10 s; a room that is gone closes the class. A successful reconnect joins again
  * and replaces the whole state with the new snapshot.
  */
-import { io, type Socket } from 'socket.io-client';
+import { io } from 'socket.io-client';
 import { openChannel, type AnswerOf, type Channel, type ChannelProblem } from '#core/channel/open.ts';
 import type { JoinAnswer } from '#core/contracts/api.ts';
 import {
@@ -19,21 +19,33 @@ import {
   ROOM_NAMESPACE,
   ROOM_PROTOCOL_VERSION,
   roomChannel,
-  type ClassModeValue,
   type ClientToServer,
   type RoomPatch,
   type roomEvents,
   type roomRequests,
 } from '#core/contracts/room-events.ts';
-import type { CoursewareRoomEvents, CoursewareRoomRequests } from '#core/contracts/courseware.ts';
-import type { LiveApiAnswers } from '#core/contracts/streaming.ts';
 import { api as realApi, isOk, NETWORK_ERROR } from '#app/lib/api.ts';
 import { channelLog, logClientEvent } from '#app/lib/client-log.ts';
 import { currentLang } from '#app/lib/lang.ts';
 import { codeMessage, networkMessage } from '#app/lib/messages.ts';
 import { refusalPath } from '#app/lib/refusal.ts';
 import { toast } from '#app/lib/toast.ts';
-import { roomReducer, type RoomAction, type RoomState } from './roomState.ts';
+import { roomReducer, type RoomAction } from './roomState.ts';
+import { RoomBroadcastCalls } from './room-broadcast-calls.ts';
+import { CoursewareRelay } from './room-channel-courseware.ts';
+import type {
+  ChannelStatus,
+  CoursewareChannel,
+  ReconnectState,
+  RoomActions,
+  RoomChannelOptions,
+  RoomChannelSnapshot,
+  RoomSocket,
+  RoomText,
+} from './room-channel-types.ts';
+
+/** For the pages and tests that import them from here. */
+export type { LiveCallAnswer, LivePlatformsAnswer, RoomSocket } from './room-channel-types.ts';
 
 export const RECONNECT_WAIT_S = 10;
 export const RECONNECT_ATTEMPTS = 3;
@@ -48,108 +60,9 @@ const ACK_TIMEOUT_MS = 10_000;
 const CLOSED_LEAVE_MS = 1000;
 const LEAVE_WAIT_MS = 1000;
 
-export type ChannelStatus = 'connecting' | 'live' | 'offline' | 'closed' | 'gone';
-
-export interface ReconnectState {
-  /** Seconds until the next attempt. */
-  countdown: number;
-  /** Failed attempts since the connection dropped. */
-  attempts: number;
-  /** An attempt is running. */
-  reconnecting: boolean;
-}
-
-/** The messages this class shows (react-i18next's `t` fits). */
-export type RoomText = (
-  key:
-    | 'classroom.roomClosed'
-    | 'modes.clock.ended'
-    | 'classroom.kicked'
-    | 'classroom.mic.failed'
-    | 'classroom.mic.rejected'
-    | 'common.refresh'
-    | 'record.button.failed'
-    | 'record.button.stopped',
-) => string;
-
-/** The socket the class drives (its requests and events go through openChannel, core/channel/open.ts). */
-export type RoomSocket = Socket;
 type RoomChannelOf = Channel<typeof roomRequests, typeof roomEvents>;
 type Payload<E extends keyof ClientToServer> = Parameters<ClientToServer[E]>[0];
 type Answer<E extends keyof ClientToServer> = AnswerOf<typeof roomRequests, E>;
-
-export interface RoomActions {
-  setView: (showState: string) => Promise<boolean>;
-  /** Trims and checks the text first; true when the server took it. */
-  sendChat: (text: string) => Promise<boolean>;
-  inviteMic: (userId: string) => Promise<boolean>;
-  answerMic: (agree: boolean) => Promise<boolean>;
-  stopMic: () => Promise<boolean>;
-  kick: (userId: string) => Promise<boolean>;
-  endRoom: () => Promise<boolean>;
-  startTrial: () => Promise<number | null>;
-  /** The class mode (creator, ADR 099); true once the server took it (the room hears it as a patch). */
-  setMode: (mode: ClassModeValue) => Promise<boolean>;
-  /** Tells the server we leave (the teacher's leaving resets the view), then closes the socket. */
-  leave: () => Promise<void>;
-  /** This person's network as the SFU grades it (1-6, 0 unknown); reported to the room for everyone's members list. */
-  reportNetwork: (quality: number) => void;
-  /** 'try now' on the reconnect overlay. */
-  reconnectNow: () => void;
-  /** A room patch (the board's wbPower and roomExtend), applied here once the server took it. */
-  patch: (patch: RoomPatch) => Promise<boolean>;
-  /** Cloud recording (creator): startTask; '2' until the recorder reports (roomRecord) or gives up (roomRecordFailed). */
-  startRecord: () => Promise<boolean>;
-  /** stopTask for the running task (asked of the server first when this page does not know it). */
-  stopRecord: () => Promise<boolean>;
-  /**
-   * Live streaming (creator, issue 14): startLive with the platform and the key (or the full
-   * address for 'custom'); liveState '2' until roomLive says live or failed. The key is sent and
-   * forgotten: it is never kept here. A refusal is answered, not toasted (the dialog shows it).
-   */
-  startLive: (platform: string, pushStreamUrl: string) => Promise<LiveCallAnswer>;
-  /** endLive: liveState '0' once the server took it (a refusal is toasted). */
-  endLive: () => Promise<boolean>;
-  /** The platforms the key dialog offers (a refusal is answered, not toasted). */
-  livePlatforms: () => Promise<LivePlatformsAnswer>;
-}
-
-/** startLive's outcome for the dialogs: ok, or the server's code and message (a network failure's code is NETWORK_ERROR). */
-export type LiveCallAnswer = { ok: true } | { ok: false; code: string; msg: string };
-export type LivePlatformsAnswer = ({ ok: true } & LiveApiAnswers['getLivePlatforms']) | { ok: false; code: string; msg: string };
-
-export interface CoursewareChannel {
-  on: <E extends keyof CoursewareRoomEvents>(event: E, handler: CoursewareRoomEvents[E]) => () => void;
-  request: <E extends keyof CoursewareRoomRequests>(
-    event: E,
-    payload: Parameters<CoursewareRoomRequests[E]>[0],
-    options?: { quiet?: boolean },
-  ) => Promise<{ code: string; msg: string }>;
-}
-
-/** What the hook reads; a new object on every change (useSyncExternalStore compares identity). */
-export interface RoomChannelSnapshot {
-  status: ChannelStatus;
-  state: RoomState | null;
-  reconnect: ReconnectState;
-}
-
-export interface RoomChannelOptions {
-  answer: JoinAnswer;
-  roomNumber: string;
-  /** Leaves the classroom (replacing the history entry); the hook sets it with setHelpers(). */
-  navigate?: (to: string) => void;
-  /** The translation of a message key (the toasts); the hook sets it with setHelpers(). */
-  t?: RoomText;
-  /** For tests: make the socket. */
-  socket?: (token: string) => RoomSocket;
-  /** For tests: the /api client. */
-  api?: typeof realApi;
-  /** For tests: no window listeners ('online', 'offline'); the default is to listen when there is a window. */
-  listenToWindow?: boolean;
-  /** Where a server message that broke its schema is told (default: the client log, ADR 108). */
-  log?: (problem: ChannelProblem) => void;
-}
 
 /** Chat text as the server will take it: trimmed, 1 to CHAT_MAX_CHARS characters; null if not. */
 export function chatText(raw: string): string | null {
@@ -168,10 +81,6 @@ export class RoomChannelClient {
   readonly #isCreator: boolean;
   readonly #makeSocket: (token: string) => RoomSocket;
   readonly #api: typeof realApi;
-  /** A start or stop request is out: a second click does nothing. */
-  #recordBusy = false;
-  /** A live start or end request is out: a second one does nothing. */
-  #liveBusy = false;
   readonly #listenToWindow: boolean;
   #navigate: (to: string) => void;
   #t: RoomText;
@@ -198,11 +107,10 @@ export class RoomChannelClient {
   #downAt: number | null = null;
   /** The SFU's 1-6 figure for this person (0 unknown): the one source the members list and tiles show. */
   #networkQuality = 0;
-  readonly #cwListeners: { [K in keyof CoursewareRoomEvents]: Set<CoursewareRoomEvents[K]> } = {
-    documentConvert: new Set(),
-    courseware: new Set(),
-    videoControl: new Set(),
-  };
+  readonly #courseware = new CoursewareRelay();
+
+  /** Recording and live push (room-broadcast-calls.ts). */
+  readonly #broadcast: RoomBroadcastCalls;
 
   /** The requests, bound (a stable object for React props). */
   readonly actions: RoomActions;
@@ -219,6 +127,16 @@ export class RoomChannelClient {
     this.#navigate = options.navigate ?? (() => undefined);
     this.#t = options.t ?? ((key) => key);
     this.#log = options.log ?? channelLog(options.roomNumber);
+    this.#broadcast = new RoomBroadcastCalls({
+      answer: this.#answer,
+      roomNumber: this.#roomNumber,
+      isCreator: this.#isCreator,
+      api: this.#api,
+      state: () => this.#snapshot.state,
+      dispatch: (action) => this.#dispatch(action),
+      ended: () => this.#ended,
+      t: (key) => this.#t(key),
+    });
     this.actions = {
       setView: (showState) => this.#patch({ showState }),
       sendChat: (raw) => this.#sendChat(raw),
@@ -236,20 +154,13 @@ export class RoomChannelClient {
       patch: (patch) => this.#patch(patch),
       reportNetwork: (quality) => this.#reportNetwork(quality),
       reconnectNow: () => this.#reconnectNow(),
-      startRecord: () => this.#startRecord(),
-      stopRecord: () => this.#stopRecord(),
-      startLive: (platform, pushStreamUrl) => this.#startLive(platform, pushStreamUrl),
-      endLive: () => this.#endLive(),
-      livePlatforms: () => this.#livePlatforms(),
+      startRecord: () => this.#broadcast.startRecord(),
+      stopRecord: () => this.#broadcast.stopRecord(),
+      startLive: (platform, pushStreamUrl) => this.#broadcast.startLive(platform, pushStreamUrl),
+      endLive: () => this.#broadcast.endLive(),
+      livePlatforms: () => this.#broadcast.livePlatforms(),
     };
-    this.courseware = {
-      on: (event, handler) => {
-        const set = this.#cwListeners[event];
-        set.add(handler);
-        return () => void set.delete(handler);
-      },
-      request: (event, payload, options) => this.#request(event, payload, options),
-    };
+    this.courseware = this.#courseware.channel((event, payload, options) => this.#request(event, payload, options));
   }
 
   readonly subscribe = (listener: () => void): (() => void) => {
@@ -464,8 +375,8 @@ export class RoomChannelClient {
           status: 'live',
         });
         this.#reportQuality();
-        void this.#learnRecording();
-        void this.#learnLive();
+        void this.#broadcast.learnRecording();
+        void this.#broadcast.learnLive();
       });
     });
     socket.on('connect_error', (error: Error) => {
@@ -522,7 +433,7 @@ export class RoomChannelClient {
     channel.on('roomClosed', (closed) => this.#roomGone(closed.reason));
     // Cloud recording (issue 13): the recorder started, or nobody took the task / it failed.
     channel.on('roomRecord', (p) => {
-      this.#dispatch({ type: 'record', recordState: '1', taskId: p.taskId, at: Date.now(), ...this.#localStart(p.startedAt) });
+      this.#dispatch({ type: 'record', recordState: '1', taskId: p.taskId, at: Date.now(), ...this.#broadcast.localStart(p.startedAt) });
     });
     channel.on('roomRecordFailed', (p) => {
       const known = this.#snapshot.state?.record.taskId ?? '';
@@ -533,9 +444,9 @@ export class RoomChannelClient {
     });
     // Live streaming (issue 14): started, live, bitrate, reconnecting, ended or failed.
     channel.on('roomLive', (status) => this.#dispatch({ type: 'live', status, at: Date.now() }));
-    channel.on('documentConvert', (p) => this.#cwListeners.documentConvert.forEach((handler) => handler(p)));
-    channel.on('courseware', (p) => this.#cwListeners.courseware.forEach((handler) => handler(p)));
-    channel.on('videoControl', (p) => this.#cwListeners.videoControl.forEach((handler) => handler(p)));
+    channel.on('documentConvert', (p) => this.#courseware.emit('documentConvert', p));
+    channel.on('courseware', (p) => this.#courseware.emit('courseware', p));
+    channel.on('videoControl', (p) => this.#courseware.emit('videoControl', p));
   }
 
   async #request<E extends keyof ClientToServer>(event: E, payload: Payload<E>, options: { quiet?: boolean } = {}): Promise<Answer<E>> {
@@ -578,160 +489,6 @@ export class RoomChannelClient {
       return;
     this.#reportedQuality = quality;
     channel.send('customRoomEvent', { networkQuality: quality });
-  }
-
-  /** A start time in server time (roomRecord, getRoomMemberRecordState) as the action's local `startedAt`; nothing when absent. */
-  #localStart(startedAt: number | undefined): { startedAt?: number } {
-    if (typeof startedAt !== 'number' || !(startedAt > 0)) return {};
-    return { startedAt: startedAt - (this.#snapshot.state?.clockSkew ?? 0) };
-  }
-
-  /**
-   * After a (re)join as the creator while a recording runs: its task id (from the join answer at
-   * once, so stop works), and, while it records, when it began (the state call): a reloaded page's
-   * elapsed time counts from the real start, not from the reload.
-   */
-  async #learnRecording(): Promise<void> {
-    const state = this.#snapshot.state;
-    const running = state?.roomInfo.recordState === '1' || state?.roomInfo.recordState === '2';
-    if (!this.#isCreator || !state || !running || state.record.taskId) return;
-    const joined = this.#answer.userRecordInfo?.taskId;
-    if (joined && this.#answer.userRecordInfo.recordState === state.roomInfo.recordState) {
-      this.#dispatch({ type: 'record', recordState: state.roomInfo.recordState, taskId: joined, at: Date.now() });
-      // Starting: roomRecord will carry the start time.
-      if (state.roomInfo.recordState === '2') return;
-    }
-    const answer = await this.#api('getRoomMemberRecordState', { roomNumber: this.#roomNumber }, { quietNetworkError: true });
-    if (!isOk(answer) || this.#ended) return;
-    const { recordState, taskId, startedAt } = answer.data;
-    // A stop or another task came over the socket meanwhile: it wins over this older read.
-    const now = this.#snapshot.state;
-    if (!now || now.roomInfo.recordState === '0' || (now.record.taskId && now.record.taskId !== taskId)) return;
-    this.#dispatch({ type: 'record', recordState, taskId, at: Date.now(), ...this.#localStart(startedAt) });
-  }
-
-  #refusal(answer: { code: string; msg: string }): void {
-    if (answer.code === NETWORK_ERROR) toast.error(answer.msg || networkMessage(currentLang()));
-    else toast.error(answer.msg || codeMessage(answer.code, currentLang()) || this.#t('common.refresh'));
-  }
-
-  async #startRecord(): Promise<boolean> {
-    const state = this.#snapshot.state;
-    if (!this.#isCreator || this.#recordBusy || !state || state.roomInfo.recordState !== '0') return false;
-    this.#recordBusy = true;
-    const answer = await this.#api('startTask', { roomNumber: this.#roomNumber }, { quietNetworkError: true });
-    this.#recordBusy = false;
-    if (!isOk(answer)) {
-      this.#refusal(answer);
-      return false;
-    }
-    // The server's own patch ('2') or even roomRecord ('1') may have come first: never step back.
-    if (this.#snapshot.state?.roomInfo.recordState === '1') return true;
-    this.#dispatch({ type: 'record', recordState: '2', taskId: answer.data.taskId, at: Date.now() });
-    return true;
-  }
-
-  async #stopRecord(): Promise<boolean> {
-    const state = this.#snapshot.state;
-    if (!this.#isCreator || this.#recordBusy || !state || state.roomInfo.recordState === '0') return false;
-    this.#recordBusy = true;
-    try {
-      let taskId = state.record.taskId;
-      if (!taskId) {
-        const known = await this.#api('getRoomMemberRecordState', { roomNumber: this.#roomNumber }, { quietNetworkError: true });
-        if (!isOk(known)) {
-          this.#refusal(known);
-          return false;
-        }
-        taskId = known.data.taskId;
-      }
-      const answer = await this.#api('stopTask', { roomNumber: this.#roomNumber, taskId }, { quietNetworkError: true });
-      if (answer.code !== '0') {
-        this.#refusal(answer);
-        return false;
-      }
-      this.#dispatch({ type: 'record', recordState: '0', at: Date.now() });
-      toast.success(this.#t('record.button.stopped'));
-      return true;
-    } finally {
-      this.#recordBusy = false;
-    }
-  }
-
-  /** The message of a refused /api answer, in the page's language. */
-  #answerMessage(answer: { code: string; msg: string }): string {
-    if (answer.code === NETWORK_ERROR) return answer.msg || networkMessage(currentLang());
-    return answer.msg || codeMessage(answer.code, currentLang()) || this.#t('common.refresh');
-  }
-
-  /**
-   * After a (re)join as the creator while a push is starting or live: its platform, start time
-   * and bitrate (the state call), so a reloaded page's progress dialog and elapsed time are right.
-   */
-  async #learnLive(): Promise<void> {
-    const state = this.#snapshot.state;
-    if (!this.#isCreator || !state || (state.roomInfo.liveState ?? '0') === '0') return;
-    const answer = await this.#api('getLiveState', { roomNumber: this.#roomNumber }, { quietNetworkError: true });
-    if (!isOk(answer) || this.#ended) return;
-    // An end that came over the socket meanwhile wins over this older read.
-    if ((this.#snapshot.state?.roomInfo.liveState ?? '0') === '0') return;
-    this.#dispatch({ type: 'live', status: answer.data, at: Date.now() });
-  }
-
-  async #livePlatforms(): Promise<LivePlatformsAnswer> {
-    const answer = await this.#api('getLivePlatforms', { roomNumber: this.#roomNumber }, { quietNetworkError: true });
-    if (isOk(answer)) return { ok: true, platforms: answer.data.platforms, custom: answer.data.custom };
-    return { ok: false, code: answer.code, msg: this.#answerMessage(answer) };
-  }
-
-  async #startLive(platform: string, pushStreamUrl: string): Promise<LiveCallAnswer> {
-    const state = this.#snapshot.state;
-    if (!this.#isCreator || this.#liveBusy || !state) return { ok: false, code: 'busy', msg: '' };
-    this.#liveBusy = true;
-    try {
-      const answer = await this.#api(
-        'startLive',
-        { roomNumber: this.#roomNumber, pushPlatform: platform, pushStreamUrl },
-        { quietNetworkError: true },
-      );
-      if (!isOk(answer)) {
-        // Already live (another tab): learn that push so the button shows it.
-        if (answer.code === '38003') void this.#learnLive();
-        return { ok: false, code: answer.code, msg: this.#answerMessage(answer) };
-      }
-      const status = { taskId: answer.data.taskId, liveState: '2' as const, platform, startedAt: null, kbps: 0, reconnecting: false };
-      this.#dispatch({ type: 'live', status, at: Date.now() });
-      return { ok: true };
-    } finally {
-      this.#liveBusy = false;
-    }
-  }
-
-  async #endLive(): Promise<boolean> {
-    const state = this.#snapshot.state;
-    if (!this.#isCreator || this.#liveBusy || !state) return false;
-    this.#liveBusy = true;
-    try {
-      const answer = await this.#api('endLive', { roomNumber: this.#roomNumber }, { quietNetworkError: true });
-      // 38004: nothing is live any more (it ended meanwhile): the button says so too.
-      if (answer.code !== '0' && answer.code !== '38004') {
-        this.#refusal(answer);
-        return false;
-      }
-      const live = this.#snapshot.state?.live;
-      const status = {
-        taskId: live?.taskId ?? '',
-        liveState: '0' as const,
-        platform: live?.platform ?? '',
-        startedAt: null,
-        kbps: 0,
-        reconnecting: false,
-      };
-      this.#dispatch({ type: 'live', status, at: Date.now() });
-      return true;
-    } finally {
-      this.#liveBusy = false;
-    }
   }
 
   #reconnectNow(): void {

@@ -7,27 +7,19 @@ import { useEffect, useMemo, useSyncExternalStore } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useNavigate } from 'react-router';
 import type { JoinAnswer } from '#core/contracts/api.ts';
-import {
-  RoomChannelClient,
-  type ChannelStatus,
-  type CoursewareChannel,
-  type ReconnectState,
-  type RoomActions,
-} from './room-channel-client.ts';
+import { RoomChannelClient } from './room-channel-client.ts';
+import type { ChannelStatus, CoursewareChannel, ReconnectState, RoomActions } from './room-channel-types.ts';
 import type { RoomState } from './roomState.ts';
 
-export {
-  chatText,
-  POLL_MS,
-  RECONNECT_ATTEMPTS,
-  RECONNECT_WAIT_S,
-  type ChannelStatus,
-  type CoursewareChannel,
-  type LiveCallAnswer,
-  type LivePlatformsAnswer,
-  type ReconnectState,
-  type RoomActions,
-} from './room-channel-client.ts';
+export { chatText, POLL_MS, RECONNECT_ATTEMPTS, RECONNECT_WAIT_S } from './room-channel-client.ts';
+export type {
+  ChannelStatus,
+  CoursewareChannel,
+  LiveCallAnswer,
+  LivePlatformsAnswer,
+  ReconnectState,
+  RoomActions,
+} from './room-channel-types.ts';
 
 export interface RoomChannel {
   status: ChannelStatus;

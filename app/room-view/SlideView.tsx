@@ -15,7 +15,7 @@ import { BoardCanvas } from '#app/board/BoardCanvas.tsx';
 import { DEFAULT_TOOLS, readExtend, type ToolState } from '#core/board/draw/tools.ts';
 import { ImageUrls } from '#app/board/net.ts';
 import type { BoardRenderer } from '#core/board/draw/renderer.ts';
-import type { BoardTestHook } from '#app/board/BoardView.tsx';
+import { useBoardTestHook } from '#app/board/useBoardTestHook.ts';
 import { slideOffset } from '#core/courseware/paging.ts';
 import { useSlideImage } from '#app/courseware/useSlideImage.ts';
 import { toast } from '#app/lib/toast.ts';
@@ -55,12 +55,9 @@ export function SlideView({ state, phone = false, boardNote = true }: SlideViewP
   const imageUrl = useCallback((src: string) => imageUrls.get(src), [imageUrls]);
   const stencilUrl = useCallback(() => null, []);
 
-  // The test hook, in the shape the board's own (BoardTestHook of app/board/BoardView.tsx).
-  useEffect(() => {
-    if (!store) return;
-    const hook: BoardTestHook = { store, page: () => layer, renderer: () => renderer, token };
-    (window as unknown as { __banshuBoard?: BoardTestHook }).__banshuBoard = hook;
-  }, [store, layer, renderer, token]);
+  // The e2e tests' view of this board, in the board's own shape (test build only, ADR 110).
+  const currentRenderer = useCallback(() => renderer, [renderer]);
+  useBoardTestHook(store, layer, currentRenderer, token);
 
   const turn = async (page: number) => {
     const answer = await state.turnPage(page);

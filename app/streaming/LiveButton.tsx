@@ -3,7 +3,7 @@ import { useTranslation } from 'react-i18next';
 import { Dialog } from '#app/components/Dialog.tsx';
 import { toast } from '#app/lib/toast.ts';
 import { CUSTOM_PLATFORM, LIVE_END_DEBOUNCE_MS, type LiveState } from '#core/contracts/streaming.ts';
-import type { LiveCallAnswer, LivePlatformsAnswer } from '#app/classroom/room-channel-client.ts';
+import type { LiveCallAnswer, LivePlatformsAnswer } from '#app/classroom/room-channel-types.ts';
 import type { LiveInfo } from '#app/classroom/roomState.ts';
 import { debouncedCall } from './debounce.ts';
 import { LiveKeyDialog } from './LiveKeyDialog.tsx';

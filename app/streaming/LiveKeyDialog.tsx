@@ -2,7 +2,7 @@ import { useEffect, useId, useMemo, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Dialog } from '#app/components/Dialog.tsx';
 import { CUSTOM_PLATFORM, LIVE_START_DEBOUNCE_MS } from '#core/contracts/streaming.ts';
-import type { LiveCallAnswer, LivePlatformsAnswer } from '#app/classroom/room-channel-client.ts';
+import type { LiveCallAnswer, LivePlatformsAnswer } from '#app/classroom/room-channel-types.ts';
 import { useLiveText } from './useLiveText.ts';
 import { debouncedCall } from './debounce.ts';
 import { fieldMessageOfCode, liveFieldProblem } from './live-format.ts';

@@ -5,28 +5,30 @@
  * record controls. After a take, the save screen. Computer only: a phone-sized window gets a
  * message with a way back instead (unless a take is in hand).
  */
-import { useEffect, useLayoutEffect, useRef, useState, type KeyboardEvent, type ReactNode } from 'react';
+import { useEffect, useLayoutEffect, useRef, useState, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useNavigate } from 'react-router';
 import { Button } from '#app/components/Button.tsx';
 import { useConfirm } from '#app/components/Dialog.tsx';
 import { LanguageSwitch } from '#app/components/lang.tsx';
 import { toast } from '#app/lib/toast.ts';
-import { formatLiveClock } from '#app/streaming/live-format.ts';
 import { AudioMix, Compositor, type StudioView } from './compositor.ts';
 import { canShareScreen } from './devices.ts';
-import { StudioIcon, type StudioIconName } from './icons.tsx';
+import { StudioIcon } from './icons.tsx';
 import { RecoverDialog } from './RecoverDialog.tsx';
+import { ToolRail } from './StudioToolRail.tsx';
+import { RecordBar } from './StudioRecordBar.tsx';
 import { SaveScreen, type SaveExit } from './SaveScreen.tsx';
 import { SettingsDialog } from './SettingsDialog.tsx';
 import { isPhoneNow, usePhoneLayout } from '#app/lib/use-phone-layout.ts';
 import { useStudioBoard } from './StudioBoard.tsx';
 import { useStudioDoc } from './StudioDoc.tsx';
 import { useStudioMedia, type StudioMedia } from './useStudioMedia.ts';
-import { useTakeSession, type SessionState, type TakePeek } from './useTakeSession.ts';
+import { useTakeSession, type TakePeek } from './useTakeSession.ts';
+import { exposeForTests } from '#app/lib/test-hooks.ts';
 import './studio.css';
 
-/** What end-to-end tests read (window.__banshuStudio). */
+/** What end-to-end tests read (window.__banshuStudio, test build only: app/lib/test-hooks.ts). */
 export interface StudioTestHook extends TakePeek {
   /** The 1280x720 canvas the recording is made from. */
   frame: () => HTMLCanvasElement | null;
@@ -163,11 +165,7 @@ function StudioScreen({ roomNumber, onBusy }: { roomNumber: string; onBusy: (bus
   const { peek } = session;
   useEffect(() => {
     const hook: StudioTestHook = { ...peek, frame: () => compositorRef.current?.canvas ?? null };
-    const w = window as unknown as { __banshuStudio?: StudioTestHook };
-    w.__banshuStudio = hook;
-    return () => {
-      if (w.__banshuStudio === hook) delete w.__banshuStudio;
-    };
+    return exposeForTests('studio', hook);
   }, [peek]);
 
   // The screen capture ended by itself (the browser's bar): back to the video; a take in progress ends now.
@@ -398,254 +396,5 @@ function PermissionNotice({ onClose }: { onClose: () => void }) {
         <Button onClick={() => window.location.reload()}>{t('media.permReload')}</Button>
       </div>
     </div>
-  );
-}
-
-interface RailItem {
-  key: string;
-  icon: StudioIconName;
-  label: string;
-  /** The accessible name (a toggle's stays the same; aria-pressed tells its state). */
-  name: string;
-  /** The tooltip (for a toggle: what a press does). */
-  tip?: string;
-  onClick: () => void;
-  pressed?: boolean;
-  current?: boolean;
-  off?: boolean;
-  testId: string;
-}
-
-function ToolRail(props: {
-  open: boolean;
-  onOpen: (open: boolean) => void;
-  view: StudioView;
-  onView: (view: StudioView) => void;
-  media: StudioMedia;
-  onSettings: () => void;
-  onExit: () => void;
-}) {
-  const { t } = useTranslation();
-  const { media, view } = props;
-  const sharing = !!media.screen;
-  const views: RailItem[] = [
-    {
-      key: 'video',
-      icon: 'video',
-      label: t('studio.rail.video'),
-      name: t('studio.rail.videoName'),
-      onClick: () => props.onView('video'),
-      current: view === 'video',
-      testId: 'studio-tool-video',
-    },
-    {
-      key: 'board',
-      icon: 'board',
-      label: t('studio.rail.board'),
-      name: t('studio.rail.boardName'),
-      onClick: () => props.onView('board'),
-      current: view === 'board',
-      testId: 'studio-tool-board',
-    },
-    {
-      key: 'doc',
-      icon: 'doc',
-      label: t('studio.rail.doc'),
-      name: t('studio.rail.docName'),
-      onClick: () => props.onView('doc'),
-      current: view === 'doc',
-      testId: 'studio-tool-doc',
-    },
-    {
-      key: 'screen',
-      icon: sharing ? 'screenOff' : 'screen',
-      label: t('studio.rail.screen'),
-      name: sharing ? t('studio.rail.stopScreenName') : t('studio.rail.screenName'),
-      onClick: () => props.onView('screen'),
-      current: view === 'screen',
-      testId: 'studio-tool-screen',
-    },
-  ];
-  const devices: RailItem[] = [
-    {
-      key: 'mic',
-      icon: media.micOn && media.mic ? 'mic' : 'micOff',
-      label: t('studio.rail.mic'),
-      name: t('studio.rail.mic'),
-      tip: media.micOn ? t('studio.rail.micOffName') : t('studio.rail.micOnName'),
-      onClick: media.toggleMic,
-      pressed: media.micOn && !!media.mic,
-      off: !media.micOn || !media.mic,
-      testId: 'studio-tool-mic',
-    },
-    {
-      key: 'camera',
-      icon: media.cameraOn && media.camera ? 'camera' : 'cameraOff',
-      label: t('studio.rail.camera'),
-      name: t('studio.rail.camera'),
-      tip: media.cameraOn ? t('studio.rail.cameraOffName') : t('studio.rail.cameraOnName'),
-      onClick: media.toggleCamera,
-      pressed: media.cameraOn && !!media.camera,
-      off: !media.cameraOn || !media.camera,
-      testId: 'studio-tool-camera',
-    },
-    {
-      key: 'settings',
-      icon: 'settings',
-      label: t('studio.rail.settings'),
-      name: t('studio.rail.settingsName'),
-      onClick: props.onSettings,
-      testId: 'studio-tool-settings',
-    },
-  ];
-
-  // Up and down arrows move between the menu's buttons (Tab still goes through them too).
-  const onKeyDown = (e: KeyboardEvent<HTMLElement>) => {
-    if (e.key !== 'ArrowDown' && e.key !== 'ArrowUp' && e.key !== 'Home' && e.key !== 'End') return;
-    const buttons = [...e.currentTarget.querySelectorAll<HTMLButtonElement>('button:not(:disabled)')];
-    const at = buttons.indexOf(document.activeElement as HTMLButtonElement);
-    if (at < 0) return;
-    e.preventDefault();
-    const next =
-      e.key === 'Home'
-        ? 0
-        : e.key === 'End'
-          ? buttons.length - 1
-          : (at + (e.key === 'ArrowDown' ? 1 : -1) + buttons.length) % buttons.length;
-    buttons[next]?.focus();
-  };
-
-  const button = (item: RailItem) => (
-    <li key={item.key}>
-      <button
-        type="button"
-        className={`studio-tool${item.current ? ' studio-tool--current' : ''}${item.off ? ' studio-tool--off' : ''}`}
-        onClick={item.onClick}
-        aria-label={item.name}
-        title={item.tip ?? item.name}
-        aria-current={item.current ? 'true' : undefined}
-        aria-pressed={item.pressed}
-        data-testid={item.testId}
-      >
-        <StudioIcon name={item.icon} />
-        <span className="studio-tool__label" aria-hidden="true">
-          {item.label}
-        </span>
-      </button>
-    </li>
-  );
-
-  return (
-    <nav className={`studio-rail${props.open ? '' : ' studio-rail--closed'}`} aria-label={t('studio.rail.label')} onKeyDown={onKeyDown}>
-      <button
-        type="button"
-        className="studio-tool studio-tool--toggle"
-        onClick={() => props.onOpen(!props.open)}
-        aria-expanded={props.open}
-        aria-label={props.open ? t('studio.rail.hideName') : t('studio.rail.showName')}
-        title={props.open ? t('studio.rail.hideName') : t('studio.rail.showName')}
-        data-testid="studio-tool-toggle"
-      >
-        <StudioIcon name={props.open ? 'collapse' : 'expand'} />
-        <span className="studio-tool__label" aria-hidden="true">
-          {props.open ? t('studio.rail.hide') : t('studio.rail.show')}
-        </span>
-      </button>
-      {props.open ? (
-        <>
-          <ul className="studio-rail__group">{views.map(button)}</ul>
-          <ul className="studio-rail__group">{devices.map(button)}</ul>
-          <ul className="studio-rail__group studio-rail__group--end">
-            {button({
-              key: 'exit',
-              icon: 'exit',
-              label: t('studio.rail.exit'),
-              name: t('studio.rail.exitName'),
-              onClick: props.onExit,
-              testId: 'studio-tool-exit',
-            })}
-          </ul>
-        </>
-      ) : null}
-    </nav>
-  );
-}
-
-function RecordBar(props: {
-  state: SessionState;
-  elapsedMs: number;
-  ready: boolean;
-  onStart: () => void;
-  onPause: () => void;
-  onResume: () => void;
-  onStop: () => void;
-  children: ReactNode;
-}) {
-  const { t } = useTranslation();
-  const { state } = props;
-  const busy = state === 'starting' || state === 'stopping';
-  return (
-    <section className="studio-bar" aria-label={t('studio.record.bar')}>
-      <div className="studio-bar__view">{props.children}</div>
-      <div className="studio-bar__rec">
-        <span className={`studio-rec studio-rec--${state}`} data-testid="studio-rec" role="status">
-          {state === 'recording' ? (
-            <>
-              <span className="studio-rec__dot" aria-hidden="true" />
-              <span aria-hidden="true">{t('studio.record.rec')}</span>
-              <span className="visually-hidden">{t('studio.record.recording')}</span>
-            </>
-          ) : state === 'paused' ? (
-            t('studio.record.paused')
-          ) : busy ? (
-            <span className="spinner" aria-hidden="true" />
-          ) : null}
-        </span>
-        <time
-          className="studio-elapsed"
-          data-testid="studio-elapsed"
-          aria-label={t('studio.record.elapsed')}
-          dateTime={`PT${Math.floor(props.elapsedMs / 1000)}S`}
-        >
-          {formatLiveClock(props.elapsedMs)}
-        </time>
-        {state === 'idle' || state === 'starting' ? (
-          <button
-            type="button"
-            className="studio-rec-btn studio-rec-btn--start"
-            onClick={props.onStart}
-            disabled={!props.ready || busy}
-            data-testid="studio-record-start"
-          >
-            <span className="studio-rec-btn__dot" aria-hidden="true" />
-            {t('studio.record.start')}
-          </button>
-        ) : (
-          <>
-            {state === 'paused' ? (
-              <button type="button" className="studio-rec-btn" onClick={props.onResume} data-testid="studio-record-resume">
-                <StudioIcon name="resume" size={18} />
-                {t('studio.record.resume')}
-              </button>
-            ) : (
-              <button type="button" className="studio-rec-btn" onClick={props.onPause} disabled={busy} data-testid="studio-record-pause">
-                <StudioIcon name="pause" size={18} />
-                {t('studio.record.pause')}
-              </button>
-            )}
-            <button
-              type="button"
-              className="studio-rec-btn studio-rec-btn--stop"
-              onClick={props.onStop}
-              disabled={busy}
-              data-testid="studio-record-stop"
-            >
-              <StudioIcon name="stop" size={18} />
-              {t('studio.record.stop')}
-            </button>
-          </>
-        )}
-      </div>
-    </section>
   );
 }

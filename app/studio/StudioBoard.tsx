@@ -26,7 +26,7 @@ export interface StudioBoard {
   surface: ReactNode;
   /** The board's toolbar and page buttons for the bar. */
   controls: ReactNode;
-  /** For tests: the store (window.__banshuStudio). */
+  /** For tests: the store (window.__banshuStudio, test build only). */
   store: BoardStore;
 }
 

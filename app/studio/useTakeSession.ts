@@ -22,7 +22,7 @@ export interface Saving {
   recovered: boolean;
 }
 
-/** What end-to-end tests read (window.__banshuStudio): the take in hand and its upload's progress. */
+/** What end-to-end tests read (window.__banshuStudio, test build only): the take in hand and its upload's progress. */
 export interface TakePeek {
   take: () => TakeMeta | null;
   upload: () => UploadProgress | null;

@@ -18,7 +18,7 @@ import { simplePdf, writeFixture } from '#tests/fixtures/courseware.ts';
 import { startCluster, type Cluster } from '../../infra/cluster/cluster.ts';
 import { probeMedia } from '../../workers/record/join.ts';
 import { accessLog, clusterSignIn, startClusterWorld, type ClusterPerson, type ClusterWorld } from './cluster-helpers.ts';
-import { open } from './helpers.ts';
+import { E2E_BUILD_DIR, open } from './helpers.ts';
 
 /** Set to a directory to keep screenshots of the views (a person's check of the layout). */
 const SHOTS = process.env['SHOTS'];
@@ -85,7 +85,7 @@ async function drag(page: Page, from: [number, number], to: [number, number]): P
 
 beforeAll(async () => {
   dir = await mkdtemp(path.join(tmpdir(), 'banshu-cluster-e2e-'));
-  cluster = await startCluster({ env: { RECORDING_FPS: '15' } });
+  cluster = await startCluster({ env: { RECORDING_FPS: '15', BUILD_DIR: E2E_BUILD_DIR } });
   world = await startClusterWorld(cluster, { clientNice: 10 });
   db = kyselyOnPostgres(cluster.databaseUrl, 2).db;
 }, 180_000);

@@ -73,6 +73,9 @@ export function chromiumPath(nice = 0): string {
 /** The console line of a dropped channel message (app/lib/client-log.ts channelLog). */
 const CHANNEL_DROP = /^(room|board|user|media) (answer|event) \S+ dropped: /;
 
+/** The test build the e2e servers serve: the production build with the window hooks (tests/e2e/global-build.ts, ADR 110). */
+export const E2E_BUILD_DIR = path.resolve('build-e2e');
+
 export async function startWorld(
   options: {
     env?: Record<string, string>;
@@ -87,6 +90,7 @@ export async function startWorld(
   const [server, browser] = await Promise.all([
     startTestServer({
       pages: true,
+      buildDir: E2E_BUILD_DIR,
       ...(options.env ? { env: options.env } : {}),
       ...(options.jobs ? { overrides: { jobs: true } } : {}),
       ...(options.realTime ? { realTime: true } : {}),

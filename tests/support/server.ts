@@ -27,6 +27,8 @@ export interface TestServerOptions {
   postgresAdminUrl?: string | undefined;
   /** Pages from the built app (`npm run build`); default API only. */
   pages?: boolean;
+  /** Where the built pages are (default build/; the e2e tests serve build-e2e/, ADR 110). */
+  buildDir?: string;
   env?: Record<string, string>;
   /** Adapters in place of the built-in ones (same ports the real adapters use). */
   overrides?: Pick<PlatformOverrides, 'payments' | 'converter' | 'jobs'>;
@@ -68,7 +70,7 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
     jobs: false,
     ...opts.overrides,
     logger: opts.logger ?? createLogger(env['LOG_LEVEL'] ?? 'silent'),
-    web: { mode: opts.pages ? 'build' : 'none', buildDir: path.resolve('build') },
+    web: { mode: opts.pages ? 'build' : 'none', buildDir: path.resolve(opts.buildDir ?? 'build') },
   });
   return {
     url: banshu.url,

@@ -114,3 +114,22 @@ export async function captureTrack(kind: 'audio' | 'video', config = readDeviceC
   const { result } = await openCameraWithFallback(open, LOCAL_VIDEO);
   return result.getVideoTracks()[0]!;
 }
+
+/** A shared screen's frame rate at most (text over motion; ADR 078). */
+export const SCREEN_FPS = 15;
+
+/**
+ * The screen to share, as the browser's picker gives it. A shared screen is mostly slides,
+ * documents and code: sharp text at up to 1080p matters more than motion, so 15 fps at most and
+ * the 'detail' hint (under load the browser keeps the resolution and drops frames). It halves the
+ * sender's encoding and every decoder's work.
+ */
+export async function captureScreen(): Promise<MediaStreamTrack> {
+  const stream = await navigator.mediaDevices.getDisplayMedia({
+    video: { width: { max: 1920 }, height: { max: 1080 }, frameRate: { ideal: SCREEN_FPS, max: SCREEN_FPS } },
+    audio: false,
+  });
+  const track = stream.getVideoTracks()[0]!;
+  track.contentHint = 'detail';
+  return track;
+}

@@ -12,10 +12,21 @@ import { api as realApi, isOk } from '#app/lib/api.ts';
 import { currentLang } from '#app/lib/lang.ts';
 import { codeMessage } from '#app/lib/messages.ts';
 import { toast } from '#app/lib/toast.ts';
-import { parseUa } from '#app/lib/ua.ts';
-import { mergeIssue, retrySources, sourceOfKind, type DeviceIssue } from './device-issue.ts';
-import { captureTrack, problemOf, readDeviceConfig, saveDeviceConfig, type DeviceProblem } from './devices.ts';
-import { MediaSession, type MediaSessionEvents, type RemoteTrack } from './media-session.ts';
+import { mergeIssue, retrySources, sourceOfKind } from './device-issue.ts';
+import { captureScreen, captureTrack, problemOf, readDeviceConfig, saveDeviceConfig, type DeviceProblem } from './devices.ts';
+import { MediaSession, type MediaSessionEvents } from './media-session.ts';
+import { keepConnected, type MediaConnection } from './media-connection.ts';
+import { watchDevices } from './media-device-watch.ts';
+import {
+  noteChange,
+  peopleFrom,
+  type MediaActions,
+  type MediaClientOptions,
+  type MediaSessionLike,
+  type MediaSnapshot,
+  type MediaStatus,
+  type MediaText,
+} from './media-model.ts';
 
 declare global {
   interface Window {
@@ -30,138 +41,10 @@ declare global {
 }
 
 export const SCREEN_BUTTON_BLOCK_MS = 3000;
-export const RECONNECT_FIRST_MS = 1000;
-/** After a failed reconnect: the first few tries this soon (a room placed again is reached within 10 s, ADR 097). */
-export const RECONNECT_RETRY_MS = 2000;
-const QUICK_RETRIES = 2;
-export const RECONNECT_EVERY_MS = 10_000;
-const DEVICE_CHANGE_SETTLE_MS = 1000;
-/** A shared screen's frame rate at most (text over motion; ADR 078). */
-export const SCREEN_FPS = 15;
-
-export interface MediaPerson {
-  userId: string;
-  video: MediaStream | null;
-  videoPaused: boolean;
-  audio: MediaStream | null;
-  audioPaused: boolean;
-  screen: MediaStream | null;
-}
-
-export type MediaStatus = 'off' | 'connecting' | 'live' | 'offline';
-
-export interface MediaActions {
-  toggleCam: () => void;
-  toggleMic: () => void;
-  startScreen: () => void;
-  stopScreen: () => void;
-  setLayer: (userId: string, layer: Layer) => void;
-  /** The device dropdowns: store the choice and switch the live track (docs/product/02-live-classroom.md §4). */
-  switchDevice: (kind: 'videoDeviceId' | 'audioDeviceId' | 'speakerId', deviceId: string) => void;
-  /** The device-exception view's retry (and the silent microphone's): open the devices again and send them. */
-  retryDevices: (source?: 'mic' | 'camera') => void;
-  /** The device-exception view closed without a retry: the class goes on without that device. */
-  dismissIssue: () => void;
-}
-
-/** A publication the media node received nothing on for 10 s (media-server/silence.ts). */
-export interface SilentTrack {
-  userId: string;
-  source: MediaSource;
-}
-
-/** What the hook reads; a new object on every change (useSyncExternalStore compares identity). */
-export interface MediaSnapshot {
-  status: MediaStatus;
-  rights: MediaSource[];
-  local: {
-    video: MediaStream | null;
-    camOn: boolean;
-    micOn: boolean;
-    sharing: boolean;
-    screen: MediaStream | null;
-    /** The open microphone's name (the silent-microphone notice names it). */
-    micLabel: string;
-  };
-  people: Record<string, MediaPerson>;
-  levels: Record<string, number>;
-  quality: Record<string, number>;
-  /** The device exception the view shows (what happened, to which device); null when all is well. */
-  issue: DeviceIssue | null;
-  /** Publications without packets, by track id (the node's `trackSilent`). */
-  silent: Record<string, SilentTrack>;
-  screenBlocked: boolean;
-  speakerId: string;
-}
-
-/** The part of MediaSession this class uses (the tests give a fake). */
-export type MediaSessionLike = Pick<
-  MediaSession,
-  | 'rights'
-  | 'connected'
-  | 'url'
-  | 'moveTo'
-  | 'join'
-  | 'refresh'
-  | 'publish'
-  | 'unpublish'
-  | 'setPaused'
-  | 'replaceTrack'
-  | 'published'
-  | 'subscribe'
-  | 'setLayer'
-  | 'layers'
-  | 'stats'
-  | 'remoteTracks'
-  | 'dropAll'
-  | 'close'
->;
-
-/** The messages this class shows (react-i18next's `t` fits). */
-export type MediaText = (key: 'media.failed' | 'media.screenFailed') => string;
-
-export interface MediaClientOptions {
-  roomNumber: string;
-  /** For tests: make the session. */
-  session?: (url: string, events: MediaSessionEvents) => MediaSessionLike;
-  /** For tests: the /api client. */
-  api?: typeof realApi;
-  /** For tests: open a camera or microphone. */
-  capture?: typeof captureTrack;
-  /** For tests: wrap a track for a <video>/<audio> element. */
-  stream?: (track: MediaStreamTrack) => MediaStream;
-  /** The camera and microphone as the pre-join left them (ADR 089); both on when absent. */
-  initial?: { cam: boolean; mic: boolean; micFailed?: boolean };
-}
-
-/** Chrome above 72 shares screens (docs/product/02-live-classroom.md §4). */
-export function canShareScreen(ua: string, hasApi: boolean): boolean {
-  const info = parseUa(ua);
-  return hasApi && info.browser === 'chrome' && info.version[0] > 72;
-}
-
-function peopleFrom(remote: RemoteTrack[], stream: (track: MediaStreamTrack) => MediaStream): Record<string, MediaPerson> {
-  const out: Record<string, MediaPerson> = {};
-  for (const r of remote) {
-    const p = (out[r.info.userId] ??= {
-      userId: r.info.userId,
-      video: null,
-      videoPaused: false,
-      audio: null,
-      audioPaused: false,
-      screen: null,
-    });
-    const s = stream(r.track);
-    if (r.info.source === 'camera') {
-      p.video = s;
-      p.videoPaused = r.info.paused;
-    } else if (r.info.source === 'mic') {
-      p.audio = s;
-      p.audioPaused = r.info.paused;
-    } else p.screen = s;
-  }
-  return out;
-}
+export { RECONNECT_EVERY_MS, RECONNECT_FIRST_MS, RECONNECT_RETRY_MS } from './media-connection.ts';
+export { canShareScreen } from './media-model.ts';
+export type { MediaActions, MediaPerson, MediaSnapshot, MediaStatus } from './media-model.ts';
+export { SCREEN_FPS } from './devices.ts';
 
 export class MediaClient {
   readonly #roomNumber: string;
@@ -246,42 +129,10 @@ export class MediaClient {
    */
   attach(): () => void {
     this.#set({ speakerId: readDeviceConfig().speakerId ?? '' });
-    const md = typeof navigator === 'undefined' ? undefined : navigator.mediaDevices;
-    if (!md) return () => undefined;
-    let timer: ReturnType<typeof setTimeout> | null = null;
-    let detached = false;
-    const onChange = () => {
-      if (timer) clearTimeout(timer);
-      timer = setTimeout(() => {
-        void md
-          .enumerateDevices()
-          .then((list) => this.#devicesChanged(list))
-          .catch(() => undefined);
-      }, DEVICE_CHANGE_SETTLE_MS);
-    };
-    md.addEventListener('devicechange', onChange);
-    const undoPermissions: Array<() => void> = [];
-    const perms = typeof navigator.permissions?.query === 'function' ? navigator.permissions : null;
-    for (const [name, source] of [
-      ['camera', 'camera'],
-      ['microphone', 'mic'],
-    ] as const) {
-      void perms
-        ?.query({ name: name })
-        .then((status) => {
-          if (detached) return;
-          const onPerm = () => this.#permissionChanged(source, status.state);
-          status.addEventListener('change', onPerm);
-          undoPermissions.push(() => status.removeEventListener('change', onPerm));
-        })
-        .catch(() => undefined);
-    }
-    return () => {
-      detached = true;
-      if (timer) clearTimeout(timer);
-      md.removeEventListener('devicechange', onChange);
-      for (const undo of undoPermissions) undo();
-    };
+    return watchDevices({
+      devices: (list) => this.#devicesChanged(list),
+      permission: (source, state) => this.#permissionChanged(source, state),
+    });
   }
 
   /** The device list changed: a live track whose device left is gone; a missing device that came is opened. */
@@ -316,80 +167,30 @@ export class MediaClient {
   /** Connects once seated and comes back after drops, until stop(). The first token is the join answer's. */
   start(url: string, token: string): void {
     this.stop();
-    let stopped = false;
-    let timer: ReturnType<typeof setTimeout> | null = null;
-    let firstToken: string | null = token;
-    /** Failed tries in a row. */
-    let failures = 0;
+    let connection: MediaConnection | null = null;
     const session = this.#makeSession(url, {
       onRemote: (remote) => this.#set({ people: peopleFrom(remote, this.#stream) }),
       onNote: (n) => this.#note(n),
-      onDisconnect: () => {
-        if (stopped) return;
-        this.#setStatus('offline');
-        session.dropAll();
-        this.#set({ silent: {} });
-        schedule(RECONNECT_FIRST_MS);
-      },
+      onDisconnect: () => connection?.disconnected(),
     });
     this.#session = session;
     if (typeof window !== 'undefined')
       window.banshuMedia = { stats: () => session.stats(), layers: () => session.layers(), local: () => ({ ...this.#tracks }) };
-
-    const freshToken = async (): Promise<string | null> => {
-      if (firstToken) {
-        const tkn = firstToken;
-        firstToken = null;
-        return tkn;
-      }
-      // Every later token is for a reconnect: the node we had is named, so the web role checks it
-      // answers and places the room again when it does not; the answer says where the room is.
-      const env = await this.#api(
-        'createAgoraToken',
-        { roomNumber: this.#roomNumber, failedMediaUrl: session.url },
-        { quietNetworkError: true },
-      );
-      if (!isOk(env)) return null;
-      if (env.data.mediaUrl && env.data.mediaUrl !== session.url) session.moveTo(env.data.mediaUrl);
-      return env.data.mediaToken;
-    };
-
-    const connect = async () => {
-      if (stopped) return;
-      this.#setStatus(this.#snapshot.status === 'offline' ? 'offline' : 'connecting');
-      try {
-        const tkn = await freshToken();
-        if (!tkn) throw new Error('no token');
-        const existing = await session.join(tkn, currentLang());
-        if (stopped) return;
+    connection = keepConnected(session, token, {
+      roomNumber: this.#roomNumber,
+      api: this.#api,
+      status: () => this.#snapshot.status,
+      setStatus: (status) => this.#setStatus(status),
+      joined: async (existing) => {
         this.#set({ rights: session.rights });
-        failures = 0;
         this.#setStatus('live');
         await Promise.all(existing.map((tr) => session.subscribe(tr).catch(() => undefined)));
         await this.#publishAllowed();
         await this.#shareAgain(session);
-      } catch {
-        if (stopped) return;
-        session.dropAll();
-        this.#setStatus('offline');
-        failures += 1;
-        schedule(failures <= QUICK_RETRIES ? RECONNECT_RETRY_MS : RECONNECT_EVERY_MS);
-      }
-    };
-    const schedule = (ms: number) => {
-      if (timer) clearTimeout(timer);
-      timer = setTimeout(() => void connect(), ms);
-    };
-    const online = () => {
-      if (!session.connected) schedule(0);
-    };
-    if (typeof window !== 'undefined') window.addEventListener('online', online);
-    this.#stopConnection = () => {
-      stopped = true;
-      if (timer) clearTimeout(timer);
-      if (typeof window !== 'undefined') window.removeEventListener('online', online);
-    };
-    void connect();
+      },
+      dropped: () => this.#set({ silent: {} }),
+    });
+    this.#stopConnection = () => connection?.stop();
   }
 
   /** Closes the session and stops the local devices. */
@@ -586,12 +387,11 @@ export class MediaClient {
         if (session) void session.subscribe(note.track).catch(() => undefined);
         break;
       case 'audioLevels':
-        this.#set({ levels: note.levels });
-        break;
-      case 'quality': {
-        const quality = { ...this.#snapshot.quality };
-        for (const r of note.reports) quality[r.userId] = Math.max(r.up, r.down);
-        this.#set({ quality });
+      case 'quality':
+      case 'trackSilent':
+      case 'trackRemoved': {
+        const change = noteChange(this.#snapshot, note);
+        if (change) this.#set(change);
         break;
       }
       case 'rightsChanged':
@@ -607,19 +407,6 @@ export class MediaClient {
         break;
       case 'closed':
         this.#setStatus('off');
-        break;
-      case 'trackSilent': {
-        const silent = { ...this.#snapshot.silent };
-        if (note.silent) silent[note.trackId] = { userId: note.userId, source: note.source };
-        else delete silent[note.trackId];
-        this.#set({ silent });
-        break;
-      }
-      case 'trackRemoved':
-        if (note.trackId in this.#snapshot.silent) {
-          const { [note.trackId]: _gone, ...silent } = this.#snapshot.silent;
-          this.#set({ silent });
-        }
         break;
       case 'trackPaused':
       case 'layerChanged':
@@ -663,15 +450,7 @@ export class MediaClient {
     setTimeout(() => this.#set({ screenBlocked: false }), SCREEN_BUTTON_BLOCK_MS);
     void (async () => {
       try {
-        // A shared screen is mostly slides, documents and code: sharp text at up to 1080p matters
-        // more than motion, so 15 fps at most and the 'detail' hint (under load the browser keeps
-        // the resolution and drops frames). It halves the sender's encoding and every decoder's work.
-        const stream = await navigator.mediaDevices.getDisplayMedia({
-          video: { width: { max: 1920 }, height: { max: 1080 }, frameRate: { ideal: SCREEN_FPS, max: SCREEN_FPS } },
-          audio: false,
-        });
-        const track = stream.getVideoTracks()[0]!;
-        track.contentHint = 'detail';
+        const track = await captureScreen();
         this.#tracks.screen = track;
         track.addEventListener('ended', () => {
           if (this.#tracks.screen === track) this.#stopScreen();

@@ -12,206 +12,44 @@
  * (expired, '39001') makes it start over, with a new upload.
  *
  * The server and the store are reached through an UploadTransport, so the logic is tested with a
- * fake one (upload.test.ts).
+ * fake one (upload.test.ts). Its parts: the transport (upload-transport.ts), the outcomes and retry
+ * rules (upload-steps.ts), the signed addresses (upload-signing.ts).
  */
-import type { ApiData, ApiRequest, Envelope } from '#core/contracts/api.ts';
-import {
-  STUDIO_PARALLEL_PARTS,
-  STUDIO_PART_BYTES,
-  STUDIO_RETRY_DELAYS_MS,
-  STUDIO_SIGN_BATCH,
-  STUDIO_UPLOAD_RETRIES,
-  studioPartSize,
-  type SignedPart,
-} from '#core/contracts/studio.ts';
-import { api, isOk, NETWORK_ERROR, newRequestId } from '#app/lib/api.ts';
+import { STUDIO_PARALLEL_PARTS, STUDIO_PART_BYTES, STUDIO_UPLOAD_RETRIES, studioPartSize } from '#core/contracts/studio.ts';
+import type { ApiData } from '#core/contracts/api.ts';
+import { isOk, NETWORK_ERROR, newRequestId } from '#app/lib/api.ts';
 import { currentLang } from '#app/lib/lang.ts';
 import { codeMessage } from '#app/lib/messages.ts';
+import { PartLedger } from './upload-parts.ts';
+import { PartSigner } from './upload-signing.ts';
+import {
+  asUploadError,
+  errorOf,
+  retryDelayMs,
+  sleep,
+  Wakeup,
+  stepOf,
+  TOO_LARGE,
+  UPLOAD_GONE,
+  UPLOAD_INCOMPLETE,
+  UploadError,
+  type Step,
+} from './upload-steps.ts';
+import { browserTransport, type PutResult, type UploadTransport } from './upload-transport.ts';
 import type { StoredPart, Take, TakeUpload, UploadPhase, UploadProgress } from './types.ts';
 
-/** A part's address this close to its end is signed again first: a 5 MiB PUT on a slow line takes a while. */
-export const RESIGN_BEFORE_MS = 60_000;
 /** While offline, navigator.onLine is looked at this often too ('online' events do get lost). */
 export const NETWORK_POLL_MS = 1000;
-/** A PUT without upload progress for this long hangs on a dead connection: treated as a network error. */
-const STALL_MS = 60_000;
 /** New uploads opened in a row without a part stored before giving up (a server that keeps losing them). */
 const MAX_RESTARTS = 2;
-/** addlocalRecordFile retries on a network error, with the same requestId. */
-const JOIN_NETWORK_RETRIES = 2;
 
-const UPLOAD_GONE = '39001';
-const TOO_LARGE = '39002';
-const UPLOAD_INCOMPLETE = '39005';
-const TOO_FREQUENT = '39006';
-
-/**
- * Why an upload failed. code: a server code ('39002' too large, ...), 'network' (no answer while
- * the browser says it is online), 'store' (the object store refused a part or sent no ETag),
- * 'take' (the take on disk cannot be read), 'empty', 'aborted', 'client' (a bug).
- */
-export class UploadError extends Error {
-  readonly code: string;
-  constructor(code: string, message: string) {
-    super(message);
-    this.name = 'UploadError';
-    this.code = code;
-  }
-}
-
-function asUploadError(error: unknown): UploadError {
-  if (error instanceof UploadError) return error;
-  return new UploadError('client', error instanceof Error ? error.message : String(error));
-}
-
-/** How one PUT of a part ended. */
-export type PutResult =
-  /** 2xx; etag is the response's ETag header (null when the store sent none or CORS hides it). */
-  | { kind: 'ok'; etag: string | null }
-  | { kind: 'http'; status: number }
-  /** No answer: a network error, or the PUT stalled. */
-  | { kind: 'network' }
-  /** abort() was called. */
-  | { kind: 'aborted' };
-
-export interface PartPut {
-  readonly done: Promise<PutResult>;
-  abort(): void;
-}
-
-/** The server, the store and the network state as the upload uses them. */
-export interface UploadTransport {
-  createUploadToken(body: ApiRequest<'createUploadToken'>): Promise<Envelope<ApiData<'createUploadToken'>>>;
-  signUploadParts(body: ApiRequest<'signUploadParts'>): Promise<Envelope<ApiData<'signUploadParts'>>>;
-  /** Every try of one save passes the same requestId, so the server joins the parts once. */
-  addlocalRecordFile(body: ApiRequest<'addlocalRecordFile'>, requestId: string): Promise<Envelope<ApiData<'addlocalRecordFile'>>>;
-  abortUpload(body: ApiRequest<'abortUpload'>): Promise<Envelope<ApiData<'abortUpload'>>>;
-  /** PUTs one part to its signed address with exactly the signed headers; onProgress gets the bytes sent so far. */
-  put(part: SignedPart, body: Blob, onProgress: (sentBytes: number) => void): PartPut;
-  /** navigator.onLine: false means surely offline (true may still be wrong). */
-  online(): boolean;
-  /** The browser's 'online' / 'offline' events; returns the unsubscribe. */
-  watchNetwork(listener: (online: boolean) => void): () => void;
-}
-
-/** Headers the browser sets itself and refuses from a script. */
-const BROWSER_HEADERS = /^(content-length|host|connection|expect)$/i;
-
-function xhrPut(part: SignedPart, body: Blob, onProgress: (sentBytes: number) => void): PartPut {
-  const xhr = new XMLHttpRequest();
-  const done = new Promise<PutResult>((resolve) => {
-    let settled = false;
-    let stall: ReturnType<typeof setTimeout> | undefined;
-    const end = (result: PutResult): void => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(stall);
-      resolve(result);
-    };
-    const watch = (): void => {
-      clearTimeout(stall);
-      stall = setTimeout(() => {
-        end({ kind: 'network' });
-        xhr.abort();
-      }, STALL_MS);
-    };
-    xhr.open('PUT', part.url);
-    for (const [name, value] of Object.entries(part.headers)) {
-      if (!BROWSER_HEADERS.test(name)) xhr.setRequestHeader(name, value);
-    }
-    xhr.upload.onprogress = (e) => {
-      watch();
-      onProgress(e.loaded);
-    };
-    xhr.onload = () =>
-      end(
-        xhr.status >= 200 && xhr.status < 300 ? { kind: 'ok', etag: xhr.getResponseHeader('ETag') } : { kind: 'http', status: xhr.status },
-      );
-    xhr.onerror = () => end({ kind: 'network' });
-    xhr.ontimeout = () => end({ kind: 'network' });
-    xhr.onabort = () => end({ kind: 'aborted' });
-    watch();
-    // The slice has no type, so no Content-Type goes unless the signature asked for one.
-    xhr.send(body);
-  });
-  return { done, abort: () => xhr.abort() };
-}
-
-/** The app's /api client, XMLHttpRequest PUTs (for upload progress) and the browser's network events. */
-export function browserTransport(): UploadTransport {
-  // The studio shows its own failure; the client's generic network toast would repeat it.
-  const quiet = { quietNetworkError: true } as const;
-  return {
-    createUploadToken: (body) => api('createUploadToken', body, quiet),
-    signUploadParts: (body) => api('signUploadParts', body, quiet),
-    addlocalRecordFile: (body, requestId) => api('addlocalRecordFile', body, { ...quiet, requestId, retries: JOIN_NETWORK_RETRIES }),
-    abortUpload: (body) => api('abortUpload', body, quiet),
-    put: xhrPut,
-    online: () => navigator.onLine,
-    watchNetwork(listener) {
-      const onOnline = (): void => listener(true);
-      const onOffline = (): void => listener(false);
-      window.addEventListener('online', onOnline);
-      window.addEventListener('offline', onOffline);
-      return () => {
-        window.removeEventListener('online', onOnline);
-        window.removeEventListener('offline', onOffline);
-      };
-    },
-  };
-}
-
-/** The outcome of one try, as the retry loop (Upload.retrying) acts on it. */
-type Step<T> =
-  | { ok: T }
-  /** Try again at once, not counted (a part's address signed again). */
-  | { again: true }
-  /** Interrupted (offline, abort, start over): the caller drops the work, to be done again. */
-  | { aborted: true }
-  /** Counted, then tried again after the backoff. */
-  | { retry: UploadError }
-  /** No answer: a pause when the browser is offline, else counted like retry. */
-  | { network: UploadError }
-  /** The server no longer has the upload: start over with a new one. */
-  | { gone: UploadError }
-  | { fatal: UploadError };
-
-/** The wait before retry k (1-based): 0, 1, 3, 5 s, then 5 s again. */
-export function retryDelayMs(k: number): number {
-  const delays = STUDIO_RETRY_DELAYS_MS;
-  return delays[Math.min(Math.max(k, 1), delays.length) - 1] ?? 0;
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  if (ms <= 0 || signal.aborted) return Promise.resolve();
-  return new Promise((resolve) => {
-    const done = (): void => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener('abort', done);
-  });
-}
-
-/** Stored parts from meta.json that can stand: sane numbers, and the size part n has in a take of `bytes`. */
-function usableParts(parts: readonly StoredPart[], bytes: number): StoredPart[] {
-  return parts.filter(
-    (p) =>
-      Number.isInteger(p.partNumber) && p.partNumber >= 1 && p.etag !== '' && p.size > 0 && p.size === studioPartSize(p.partNumber, bytes),
-  );
-}
+export { RESIGN_BEFORE_MS } from './upload-signing.ts';
+export { retryDelayMs, UploadError } from './upload-steps.ts';
+export { browserTransport, type PartPut, type PutResult, type UploadTransport } from './upload-transport.ts';
 
 interface Flight {
   /** Bytes of this part sent by the PUT on the way. */
   sent: number;
-}
-
-interface Signing {
-  gen: number;
-  parts: ReadonlySet<number>;
-  done: Promise<Step<void>>;
 }
 
 class Upload implements TakeUpload {
@@ -226,23 +64,21 @@ class Upload implements TakeUpload {
   private token: { token: string; expiresAt: number } | null = null;
   /** The longest take the server takes; known once this page opened the upload. */
   private maxBytes: number | null = null;
-  private readonly stored = new Map<number, StoredPart>();
-  /** Signed addresses by part number, with the size they were signed for. */
-  private readonly urls = new Map<number, { part: SignedPart; size: number }>();
-  private signing: Signing | null = null;
+  /** The parts stored and due (upload-parts.ts). */
+  private readonly parts: PartLedger;
+  /** Signed part addresses (upload-signing.ts). */
+  private readonly signer: PartSigner;
   private readonly flights = new Map<number, Flight>();
   /** Bumped when the upload starts over or is dropped: work of an older generation is thrown away. */
   private gen = 0;
   /** Aborted (and replaced) to stop every PUT and backoff on the way: offline, failure, start over. */
   private interrupts = new AbortController();
-  /** finish() was called: the short last part is due too. */
-  private final = false;
   private offline = false;
   private closed = false;
   private looping = false;
   private loop: Promise<void> = Promise.resolve();
-  private wakeLoop: (() => void) | null = null;
-  private woken = false;
+  /** What the loop waits on between rounds. */
+  private readonly wakeup = new Wakeup();
   private finishing: Promise<string> | null = null;
   private restarts = 0;
   /** A join answered 'gone' or 'incomplete' in this finish and the take was sent again: a second time fails. */
@@ -253,10 +89,19 @@ class Upload implements TakeUpload {
   constructor(take: Take, transport: UploadTransport) {
     this.take = take;
     this.transport = transport;
+    this.parts = new PartLedger(() => this.take.meta.bytes);
+    this.signer = new PartSigner({
+      transport,
+      token: () => this.token,
+      gen: () => this.gen,
+      bytes: () => this.take.meta.bytes,
+      lastDuePart: () => this.parts.lastDuePart(),
+      isStored: (n) => this.parts.isStored(n),
+    });
     const upload = take.meta.upload;
     if (upload) {
       this.token = { token: upload.token, expiresAt: upload.expiresAt };
-      for (const p of usableParts(upload.parts, take.meta.bytes)) this.stored.set(p.partNumber, p);
+      this.parts.restore(upload.parts);
     }
     if (take.meta.state === 'saved' && take.meta.fileId) {
       this.phase = 'done';
@@ -268,7 +113,7 @@ class Upload implements TakeUpload {
     if (this.closed || this.phase === 'done') return;
     if (this.failure) {
       // While recording a failure is not the end: a new whole part due tries again (a natural backoff).
-      if (this.final || this.wholeParts() <= this.failedAtWholeParts) {
+      if (this.parts.final || this.parts.wholeParts() <= this.failedAtWholeParts) {
         this.emit();
         return;
       }
@@ -297,7 +142,7 @@ class Upload implements TakeUpload {
     const token = this.token?.token ?? this.take.meta.upload?.token;
     this.dropUpload();
     this.setPhase('idle');
-    this.wake();
+    this.wakeup.wake();
     await this.take.update({ upload: undefined }).catch(() => undefined);
     if (token) await this.transport.abortUpload({ uploadToken: token }).catch(() => undefined);
   }
@@ -305,7 +150,7 @@ class Upload implements TakeUpload {
   private async runFinish(fileName: string): Promise<string> {
     if (this.closed) throw new UploadError('aborted', 'The upload was dropped');
     if (this.take.meta.bytes === 0) throw new UploadError('empty', 'The take is empty');
-    this.final = true;
+    this.parts.final = true;
     this.failure = null;
     this.restarts = 0;
     this.joinRestarted = false;
@@ -315,7 +160,7 @@ class Upload implements TakeUpload {
       if (this.closed) throw new UploadError('aborted', 'The upload was dropped');
       if (this.failure) throw this.failure;
       // The loop ends with every part stored; anything else (a start over just now) goes round again.
-      if (!this.token || !this.allStored()) continue;
+      if (!this.token || !this.parts.allStored()) continue;
       this.setPhase('completing');
       const fileId = await this.join(fileName);
       if (fileId !== null) {
@@ -332,10 +177,10 @@ class Upload implements TakeUpload {
   private async join(fileName: string): Promise<string | null> {
     const token = this.token;
     if (!token) return null;
-    const count = this.lastDuePart();
+    const count = this.parts.lastDuePart();
     const parts: { partNumber: number; etag: string }[] = [];
     for (let n = 1; n <= count; n++) {
-      const p = this.stored.get(n);
+      const p = this.parts.get(n);
       if (!p) return null;
       parts.push({ partNumber: n, etag: p.etag });
     }
@@ -348,17 +193,17 @@ class Upload implements TakeUpload {
       if (env.code === UPLOAD_INCOMPLETE || env.code === UPLOAD_GONE) {
         // The server lost the upload, or its parts are not the ones listed here: send the whole
         // take again with a new upload, once per finish (a second time the server is the trouble).
-        if (this.joinRestarted) return { fatal: this.errorOf(env) };
+        if (this.joinRestarted) return { fatal: errorOf(env) };
         this.joinRestarted = true;
-        return { gone: this.errorOf(env) };
+        return { gone: errorOf(env) };
       }
-      return this.stepOf(env);
+      return stepOf(env);
     });
   }
 
   private ensureLoop(): Promise<void> {
     if (this.looping) {
-      this.wake();
+      this.wakeup.wake();
     } else {
       this.looping = true;
       this.loop = this.run();
@@ -378,11 +223,11 @@ class Upload implements TakeUpload {
             continue;
           }
           this.markOffline();
-          await this.nextWake(NETWORK_POLL_MS);
+          await this.wakeup.next(NETWORK_POLL_MS);
           continue;
         }
         // After finish() an upload is needed even with every part stored: the join goes to one.
-        if (this.flights.size === 0 && !this.hasDue() && (this.token || !this.final)) {
+        if (this.flights.size === 0 && !this.parts.hasDue(this.flights) && (this.token || !this.parts.final)) {
           if (this.phase === 'uploading' || this.phase === 'waiting-network') this.setPhase('idle');
           return;
         }
@@ -396,7 +241,7 @@ class Upload implements TakeUpload {
         }
         this.setPhase('uploading');
         this.launchDue();
-        if (this.flights.size > 0) await this.nextWake();
+        if (this.flights.size > 0) await this.wakeup.next();
       }
     } finally {
       unwatch();
@@ -409,7 +254,7 @@ class Upload implements TakeUpload {
     this.setPhase('uploading');
     const opened = await this.retrying(gen, this.interrupts.signal, async (): Promise<Step<ApiData<'createUploadToken'>>> => {
       const env = await this.transport.createUploadToken({ mediaType: this.take.meta.mediaType });
-      return isOk(env) ? { ok: env.data } : this.stepOf(env);
+      return isOk(env) ? { ok: env.data } : stepOf(env);
     });
     if (!opened || gen !== this.gen || this.closed) return;
     if (opened.partBytes !== STUDIO_PART_BYTES) {
@@ -418,8 +263,8 @@ class Upload implements TakeUpload {
     }
     this.token = { token: opened.uploadToken, expiresAt: opened.expiresAt };
     this.maxBytes = opened.maxBytes;
-    this.stored.clear();
-    this.urls.clear();
+    this.parts.clear();
+    this.signer.forgetAll();
     this.joinRequestId = null;
     await this.saveParts();
   }
@@ -430,9 +275,9 @@ class Upload implements TakeUpload {
       this.fail(new UploadError(TOO_LARGE, codeMessage(TOO_LARGE, currentLang()) ?? 'The recording is too large'));
       return;
     }
-    const last = this.lastDuePart();
+    const last = this.parts.lastDuePart();
     for (let n = 1; n <= last && this.flights.size < STUDIO_PARALLEL_PARTS; n++) {
-      if (!this.flights.has(n) && !this.isStored(n)) this.launch(n);
+      if (!this.flights.has(n) && !this.parts.isStored(n)) this.launch(n);
     }
   }
 
@@ -442,7 +287,7 @@ class Upload implements TakeUpload {
     const settle = (): void => {
       if (this.flights.get(n) === flight) this.flights.delete(n);
       this.emit();
-      this.wake();
+      this.wakeup.wake();
     };
     void this.sendPart(n, flight, this.gen, this.interrupts.signal).then(settle, (error: unknown) => {
       this.fail(asUploadError(error));
@@ -455,7 +300,7 @@ class Upload implements TakeUpload {
     let resigned = false;
     const part = await this.retrying(gen, signal, async (): Promise<Step<StoredPart>> => {
       const size = studioPartSize(n, this.take.meta.bytes);
-      const url = await this.signedUrl(n, size, gen);
+      const url = await this.signer.signedUrl(n, size, gen);
       if (!('url' in url)) return url;
       const blob = await this.take.blob();
       const start = (n - 1) * STUDIO_PART_BYTES;
@@ -488,7 +333,7 @@ class Upload implements TakeUpload {
           if (result.status === 408 || result.status === 429 || result.status >= 500) return { retry: error };
           // Refused: most likely the signature (expired, clock skew) or an upload the server dropped.
           // A new address once; signing also tells whether the upload is gone.
-          this.urls.delete(n);
+          this.signer.forget(n);
           if (resigned) return { retry: error };
           resigned = true;
           return { again: true };
@@ -496,61 +341,10 @@ class Upload implements TakeUpload {
       }
     });
     if (!part || gen !== this.gen) return;
-    this.stored.set(n, part);
+    this.parts.set(n, part);
     this.restarts = 0;
     this.emit();
     await this.saveParts();
-  }
-
-  /** Part n's signed address for `size` bytes, signing it with the next due parts (one call for up to STUDIO_SIGN_BATCH). */
-  private async signedUrl(n: number, size: number, gen: number): Promise<SignedPart | Step<never>> {
-    for (let round = 0; round < 3; round++) {
-      const token = this.token;
-      if (!token || gen !== this.gen) return { aborted: true };
-      if (token.expiresAt <= Date.now()) return { gone: new UploadError(UPLOAD_GONE, 'The upload has expired') };
-      const cached = this.urls.get(n);
-      if (cached && cached.size === size && this.fresh(cached.part)) return cached.part;
-      const signing = this.signing?.gen === gen ? this.signing : this.startSigning(n, size, token.token, gen);
-      const step = await signing.done;
-      if (gen !== this.gen) return { aborted: true };
-      if (!signing.parts.has(n)) continue;
-      if (!('ok' in step)) return step;
-      const signed = this.urls.get(n);
-      if (signed && signed.size === size) return signed.part;
-    }
-    return { retry: new UploadError('client', `Part ${n} was not signed`) };
-  }
-
-  private startSigning(n: number, size: number, token: string, gen: number): Signing {
-    const batch = [{ partNumber: n, size }];
-    const bytes = this.take.meta.bytes;
-    const last = this.lastDuePart();
-    for (let m = 1; m <= last && batch.length < STUDIO_SIGN_BATCH; m++) {
-      if (m === n || this.isStored(m)) continue;
-      const s = studioPartSize(m, bytes);
-      const cached = this.urls.get(m);
-      if (cached && cached.size === s && this.fresh(cached.part)) continue;
-      batch.push({ partNumber: m, size: s });
-    }
-    const done = (async (): Promise<Step<void>> => {
-      const env = await this.transport.signUploadParts({ uploadToken: token, parts: batch });
-      if (!isOk(env)) return this.stepOf(env);
-      if (gen === this.gen) {
-        for (const part of env.data.parts) {
-          const asked = batch.find((b) => b.partNumber === part.partNumber);
-          if (asked) this.urls.set(part.partNumber, { part, size: asked.size });
-        }
-      }
-      return { ok: undefined };
-    })().catch((error: unknown): Step<void> => ({ fatal: asUploadError(error) }));
-    const signing: Signing = { gen, parts: new Set(batch.map((b) => b.partNumber)), done };
-    this.signing = signing;
-    // Registered before any caller awaits `done`, so it runs first: a caller that was not in this
-    // batch then starts the next one.
-    void done.then(() => {
-      if (this.signing === signing) this.signing = null;
-    });
-    return signing;
   }
 
   /**
@@ -604,20 +398,6 @@ class Upload implements TakeUpload {
     }
   }
 
-  private errorOf(env: Envelope<unknown>): UploadError {
-    const code = env.code === '0' ? 'client' : env.code;
-    return new UploadError(code, env.msg || codeMessage(code, currentLang()) || `The server answered ${code}`);
-  }
-
-  /** What a failed /api answer means for the upload. */
-  private stepOf(env: Envelope<unknown>): Step<never> {
-    const error = this.errorOf(env);
-    if (env.code === NETWORK_ERROR) return { network: error };
-    if (env.code === UPLOAD_GONE) return { gone: error };
-    if (env.code === TOO_FREQUENT) return { retry: error };
-    return { fatal: error };
-  }
-
   /** The server lost the upload (or it expired): a new one, from zero. */
   private restart(gen: number, reason: UploadError): void {
     // Several parts hear it at once; the first starts over, the rest are already stale.
@@ -633,32 +413,31 @@ class Upload implements TakeUpload {
     if (old) void this.transport.abortUpload({ uploadToken: old.token }).catch(() => undefined);
     void this.take.update({ upload: undefined }).catch(() => undefined);
     this.emit();
-    this.wake();
+    this.wakeup.wake();
   }
 
   private dropUpload(): void {
     this.gen += 1;
     this.interrupt();
     this.token = null;
-    this.stored.clear();
-    this.urls.clear();
-    this.signing = null;
+    this.parts.clear();
+    this.signer.clear();
     this.joinRequestId = null;
   }
 
   private fail(error: UploadError): void {
     if (this.failure || this.closed) return;
     this.failure = error;
-    this.failedAtWholeParts = this.wholeParts();
+    this.failedAtWholeParts = this.parts.wholeParts();
     this.interrupt();
     this.setPhase('failed');
-    this.wake();
+    this.wakeup.wake();
   }
 
   /** Offline, from the work on the way: it stops, and the loop goes to wait for the network. */
   private goOffline(): void {
     this.markOffline();
-    this.wake();
+    this.wakeup.wake();
   }
 
   /** The loop's own check (waking itself would spin it). */
@@ -676,7 +455,7 @@ class Upload implements TakeUpload {
       this.goOffline();
     } else if (this.offline) {
       this.offline = false;
-      this.wake();
+      this.wakeup.wake();
     }
   }
 
@@ -685,63 +464,12 @@ class Upload implements TakeUpload {
     this.interrupts = new AbortController();
   }
 
-  private nextWake(timeoutMs?: number): Promise<void> {
-    if (this.woken) {
-      this.woken = false;
-      return Promise.resolve();
-    }
-    return new Promise((resolve) => {
-      const timer = timeoutMs === undefined ? undefined : setTimeout(() => done(), timeoutMs);
-      const done = (): void => {
-        clearTimeout(timer);
-        this.wakeLoop = null;
-        resolve();
-      };
-      this.wakeLoop = done;
-    });
-  }
-
-  private wake(): void {
-    if (this.wakeLoop) this.wakeLoop();
-    else this.woken = true;
-  }
-
   private async saveParts(): Promise<void> {
     const token = this.token;
     if (!token) return;
-    const parts = [...this.stored.values()].sort((a, b) => a.partNumber - b.partNumber);
+    const parts = this.parts.list();
     // Not saving it only costs sending those parts again after a reload.
     await this.take.update({ upload: { token: token.token, expiresAt: token.expiresAt, parts } }).catch(() => undefined);
-  }
-
-  private fresh(part: SignedPart): boolean {
-    return part.expiresAt - Date.now() > RESIGN_BEFORE_MS;
-  }
-
-  private wholeParts(): number {
-    return Math.floor(this.take.meta.bytes / STUDIO_PART_BYTES);
-  }
-
-  /** The highest part due: whole parts while recording, the short last one too after finish(). */
-  private lastDuePart(): number {
-    return this.final ? Math.ceil(this.take.meta.bytes / STUDIO_PART_BYTES) : this.wholeParts();
-  }
-
-  private isStored(n: number): boolean {
-    const p = this.stored.get(n);
-    return p !== undefined && p.size === studioPartSize(n, this.take.meta.bytes);
-  }
-
-  private hasDue(): boolean {
-    const last = this.lastDuePart();
-    for (let n = 1; n <= last; n++) if (!this.flights.has(n) && !this.isStored(n)) return true;
-    return false;
-  }
-
-  private allStored(): boolean {
-    const last = this.lastDuePart();
-    for (let n = 1; n <= last; n++) if (!this.isStored(n)) return false;
-    return last > 0;
   }
 
   private setPhase(phase: UploadPhase): void {
@@ -752,8 +480,7 @@ class Upload implements TakeUpload {
   private emit(): void {
     const listener = this.onProgress;
     if (!listener) return;
-    let sentBytes = 0;
-    for (const p of this.stored.values()) if (this.isStored(p.partNumber)) sentBytes += p.size;
+    let sentBytes = this.parts.storedBytes();
     for (const f of this.flights.values()) sentBytes += f.sent;
     const progress: UploadProgress = { phase: this.phase, sentBytes, totalBytes: this.take.meta.bytes };
     if (this.phase === 'failed' && this.failure) {
