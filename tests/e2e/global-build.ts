@@ -12,7 +12,9 @@ export default function buildForTests(): void {
   const started = Date.now();
   const result = spawnSync(process.execPath, [path.join(root, 'node_modules/@react-router/dev/bin.cjs'), 'build'], {
     cwd: root,
-    env: { ...process.env, TEST_HOOKS: '1' },
+    // NODE_ENV is 'test' inside vitest; left so, the build would take React's development bundle
+    // (several times the CPU in the page: four browsers in media.test.ts missed their frames).
+    env: { ...process.env, TEST_HOOKS: '1', NODE_ENV: 'production' },
     encoding: 'utf8',
   });
   if (result.status !== 0) {

@@ -31,4 +31,15 @@ describe('the production client bundle', () => {
     const e2e = hooksIn(await clientFiles(E2E_BUILD_DIR)).map((line) => line.split(': ')[1]);
     expect(new Set(e2e)).toEqual(new Set(['__banshuBoard', '__banshuStudio']));
   });
+
+  it('the e2e build is the production React bundle users get: only the hooks differ', async () => {
+    // A message only React's development bundle carries; the e2e build once took it (NODE_ENV was
+    // 'test' inside vitest) and its pages spent several times the CPU, so media tests missed frames.
+    const DEV_ONLY = 'validateDOMNesting';
+    const production = await clientFiles(path.resolve('build'));
+    const e2e = await clientFiles(E2E_BUILD_DIR);
+    expect(production.filter((f) => f.text.includes(DEV_ONLY)).map((f) => f.name)).toEqual([]);
+    expect(e2e.filter((f) => f.text.includes(DEV_ONLY)).map((f) => f.name)).toEqual([]);
+    expect(e2e.filter((f) => f.name.endsWith('.js')).length).toBe(production.filter((f) => f.name.endsWith('.js')).length);
+  });
 });
