@@ -40,6 +40,9 @@ const pubs: RtpPublication[] = [];
 const sockets: RoomSocket[] = [];
 
 const recorders: RecorderProcess[] = [];
+/** The recorder that runs from the start, and the one paused until the first has refused a class. */
+let running: RecorderProcess;
+let paused: RecorderProcess;
 
 interface Class {
   roomNumber: string;
@@ -116,8 +119,9 @@ beforeAll(async () => {
   await until('publishers sending', () => pubs.every((p) => p.sent.video > 10 && p.sent.audio > 10), 20_000);
   // The second recorder is paused (SIGSTOP) until the first has refused a class, so that the first
   // takes the first class and its refusal of the second cannot be a race lost to the other.
-  const [, other] = await Promise.all([startRecorder(), startRecorder()]);
-  other.child.kill('SIGSTOP');
+  // (By what startRecorder answers, not by `recorders`' order: that is the order they came up in.)
+  [running, paused] = await Promise.all([startRecorder(), startRecorder()]);
+  paused.child.kill('SIGSTOP');
 }, 120_000);
 
 afterAll(async () => {
@@ -138,7 +142,7 @@ describe('recorders at their measured capacity (RECORDER_SLOTS=2, RECORDER_CPU_B
     const [first, second, third] = classes as [Class, Class, Class];
 
     // The first class: the recorder takes it and measures what it costs.
-    const x = recorders[0]!;
+    const x = running;
     const t1 = await startTask(first);
     await recording(first);
     expect(recorderOf((await ownerOf(t1))!)).toBe(x);
@@ -155,7 +159,7 @@ describe('recorders at their measured capacity (RECORDER_SLOTS=2, RECORDER_CPU_B
 
     // The second class: refused by the full recorder (with its measured figures), taken by the other
     // one once it runs again.
-    const y = recorders[1]!;
+    const y = paused;
     const t2 = await startTask(second);
     const refusal = await until(
       "the full recorder's refusal",
