@@ -13,6 +13,7 @@ import { kyselyOnPostgres, type Database } from '#core/platform/db/database.ts';
 import { call } from '#tests/support/api.ts';
 import { makePdf, uploadCourseware } from '#tests/support/courseware.ts';
 import { codeFromLogs } from './cluster-helpers.ts';
+import { until } from '#tests/support/until.ts';
 import { newMobile } from './helpers.ts';
 
 const PAGES = 190;
@@ -29,16 +30,6 @@ afterAll(async () => {
   await cluster?.stop();
 });
 
-async function until<T>(what: string, read: () => Promise<T>, ok: (v: T) => boolean, ms: number): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await read();
-    if (ok(v)) return v;
-    if (Date.now() > end) throw new Error(`timed out after ${String(ms)} ms waiting for ${what}: ${JSON.stringify(v)}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
 async function signIn(): Promise<string> {
   const mobile = newMobile();
   expect((await call(cluster.url, 'sendPhoneCode', { mobile, area: '86' })).code).toBe('0');
@@ -46,7 +37,7 @@ async function signIn(): Promise<string> {
     'the code in a web log',
     () => codeFromLogs(cluster, mobile),
     (c) => c !== null,
-    10_000,
+    { timeoutMs: 10_000, everyMs: 100 },
   );
   const login = await call<{ userInfo: { userToken: string } }>(cluster.url, 'loginUser', { mobile, code: sent!.code });
   expect(login.code).toBe('0');
@@ -76,7 +67,7 @@ it('finishes the conversion on the other worker after the one converting is SIGK
     'a worker converting',
     () => row(id),
     (r) => r.page_count >= 3 || r.status !== 1,
-    60_000,
+    { timeoutMs: 60_000, everyMs: 100 },
   );
   const workers = cluster.nodes.filter((n) => n.role === 'worker');
   const counts = await Promise.all(workers.map(startedIn));
@@ -92,14 +83,14 @@ it('finishes the conversion on the other worker after the one converting is SIGK
     'the other worker takes the job',
     () => row(id),
     (r) => r.page_count < atKill || r.status !== 1,
-    60_000,
+    { timeoutMs: 60_000, everyMs: 100 },
   );
   const takenMs = Date.now() - killedAt;
   const final = await until(
     'a final status',
     () => row(id),
     (r) => r.status !== 1,
-    90_000,
+    { timeoutMs: 90_000, everyMs: 100 },
   );
   const doneMs = Date.now() - killedAt;
   console.info(
