@@ -6,10 +6,11 @@ import type { Logger } from '#core/platform/logger.ts';
 import type { ObjectStore } from '#core/platform/objects.ts';
 import type { RecordTasks } from '#core/recording/record-tasks.ts';
 import type { LiveTasks } from '#core/streaming/live-tasks.ts';
-import type { ClosedSegment, RecordingSettings, Scene } from './types.ts';
+import type { RecordingSettings, Scene } from './types.ts';
 import type { LivePushOptions, LiveStatus } from './live-push.ts';
 import type { TsTap } from './ts-tap.ts';
 import type { Capacity, CapacityView, Refusal } from './capacity.ts';
+import type { SessionOptions } from './session.ts';
 
 /** The task store (core/recording/record-tasks.ts) as the runner uses it. */
 export type TaskStore = Pick<
@@ -85,18 +86,7 @@ export interface RunnerDeps {
   workRoot: string;
   mediaFor(roomNumber: string): Promise<{ mediaToken: string; mediaUrl: string }>;
   openScene(roomNumber: string): Promise<Scene>;
-  startSession(o: {
-    mediaUrl: string;
-    mediaToken: string;
-    workDir: string;
-    firstSeq: number;
-    settings: RecordingSettings;
-    scene: Scene;
-    logger: Logger;
-    onSegment: (s: ClosedSegment) => Promise<void>;
-    /** How long the start waits for every camera's first picture at most (the session's default: 3 s). */
-    firstPicturesWaitMs?: number;
-  }): Promise<SessionHandle>;
+  startSession(o: SessionOptions): Promise<SessionHandle>;
   /** `keepSec`: media seconds kept from the file's start (the class's end, ADR 104); null keeps all. */
   join(files: string[], outFile: string, keepSec: number | null): Promise<{ durationMs: number; bytes: number }>;
   /** Duration and size of a segment file a killed process left (null: unusable). */
