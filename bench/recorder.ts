@@ -654,6 +654,8 @@ async function startProduct(dir: string): Promise<RecordingProduct & { close(): 
         DATABASE_URL: web.banshu.platform.database.url!,
         REDIS_URL: redis.url,
         MEDIA_PUBLIC_URL: web.url,
+        // The recorder hears the room on the web tier's channels (ADR 109).
+        PUBLIC_URL: web.url,
         RECORDER_SLOTS: '2',
         LIVE_PLATFORMS: `Bench=${rtmp.url}`,
         ...s3.env,
