@@ -30,10 +30,6 @@ export class LiveRepository {
         'is_vip',
         'state',
         'trial_started_at',
-        'mic_phase',
-        'mic_user_id',
-        'mic_since',
-        'mic_deadline',
         'ends_at',
         'is_demo',
         'class_mode',
@@ -42,6 +38,18 @@ export class LiveRepository {
       .orderBy('created_at', 'desc')
       .limit(1)
       .executeTakeFirst();
+  }
+
+  /** Is this person on the room's stage now (ADR 112: the media token's word)? */
+  async onStage(roomId: string, userId: string): Promise<boolean> {
+    const row = await this.db
+      .selectFrom('room_stage_seats')
+      .select('phase')
+      .where('room_id', '=', roomId)
+      .where('user_id', '=', userId)
+      .where('phase', '=', 'on')
+      .executeTakeFirst();
+    return !!row;
   }
 
   membership(roomId: string, userId: string) {

@@ -75,6 +75,8 @@ describe('the web tier across two web nodes (PostgreSQL, Redis)', () => {
       // Snapshots (which compact the log) come often: a node catching up must still hear every operation.
       BOARD_SNAPSHOT_EVERY: '10',
       BOARD_OPS_PER_SECOND: '1000',
+      // One seat on stage: a second invitation is refused as a full stage, whichever node asks.
+      STAGE_SEATS_OTHER: '1',
       ...s3.env,
     };
     const open = () => openDatabase({ url: created.url, dataDir: null });
@@ -153,7 +155,7 @@ describe('the web tier across two web nodes (PostgreSQL, Redis)', () => {
     expect(coldB).toEqual(after);
   });
 
-  it('microphone invitations and presence across nodes: a teacher on A invites a student on B, who agrees and is then stopped', async () => {
+  it('stage invitations and presence across nodes: a teacher on A invites a student on B, who agrees and is then taken down', async () => {
     const teacher = await signIn(a);
     const roomNumber = (await call(a.url, 'createRoom', { roomType: 2 }, { token: teacher.token })).data.roomInfo.roomNumber as string;
     const t = await seat(a, teacher, roomNumber);
@@ -162,22 +164,22 @@ describe('the web tier across two web nodes (PostgreSQL, Redis)', () => {
     const other = await seat(a, await signIn(a), roomNumber);
     // Presence counts both nodes' sockets, read on either node.
     for (const node of [a, b]) expect((await node.platform.presence.online(roomNumber)).map((o) => o.userId)).toContain(student.userId);
-    const invited = waitFor(s.room, 'mic', (m) => m.phase === 'inviting' && m.userId === student.userId);
-    const seenByOther = waitFor(other.room, 'mic', (m) => m.phase === 'inviting');
-    expect((await ask(t.room, 'inviteMic', { userId: student.userId })).code).toBe('0');
+    const invited = waitFor(s.room, 'stage', (m) => m.outcome === 'invited' && m.userIds.includes(student.userId));
+    const seenByOther = waitFor(other.room, 'stage', (m) => m.outcome === 'invited');
+    expect((await ask(t.room, 'inviteStage', { userId: student.userId })).code).toBe('0');
     await Promise.all([invited, seenByOther]);
-    const connected = waitFor(t.room, 'mic', (m) => m.phase === 'connected');
-    expect((await ask(s.room, 'answerMic', { agree: true })).code).toBe('0');
-    expect(await connected).toMatchObject({ userId: student.userId, outcome: 'agreed' });
-    const stopped = waitFor(s.room, 'mic', (m) => m.outcome === 'stopped');
-    expect((await ask(t.room, 'stopMic')).code).toBe('0');
+    const connected = waitFor(t.room, 'stage', (m) => m.outcome === 'agreed');
+    expect((await ask(s.room, 'answerStage', { agree: true })).code).toBe('0');
+    expect(await connected).toMatchObject({ userIds: [student.userId], onStage: [{ userId: student.userId }] });
+    const stopped = waitFor(s.room, 'stage', (m) => m.outcome === 'down');
+    expect((await ask(t.room, 'stageDown', { userId: student.userId })).code).toBe('0');
     await stopped;
-    // The microphone is free again for everyone: a new invitation to someone on node B, while
-    // another is pending, is refused as busy whichever node asks.
+    // The one seat is free again for everyone: a new invitation to someone on node B, while
+    // another is pending, is refused as a full stage whichever node asks.
     const late = await signIn(b);
     await seat(b, late, roomNumber);
-    expect((await ask(t.room, 'inviteMic', { userId: late.userId })).code).toBe('0');
-    expect((await ask(t.room, 'inviteMic', { userId: student.userId })).code).toBe('31007');
+    expect((await ask(t.room, 'inviteStage', { userId: late.userId })).code).toBe('0');
+    expect((await ask(t.room, 'inviteStage', { userId: student.userId })).code).toBe('31030');
   });
 
   it('a room closed by another process (the worker) disconnects its room and board sockets on every web node', async () => {
