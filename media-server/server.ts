@@ -100,7 +100,8 @@ export class MediaServer {
     // The room's mode: as the web side said, or as this token says when the node heard nothing yet.
     const known = this.#modes.get(claim.room);
     if (!known) this.#setMode(claim.room, { mode: claim.mode ?? 'discuss', stage: new Set(claim.mic ? [claim.uid] : []), told: false });
-    else if (!known.told && claim.mic && !known.stage.has(claim.uid)) this.#setMode(claim.room, { ...known, stage: new Set([...known.stage, claim.uid]) });
+    else if (!known.told && claim.mic && !known.stage.has(claim.uid))
+      this.#setMode(claim.room, { ...known, stage: new Set([...known.stage, claim.uid]) });
     const peer = new Peer(randomUUID(), { ...claim, pub }, send);
     peer.rights = this.#rightsNow(claim.room, peer);
     room.addPeer(peer);

@@ -22,18 +22,7 @@ export class LiveRepository {
   room(roomNumber: string) {
     return this.db
       .selectFrom('rooms')
-      .select([
-        'id',
-        'room_number',
-        'room_type',
-        'create_user',
-        'is_vip',
-        'state',
-        'trial_started_at',
-        'ends_at',
-        'is_demo',
-        'class_mode',
-      ])
+      .select(['id', 'room_number', 'room_type', 'create_user', 'is_vip', 'state', 'trial_started_at', 'ends_at', 'is_demo', 'class_mode'])
       .where('room_number', '=', roomNumber)
       .orderBy('created_at', 'desc')
       .limit(1)

@@ -90,7 +90,9 @@ export class RoomStage {
   async #settle(room: StageRoom, tx: StageTx, now: Date, pool: string[] | null): Promise<Change[]> {
     const changes: Change[] = [];
     const seats = await tx.seats();
-    const expired = seats.filter((s) => s.phase === 'inviting' && s.deadline && s.deadline.getTime() <= now.getTime()).map((s) => s.user_id);
+    const expired = seats
+      .filter((s) => s.phase === 'inviting' && s.deadline && s.deadline.getTime() <= now.getTime())
+      .map((s) => s.user_id);
     if (expired.length) {
       await tx.dropSeats(expired);
       changes.push({ outcome: 'failed', userIds: expired, off: [] });

@@ -99,7 +99,9 @@ describe('stage and hands', () => {
     await expect.poll(() => ben.page.getByTestId('hand-button').getAttribute('aria-pressed')).toBe('true');
 
     await teacher.page.getByRole('tab', { name: /^成员（\d+）$/ }).click();
-    await expect.poll(() => handRows(teacher.page).evaluateAll((rows) => rows.map((r) => r.getAttribute('data-user')))).toEqual([ann.id, ben.id]);
+    await expect
+      .poll(() => handRows(teacher.page).evaluateAll((rows) => rows.map((r) => r.getAttribute('data-user'))))
+      .toEqual([ann.id, ben.id]);
     // The waiting times tick in server time: Ann's moves past 0:01.
     const annWait = handRows(teacher.page).first().getByTestId('hand-wait');
     await expect.poll(async () => /已等 0:0[1-9]|已等 0:[1-5]\d/.test(await annWait.innerText()), { timeout: 10_000 }).toBe(true);
@@ -127,7 +129,10 @@ describe('stage and hands', () => {
     await ben.page.locator(`[data-testid="stage-strip"] [data-user="${ann.id}"]`).getByText('On stage').waitFor();
     // The media node lets her send camera and microphone, and the teacher receives both.
     await expect
-      .poll(async () => (await received(teacher.page, ann.id)).every((n) => n > 0), { timeout: 30_000, message: 'Ann on stage is seen and heard' })
+      .poll(async () => (await received(teacher.page, ann.id)).every((n) => n > 0), {
+        timeout: 30_000,
+        message: 'Ann on stage is seen and heard',
+      })
       .toBe(true);
     await shot(teacher.page, 'stage-teacher-ann-on-1280');
     await shot(ann.page, 'stage-ann-on-1280');

@@ -141,7 +141,21 @@ eachEngine(
       expect((await ask(teacher.socket, 'stageAllDown')).code).toBe('0');
       const ev = await all;
       expect(ev.invited).toEqual([]);
-      expect([...ev.off].sort()).toEqual(students.slice(3, 6).map((s) => s.userId).sort());
+      expect([...ev.off].sort()).toEqual(
+        students
+          .slice(3, 6)
+          .map((s) => s.userId)
+          .sort(),
+      );
+    });
+
+    it('invitations sent all at once never give more seats than the stage has', async () => {
+      const { teacher, students } = await largeClass(server(), 9);
+      const codes = await Promise.all(students.map((s) => ask(teacher.socket, 'inviteStage', { userId: s.userId }).then((a) => a.code)));
+      expect(codes.filter((c) => c === '0')).toHaveLength(6);
+      expect(codes.filter((c) => c === '31030')).toHaveLength(3);
+      const stage = (await ask(teacher.socket, 'lowerHand', { userId: teacher.userId })).data;
+      expect(stage.invited).toHaveLength(6);
     });
 
     it('forged and out-of-order commands are refused with a code, change nothing and broadcast nothing', async () => {
