@@ -1,5 +1,6 @@
 import { useEffect, useState, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
+import { Hand } from 'lucide-react';
 import type { Member } from '#core/contracts/room-events.ts';
 import type { StageState } from '#core/contracts/stage.ts';
 import { useConfirm } from '#app/components/Dialog.tsx';
@@ -64,7 +65,7 @@ function StageStatus({ stage, userId, skew }: { stage: StageState; userId: strin
   if (stage.hands.some((h) => h.userId === userId))
     return (
       <span className="badge badge--wait" data-testid="hand-status">
-        <span aria-hidden="true">✋</span> {t('hands.raised')}
+        <Hand size={12} strokeWidth={2} aria-hidden="true" focusable="false" /> {t('hands.raised')}
       </span>
     );
   return null;

@@ -7,6 +7,7 @@
  */
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { Hand } from 'lucide-react';
 import type { StageState } from '#core/contracts/stage.ts';
 import { Dialog } from '#app/components/Dialog.tsx';
 import { shownName } from '#app/lib/display-name.ts';
@@ -52,7 +53,8 @@ export function HandButton({ raised, disabled, onToggle }: { raised: boolean; di
         onClick={onToggle}
         data-testid="hand-button"
       >
-        <span aria-hidden="true">✋</span> {raised ? t('hands.lower') : t('hands.raise')}
+        <Hand className="icon" size={18} strokeWidth={1.8} aria-hidden="true" focusable="false" />
+        {raised ? t('hands.lower') : t('hands.raise')}
       </button>
     </div>
   );
