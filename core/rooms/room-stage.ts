@@ -52,7 +52,7 @@ export class RoomStage {
   readonly #scheduler: After;
   readonly #clock: Clock;
   readonly #config: StageConfig;
-  /** Hands per person (in this process; a person's connections stay on one web node). */
+  /** Hands per person: in this process by default; with REDIS_URL the composition puts buckets shared by every web node here. */
   handBuckets: { take(key: string): boolean | Promise<boolean> };
 
   constructor(d: {

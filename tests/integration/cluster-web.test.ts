@@ -194,7 +194,7 @@ describe('the web tier across two web nodes (PostgreSQL, Redis)', () => {
     await Promise.all(gone);
   });
 
-  it('rate limits count the hits of both nodes: sign-in codes for one number, chat of one person with a socket on each', async () => {
+  it('rate limits count the hits of both nodes: sign-in codes for one number, chat and hands of one person with a socket on each', async () => {
     // The code limit per mobile (SMS_RESEND_SECONDS): a second code through the other node is refused.
     const mobile = nextMobile();
     expect((await call(a.url, 'sendPhoneCode', { mobile, area: '86' })).code).toBe('0');
@@ -212,5 +212,20 @@ describe('the web tier across two web nodes (PostgreSQL, Redis)', () => {
     for (let i = 0; i < 14; i++) codes.push((await ask(i % 2 ? onB : onA.room, 'chat', { text: `line ${i}` })).code);
     expect(codes.filter((c) => c === '0')).toHaveLength(10);
     expect(codes.slice(10)).toEqual(['31008', '31008', '31008', '31008']);
+
+    // Hands: HANDS_PER_MINUTE (6) raises for one student, whichever node they go through (ADR 112).
+    const student = await signIn(a);
+    const sA = await seat(a, student, roomNumber);
+    const sJoinedB = await call(b.url, 'userJoinAgoraRoom', { roomNumber }, { token: student.token });
+    const sOnB = await connectRoom(b.url, sJoinedB.data.imToken as string);
+    sockets.push(sOnB);
+    expect((await ask(sOnB, 'joinRoom', {})).code).toBe('0');
+    const hands: string[] = [];
+    for (let i = 0; i < 8; i++) {
+      const socket = i % 2 ? sOnB : sA.room;
+      hands.push((await ask(socket, 'raiseHand', {})).code);
+      await ask(socket, 'lowerHand', {});
+    }
+    expect(hands).toEqual(['0', '0', '0', '0', '0', '0', '31031', '31031']);
   });
 });
