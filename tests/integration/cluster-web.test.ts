@@ -59,6 +59,8 @@ describe('the web tier across two web nodes (PostgreSQL, Redis)', () => {
   let a: Banshu;
   let b: Banshu;
   let worker: Banshu;
+  /** Another web node on the same database and Redis (a test that kills one). */
+  let startWeb: () => Promise<Banshu>;
 
   beforeAll(async () => {
     [redis, s3, created] = await Promise.all([startRedis(), startS3(), createTestDatabase(postgresAdminUrl())]);
@@ -83,6 +85,8 @@ describe('the web tier across two web nodes (PostgreSQL, Redis)', () => {
     a = await startBanshu({ ...env, ROLE: 'web' }, { database: await open(), logger: createLogger('silent'), web: { mode: 'none' } });
     b = await startBanshu({ ...env, ROLE: 'web' }, { database: await open(), logger: createLogger('silent'), web: { mode: 'none' } });
     worker = await startBanshu({ ...env, ROLE: 'worker' }, { database: await open(), logger: createLogger('silent') });
+    startWeb = async () =>
+      startBanshu({ ...env, ROLE: 'web' }, { database: await open(), logger: createLogger('silent'), web: { mode: 'none' } });
   }, 60_000);
 
   afterAll(async () => {
@@ -180,6 +184,41 @@ describe('the web tier across two web nodes (PostgreSQL, Redis)', () => {
     await seat(b, late, roomNumber);
     expect((await ask(t.room, 'inviteStage', { userId: late.userId })).code).toBe('0');
     expect((await ask(t.room, 'inviteStage', { userId: student.userId })).code).toBe('31030');
+  });
+
+  it('the stage lives in the database: the web node the teacher used dies, and the other tells the same seats, hands and carousel (ADR 112)', async () => {
+    const c = await startWeb();
+    let cClosed = false;
+    try {
+      const teacher = await signIn(c);
+      const roomNumber = (await call(c.url, 'createRoom', { roomType: 2 }, { token: teacher.token })).data.roomInfo.roomNumber as string;
+      const t = await seat(c, teacher, roomNumber);
+      const up = await signIn(b);
+      const u = await seat(b, up, roomNumber);
+      const waiting = await signIn(b);
+      const w = await seat(b, waiting, roomNumber);
+      expect((await ask(t.room, 'inviteStage', { userId: up.userId })).code).toBe('0');
+      expect((await ask(u.room, 'answerStage', { agree: true })).code).toBe('0');
+      expect((await ask(w.room, 'raiseHand', {})).code).toBe('0');
+      expect((await ask(t.room, 'setCarousel', { seconds: 600 })).code).toBe('0');
+      await c.close();
+      cClosed = true;
+      // The teacher comes back through node B: the same stage.
+      const joined = await call(b.url, 'userJoinAgoraRoom', { roomNumber }, { token: teacher.token });
+      const again = await connectRoom(b.url, joined.data.imToken as string);
+      sockets.push(again);
+      const snap = await ask(again, 'joinRoom', {});
+      expect(snap.code).toBe('0');
+      expect(snap.data.stage.onStage.map((x) => x.userId)).toEqual([up.userId]);
+      expect(snap.data.stage.hands.map((x) => x.userId)).toEqual([waiting.userId]);
+      expect(snap.data.stage.carousel.seconds).toBe(600);
+      // And acts on it.
+      const down = waitFor(u.room, 'stage', (m) => m.outcome === 'down' && m.off.includes(up.userId));
+      expect((await ask(again, 'stageDown', { userId: up.userId })).code).toBe('0');
+      await down;
+    } finally {
+      if (!cClosed) await c.close();
+    }
   });
 
   it('a room closed by another process (the worker) disconnects its room and board sockets on every web node', async () => {
