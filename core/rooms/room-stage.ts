@@ -160,8 +160,18 @@ export class RoomStage {
     });
   }
 
-  /** The stage now (settling what is due). */
-  current(room: StageRoom): Promise<StageState> {
+  /**
+   * The stage now. Read without the lock (every join asks) unless something is due by the stored
+   * times, which is then settled in a locked change.
+   */
+  async current(room: StageRoom): Promise<StageState> {
+    const now = this.#clock.now().getTime();
+    const plain = this.#repo.unlocked(room.id);
+    const [seats, c] = await Promise.all([plain.seats(), plain.carousel()]);
+    const due =
+      seats.some((s) => s.phase === 'inviting' && !!s.deadline && s.deadline.getTime() <= now) ||
+      (c.carousel_seconds > 0 && !!c.carousel_next_at && c.carousel_next_at.getTime() <= now);
+    if (!due) return this.#state(room, plain);
     return this.#change(room, () => Promise.resolve(null));
   }
 
