@@ -20,6 +20,7 @@ import type { DevOutbox, SmsSender } from './platform/sms.ts';
 import { RoomRepository } from './rooms/room.repository.ts';
 import { RoomService } from './rooms/room.service.ts';
 import { LiveRepository } from './rooms/live.repository.ts';
+import { StageRepository } from './rooms/stage.repository.ts';
 import { OrderRepository } from './billing/order.repository.ts';
 import { OrderService } from './billing/order.service.ts';
 import { MessagingRepository } from './messaging/messaging.repository.ts';
@@ -145,7 +146,7 @@ export function buildServices(p: Ports): Services {
     p.scheduler,
     p.clock,
     p.config,
-    { endings, courseware },
+    { endings, courseware, stage: new StageRepository(p.db) },
   );
   const orders = new OrderService(new OrderRepository(p.db), p.payments, p.events, p.clock, p.config, p.logger);
   const messaging = new MessagingService(new MessagingRepository(p.db), p.clock, p.config, p.secret);

@@ -34,11 +34,11 @@ it('an ended class refuses tokens issued before it, not those of a new class wit
   expect(r.check(claim(T0 + 1500), T0 + 2000)).toEqual(['mic']);
 });
 
-it('a microphone taken back strips a large-class student’s older token only', () => {
+it('a student taken off the stage: a large-class student’s older token loses camera and microphone', () => {
   const r = new Revocations(TTL);
-  r.add({ op: 'micBack', room: '123456', userId: '42' }, T0);
+  r.add({ op: 'stageOff', room: '123456', userId: '42' }, T0);
   expect(r.check(claim(T0 - 3000, { pub: ['mic', 'camera'] }), T0 + 1)).toEqual([]);
-  // A new invitation brings a newer token; the teacher and other room types are untouched.
+  // Going up again brings a newer token; the teacher and other room types are untouched.
   expect(r.check(claim(T0 + 2000), T0 + 3000)).toEqual(['mic']);
   expect(r.check(claim(T0 - 3000, { role: 'creator', pub: ['mic', 'camera', 'screen'] }), T0 + 1)).toEqual(['mic', 'camera', 'screen']);
   expect(r.check(claim(T0 - 3000, { rt: 1, pub: ['mic', 'camera'] }), T0 + 1)).toEqual(['mic', 'camera']);

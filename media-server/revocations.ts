@@ -7,8 +7,8 @@
  *   new one while they are out);
  * - an ended class refuses tokens of that room issued before it ended (the number may be reused
  *   by a new class, whose tokens are newer);
- * - a large-class microphone taken back removes mic and camera from a student's token issued
- *   before it (a new invitation brings a newer token).
+ * - a large-class student taken off the stage (ADR 112) loses mic and camera from a token issued
+ *   before it (going up again brings a newer token).
  *
  * A token's issue time is its expiry minus the lifetime (both nodes use the same
  * MEDIA_TOKEN_TTL_SECONDS); it has second precision, so only a token issued a full second before
@@ -21,8 +21,11 @@ import { DomainError } from '#core/platform/errors.ts';
 
 export const MAX_ENTRIES = 50_000;
 
+/** What is held: a command's op, or 'stageOff' for one person taken off a stage. */
+type HeldOp = MediaControlCommand['op'] | 'stageOff';
+
 interface Entry {
-  op: MediaControlCommand['op'];
+  op: HeldOp;
   /** When the node learned it (ms). */
   at: number;
   until: number;
@@ -47,9 +50,9 @@ export class Revocations {
     return `${op}\n${room}\n${userId}`;
   }
 
-  add(cmd: MediaControlCommand, now: number): void {
+  add(cmd: { op: HeldOp; room: string; userId?: string }, now: number): void {
     this.#sweep(now);
-    const key = Revocations.#key(cmd.op, cmd.room, 'userId' in cmd ? cmd.userId : '');
+    const key = Revocations.#key(cmd.op, cmd.room, cmd.userId ?? '');
     // Re-inserted, so the map stays in expiry order.
     this.#entries.delete(key);
     this.#entries.set(key, { op: cmd.op, at: now, until: now + this.#ttlMs });
@@ -66,7 +69,7 @@ export class Revocations {
     const kicked = this.#entries.get(Revocations.#key('removeUser', claim.room, claim.uid));
     if (kicked && kicked.until >= now) throw new DomainError('33001', 'removed from this class');
     if (older(this.#entries.get(Revocations.#key('closeRoom', claim.room)))) throw new DomainError('33001', 'this class has ended');
-    if (claim.rt === 4 && claim.role !== 'creator' && older(this.#entries.get(Revocations.#key('micBack', claim.room, claim.uid)))) {
+    if (claim.rt === 4 && claim.role !== 'creator' && older(this.#entries.get(Revocations.#key('stageOff', claim.room, claim.uid)))) {
       return claim.pub.filter((s) => s !== 'mic' && s !== 'camera');
     }
     return claim.pub;

@@ -35,8 +35,10 @@ export interface MediaLoad {
 
 interface RoomMode {
   mode: ClassMode;
-  /** The user id holding the microphone by invitation, '' when nobody does. */
-  speaker: string;
+  /** Who is on the room's stage (ADR 112): they speak in lecture mode; a large class's students among them send. */
+  stage: ReadonlySet<string>;
+  /** The web side told this node the stage (a control command); until then tokens that say "on stage" add to it. */
+  told: boolean;
 }
 
 const MAX_MODES = 50_000;
@@ -62,8 +64,8 @@ export class MediaServer {
   /** Kick-outs, ended classes and microphones taken back, held for the token lifetime (ADR 066). */
   readonly revocations: Revocations;
   /**
-   * Each room's class mode and who holds its microphone by invitation (ADR 099), as the web side
-   * last said (control commands), else as the first token to open the room here said. Kept
+   * Each room's class mode and who is on its stage (ADR 099, ADR 112), as the web side last said
+   * (control commands), else as the tokens that opened the room here said. Kept
    * whether or not the room is on this node, like the revocations; bounded like them.
    */
   readonly #modes = new Map<string, RoomMode>();
@@ -96,7 +98,10 @@ export class MediaServer {
       });
     }
     // The room's mode: as the web side said, or as this token says when the node heard nothing yet.
-    if (!this.#modes.has(claim.room)) this.#setMode(claim.room, { mode: claim.mode ?? 'discuss', speaker: claim.mic ? claim.uid : '' });
+    const known = this.#modes.get(claim.room);
+    if (!known) this.#setMode(claim.room, { mode: claim.mode ?? 'discuss', stage: new Set(claim.mic ? [claim.uid] : []), told: false });
+    else if (!known.told && claim.mic && !known.stage.has(claim.uid))
+      this.#setMode(claim.room, { ...known, stage: new Set([...known.stage, claim.uid]) });
     const peer = new Peer(randomUUID(), { ...claim, pub }, send);
     peer.rights = this.#rightsNow(claim.room, peer);
     room.addPeer(peer);
@@ -105,7 +110,7 @@ export class MediaServer {
 
   /** The room's mode as this node knows it (ADR 099); discuss when it knows nothing. */
   modeOf(roomNumber: string): RoomMode {
-    return this.#modes.get(roomNumber) ?? { mode: 'discuss', speaker: '' };
+    return this.#modes.get(roomNumber) ?? { mode: 'discuss', stage: new Set(), told: false };
   }
 
   #setMode(roomNumber: string, m: RoomMode): void {
@@ -118,10 +123,10 @@ export class MediaServer {
   #rightsNow(roomNumber: string, peer: Peer): MediaSource[] {
     if (peer.hidden) return [];
     const m = this.modeOf(roomNumber);
-    return rightsInMode(peer.granted, { role: peer.role, mode: m.mode, onMic: m.speaker !== '' && m.speaker === peer.userId });
+    return rightsInMode(peer.granted, { role: peer.role, mode: m.mode, onStage: m.stage.has(peer.userId) });
   }
 
-  /** The mode or the speaker changed: every peer of the room gets its rights again (told only when they changed). */
+  /** The mode or the stage changed: every peer of the room gets its rights again (told only when they changed). */
   #applyMode(roomNumber: string): void {
     const room = this.rooms.get(roomNumber);
     if (!room) return;
@@ -138,7 +143,7 @@ export class MediaServer {
     return peer.rights;
   }
 
-  /** The web side took the microphone back (large class): those people stop publishing it. */
+  /** The web side took rights back (a large-class student left the stage): those people stop publishing them. */
   revoke(roomNumber: string, userId: string, sources: MediaSource[]): void {
     const room = this.rooms.get(roomNumber);
     if (!room) return;
@@ -176,30 +181,31 @@ export class MediaServer {
    * whether the room is on this node; either way it is held for the token lifetime (ADR 066).
    */
   apply(cmd: MediaControlCommand): boolean {
-    if (cmd.op === 'mode' || cmd.op === 'micTo') {
-      const m = this.modeOf(cmd.room);
-      this.#setMode(cmd.room, cmd.op === 'mode' ? { ...m, mode: cmd.mode } : { ...m, speaker: cmd.userId });
+    const now = (this.#opts.now ?? Date.now)();
+    if (cmd.op === 'mode') {
+      this.#setMode(cmd.room, { ...this.modeOf(cmd.room), mode: cmd.mode });
       this.#applyMode(cmd.room);
       return this.rooms.has(cmd.room);
     }
-    this.revocations.add(cmd, (this.#opts.now ?? Date.now)());
-    if (cmd.op === 'micBack') {
-      const m = this.#modes.get(cmd.room);
-      if (m?.speaker === cmd.userId) this.#setMode(cmd.room, { ...m, speaker: '' });
+    if (cmd.op === 'stage') {
+      // Those taken off: a token they hold from before cannot bring a large class's camera and microphone back.
+      for (const userId of cmd.off) this.revocations.add({ op: 'stageOff', room: cmd.room, userId }, now);
+      this.#setMode(cmd.room, { ...this.modeOf(cmd.room), stage: new Set(cmd.userIds), told: true });
+      const room = this.rooms.get(cmd.room);
+      if (!room) return false;
+      this.#applyMode(cmd.room);
+      for (const userId of cmd.off) {
+        const affected = [...room.peers.values()].some((p) => p.userId === userId && p.roomType === 4 && p.role !== 'creator');
+        if (affected && !cmd.userIds.includes(userId)) this.revoke(cmd.room, userId, ['mic', 'camera']);
+      }
+      return true;
     }
+    this.revocations.add(cmd, now);
     if (cmd.op === 'closeRoom') this.#modes.delete(cmd.room);
     const room = this.rooms.get(cmd.room);
     if (!room) return false;
-    if (cmd.op === 'micBack') {
-      this.#applyMode(cmd.room);
-      // The microphone went back (stopped, failed, withdrawn): a large class's student stops sending.
-      const affected = [...room.peers.values()].some((p) => p.userId === cmd.userId && p.roomType === 4 && p.role !== 'creator');
-      if (affected) this.revoke(cmd.room, cmd.userId, ['mic', 'camera']);
-    } else if (cmd.op === 'removeUser') {
-      this.removeUser(cmd.room, cmd.userId);
-    } else {
-      this.closeRoom(cmd.room);
-    }
+    if (cmd.op === 'removeUser') this.removeUser(cmd.room, cmd.userId);
+    else this.closeRoom(cmd.room);
     return true;
   }
 

@@ -1,6 +1,6 @@
 /**
  * Revocations across processes (ADR 032). The sending side listens to this process's room event
- * bus and turns a stopped microphone, a kick-out or an ended class into a signed control call to
+ * bus and turns a stage change, a kick-out or an ended class into a signed control call to
  * the media node the room is on (from the registry, or MEDIA_PUBLIC_URL); the media node's side
  * checks the call and applies it. A room served in this very process is left to the in-process
  * listener of server/media.ts.
@@ -29,10 +29,10 @@ export function commandFromBus(m: BusMessage): MediaControlCommand | null {
   if (!('room' in m.target)) return null;
   const room = m.target.room;
   // The bus is typed by the channel contracts: the event name tells the payload.
-  if (m.event === 'mic') {
-    if (m.payload.phase === 'idle' && m.payload.userId) return { op: 'micBack', room, userId: m.payload.userId };
-    if (m.payload.phase === 'connected' && m.payload.userId) return { op: 'micTo', room, userId: m.payload.userId };
-    return null;
+  // The stage (ADR 112): the whole set of who is on it, and who just left it.
+  if (m.event === 'stage') {
+    if (m.payload.outcome === 'hand' || m.payload.outcome === 'settings') return null;
+    return { op: 'stage', room, userIds: m.payload.onStage.map((s) => s.userId), off: m.payload.off };
   }
   // The class mode (ADR 099) travels as a room-info patch.
   if (m.event === 'customRoomEvent' && m.payload.mode) return { op: 'mode', room, mode: m.payload.mode };

@@ -240,6 +240,11 @@ export async function buildPlatform(config: Config, o: PlatformOverrides = {}): 
       )
     : null;
   if (chatBuckets) services.live.chatBuckets = chatBuckets;
+  // Raised hands per person too (ADR 112).
+  const handBuckets = config.REDIS_URL
+    ? await connectRedisBuckets(config.REDIS_URL, 'hands', clock, config.HANDS_PER_MINUTE, config.HANDS_PER_MINUTE / 60_000, logger)
+    : null;
+  if (handBuckets) services.live.stage.handBuckets = handBuckets;
 
   if (jobs && runsWorkers) {
     const handlers = jobHandlers(services);
@@ -275,6 +280,7 @@ export async function buildPlatform(config: Config, o: PlatformOverrides = {}): 
       if (objects instanceof S3ObjectStore) objects.close();
       await redisChanges?.close();
       await chatBuckets?.close();
+      await handBuckets?.close();
       await database.close();
     },
   };

@@ -9,10 +9,10 @@ import { toast } from '#app/lib/toast.ts';
 import { ChatPanel } from './ChatPanel.tsx';
 import { LeaveDialog } from './LeaveDialog.tsx';
 import { MembersPanel } from './MembersPanel.tsx';
-import { MicInvitation, OnMicBanner } from './MicPrompt.tsx';
+import { HandButton, OnStageBanner, StageInvitation, StagePanel, StageStrip } from './StageHands.tsx';
 import { ObserverHeader } from './ObserverHeader.tsx';
 import { ReconnectOverlay } from './ReconnectOverlay.tsx';
-import { layoutClass, NO_LIVE } from './roomState.ts';
+import { EMPTY_STAGE, layoutClass, NO_LIVE } from './roomState.ts';
 import { SidePanel } from './SidePanel.tsx';
 import { MemberBar, TopBar } from './TopBar.tsx';
 import { UpgradeCall } from './UpgradeCall.tsx';
@@ -53,7 +53,11 @@ export function LiveRoom({ answer, roomNumber, inviteUrl }: LiveRoomProps) {
   const mode = room.mode ?? 'discuss';
   const myId = state?.you.userId ?? answer.userIdForNumber;
   const members = state?.members ?? [];
-  const mic = state?.mic;
+  // The stage and hands (ADR 112): on stage counts as invited for every capability.
+  const stage = state?.stage ?? EMPTY_STAGE;
+  const onStageMe = !isCreator && stage.onStage.some((s) => s.userId === myId);
+  const invitedMe = !isCreator && stage.invited.find((s) => s.userId === myId);
+  const handUp = stage.hands.some((h) => h.userId === myId);
   const others = members.filter((m) => m.userId !== myId).length;
   const av = useClassroomMedia({
     answer,
@@ -64,7 +68,7 @@ export function LiveRoom({ answer, roomNumber, inviteUrl }: LiveRoomProps) {
     creatorId: room.createUser,
     isCreator,
     roomType: room.roomType,
-    onMic: mic?.phase === 'connected' && mic.userId === myId && !isCreator,
+    onMic: onStageMe,
     showState: room.showState,
     teacherOnline: state?.teacherOnline ?? true,
     members,
@@ -74,7 +78,7 @@ export function LiveRoom({ answer, roomNumber, inviteUrl }: LiveRoomProps) {
       role,
       isVip: room.isVIP === '1',
       mode,
-      onMic: mic?.phase === 'connected' && mic.userId === myId,
+      onStage: onStageMe,
       trialUsed: trialUsed || (room.trialEndsAt ?? 0) > 0,
     }),
   });
@@ -148,8 +152,6 @@ export function LiveRoom({ answer, roomNumber, inviteUrl }: LiveRoomProps) {
     );
   }
 
-  const invitedMe = mic?.phase === 'inviting' && mic.userId === myId && !isCreator;
-  const onMicMe = mic?.phase === 'connected' && mic.userId === myId && !isCreator;
   // The audio class's end (ADR 099): the time left for everyone, warned at 5 and 1 minutes.
   const clock =
     room.roomType === 3 && room.endsAt > 0 ? <ClassClock endsAt={room.endsAt} skew={state?.clockSkew ?? 0} warn={!isObserver} /> : null;
@@ -193,11 +195,12 @@ export function LiveRoom({ answer, roomNumber, inviteUrl }: LiveRoomProps) {
       {isCreator ? <UpgradeCall room={room} participants={state?.participants ?? members.length} /> : null}
       <main id="main" className="room__main">
         <div className="room__stagecol">
+          <StageStrip stage={stage} myId={myId} />
           <ViewArea
             showState={room.showState}
             members={members}
             myId={myId}
-            micUserId={mic?.phase === 'connected' ? mic.userId : ''}
+            stageIds={stage.onStage.map((s) => s.userId)}
             forceView={shownView(room.roomType, room.showState)}
             board={
               answer.wbtoken ? (
@@ -234,6 +237,13 @@ export function LiveRoom({ answer, roomNumber, inviteUrl }: LiveRoomProps) {
             focus={av.focus}
           />
           {av.controls}
+          {(role === 'member' || role === 'tourist') && !onStageMe && !invitedMe ? (
+            <HandButton
+              raised={handUp}
+              disabled={status !== 'live'}
+              onToggle={() => void (handUp ? actions.lowerHand() : actions.raiseHand())}
+            />
+          ) : null}
         </div>
         {av.audio}
         <SidePanel
@@ -253,13 +263,27 @@ export function LiveRoom({ answer, roomNumber, inviteUrl }: LiveRoomProps) {
               myId={myId}
               teacherOnline={state?.teacherOnline ?? true}
               isCreator={isCreator}
-              mic={mic ?? { phase: 'idle', userId: '', name: '', since: 0, deadline: 0 }}
+              stage={stage}
+              stagePanel={
+                isCreator ? (
+                  <StagePanel
+                    stage={stage}
+                    clockSkew={state?.clockSkew ?? 0}
+                    disabled={status !== 'live'}
+                    onBringUp={(userId) => void actions.inviteStage(userId)}
+                    onTakeDown={(userId) => void actions.stageDown(userId)}
+                    onLowerHand={(userId) => void actions.lowerHand(userId)}
+                    onAllDown={() => void actions.stageAllDown()}
+                    onCarousel={(seconds) => void actions.setCarousel(seconds)}
+                  />
+                ) : null
+              }
               quality={av.media.quality}
               clockSkew={state?.clockSkew ?? 0}
               levels={av.media.levels}
               silentMics={av.silentMics}
-              onInviteMic={(userId) => void actions.inviteMic(userId)}
-              onStopMic={() => void actions.stopMic()}
+              onBringUp={(userId) => void actions.inviteStage(userId)}
+              onTakeDown={(userId) => void actions.stageDown(userId)}
               onKick={(userId) => void actions.kick(userId)}
             />
           }
@@ -279,8 +303,8 @@ export function LiveRoom({ answer, roomNumber, inviteUrl }: LiveRoomProps) {
           }}
         />
       ) : null}
-      {onMicMe ? <OnMicBanner onHangUp={() => void actions.stopMic()} /> : null}
-      {invitedMe ? <MicInvitation key={mic.since} onAnswer={(agree) => void actions.answerMic(agree)} /> : null}
+      {onStageMe ? <OnStageBanner video={av.offered.camera} onStepDown={() => void actions.stageDown(myId)} /> : null}
+      {invitedMe ? <StageInvitation key={invitedMe.since} onAnswer={(agree) => void actions.answerStage(agree)} /> : null}
       {status === 'offline' && !isObserver ? <ReconnectOverlay reconnect={reconnect} onTryNow={actions.reconnectNow} /> : null}
       {status === 'connecting' && !state ? <LoadingOverlay label={t('classroom.connecting')} /> : null}
     </div>

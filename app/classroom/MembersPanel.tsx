@@ -1,6 +1,8 @@
-import { useEffect, useState } from 'react';
+import { useEffect, useState, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
-import type { Member, MicState } from '#core/contracts/room-events.ts';
+import { Hand } from 'lucide-react';
+import type { Member } from '#core/contracts/room-events.ts';
+import type { StageState } from '#core/contracts/stage.ts';
 import { useConfirm } from '#app/components/Dialog.tsx';
 import { shownName } from '#app/lib/display-name.ts';
 import { NetworkIcon } from './NetworkIcon.tsx';
@@ -11,16 +13,19 @@ export interface MembersPanelProps {
   myId: string;
   teacherOnline: boolean;
   isCreator: boolean;
-  mic: MicState;
+  /** The stage and hands (ADR 112). */
+  stage: StageState;
+  /** The teacher's stage and hands panel, above the list. */
+  stagePanel?: ReactNode;
   /** The SFU's network figures by user (the media note `quality`), the same the tiles show. */
   quality: Record<string, number>;
   clockSkew: number;
-  /** The media node's audio levels (0-100) by user: the teacher sees the invited student's (ADR 101). */
+  /** The media node's audio levels (0-100) by user: the teacher sees those on stage (ADR 101). */
   levels?: Record<string, number>;
   /** People whose microphone reaches the node with no packets for 10 s. */
   silentMics?: string[];
-  onInviteMic: (userId: string) => void;
-  onStopMic: () => void;
+  onBringUp: (userId: string) => void;
+  onTakeDown: (userId: string) => void;
   onKick: (userId: string) => void;
 }
 
@@ -41,35 +46,45 @@ function useSecondsLeft(deadline: number, skew: number): number {
   return tick.deadline === deadline && tick.skew === skew ? tick.left : secondsLeft(deadline, skew);
 }
 
-function MicStatus({ mic, skew }: { mic: MicState; skew: number }) {
+function StageStatus({ stage, userId, skew }: { stage: StageState; userId: string; skew: number }) {
   const { t } = useTranslation();
-  const left = useSecondsLeft(mic.phase === 'inviting' ? mic.deadline : 0, skew);
-  if (mic.phase === 'inviting')
+  const invited = stage.invited.find((s) => s.userId === userId);
+  const left = useSecondsLeft(invited?.deadline ?? 0, skew);
+  if (invited)
     return (
-      <span className="badge badge--wait" data-testid="mic-status">
-        {t('classroom.mic.connecting', { n: left })}
+      <span className="badge badge--wait" data-testid="stage-status">
+        {t('hands.inviting', { n: left })}
       </span>
     );
-  return (
-    <span className="badge badge--mic" data-testid="mic-status">
-      {t('classroom.mic.connected')}
-    </span>
-  );
+  if (stage.onStage.some((s) => s.userId === userId))
+    return (
+      <span className="badge badge--stage" data-testid="stage-status">
+        {t('hands.onStage')}
+      </span>
+    );
+  if (stage.hands.some((h) => h.userId === userId))
+    return (
+      <span className="badge badge--wait" data-testid="hand-status">
+        <Hand size={12} strokeWidth={2} aria-hidden="true" focusable="false" /> {t('hands.raised')}
+      </span>
+    );
+  return null;
 }
 
-/** Tab 2: who is here, their role and network; the teacher's mic and kick-out buttons per row. */
+/** Tab 2: who is here, their role, network and place on stage; the teacher's stage and kick-out buttons per row. */
 export function MembersPanel({
   members,
   myId,
   teacherOnline,
   isCreator,
-  mic,
+  stage,
+  stagePanel,
   quality,
   clockSkew,
   levels = {},
   silentMics = [],
-  onInviteMic,
-  onStopMic,
+  onBringUp,
+  onTakeDown,
   onKick,
 }: MembersPanelProps) {
   const { t } = useTranslation();
@@ -86,6 +101,7 @@ export function MembersPanel({
   };
   return (
     <div className="members">
+      {stagePanel}
       {!teacherOnline ? (
         <p className="members__absent" role="status" data-testid="teacher-absent">
           {t('classroom.members.teacherAbsent')}
@@ -94,7 +110,8 @@ export function MembersPanel({
       <ul className="members__list" aria-label={t('classroom.members.list')}>
         {members.length === 0 ? <li className="muted">{t('classroom.members.empty')}</li> : null}
         {members.map((m) => {
-          const onMic = mic.phase !== 'idle' && mic.userId === m.userId;
+          const seated = stage.onStage.some((s) => s.userId === m.userId) || stage.invited.some((s) => s.userId === m.userId);
+          const onStage = stage.onStage.some((s) => s.userId === m.userId);
           return (
             <li key={m.userId} className="member" data-testid="member-row" data-user={m.userId}>
               <span className="member__name">
@@ -103,8 +120,8 @@ export function MembersPanel({
               </span>
               <span className={`badge badge--role badge--${m.role}`}>{t(`classroom.badge.${m.role}`)}</span>
               <NetworkIcon quality={sfuNetworkQuality(quality, m)} />
-              {onMic ? <MicStatus mic={mic} skew={clockSkew} /> : null}
-              {onMic && mic.phase === 'connected' && isCreator ? (
+              {m.role !== 'creator' ? <StageStatus stage={stage} userId={m.userId} skew={clockSkew} /> : null}
+              {onStage && isCreator ? (
                 <meter
                   className="member__level"
                   min={0}
@@ -128,15 +145,15 @@ export function MembersPanel({
               ) : null}
               {isCreator && m.role !== 'creator' ? (
                 <span className="member__actions" role="group" aria-label={t('classroom.members.actions', { name: m.name })}>
-                  {onMic ? (
-                    <button type="button" className="btn btn--small btn--secondary" onClick={onStopMic}>
-                      {t('classroom.mic.stop')}
+                  {seated ? (
+                    <button type="button" className="btn btn--small btn--secondary" onClick={() => onTakeDown(m.userId)}>
+                      {onStage ? t('hands.takeDown') : t('hands.withdraw')}
                     </button>
-                  ) : (
-                    <button type="button" className="btn btn--small btn--secondary" onClick={() => onInviteMic(m.userId)}>
-                      {t('classroom.mic.invite')}
+                  ) : m.role !== 'observer' ? (
+                    <button type="button" className="btn btn--small btn--secondary" onClick={() => onBringUp(m.userId)}>
+                      {t('hands.bringUp')}
                     </button>
-                  )}
+                  ) : null}
                   <button
                     type="button"
                     className="btn btn--small btn--ghost member__kick"

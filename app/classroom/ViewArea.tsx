@@ -20,7 +20,7 @@ function Tile({ member, me, speaking }: { member: Member; me: boolean; speaking:
         {me ? t('classroom.members.you') : null}
       </span>
       <span className="tile__meta">
-        {speaking ? <span className="badge badge--mic">{t('classroom.mic.connected')}</span> : null}
+        {speaking ? <span className="badge badge--mic">{t('hands.onStage')}</span> : null}
         <NetworkIcon quality={member.networkQuality} />
       </span>
     </li>
@@ -37,7 +37,8 @@ export interface ViewAreaProps {
   showState: string;
   members: Member[];
   myId: string;
-  micUserId: string;
+  /** Those on stage (ADR 112): their tiles say so. */
+  stageIds: readonly string[];
   /** The whiteboard, shown in place of the 'wb' panel (and as the main view of a board class). */
   board?: ReactNode;
   /** The view to show when the caller knows it (shownView: the whiteboard class always shows its board). */
@@ -99,7 +100,7 @@ export function ViewArea({
   showState,
   members,
   myId,
-  micUserId,
+  stageIds,
   board,
   forceView,
   tile,
@@ -120,7 +121,7 @@ export function ViewArea({
     tile ? (
       <Fragment key={m.userId}>{tile(m, m.userId === myId)}</Fragment>
     ) : (
-      <Tile key={m.userId} member={m} me={m.userId === myId} speaking={m.userId === micUserId} />
+      <Tile key={m.userId} member={m} me={m.userId === myId} speaking={stageIds.includes(m.userId)} />
     );
 
   const mainId =

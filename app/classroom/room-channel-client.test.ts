@@ -98,7 +98,7 @@ const snapshot: RoomSnapshot = {
   you: { userId: '2', name: 'Alice', role: 'member' },
   members: [{ userId: '2', name: 'Alice', role: 'member', networkQuality: 0, online: true }],
   messages: [],
-  mic: { phase: 'idle', userId: '', name: '', since: 0, deadline: 0 },
+  stage: { seats: 6, onStage: [], invited: [], hands: [], carousel: { seconds: 0, nextAt: 0 } },
   teacherOnline: true,
   serverTime: Date.now(),
   tools: emptyClassTools(),

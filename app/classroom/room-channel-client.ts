@@ -140,9 +140,13 @@ export class RoomChannelClient {
     this.actions = {
       setView: (showState) => this.#patch({ showState }),
       sendChat: (raw) => this.#sendChat(raw),
-      inviteMic: async (userId) => (await this.#request('inviteMic', { userId })).code === '0',
-      answerMic: async (agree) => (await this.#request('answerMic', { agree })).code === '0',
-      stopMic: async () => (await this.#request('stopMic', {})).code === '0',
+      raiseHand: () => this.#stage('raiseHand', {}),
+      lowerHand: (userId) => this.#stage('lowerHand', userId ? { userId } : {}),
+      inviteStage: (userId) => this.#stage('inviteStage', { userId }),
+      answerStage: (agree) => this.#stage('answerStage', { agree }),
+      stageDown: (userId) => this.#stage('stageDown', { userId }),
+      stageAllDown: () => this.#stage('stageAllDown', {}),
+      setCarousel: (seconds) => this.#stage('setCarousel', { seconds }),
       kick: async (userId) => (await this.#request('kickout', { userId })).code === '0',
       endRoom: async () => (await this.#request('endRoom', {})).code === '0',
       startTrial: async () => {
@@ -419,10 +423,13 @@ export class RoomChannelClient {
     channel.on('customRoomEvent', (patch) => this.#dispatch({ type: 'patch', patch, at: Date.now() }));
     channel.on('members', (payload) => this.#dispatch({ type: 'members', ...payload }));
     channel.on('messageevent', (message) => this.#dispatch({ type: 'message', message }));
-    channel.on('mic', (mic) => {
-      this.#dispatch({ type: 'mic', mic });
-      if (this.#isCreator && mic.outcome === 'failed') toast.error(this.#t('classroom.mic.failed'));
-      if (this.#isCreator && mic.outcome === 'rejected') toast.info(this.#t('classroom.mic.rejected'));
+    channel.on('stage', (event) => {
+      const { outcome, userIds, off: _off, ...stage } = event;
+      this.#dispatch({ type: 'stage', stage });
+      if (this.#isCreator && outcome === 'failed') toast.error(this.#t('hands.failed'));
+      if (this.#isCreator && outcome === 'rejected') toast.info(this.#t('hands.rejected'));
+      // The carousel brings students up without asking: they are told.
+      if (outcome === 'carousel' && userIds.includes(this.#answer.userIdForNumber)) toast.info(this.#t('hands.broughtUp'));
     });
     channel.on('kickout', ({ userId }) => {
       if (userId !== this.#answer.userIdForNumber || this.#ended) return;
@@ -457,6 +464,17 @@ export class RoomChannelClient {
       toast.error(result.msg || codeMessage(result.code, currentLang()) || this.#t('common.refresh'));
     }
     return result;
+  }
+
+  /**
+   * A stage request. Its answer carries the stage too, but the room's `stage` events are what the
+   * page keeps: an answer could arrive after the event of a later change and undo it.
+   */
+  async #stage<E extends 'raiseHand' | 'lowerHand' | 'inviteStage' | 'answerStage' | 'stageDown' | 'stageAllDown' | 'setCarousel'>(
+    event: E,
+    payload: Payload<E>,
+  ): Promise<boolean> {
+    return (await this.#request(event, payload)).code === '0';
   }
 
   async #patch(patch: RoomPatch): Promise<boolean> {

@@ -29,8 +29,9 @@ export type RoomText = (
     | 'classroom.roomClosed'
     | 'modes.clock.ended'
     | 'classroom.kicked'
-    | 'classroom.mic.failed'
-    | 'classroom.mic.rejected'
+    | 'hands.failed'
+    | 'hands.rejected'
+    | 'hands.broughtUp'
     | 'common.refresh'
     | 'record.button.failed'
     | 'record.button.stopped',
@@ -40,9 +41,17 @@ export interface RoomActions {
   setView: (showState: string) => Promise<boolean>;
   /** Trims and checks the text first; true when the server took it. */
   sendChat: (text: string) => Promise<boolean>;
-  inviteMic: (userId: string) => Promise<boolean>;
-  answerMic: (agree: boolean) => Promise<boolean>;
-  stopMic: () => Promise<boolean>;
+  /** Stage and hands (ADR 112): each true once the server took it (the room hears the stage event). */
+  raiseHand: () => Promise<boolean>;
+  /** One's own hand, or (teacher) anyone's. */
+  lowerHand: (userId?: string) => Promise<boolean>;
+  inviteStage: (userId: string) => Promise<boolean>;
+  answerStage: (agree: boolean) => Promise<boolean>;
+  /** The teacher takes `userId` down (or withdraws the invitation); a student steps down with their own id. */
+  stageDown: (userId: string) => Promise<boolean>;
+  stageAllDown: () => Promise<boolean>;
+  /** The carousel's period in seconds, 0 off (teacher). */
+  setCarousel: (seconds: number) => Promise<boolean>;
   kick: (userId: string) => Promise<boolean>;
   endRoom: () => Promise<boolean>;
   startTrial: () => Promise<number | null>;

@@ -15,7 +15,7 @@ const snapshot: RoomSnapshot = {
     { userId: '2', name: 'Alice', role: 'member', networkQuality: 0, online: true },
   ],
   messages: [],
-  mic: { phase: 'idle', userId: '', name: '', since: 0, deadline: 0 },
+  stage: { seats: 6, onStage: [], invited: [], hands: [], carousel: { seconds: 0, nextAt: 0 } },
   teacherOnline: true,
   serverTime: 10_500,
   tools: emptyClassTools(),
@@ -45,11 +45,14 @@ describe('roomReducer', () => {
     expect(s.messages).toHaveLength(100);
     expect(s.messages.at(-1)!.id).toBe('119');
   });
-  it('clears the microphone on any idle event', () => {
-    let s = roomReducer(start, { type: 'mic', mic: { phase: 'inviting', userId: '2', name: 'Alice', since: 5, deadline: 9 } })!;
-    expect(s.mic.phase).toBe('inviting');
-    s = roomReducer(s, { type: 'mic', mic: { phase: 'idle', userId: '2', name: '', since: 7, deadline: 0 } })!;
-    expect(s.mic).toEqual({ phase: 'idle', userId: '', name: '', since: 7, deadline: 0 });
+  it('takes the whole stage of each stage event, without what the event says changed', () => {
+    const base = { seats: 6, onStage: [], hands: [], carousel: { seconds: 0, nextAt: 0 } };
+    const invited = { ...base, invited: [{ userId: '2', name: 'Alice', since: 5, deadline: 9 }] };
+    let s = roomReducer(start, { type: 'stage', stage: { ...invited, outcome: 'invited', userIds: ['2'], off: [] } as typeof invited })!;
+    expect(s.stage).toEqual(invited);
+    const gone = { ...base, invited: [] };
+    s = roomReducer(s, { type: 'stage', stage: gone })!;
+    expect(s.stage).toEqual(gone);
   });
 });
 

@@ -1,11 +1,12 @@
 /**
  * The classroom's view of the room, kept from the channel's events. A pure reducer so the rules
- * (what a patch changes, how chat is capped, what a mic event means) are tested without a socket.
+ * (what a patch changes, how chat is capped, what a stage event means) are tested without a socket.
  */
 import type { RoomInfo } from '#core/contracts/api.ts';
 import type { RecordState } from '#core/contracts/recording.ts';
 import type { LiveFailure, LiveState, LiveStatus } from '#core/contracts/streaming.ts';
-import { CHAT_HISTORY, type ChatMessage, type Member, type MicState, type RoomSnapshot } from '#core/contracts/room-events.ts';
+import { CHAT_HISTORY, type ChatMessage, type Member, type RoomSnapshot } from '#core/contracts/room-events.ts';
+import type { StageState } from '#core/contracts/stage.ts';
 
 /** The snapshot as kept by the client: live counts, and the clock skew instead of the server time. */
 export interface RoomState extends Omit<RoomSnapshot, 'serverTime'> {
@@ -56,9 +57,10 @@ export type RoomAction =
   | { type: 'live'; status: LiveStatus; at: number }
   | { type: 'members'; members: Member[]; teacherOnline: boolean; participants: number }
   | { type: 'message'; message: ChatMessage }
-  | { type: 'mic'; mic: MicState };
+  /** The stage as the server says it now (ADR 112): the whole state, never a diff. */
+  | { type: 'stage'; stage: StageState };
 
-export const IDLE_MIC: MicState = { phase: 'idle', userId: '', name: '', since: 0, deadline: 0 };
+export const EMPTY_STAGE: StageState = { seats: 0, onStage: [], invited: [], hands: [], carousel: { seconds: 0, nextAt: 0 } };
 
 /** Only the fields RoomInfo has; `by` and anything unknown are dropped. */
 function cleanPatch(patch: Partial<RoomInfo> & { by?: string }): Partial<RoomInfo> {
@@ -119,7 +121,7 @@ export function fromSnapshot(snapshot: RoomSnapshot, receivedAt: number, prev?: 
     you: snapshot.you,
     members: snapshot.members,
     messages: snapshot.messages.slice(-CHAT_HISTORY),
-    mic: snapshot.mic ?? IDLE_MIC,
+    stage: snapshot.stage ?? EMPTY_STAGE,
     teacherOnline: snapshot.teacherOnline,
     participants: snapshot.members.length,
     clockSkew: snapshot.serverTime ? snapshot.serverTime - receivedAt : 0,
@@ -163,11 +165,9 @@ export function roomReducer(state: RoomState | null, action: RoomAction): RoomSt
     case 'message':
       if (state.messages.some((m) => m.id === action.message.id)) return state; // our own ack and the broadcast
       return { ...state, messages: [...state.messages, action.message].slice(-CHAT_HISTORY) };
-    case 'mic': {
-      const { phase, userId, name, since, deadline } = action.mic;
-      // Back to idle: nobody holds the microphone any more, whoever the event names.
-      const mic = phase === 'idle' ? { ...IDLE_MIC, since } : { phase, userId, name, since, deadline };
-      return { ...state, mic };
+    case 'stage': {
+      const { seats, onStage, invited, hands, carousel } = action.stage;
+      return { ...state, stage: { seats, onStage, invited, hands, carousel } };
     }
   }
 }

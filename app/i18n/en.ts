@@ -15,6 +15,7 @@ import { journeysEn } from './journeys.en.ts';
 import { netlogEn } from './netlog.en.ts';
 import { pagesEn } from './pages.en.ts';
 import { modesEn } from './modes.en.ts';
+import { handsEn } from './hands.en.ts';
 import { mediaHealthEn } from './media-health.en.ts';
 import type { Messages } from './zh.ts';
 
@@ -207,20 +208,6 @@ export const en: Messages = {
     },
     badge: { creator: 'Teacher', member: 'Student', tourist: 'Visitor', observer: 'Observer', recorder: 'Recorder' },
     network: { unknown: 'Network unknown', strong: 'Network good', moderate: 'Network fair', weak: 'Network poor' },
-    mic: {
-      invite: 'Invite to mic',
-      stop: 'Stop mic',
-      connecting: 'Connecting {{n}} s',
-      connected: 'On the mic',
-      title: 'Microphone invitation',
-      question: 'The teacher wants you to speak. Agree?',
-      agree: 'Agree',
-      disagree: 'Decline',
-      failed: 'Mic failed',
-      rejected: 'The student declined the microphone',
-      onMic: 'You are speaking on the microphone',
-      hangUp: 'Stop speaking',
-    },
     reconnect: {
       title: 'Network problem',
       text: 'Network problem, will reconnect within {{n}} seconds',
@@ -243,6 +230,7 @@ export const en: Messages = {
   netlog: netlogEn,
   pages: pagesEn,
   modes: modesEn,
+  hands: handsEn,
   mediaHealth: mediaHealthEn,
   userName: {
     title: 'Enter your name',

@@ -6,12 +6,12 @@ export const modesEn: ModesMessages = {
   discuss: 'Discussion',
   lecture: 'Lecture',
   discussHint: 'Discussion: students may turn their microphones on and speak',
-  lectureHint: 'Lecture: only the teacher and a student invited to the microphone may speak',
+  lectureHint: 'Lecture: only the teacher and the students on stage may speak',
   nowLecture: 'The teacher switched to lecture mode: students’ microphones are closed',
   nowDiscuss: 'The teacher switched to discussion mode: you may turn your microphone on',
   micClosed: 'Lecture: microphone closed',
   micClosedWhy:
-    'In lecture mode only the teacher and a student invited to the microphone may speak. You can turn it on once the teacher switches to discussion or invites you.',
+    'In lecture mode only the teacher and the students on stage may speak. You can turn it on once the teacher switches to discussion or invites you on stage.',
   clock: {
     label: 'Time left in this class',
     warn5: 'This audio class closes in 5 minutes',

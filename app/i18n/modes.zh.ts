@@ -4,11 +4,11 @@ export const modesZh = {
   discuss: '讨论',
   lecture: '授课',
   discussHint: '讨论模式：学生可以开麦发言',
-  lectureHint: '授课模式：只有老师和被邀请上麦的学生可以发言',
+  lectureHint: '授课模式：只有老师和台上的学生可以发言',
   nowLecture: '老师切换到了授课模式，学生麦克风已关闭',
   nowDiscuss: '老师切换到了讨论模式，你可以打开麦克风发言',
   micClosed: '授课模式：麦克风已关闭',
-  micClosedWhy: '授课模式下只有老师和被邀请上麦的同学可以发言。老师切回讨论模式或邀请你上麦后，你就可以开麦。',
+  micClosedWhy: '授课模式下只有老师和台上的同学可以发言。老师切回讨论模式或邀请你上台后，你就可以开麦。',
   clock: {
     label: '本节课剩余时间',
     warn5: '语音课还剩 5 分钟，时间到后教室会自动关闭',

@@ -15,6 +15,7 @@ import { journeysZh } from './journeys.zh.ts';
 import { netlogZh } from './netlog.zh.ts';
 import { pagesZh } from './pages.zh.ts';
 import { modesZh } from './modes.zh.ts';
+import { handsZh } from './hands.zh.ts';
 import { mediaHealthZh } from './media-health.zh.ts';
 
 /** Chinese (the default language). The shape of this object is the shape of every language. */
@@ -206,20 +207,6 @@ export const zh = {
     },
     badge: { creator: '老师', member: '学生', tourist: '访客', observer: '观察员', recorder: '录制' },
     network: { unknown: '网络状态未知', strong: '网络良好', moderate: '网络一般', weak: '网络较差' },
-    mic: {
-      invite: '邀请上麦',
-      stop: '结束连麦',
-      connecting: '连接中 {{n}} 秒',
-      connected: '连麦中',
-      title: '连麦邀请',
-      question: '老师邀请你发言，是否同意？',
-      agree: '同意',
-      disagree: '拒绝',
-      failed: '连麦失败',
-      rejected: '学生拒绝了连麦',
-      onMic: '你正在连麦发言',
-      hangUp: '结束连麦',
-    },
     reconnect: {
       title: '网络异常',
       text: '网络出现问题，将在 {{n}} 秒内重新连接',
@@ -242,6 +229,7 @@ export const zh = {
   netlog: netlogZh,
   pages: pagesZh,
   modes: modesZh,
+  hands: handsZh,
   mediaHealth: mediaHealthZh,
   userName: {
     title: '输入你的名字',

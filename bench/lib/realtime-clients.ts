@@ -18,6 +18,7 @@
  * - {type:'close'}: closes every socket and exits.
  */
 import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { ROOM_PROTOCOL_VERSION } from '../../core/contracts/room-events.ts';
 import { ask, connectRoom, type RoomSocket } from '../../tests/support/room-client.ts';
 import type { SeededRoom } from './realtime-server.ts';
 
@@ -109,7 +110,7 @@ async function connectAll(url: string, rooms: SeededRoom[], concurrency: number)
       const job = jobs[next++]!;
       try {
         const socket = await connectRoom(url, job.token);
-        const joined = await ask(socket, 'joinRoom', { version: 1 }, 30_000);
+        const joined = await ask(socket, 'joinRoom', { version: ROOM_PROTOCOL_VERSION }, 30_000);
         if (joined.code !== '0' || !joined.data) throw Object.assign(new Error(joined.msg), { code: `join ${joined.code}` });
         const c: Client = { socket, uid: joined.data.you.userId, creator: job.creator, others: job.others, inFlight: 0 };
         socket.on('customRoomEvent', (p: { by?: string; roomExtend?: string }) => {

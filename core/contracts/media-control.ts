@@ -19,16 +19,18 @@ const room = z.string().regex(/^[A-Za-z0-9]{6,10}$/);
 const userId = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/);
 
 export const mediaControlCommandSchema = z.discriminatedUnion('op', [
-  /** A large-class student's microphone went back: they stop publishing (teacher unaffected). */
-  z.strictObject({ op: z.literal('micBack'), room, userId }),
   /** Kick-out: every peer of that person leaves the room. */
   z.strictObject({ op: z.literal('removeUser'), room, userId }),
   /** The class ended: the room closes. */
   z.strictObject({ op: z.literal('closeRoom'), room }),
   /** The class mode changed (ADR 099): lecture holds the students' microphones, discuss gives them back. */
   z.strictObject({ op: z.literal('mode'), room, mode: z.enum(['discuss', 'lecture']) }),
-  /** A student took the microphone by invitation (ADR 099): they may speak in lecture mode too. */
-  z.strictObject({ op: z.literal('micTo'), room, userId }),
+  /**
+   * Who is on the room's stage now (ADR 112), the whole set: they may speak in lecture mode, and a
+   * large class's students among them send. `off`: those who just left it; their rights go back at
+   * once and a token they hold from before cannot bring them back (held like a revocation).
+   */
+  z.strictObject({ op: z.literal('stage'), room, userIds: z.array(userId).max(64), off: z.array(userId).max(64) }),
 ]);
 export type MediaControlCommand = z.infer<typeof mediaControlCommandSchema>;
 
@@ -40,7 +42,6 @@ export const mediaControlMessageSchema = z.discriminatedUnion('op', [
   mediaControlCommandSchema.options[1].extend(envelope),
   mediaControlCommandSchema.options[2].extend(envelope),
   mediaControlCommandSchema.options[3].extend(envelope),
-  mediaControlCommandSchema.options[4].extend(envelope),
 ]);
 export type MediaControlMessage = z.infer<typeof mediaControlMessageSchema>;
 

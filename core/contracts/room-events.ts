@@ -14,16 +14,16 @@ import { coursewareRoomEvents, coursewareRoomRequests, roomCoursewareSchema } fr
 import { recordingRoomEvents } from './recording.ts';
 import { roomExtendTextSchema } from './room-extend.ts';
 import { liveRoomEvents } from './streaming.ts';
+import { stageRoomEvents, stageRoomRequests, stageStateSchema } from './stage.ts';
 
 export type { Ack } from './channel.ts';
 
 export const ROOM_NAMESPACE = '/room';
-/** A client joining with an older `version` is told to reload the page (error '10'). */
-export const ROOM_PROTOCOL_VERSION = 1;
+/** A client joining with an older `version` is told to reload the page (error '10'). 2: the stage replaced the microphone slot (ADR 112). */
+export const ROOM_PROTOCOL_VERSION = 2;
 
 export const CHAT_MAX_CHARS = 30;
 export const CHAT_HISTORY = 100;
-export const MIC_TIMEOUT_MS = 40_000;
 
 /** The shared views of a room (`showState`); '' is the videos. */
 export const VIEWS = ['', 'wb', 'ppt', 'image', 'screen', 'video'] as const;
@@ -58,19 +58,6 @@ export const chatMessageSchema = z.strictObject({
   at: z.number(),
 });
 export type ChatMessage = z.infer<typeof chatMessageSchema>;
-
-export const micPhaseSchema = z.enum(['idle', 'inviting', 'connected']);
-export type MicPhase = z.infer<typeof micPhaseSchema>;
-
-export const micStateSchema = z.strictObject({
-  phase: micPhaseSchema,
-  userId: z.string(), // '' when idle
-  name: z.string(),
-  since: z.number(), // ms epoch of the last change
-  /** When an unanswered invitation fails ('mic failed'), ms epoch; 0 otherwise. */
-  deadline: z.number(),
-});
-export type MicState = z.infer<typeof micStateSchema>;
 
 /**
  * Fields of the room a patch may carry (at least one); who may change which is decided by the
@@ -142,7 +129,8 @@ export const roomSnapshotSchema = z.strictObject({
   you: z.strictObject({ userId: z.string(), name: z.string(), role: roleSchema }),
   members: z.array(memberSchema),
   messages: z.array(chatMessageSchema),
-  mic: micStateSchema,
+  /** The stage and the raised hands (core/contracts/stage.ts, ADR 112). */
+  stage: stageStateSchema,
   teacherOnline: z.boolean(),
   serverTime: z.number(),
   /** The courseware the room shows now, freshly signed (core/contracts/courseware.ts). */
@@ -159,9 +147,6 @@ export const roomRequests = {
   leaveRoom: call(noPayload, noAnswer),
   customRoomEvent: call(roomPatchSchema, roomInfoPatchSchema),
   chat: call(z.strictObject({ text: chatTextSchema }), chatMessageSchema),
-  inviteMic: call(z.strictObject({ userId: userIdSchema }), micStateSchema),
-  answerMic: call(z.strictObject({ agree: z.boolean() }), micStateSchema),
-  stopMic: call(noPayload, micStateSchema),
   kickout: call(z.strictObject({ userId: userIdSchema }), noAnswer),
   endRoom: call(noPayload, noAnswer),
   startTrial: call(noPayload, z.strictObject({ trialEndsAt: z.number() })),
@@ -169,9 +154,8 @@ export const roomRequests = {
   setMode: call(z.strictObject({ mode: classModeSchema }), z.strictObject({ mode: classModeSchema })),
   ...coursewareRoomRequests,
   ...classToolsRoomRequests,
+  ...stageRoomRequests,
 };
-
-export const micEventSchema = micStateSchema.extend({ outcome: z.enum(['agreed', 'rejected', 'stopped', 'failed']).optional() });
 
 /** Server -> browser. */
 export const roomEvents = {
@@ -179,13 +163,13 @@ export const roomEvents = {
   customRoomEvent: roomInfoPatchSchema.extend({ by: z.string() }),
   members: z.strictObject({ members: z.array(memberSchema), teacherOnline: z.boolean(), participants: z.number() }),
   messageevent: chatMessageSchema,
-  mic: micEventSchema,
   kickout: z.strictObject({ userId: z.string() }),
   roomClosed: z.strictObject({ reason: z.enum(['ended', 'expired', 'idle']) }),
   ...coursewareRoomEvents,
   ...recordingRoomEvents,
   ...liveRoomEvents,
   ...classToolsRoomEvents,
+  ...stageRoomEvents,
 };
 
 /** Browser -> server. */

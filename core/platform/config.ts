@@ -89,6 +89,12 @@ export const configSchema = z
     CREDIT_WINDOW_HOURS: int(3, 1),
     TRIAL_MINUTES: int(10, 1),
     MIC_TIMEOUT_SECONDS: int(40, 1, 600),
+    /** Seats on a large class's stage besides the teacher (ADR 112). */
+    STAGE_SEATS_LARGE_CLASS: int(6, 1, 16),
+    /** Seats on the stage of the other room types (mini, whiteboard, audio: everyone seated sends; the stage speaks in lecture mode). */
+    STAGE_SEATS_OTHER: int(6, 1, 16),
+    /** Hands a person may raise (or lower) per minute (ADR 112). */
+    HANDS_PER_MINUTE: int(6, 1),
     CHAT_MESSAGES_PER_10S: int(10, 1),
     ROOM_IDLE_HOURS: int(24, 1),
     OBSERVER_LINK_HOURS: int(24, 1),

@@ -58,6 +58,10 @@ export const errorCatalogue = {
   '31023': { zh: '当前没有可抽选的学生', en: 'No student is online to pick' },
   /** A buzzer press after someone else won the round. */
   '31024': { zh: '已有人抢先了', en: 'Someone was faster' },
+  /** The stage's seats are all taken (ADR 112). */
+  '31030': { zh: '台上座位已满，请先请一位学生下台', en: 'The stage is full: take someone down first' },
+  /** Hands raised too often (ADR 112). */
+  '31031': { zh: '举手太频繁，请稍后再试', en: 'You are raising your hand too often, please wait a moment' },
   '34001': { zh: '只能插入PPT、DOC、PDF', en: 'Only PPT, DOC, PDF supported' },
   '34002': { zh: '文件不能超过50M', en: 'The file cannot exceed 50M' },
   '34003': { zh: '文件内容与类型不符', en: 'The file content does not match its type' },

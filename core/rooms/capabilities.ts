@@ -7,8 +7,8 @@
  *
  * Room types (docs/product/decisions.md): 1 mini class (video), 2 whiteboard class, 3 audio class,
  * 4 large class. Modes (docs/product/02-live-classroom.md §4): in `discuss` everyone seated may
- * speak within the room type's rights; in `lecture` a student's microphone is closed unless the
- * teacher invited them to it.
+ * speak within the room type's rights; in `lecture` a student's microphone is closed unless they
+ * are on stage (ADR 112: on stage counts as invited).
  */
 import type { RoomType } from '../contracts/api.ts';
 import type { MediaSource } from '../contracts/media-signaling.ts';
@@ -30,8 +30,8 @@ export interface CapabilityInput {
   isVip?: boolean;
   /** The room's mode now; 'discuss' when absent. */
   mode?: ClassMode;
-  /** This person holds the microphone by the teacher's invitation (accepted). */
-  onMic?: boolean;
+  /** This person is on stage (the teacher's invitation accepted, or the carousel; ADR 112). */
+  onStage?: boolean;
   /** The room's one trial was taken already. */
   trialUsed?: boolean;
 }
@@ -46,8 +46,8 @@ function audience(i: CapabilityInput): boolean {
  * - type 1: everyone seated sends camera and microphone; the creator also shares a screen;
  * - types 2 and 3: the microphone only (no camera; no screen: the audio class has no video at all,
  *   the whiteboard class's main view is always its board);
- * - type 4: the creator sends camera, microphone and screen; a student only the microphone and
- *   only while invited to it;
+ * - type 4: the creator sends camera, microphone and screen; a student camera and microphone,
+ *   only while on stage (ADR 112);
  * - a screen-share join (userType '2') sends the screen alone, and only a creator's where a screen
  *   may be shared.
  */
@@ -62,16 +62,16 @@ function byRoomType(source: MediaSource, i: CapabilityInput): boolean {
     case 3:
       return source === 'mic';
     case 4:
-      return creator || (source === 'mic' && !!i.onMic);
+      return creator || (source !== 'screen' && !!i.onStage);
   }
 }
 
 /**
- * Lecture mode closes a student's microphone: only the creator, and whoever holds the microphone
- * by invitation, may speak. True when the mode takes this person's microphone now.
+ * Lecture mode closes a student's microphone: only the creator, and those on stage, may speak.
+ * True when the mode takes this person's microphone now.
  */
-export function micHeldByMode(i: Pick<CapabilityInput, 'role' | 'mode' | 'onMic'>): boolean {
-  return i.mode === 'lecture' && i.role !== 'creator' && !i.onMic;
+export function micHeldByMode(i: Pick<CapabilityInput, 'role' | 'mode' | 'onStage'>): boolean {
+  return i.mode === 'lecture' && i.role !== 'creator' && !i.onStage;
 }
 
 /** The one rule: may this person do this now? */
@@ -97,7 +97,7 @@ export function publishRights(i: CapabilityInput): MediaSource[] {
  * The media node's side of the same rule: the rights a token granted (the room type's, issued in
  * any mode) as they stand in the room's mode now. The microphone is the only source a mode takes.
  */
-export function rightsInMode(granted: readonly MediaSource[], i: Pick<CapabilityInput, 'role' | 'mode' | 'onMic'>): MediaSource[] {
+export function rightsInMode(granted: readonly MediaSource[], i: Pick<CapabilityInput, 'role' | 'mode' | 'onStage'>): MediaSource[] {
   return micHeldByMode(i) ? granted.filter((s) => s !== 'mic') : [...granted];
 }
 

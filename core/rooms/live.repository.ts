@@ -22,26 +22,23 @@ export class LiveRepository {
   room(roomNumber: string) {
     return this.db
       .selectFrom('rooms')
-      .select([
-        'id',
-        'room_number',
-        'room_type',
-        'create_user',
-        'is_vip',
-        'state',
-        'trial_started_at',
-        'mic_phase',
-        'mic_user_id',
-        'mic_since',
-        'mic_deadline',
-        'ends_at',
-        'is_demo',
-        'class_mode',
-      ])
+      .select(['id', 'room_number', 'room_type', 'create_user', 'is_vip', 'state', 'trial_started_at', 'ends_at', 'is_demo', 'class_mode'])
       .where('room_number', '=', roomNumber)
       .orderBy('created_at', 'desc')
       .limit(1)
       .executeTakeFirst();
+  }
+
+  /** Is this person on the room's stage now (ADR 112: the media token's word)? */
+  async onStage(roomId: string, userId: string): Promise<boolean> {
+    const row = await this.db
+      .selectFrom('room_stage_seats')
+      .select('phase')
+      .where('room_id', '=', roomId)
+      .where('user_id', '=', userId)
+      .where('phase', '=', 'on')
+      .executeTakeFirst();
+    return !!row;
   }
 
   membership(roomId: string, userId: string) {

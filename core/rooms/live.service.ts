@@ -2,7 +2,7 @@
  * The live room: what happens on the room channel. Every request names its actor (from the signed
  * room token); the rule is checked here, the change saved, then broadcast through the event bus.
  * Presence (who is connected now) and timers come through ports, so the same rules serve one
- * process or many. The microphone slot is room-mic.ts.
+ * process or many. The stage and the raised hands are room-stage.ts.
  */
 import type { Clock } from '../platform/clock.ts';
 import type { Config } from '../platform/config.ts';
@@ -12,13 +12,13 @@ import { TokenBuckets } from '../platform/memory-rate-limit.ts';
 import type { RoomInfo, RoomType } from '../contracts/api.ts';
 import type { RoomCourseware } from '../contracts/courseware.ts';
 import type { classToolsSnapshotFields } from '../contracts/class-tools.ts';
+import type { StageState } from '../contracts/stage.ts';
 import type { RoomEndings } from './room-endings.ts';
 import {
   CHAT_HISTORY,
   VIEWS,
   type ChatMessage,
   type Member,
-  type MicState,
   type Role,
   type RoomPatch,
   type RoomSnapshot,
@@ -33,7 +33,8 @@ import { ROOM_NUMBER_RULE } from './room.schema.ts';
 import { RoomCache, type RoomState } from './room-state.ts';
 import { demoEnded, demoOver } from './demo-rules.ts';
 import { can, type ClassMode } from './capabilities.ts';
-import { RoomMic } from './room-mic.ts';
+import { RoomStage } from './room-stage.ts';
+import type { StageRepository } from './stage.repository.ts';
 
 export interface Actor {
   room: string;
@@ -50,7 +51,16 @@ export interface Scheduler {
   after(ms: number, task: () => Promise<void>): void;
 }
 
-type LiveConfig = Pick<Config, 'MIC_TIMEOUT_SECONDS' | 'CHAT_MESSAGES_PER_10S' | 'ROOM_IDLE_HOURS' | 'TRIAL_MINUTES'>;
+type LiveConfig = Pick<
+  Config,
+  | 'MIC_TIMEOUT_SECONDS'
+  | 'CHAT_MESSAGES_PER_10S'
+  | 'ROOM_IDLE_HOURS'
+  | 'TRIAL_MINUTES'
+  | 'STAGE_SEATS_LARGE_CLASS'
+  | 'STAGE_SEATS_OTHER'
+  | 'HANDS_PER_MINUTE'
+>;
 
 export { VIEWS };
 const CREATOR_FIELDS = ['showState', 'pptId', 'pptCurrentPage', 'wbPower', 'roomExtend'] as const;
@@ -80,8 +90,8 @@ export class RoomLiveService {
   private readonly endings: RoomEndings;
   readonly #rowCache: RoomCache<LiveRoomRow>;
   readonly #touchedAt = new Map<string, number>();
-  /** The room's microphone slot (room-mic.ts). */
-  readonly #micSlot: RoomMic;
+  /** The room's stage and raised hands (room-stage.ts, ADR 112). */
+  readonly stage: RoomStage;
   /**
    * Chat lines per person (ADR 058): in this process by default; with REDIS_URL the composition
    * puts buckets shared by every web node here (ADR 096).
@@ -106,7 +116,11 @@ export class RoomLiveService {
     scheduler: Scheduler,
     clock: Clock,
     config: LiveConfig,
-    more: { endings: RoomEndings; courseware?: { roomCourseware(roomNumber: string): Promise<RoomCourseware> } | null },
+    more: {
+      endings: RoomEndings;
+      stage: StageRepository;
+      courseware?: { roomCourseware(roomNumber: string): Promise<RoomCourseware> } | null;
+    },
   ) {
     this.endings = more.endings;
     this.courseware = more.courseware ?? null;
@@ -122,7 +136,7 @@ export class RoomLiveService {
     // CHAT_MESSAGES_PER_10S at once, then one line per 10 s / CHAT_MESSAGES_PER_10S (ADR 058).
     this.chatBuckets = new TokenBuckets(clock, config.CHAT_MESSAGES_PER_10S, config.CHAT_MESSAGES_PER_10S / 10_000);
     this.#rowCache = new RoomCache(state, ROOM_ROW_TTL_MS, 10_000, () => clock.now().getTime());
-    this.#micSlot = new RoomMic({ repo, state, accounts, bus, presence, scheduler, clock, config });
+    this.stage = new RoomStage({ repo: more.stage, live: repo, bus, presence, scheduler, clock, config });
   }
 
   close(): void {
@@ -192,11 +206,11 @@ export class RoomLiveService {
   /** The room's own part of the join snapshot; the channel adds the class tools' (core/tools, ADR 113). */
   async snapshot(actor: Actor): Promise<Omit<RoomSnapshot, keyof typeof classToolsSnapshotFields>> {
     const room = await this.#openRoom(actor.room);
-    const [roomInfo, { members, teacherOnline }, messages, mic, courseware] = await Promise.all([
+    const [roomInfo, { members, teacherOnline }, messages, stage, courseware] = await Promise.all([
       this.#freshInfo(actor.room),
       this.#members(room),
       this.#history(room),
-      this.#micSlot.current(room),
+      this.stage.current(room),
       this.courseware?.roomCourseware(actor.room),
     ]);
     // The recorder (ADR 109) has no account: its id is not a user's.
@@ -206,7 +220,7 @@ export class RoomLiveService {
       you: { userId: actor.uid, name: me?.name ?? '', role: actor.role },
       members,
       messages,
-      mic,
+      stage,
       teacherOnline,
       serverTime: this.clock.now().getTime(),
       ...(courseware ? { courseware } : {}),
@@ -304,21 +318,52 @@ export class RoomLiveService {
     return message;
   }
 
-  /** The microphone (room-mic.ts): the creator invites a member who is here. */
-  async inviteMic(actor: Actor, targetId: string): Promise<MicState> {
+  /** A student raises their hand (ADR 112); the teacher and observers have none. */
+  async raiseHand(actor: Actor): Promise<StageState> {
+    const room = await this.#openRoom(actor.room);
+    if ((actor.role !== 'member' && actor.role !== 'tourist') || room.create_user === actor.uid) throw notAllowed('students raise hands');
+    return this.stage.raise(room, actor.uid);
+  }
+
+  /** A student lowers their own hand; the teacher anyone's. */
+  async lowerHand(actor: Actor, target?: string): Promise<StageState> {
+    const room = await this.#openRoom(actor.room);
+    const whose = target ?? actor.uid;
+    if (whose !== actor.uid) this.#requireCreator(actor, room);
+    return this.stage.lower(room, whose);
+  }
+
+  /** The teacher brings a student up: an invitation through the same flow as the old microphone's. */
+  async inviteStage(actor: Actor, targetId: string): Promise<StageState> {
     const room = await this.#openRoom(actor.room);
     this.#requireCreator(actor, room);
-    return this.#micSlot.invite(room, targetId);
+    return this.stage.invite(room, targetId);
   }
 
-  async answerMic(actor: Actor, agree: boolean): Promise<MicState> {
-    return this.#micSlot.answer(await this.#openRoom(actor.room), actor.uid, agree);
+  /** The invited student answers; nobody answers for another (the invitation is looked up by the asker). */
+  async answerStage(actor: Actor, agree: boolean): Promise<StageState> {
+    return this.stage.answer(await this.#openRoom(actor.room), actor.uid, agree);
   }
 
-  /** The teacher ends the connection (or withdraws the invitation); the student may hang up. */
-  async stopMic(actor: Actor): Promise<MicState> {
+  /** The teacher takes anyone down (or withdraws an invitation); a student only steps down themself. */
+  async stageDown(actor: Actor, targetId: string): Promise<StageState> {
     const room = await this.#openRoom(actor.room);
-    return this.#micSlot.stop(room, actor.uid, actor.role === 'creator' && room.create_user === actor.uid);
+    if (targetId !== actor.uid) this.#requireCreator(actor, room);
+    return this.stage.down(room, [targetId]);
+  }
+
+  /** The teacher takes everyone down. */
+  async stageAllDown(actor: Actor): Promise<StageState> {
+    const room = await this.#openRoom(actor.room);
+    this.#requireCreator(actor, room);
+    return this.stage.down(room);
+  }
+
+  /** The teacher's carousel (0: off). */
+  async setCarousel(actor: Actor, seconds: number): Promise<StageState> {
+    const room = await this.#openRoom(actor.room);
+    this.#requireCreator(actor, room);
+    return this.stage.setCarousel(room, seconds);
   }
 
   /** Kick-out: the seat is gone and stays gone for this class; the channel disconnects them. */
@@ -330,7 +375,7 @@ export class RoomLiveService {
     if (!member || member.kicked_at) throw new DomainError('31005', 'not a member');
     const now = this.clock.now();
     if (!(await this.repo.kick(room.id, targetId, now))) throw new DomainError('31005');
-    await this.#micSlot.release(room, targetId, now);
+    await this.stage.release(room, targetId);
     this.state.seatsChanged(actor.room);
     this.#emit(actor.room, 'kickout', { userId: targetId });
   }
@@ -348,7 +393,7 @@ export class RoomLiveService {
       this.#emit(actor.room, 'customRoomEvent', { showState: '', by: actor.uid });
       await this.endings.ended(room.id, 'creator left');
     }
-    if (room.state === 'open') await this.#micSlot.release(room, actor.uid, now);
+    if (room.state === 'open') await this.stage.release(room, actor.uid);
   }
 
   /** The last connection of a person dropped: their seat is free until they come back. */

@@ -18,11 +18,11 @@ describe('who publishes what (docs/product/decisions.md room types)', () => {
   it('whiteboard and audio classes are audio only', () => {
     for (const t of [2, 3] as const) for (const role of ['creator', 'member', 'tourist'] as const) expect(r(t, role)).toEqual(['mic']);
   });
-  it('large class: the teacher; a student only the microphone and only while invited', () => {
+  it('large class: the teacher; a student camera and microphone, only while on stage (ADR 112)', () => {
     expect(r(4, 'creator')).toEqual(['mic', 'camera', 'screen']);
     expect(r(4, 'member')).toEqual([]);
     expect(r(4, 'tourist')).toEqual([]);
-    expect(r(4, 'member', '1', true)).toEqual(['mic']);
+    expect(r(4, 'member', '1', true)).toEqual(['mic', 'camera']);
   });
   it('observers never publish, invited or not; a screen-share join sends the screen alone', () => {
     for (const t of [1, 2, 3, 4] as const) {
@@ -43,7 +43,7 @@ describe('who publishes what (docs/product/decisions.md room types)', () => {
       60,
       now,
     );
-    expect(signer.verify(token, now)).toMatchObject({ scope: 'media', room: '123456', uid: '7', rt: 4, pub: ['mic'] });
+    expect(signer.verify(token, now)).toMatchObject({ scope: 'media', room: '123456', uid: '7', rt: 4, pub: ['mic', 'camera'] });
     expect(signer.verify(token, now + 61_000)).toBeNull();
   });
 });

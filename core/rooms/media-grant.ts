@@ -15,7 +15,7 @@ export interface MediaGrantInput {
   role: JoinAnswer['role'];
   /** '2' is the creator's screen-share join (docs/product/02-live-classroom.md §4). */
   userType: JoinAnswer['userType'];
-  /** The person holds the microphone now (the teacher's invitation was accepted). */
+  /** The person is on stage now (the teacher's invitation was accepted, or the carousel; ADR 112). The token's `mic` claim. */
   micConnected: boolean;
   /** The room's mode when the token is signed (the media node's first word on it, ADR 099); 'discuss' when absent. */
   mode?: ClassMode;
@@ -24,11 +24,11 @@ export interface MediaGrantInput {
 /**
  * What the room type gives this person to send (core/rooms/capabilities.ts, one rule with the
  * classroom's buttons), whatever the mode: the token carries these, with the room's mode and
- * whether the person holds the microphone, and the media node closes the microphone while the
+ * whether the person is on stage, and the media node closes the microphone while the
  * mode says so (ADR 099).
  */
 export function mediaRights(g: Pick<MediaGrantInput, 'roomType' | 'role' | 'userType' | 'micConnected'>): MediaSource[] {
-  return publishRights({ roomType: g.roomType, role: g.role, userType: g.userType, onMic: g.micConnected, mode: 'discuss' });
+  return publishRights({ roomType: g.roomType, role: g.role, userType: g.userType, onStage: g.micConnected, mode: 'discuss' });
 }
 
 export interface MediaPlacement {

@@ -52,9 +52,9 @@ export class MediaService {
   /** Media access for a join answer that was just made. */
   async forJoin(answer: Pick<JoinAnswer, 'roomInfo' | 'userIdForNumber' | 'role' | 'userType'>): Promise<MediaAccess> {
     const roomType = answer.roomInfo.roomType;
-    // Who holds the microphone matters in every room type: a large class's student publishes by it,
-    // and lecture mode lets the invited one speak (ADR 099).
-    const micConnected = answer.role !== 'creator' ? await this.#holdsMic(answer.roomInfo.roomNumber, answer.userIdForNumber) : false;
+    // Who is on stage matters in every room type: a large class's student sends by it, and lecture
+    // mode lets those on stage speak (ADR 099, ADR 112).
+    const micConnected = answer.role !== 'creator' ? await this.#onStage(answer.roomInfo.roomNumber, answer.userIdForNumber) : false;
     return this.#access({
       roomNumber: answer.roomInfo.roomNumber,
       roomType,
@@ -68,7 +68,7 @@ export class MediaService {
 
   /**
    * A fresh token for someone already in the room (docs/product/02-live-classroom.md §7 `/api/createAgoraToken`): after a
-   * microphone invitation was accepted, or when a reconnect finds the old token expired.
+   * stage invitation was accepted (or the carousel brought them up), or when a reconnect finds the old token expired.
    * `failedMediaUrl`: the media node this client lost (ADR 097), checked before it is trusted.
    */
   async renew(viewer: { userId: string }, roomNumber: string, screen = false, failedMediaUrl?: string): Promise<MediaAccess> {
@@ -91,7 +91,7 @@ export class MediaService {
         userId: viewer.userId,
         role,
         userType: screen ? '2' : role === 'observer' ? '3' : '1',
-        micConnected: room.mic_phase === 'connected' && room.mic_user_id === viewer.userId,
+        micConnected: !isCreator && (await this.live.onStage(room.id, viewer.userId)),
         mode: room.class_mode,
       },
       failedMediaUrl,
@@ -124,9 +124,9 @@ export class MediaService {
     return this.nodes.place(PROBE_ROOM);
   }
 
-  async #holdsMic(roomNumber: string, userId: string): Promise<boolean> {
+  async #onStage(roomNumber: string, userId: string): Promise<boolean> {
     const room = await this.live.room(roomNumber);
-    return room?.mic_phase === 'connected' && room.mic_user_id === userId;
+    return !!room && (await this.live.onStage(room.id, userId));
   }
 
   async #access(g: MediaGrantInput, failedUrl?: string): Promise<MediaAccess> {

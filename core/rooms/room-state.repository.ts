@@ -8,7 +8,6 @@ import type { Database } from '../platform/db/database.ts';
 import type { DB } from '../platform/db/schema.ts';
 
 export type Trx = Transaction<DB>;
-type MicPhase = 'idle' | 'inviting' | 'connected';
 
 /** What a creator's patch on the room channel changes (the shared view, the slide, board power, the extension). */
 export type RoomStatePatch = Partial<{
@@ -96,21 +95,6 @@ export class RoomStateRepository {
     return numberOf(row);
   }
 
-  /** Moves the microphone from one phase to another only if it is still where the caller saw it. */
-  async moveMic(
-    roomId: string,
-    from: { phase: MicPhase; userId: string | null },
-    to: { phase: MicPhase; userId: string | null; since: Date; deadline: Date | null },
-  ): Promise<string | null> {
-    let q = this.db
-      .updateTable('rooms')
-      .set({ mic_phase: to.phase, mic_user_id: to.userId, mic_since: to.since, mic_deadline: to.deadline, last_active_at: to.since })
-      .where('id', '=', roomId)
-      .where('mic_phase', '=', from.phase);
-    q = from.userId === null ? q.where('mic_user_id', 'is', null) : q.where('mic_user_id', '=', from.userId);
-    return numberOf(await q.returning('room_number').executeTakeFirst());
-  }
-
   async startTrial(roomId: string, now: Date): Promise<string | null> {
     const row = await this.db
       .updateTable('rooms')
@@ -125,7 +109,7 @@ export class RoomStateRepository {
   async close(roomId: string, now: Date): Promise<string | null> {
     const row = await this.db
       .updateTable('rooms')
-      .set({ state: 'closed', closed_at: now, mic_phase: 'idle', mic_user_id: null })
+      .set({ state: 'closed', closed_at: now })
       .where('id', '=', roomId)
       .where('state', '=', 'open')
       .returning('room_number')

@@ -41,8 +41,6 @@ export interface RoomChanges {
   onChange(listener: (change: RoomChange) => void): () => void;
 }
 
-type MicPhase = 'idle' | 'inviting' | 'connected';
-
 const keysOf = <T extends object>(o: T) => Object.keys(o) as Array<keyof T & string>;
 
 export class RoomState implements RoomChanges {
@@ -112,17 +110,6 @@ export class RoomState implements RoomChanges {
     this.#tell(await this.repo.touch(roomId, now), ['last_active_at']);
   }
 
-  /** Moves the microphone only if it is still where the caller saw it; false otherwise. */
-  async moveMic(
-    roomId: string,
-    from: { phase: MicPhase; userId: string | null },
-    to: { phase: MicPhase; userId: string | null; since: Date; deadline: Date | null },
-  ): Promise<boolean> {
-    const moved = await this.repo.moveMic(roomId, from, to);
-    this.#tell(moved, ['mic_phase', 'mic_user_id', 'mic_since', 'mic_deadline', 'last_active_at']);
-    return moved !== null;
-  }
-
   /** The one-time trial; false when it was used. */
   async startTrial(roomId: string, now: Date): Promise<boolean> {
     const started = await this.repo.startTrial(roomId, now);
@@ -133,7 +120,7 @@ export class RoomState implements RoomChanges {
   /** Closes an open room; false when it was closed already. */
   async close(roomId: string, now: Date): Promise<boolean> {
     const closed = await this.repo.close(roomId, now);
-    this.#tell(closed, ['state', 'closed_at', 'mic_phase', 'mic_user_id']);
+    this.#tell(closed, ['state', 'closed_at']);
     return closed !== null;
   }
 

@@ -118,9 +118,14 @@ export function attachRoomChannel(io: Server, platform: Platform): { close(): vo
           },
         },
         chat: { gate: joined, run: ({ text }) => live.chat(actor, text, { name: socket.data.name }) },
-        inviteMic: { gate: joined, run: ({ userId }) => live.inviteMic(actor, userId) },
-        answerMic: { gate: joined, run: ({ agree }) => live.answerMic(actor, agree) },
-        stopMic: { gate: joined, run: () => live.stopMic(actor) },
+        // The stage and hands (ADR 112).
+        raiseHand: { gate: joined, run: () => live.raiseHand(actor) },
+        lowerHand: { gate: joined, run: ({ userId }) => live.lowerHand(actor, userId) },
+        inviteStage: { gate: joined, run: ({ userId }) => live.inviteStage(actor, userId) },
+        answerStage: { gate: joined, run: ({ agree }) => live.answerStage(actor, agree) },
+        stageDown: { gate: joined, run: ({ userId }) => live.stageDown(actor, userId) },
+        stageAllDown: { gate: joined, run: () => live.stageAllDown(actor) },
+        setCarousel: { gate: joined, run: ({ seconds }) => live.setCarousel(actor, seconds) },
         kickout: {
           gate: joined,
           run: async ({ userId }) => {

@@ -119,7 +119,7 @@ describe('discuss and lecture', () => {
     // aria-disabled, not disabled: it stays reachable by keyboard and answers with the reason.
     await annMic.focus();
     await ann.page.keyboard.press('Enter');
-    await expectToast(ann.page, '老师切回讨论模式或邀请你上麦后');
+    await expectToast(ann.page, '老师切回讨论模式或邀请你上台后');
     await shot(ann.page, 'modes-student-lecture-1280');
     await shot(ben.page, 'modes-student-lecture-phone');
     await shot(teacher.page, 'modes-teacher-lecture-1280');
@@ -130,10 +130,10 @@ describe('discuss and lecture', () => {
     expect([...annPeer().publications.values()].some((p) => p.source === 'mic')).toBe(false);
   });
 
-  it('the teacher invites Ann: agreeing, she is heard; discuss opens Ben’s microphone again', async () => {
+  it('the teacher brings Ann on stage: agreeing, she is heard; discuss opens Ben’s microphone again', async () => {
     await teacher.page.getByRole('tab', { name: /成员/ }).click();
     const row = teacher.page.locator(`[data-testid="member-row"][data-user="${ann.id}"]`);
-    await row.getByRole('button', { name: '邀请上麦' }).click();
+    await row.getByRole('button', { name: '邀请上台' }).click();
     await ann.page.getByRole('button', { name: '同意' }).click();
     const annMic = ann.page.getByTestId('toggle-mic');
     await expect.poll(() => annMic.getAttribute('data-closed'), { timeout: 10_000 }).toBeNull();
@@ -141,7 +141,7 @@ describe('discuss and lecture', () => {
     await expect.poll(() => annMic.getAttribute('aria-pressed'), { timeout: 10_000 }).toBe('false');
     await expect.poll(() => micOf(teacher.page, ann.id).getAttribute('data-muted'), { timeout: 10_000 }).toBe('false');
     await expect.poll(() => micOf(ben.page, ann.id).getAttribute('data-muted'), { timeout: 10_000 }).toBe('false');
-    // Ben, not invited, is still closed.
+    // Ben, not on stage, is still closed.
     expect(await ben.page.getByTestId('toggle-mic').getAttribute('data-closed')).toBe('true');
 
     await teacher.page.getByTestId('mode-discuss').click();

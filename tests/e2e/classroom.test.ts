@@ -1,7 +1,7 @@
 /**
  * The live classroom with three people in their own Chromium contexts (teacher, two students),
- * plus an observer: caps and the trial, the view switch fan-out, chat, microphone invitations
- * (agreed, declined, timed out), the observer link, going offline and back, kick-out, end of class.
+ * plus an observer: caps and the trial, the view switch fan-out, chat, invitations to a one-seat
+ * stage (agreed, declined, timed out; ADR 112), the observer link, going offline and back, kick-out, end of class.
  * Tests run in order and share the room.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -59,7 +59,8 @@ async function watchView(page: Page, view: string): Promise<void> {
 }
 
 beforeAll(async () => {
-  world = await startWorld({ env: { MIC_TIMEOUT_SECONDS: '3' } });
+  // The server's clock runs: an invitation fails when its stored deadline passes (ADR 112).
+  world = await startWorld({ env: { MIC_TIMEOUT_SECONDS: '3', STAGE_SEATS_OTHER: '1' }, realTime: true });
   const t = await world.person();
   teacher = t.page;
   teacherContext = t.context;
@@ -153,36 +154,36 @@ describe('a free mini class with three people', () => {
     await aliceInput.fill('');
   });
 
-  it('runs microphone invitations: agreed, one at a time, stopped, declined, timed out', async () => {
+  it('runs invitations to a one-seat stage: agreed, one at a time, taken down, declined, timed out', async () => {
     await membersTab(teacher).click();
-    await row(teacher, 'Alice').getByRole('button', { name: '邀请上麦' }).click();
+    await row(teacher, 'Alice').getByRole('button', { name: '邀请上台' }).click();
     await row(teacher, 'Alice')
-      .getByText(/连接中 \d+ 秒/)
+      .getByText(/邀请中 \d+ 秒/)
       .waitFor();
-    const ask = alice.getByRole('dialog', { name: '连麦邀请' });
-    await ask.getByText('老师邀请你发言，是否同意？').waitFor();
+    const ask = alice.getByRole('dialog', { name: '上台邀请' });
+    await ask.getByText('老师邀请你上台发言，是否同意？').waitFor();
     await ask.getByRole('button', { name: '同意' }).click();
-    await row(teacher, 'Alice').getByText('连麦中').waitFor();
-    await alice.getByTestId('on-mic').waitFor();
+    await row(teacher, 'Alice').getByText('台上').waitFor();
+    await alice.getByTestId('on-stage').waitFor();
 
-    // One at a time.
-    await row(teacher, 'Bob').getByRole('button', { name: '邀请上麦' }).click();
-    await expectToast(teacher, '请结束当前连麦后，再邀请其他人上麦');
-    await row(teacher, 'Alice').getByRole('button', { name: '结束连麦' }).click();
-    await alice.getByTestId('on-mic').waitFor({ state: 'detached' });
+    // One seat: the stage is full.
+    await row(teacher, 'Bob').getByRole('button', { name: '邀请上台' }).click();
+    await expectToast(teacher, '台上座位已满，请先请一位学生下台');
+    await row(teacher, 'Alice').getByRole('button', { name: '下台' }).click();
+    await alice.getByTestId('on-stage').waitFor({ state: 'detached' });
 
     // Declined.
-    await row(teacher, 'Bob').getByRole('button', { name: '邀请上麦' }).click();
-    await bob.getByRole('dialog', { name: '连麦邀请' }).getByRole('button', { name: '拒绝' }).click();
-    await expectToast(teacher, '学生拒绝了连麦');
-    await row(teacher, 'Bob').getByRole('button', { name: '邀请上麦' }).waitFor();
+    await row(teacher, 'Bob').getByRole('button', { name: '邀请上台' }).click();
+    await bob.getByRole('dialog', { name: '上台邀请' }).getByRole('button', { name: '拒绝' }).click();
+    await expectToast(teacher, '学生拒绝了上台');
+    await row(teacher, 'Bob').getByRole('button', { name: '邀请上台' }).waitFor();
 
-    // Unanswered: the server's timeout (3 s in this test) says 'mic failed'.
-    await row(teacher, 'Bob').getByRole('button', { name: '邀请上麦' }).click();
-    await bob.getByRole('dialog', { name: '连麦邀请' }).waitFor();
-    await expectToast(teacher, '连麦失败');
-    await bob.getByRole('dialog', { name: '连麦邀请' }).waitFor({ state: 'detached' });
-    await row(teacher, 'Bob').getByRole('button', { name: '邀请上麦' }).waitFor();
+    // Unanswered: the server's timeout (3 s in this test) says the invitation failed.
+    await row(teacher, 'Bob').getByRole('button', { name: '邀请上台' }).click();
+    await bob.getByRole('dialog', { name: '上台邀请' }).waitFor();
+    await expectToast(teacher, '上台邀请已超时');
+    await bob.getByRole('dialog', { name: '上台邀请' }).waitFor({ state: 'detached' });
+    await row(teacher, 'Bob').getByRole('button', { name: '邀请上台' }).waitFor();
   });
 
   it('gives the creator an invite panel and an observer link that shows the clock header and no top bar', async () => {

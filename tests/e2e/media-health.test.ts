@@ -290,9 +290,9 @@ describe('a microphone invitation confirms sound', () => {
 
     await host.getByRole('tab', { name: /^成员（\d+）$/ }).click();
     const row = host.getByTestId('member-row').filter({ hasText: 'Alice' });
-    await row.getByRole('button', { name: '邀请上麦' }).click();
-    await alice.getByRole('dialog', { name: '连麦邀请' }).getByRole('button', { name: '同意' }).click();
-    await row.getByText('连麦中').waitFor();
+    await row.getByRole('button', { name: '邀请上台' }).click();
+    await alice.getByRole('dialog', { name: '上台邀请' }).getByRole('button', { name: '同意' }).click();
+    await row.getByText('台上').waitFor();
     // The teacher sees sound arrive: the level of Chromium's fake microphone (a beep) moves the meter.
     const level = row.getByTestId('member-mic-level');
     await expect.poll(async () => Number(await level.getAttribute('data-level')), { timeout: 30_000 }).toBeGreaterThan(0);

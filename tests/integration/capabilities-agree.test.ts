@@ -1,5 +1,5 @@
 /**
- * The capability table (issue 27, ADR 099): room type 1-4 x role x mode x microphone invitation,
+ * The capability table (issue 27, ADR 099; ADR 112): room type 1-4 x role x mode x on stage,
  * for the trial, the screen, the camera and the microphone. Each row is decided three ways and all
  * three must agree:
  * - the table written out below (the product rule, docs/product/decisions.md and 02 §6);
@@ -33,10 +33,15 @@ const DISCUSS: Record<RoomType, Record<Role, string>> = {
 };
 const LETTER: Record<Cap, string> = { trial: 'T', screen: 'S', camera: 'C', mic: 'M' };
 
-/** The written rule for any row: lecture closes a student's microphone unless invited; an invitation opens a large-class student's. */
+/**
+ * The written rule for any row: lecture closes a student's microphone unless on stage; the stage
+ * gives a large-class student camera and microphone (ADR 112).
+ */
 function expected(roomType: RoomType, role: Role, mode: ClassMode, invited: boolean, cap: Cap): boolean {
   const base = DISCUSS[roomType][role].includes(LETTER[cap]);
-  if (cap !== 'mic' || role === 'creator' || role === 'observer') return base;
+  if (role === 'creator' || role === 'observer') return base;
+  if (cap === 'camera') return base || (invited && roomType === 4);
+  if (cap !== 'mic') return base;
   if (invited) return true;
   return base && mode === 'discuss';
 }
@@ -62,7 +67,7 @@ function serverRights(roomType: RoomType, role: Role, mode: ClassMode, invited: 
   );
   const { peer } = node.join(token, () => undefined);
   node.apply({ op: 'mode', room, mode });
-  if (invited) node.apply({ op: 'micTo', room, userId });
+  if (invited) node.apply({ op: 'stage', room, userIds: [userId], off: [] });
   return peer.rights;
 }
 
@@ -73,7 +78,7 @@ function serverSays(roomType: RoomType, role: Role, mode: ClassMode, invited: bo
 }
 
 function buttonsSay(roomType: RoomType, role: Role, mode: ClassMode, invited: boolean): Record<Cap, boolean> {
-  const o = offeredControls({ roomType, role, isVip: false, mode, onMic: invited });
+  const o = offeredControls({ roomType, role, isVip: false, mode, onStage: invited });
   return { trial: o.trial, screen: o.screen, camera: o.camera, mic: o.mic === 'open' };
 }
 
@@ -82,7 +87,7 @@ const ROLES = ['creator', 'member', 'tourist', 'observer'] as const;
 const rows = ROOM_TYPES.flatMap((roomType) =>
   ROLES.flatMap((role) =>
     (['discuss', 'lecture'] as const).flatMap((mode) =>
-      // Only a student can be invited to the microphone (the creator holds it; observers never publish).
+      // Only a student can be brought on stage (the teacher is always on it; observers never publish).
       (role === 'member' || role === 'tourist' ? [false, true] : [false]).map((invited) => ({ roomType, role, mode, invited })),
     ),
   ),
@@ -107,9 +112,11 @@ describe('one rule per capability: the server and the buttons give the same answ
       expect(offeredControls({ roomType, role: 'member', mode: 'lecture' }).mic).toBe('closed');
       expect(offeredControls({ roomType, role: 'member', mode: 'discuss' }).mic).toBe('open');
     }
-    // A large class's student has no microphone until invited, in either mode.
+    // A large class's student has no microphone nor camera until on stage, in either mode.
     expect(offeredControls({ roomType: 4, role: 'member', mode: 'lecture' }).mic).toBe('hidden');
-    expect(offeredControls({ roomType: 4, role: 'member', mode: 'lecture', onMic: true }).mic).toBe('open');
+    expect(offeredControls({ roomType: 4, role: 'member', mode: 'lecture' }).camera).toBe(false);
+    expect(offeredControls({ roomType: 4, role: 'member', mode: 'lecture', onStage: true }).mic).toBe('open');
+    expect(offeredControls({ roomType: 4, role: 'member', mode: 'lecture', onStage: true }).camera).toBe(true);
   });
 
   it('the trial: a VIP room or a used trial is refused by the server and not offered', () => {
@@ -121,7 +128,7 @@ describe('one rule per capability: the server and the buttons give the same answ
     }
   });
 
-  it('the media node gives a student the microphone back when the mode returns to discuss, and takes it when the invitation ends', () => {
+  it('the media node gives a student the microphone back when the mode returns to discuss, and takes it when they leave the stage', () => {
     const room = String(roomSeq++);
     const token = signMediaToken(
       signer,
@@ -134,9 +141,9 @@ describe('one rule per capability: the server and the buttons give the same answ
     expect(peer.rights).toEqual(['mic', 'camera']);
     node.apply({ op: 'mode', room, mode: 'lecture' });
     expect(peer.rights).toEqual(['camera']);
-    node.apply({ op: 'micTo', room, userId: '5' });
+    node.apply({ op: 'stage', room, userIds: ['9', '5'], off: [] });
     expect(peer.rights).toEqual(['mic', 'camera']);
-    node.apply({ op: 'micBack', room, userId: '5' });
+    node.apply({ op: 'stage', room, userIds: ['9'], off: ['5'] });
     expect(peer.rights).toEqual(['camera']);
     node.apply({ op: 'mode', room, mode: 'discuss' });
     expect(peer.rights).toEqual(['mic', 'camera']);

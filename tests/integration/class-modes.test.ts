@@ -106,18 +106,18 @@ describe('class modes', () => {
     const again = await call(server.url, 'createAgoraToken', { roomNumber }, { token: b.token });
     expect((await b.peer.ok('refresh', { token: again.data.mediaToken })).rights).toEqual(['camera']);
 
-    // The teacher invites A: once A agrees, A may speak; B still may not.
-    expect((await ask(teacher.socket, 'inviteMic', { userId: a.userId })).code).toBe('0');
+    // The teacher brings A on stage: once A agrees, A may speak; B still may not.
+    expect((await ask(teacher.socket, 'inviteStage', { userId: a.userId })).code).toBe('0');
     const micBack = a.peer.waitNote('rightsChanged', (n) => n.rights.includes('mic'));
-    expect((await ask(a.socket, 'answerMic', { agree: true })).code).toBe('0');
+    expect((await ask(a.socket, 'answerStage', { agree: true })).code).toBe('0');
     await micBack;
     const spoke = await a.peer.publish('mic');
     expect((await a.peer.req('pause', { trackId: spoke.trackId, paused: false })).code).toBe('0');
     await expect(b.peer.publish('mic')).rejects.toMatchObject({ code: '33002' });
 
-    // The invitation ends: A's microphone closes again.
+    // A steps down: A's microphone closes again.
     const closedAgain = a.peer.waitNote('rightsChanged', (n) => !n.rights.includes('mic'));
-    expect((await ask(teacher.socket, 'stopMic', {})).code).toBe('0');
+    expect((await ask(a.socket, 'stageDown', { userId: a.userId })).code).toBe('0');
     await closedAgain;
     await expect(a.peer.publish('mic')).rejects.toMatchObject({ code: '33002' });
 

@@ -59,6 +59,8 @@ describe('the web tier across two web nodes (PostgreSQL, Redis)', () => {
   let a: Banshu;
   let b: Banshu;
   let worker: Banshu;
+  /** Another web node on the same database and Redis (a test that kills one). */
+  let startWeb: () => Promise<Banshu>;
 
   beforeAll(async () => {
     [redis, s3, created] = await Promise.all([startRedis(), startS3(), createTestDatabase(postgresAdminUrl())]);
@@ -75,12 +77,16 @@ describe('the web tier across two web nodes (PostgreSQL, Redis)', () => {
       // Snapshots (which compact the log) come often: a node catching up must still hear every operation.
       BOARD_SNAPSHOT_EVERY: '10',
       BOARD_OPS_PER_SECOND: '1000',
+      // One seat on stage: a second invitation is refused as a full stage, whichever node asks.
+      STAGE_SEATS_OTHER: '1',
       ...s3.env,
     };
     const open = () => openDatabase({ url: created.url, dataDir: null });
     a = await startBanshu({ ...env, ROLE: 'web' }, { database: await open(), logger: createLogger('silent'), web: { mode: 'none' } });
     b = await startBanshu({ ...env, ROLE: 'web' }, { database: await open(), logger: createLogger('silent'), web: { mode: 'none' } });
     worker = await startBanshu({ ...env, ROLE: 'worker' }, { database: await open(), logger: createLogger('silent') });
+    startWeb = async () =>
+      startBanshu({ ...env, ROLE: 'web' }, { database: await open(), logger: createLogger('silent'), web: { mode: 'none' } });
   }, 60_000);
 
   afterAll(async () => {
@@ -153,7 +159,7 @@ describe('the web tier across two web nodes (PostgreSQL, Redis)', () => {
     expect(coldB).toEqual(after);
   });
 
-  it('microphone invitations and presence across nodes: a teacher on A invites a student on B, who agrees and is then stopped', async () => {
+  it('stage invitations and presence across nodes: a teacher on A invites a student on B, who agrees and is then taken down', async () => {
     const teacher = await signIn(a);
     const roomNumber = (await call(a.url, 'createRoom', { roomType: 2 }, { token: teacher.token })).data.roomInfo.roomNumber as string;
     const t = await seat(a, teacher, roomNumber);
@@ -162,22 +168,57 @@ describe('the web tier across two web nodes (PostgreSQL, Redis)', () => {
     const other = await seat(a, await signIn(a), roomNumber);
     // Presence counts both nodes' sockets, read on either node.
     for (const node of [a, b]) expect((await node.platform.presence.online(roomNumber)).map((o) => o.userId)).toContain(student.userId);
-    const invited = waitFor(s.room, 'mic', (m) => m.phase === 'inviting' && m.userId === student.userId);
-    const seenByOther = waitFor(other.room, 'mic', (m) => m.phase === 'inviting');
-    expect((await ask(t.room, 'inviteMic', { userId: student.userId })).code).toBe('0');
+    const invited = waitFor(s.room, 'stage', (m) => m.outcome === 'invited' && m.userIds.includes(student.userId));
+    const seenByOther = waitFor(other.room, 'stage', (m) => m.outcome === 'invited');
+    expect((await ask(t.room, 'inviteStage', { userId: student.userId })).code).toBe('0');
     await Promise.all([invited, seenByOther]);
-    const connected = waitFor(t.room, 'mic', (m) => m.phase === 'connected');
-    expect((await ask(s.room, 'answerMic', { agree: true })).code).toBe('0');
-    expect(await connected).toMatchObject({ userId: student.userId, outcome: 'agreed' });
-    const stopped = waitFor(s.room, 'mic', (m) => m.outcome === 'stopped');
-    expect((await ask(t.room, 'stopMic')).code).toBe('0');
+    const connected = waitFor(t.room, 'stage', (m) => m.outcome === 'agreed');
+    expect((await ask(s.room, 'answerStage', { agree: true })).code).toBe('0');
+    expect(await connected).toMatchObject({ userIds: [student.userId], onStage: [{ userId: student.userId }] });
+    const stopped = waitFor(s.room, 'stage', (m) => m.outcome === 'down');
+    expect((await ask(t.room, 'stageDown', { userId: student.userId })).code).toBe('0');
     await stopped;
-    // The microphone is free again for everyone: a new invitation to someone on node B, while
-    // another is pending, is refused as busy whichever node asks.
+    // The one seat is free again for everyone: a new invitation to someone on node B, while
+    // another is pending, is refused as a full stage whichever node asks.
     const late = await signIn(b);
     await seat(b, late, roomNumber);
-    expect((await ask(t.room, 'inviteMic', { userId: late.userId })).code).toBe('0');
-    expect((await ask(t.room, 'inviteMic', { userId: student.userId })).code).toBe('31007');
+    expect((await ask(t.room, 'inviteStage', { userId: late.userId })).code).toBe('0');
+    expect((await ask(t.room, 'inviteStage', { userId: student.userId })).code).toBe('31030');
+  });
+
+  it('the stage lives in the database: the web node the teacher used dies, and the other tells the same seats, hands and carousel (ADR 112)', async () => {
+    const c = await startWeb();
+    let cClosed = false;
+    try {
+      const teacher = await signIn(c);
+      const roomNumber = (await call(c.url, 'createRoom', { roomType: 2 }, { token: teacher.token })).data.roomInfo.roomNumber as string;
+      const t = await seat(c, teacher, roomNumber);
+      const up = await signIn(b);
+      const u = await seat(b, up, roomNumber);
+      const waiting = await signIn(b);
+      const w = await seat(b, waiting, roomNumber);
+      expect((await ask(t.room, 'inviteStage', { userId: up.userId })).code).toBe('0');
+      expect((await ask(u.room, 'answerStage', { agree: true })).code).toBe('0');
+      expect((await ask(w.room, 'raiseHand', {})).code).toBe('0');
+      expect((await ask(t.room, 'setCarousel', { seconds: 600 })).code).toBe('0');
+      await c.close();
+      cClosed = true;
+      // The teacher comes back through node B: the same stage.
+      const joined = await call(b.url, 'userJoinAgoraRoom', { roomNumber }, { token: teacher.token });
+      const again = await connectRoom(b.url, joined.data.imToken as string);
+      sockets.push(again);
+      const snap = await ask(again, 'joinRoom', {});
+      expect(snap.code).toBe('0');
+      expect(snap.data.stage.onStage.map((x) => x.userId)).toEqual([up.userId]);
+      expect(snap.data.stage.hands.map((x) => x.userId)).toEqual([waiting.userId]);
+      expect(snap.data.stage.carousel.seconds).toBe(600);
+      // And acts on it.
+      const down = waitFor(u.room, 'stage', (m) => m.outcome === 'down' && m.off.includes(up.userId));
+      expect((await ask(again, 'stageDown', { userId: up.userId })).code).toBe('0');
+      await down;
+    } finally {
+      if (!cClosed) await c.close();
+    }
   });
 
   it('a room closed by another process (the worker) disconnects its room and board sockets on every web node', async () => {
@@ -192,7 +233,7 @@ describe('the web tier across two web nodes (PostgreSQL, Redis)', () => {
     await Promise.all(gone);
   });
 
-  it('rate limits count the hits of both nodes: sign-in codes for one number, chat of one person with a socket on each', async () => {
+  it('rate limits count the hits of both nodes: sign-in codes for one number, chat and hands of one person with a socket on each', async () => {
     // The code limit per mobile (SMS_RESEND_SECONDS): a second code through the other node is refused.
     const mobile = nextMobile();
     expect((await call(a.url, 'sendPhoneCode', { mobile, area: '86' })).code).toBe('0');
@@ -210,5 +251,20 @@ describe('the web tier across two web nodes (PostgreSQL, Redis)', () => {
     for (let i = 0; i < 14; i++) codes.push((await ask(i % 2 ? onB : onA.room, 'chat', { text: `line ${i}` })).code);
     expect(codes.filter((c) => c === '0')).toHaveLength(10);
     expect(codes.slice(10)).toEqual(['31008', '31008', '31008', '31008']);
+
+    // Hands: HANDS_PER_MINUTE (6) raises for one student, whichever node they go through (ADR 112).
+    const student = await signIn(a);
+    const sA = await seat(a, student, roomNumber);
+    const sJoinedB = await call(b.url, 'userJoinAgoraRoom', { roomNumber }, { token: student.token });
+    const sOnB = await connectRoom(b.url, sJoinedB.data.imToken as string);
+    sockets.push(sOnB);
+    expect((await ask(sOnB, 'joinRoom', {})).code).toBe('0');
+    const hands: string[] = [];
+    for (let i = 0; i < 8; i++) {
+      const socket = i % 2 ? sOnB : sA.room;
+      hands.push((await ask(socket, 'raiseHand', {})).code);
+      await ask(socket, 'lowerHand', {});
+    }
+    expect(hands).toEqual(['0', '0', '0', '0', '0', '0', '31031', '31031']);
   });
 });

@@ -1,7 +1,7 @@
 /**
  * Revocations reach a media node in another process (ADR 032): a web role on PostgreSQL with the
  * registry, and one `ROLE=media` Node process. A kicked student's publication goes, a large-class
- * student whose microphone was stopped loses publish, and an ended class closes the room, all on
+ * student taken off the stage loses publish, and an ended class closes the room, all on
  * the remote node; the control endpoint refuses forged, stale and replayed calls.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -128,14 +128,14 @@ it('a kicked student is removed from the remote node with their camera', async (
   await until('the other student still heard', () => heard.packets > 10, 10_000);
 });
 
-it('a large-class student whose microphone is stopped loses publish on the remote node', async () => {
+it('a large-class student taken off the stage loses publish on the remote node', async () => {
   const { roomNumber, teacher, students } = await classWith(4, 1);
   const student = students[0]!;
-  expect((await ask(teacher.sock, 'inviteMic', { userId: student.userId })).code).toBe('0');
-  expect((await ask(student.sock, 'answerMic', { agree: true })).code).toBe('0');
+  expect((await ask(teacher.sock, 'inviteStage', { userId: student.userId })).code).toBe('0');
+  expect((await ask(student.sock, 'answerStage', { agree: true })).code).toBe('0');
   const fresh = await call(web.url, 'createAgoraToken', { roomNumber }, { token: student.token });
   expect(fresh.code).toBe('0');
-  expect((await student.peer.ok('refresh', { token: fresh.data.mediaToken })).rights).toEqual(['mic']);
+  expect((await student.peer.ok('refresh', { token: fresh.data.mediaToken })).rights).toEqual(['mic', 'camera']);
   const mic = await student.peer.publish('mic');
   const heard = await teacher.peer.subscribe(mic.trackId);
   await until('the invited student heard', () => heard.packets > 10, 10_000);
@@ -143,7 +143,7 @@ it('a large-class student whose microphone is stopped loses publish on the remot
 
   const revoked = student.peer.waitNote('rightsChanged', (n) => n.rights.length === 0);
   const gone = teacher.peer.waitNote('trackRemoved', (n) => n.trackId === mic.trackId);
-  expect((await ask(teacher.sock, 'stopMic')).code).toBe('0');
+  expect((await ask(teacher.sock, 'stageDown', { userId: student.userId })).code).toBe('0');
   await revoked;
   await gone;
   expect((await student.peer.req('publish', { source: 'mic', sdp: 'v=0\r\nm=audio 9 x 111\r\n' })).code).toBe('33002');
@@ -164,11 +164,11 @@ it('lecture mode closes a student’s microphone on the remote node; an invitati
 
   // Each wait below looks at the notes from here on only (waitNote also reads the notes already seen).
   student.peer.notes.length = 0;
-  expect((await ask(teacher.sock, 'inviteMic', { userId: student.userId })).code).toBe('0');
-  expect((await ask(student.sock, 'answerMic', { agree: true })).code).toBe('0');
+  expect((await ask(teacher.sock, 'inviteStage', { userId: student.userId })).code).toBe('0');
+  expect((await ask(student.sock, 'answerStage', { agree: true })).code).toBe('0');
   await student.peer.waitNote('rightsChanged', (n) => n.rights.includes('mic'));
   student.peer.notes.length = 0;
-  expect((await ask(teacher.sock, 'stopMic')).code).toBe('0');
+  expect((await ask(teacher.sock, 'stageAllDown')).code).toBe('0');
   await student.peer.waitNote('rightsChanged', (n) => !n.rights.includes('mic'));
   student.peer.notes.length = 0;
   expect((await ask(teacher.sock, 'setMode', { mode: 'discuss' })).code).toBe('0');

@@ -221,7 +221,7 @@ eachEngine('media server', (server) => {
     expect((await b.teacher.peer.req('subscribe', { trackId: { $ne: 1 } })).code).toBe('5');
   });
 
-  it('large class: a student publishes only while invited to the microphone', async () => {
+  it('large class: a student sends only while on stage', async () => {
     const { teacher, students, roomNumber } = await room(server(), 4, 1);
     const student = students[0]!;
     const joined = await student.peer.ok('join', { token: student.mediaToken });
@@ -230,26 +230,26 @@ eachEngine('media server', (server) => {
     const tj = await teacher.peer.ok('join', { token: teacher.mediaToken });
     expect(tj.rights).toEqual(['mic', 'camera', 'screen']);
 
-    // Invited and agreed: a fresh token grants the microphone only (docs/product/02-live-classroom.md §4: agree publishes audio).
+    // Invited and agreed: a fresh token grants camera and microphone (ADR 112: on stage, a large class's student sends both).
     const tSock = await connectRoom(server().url, teacher.answer.imToken);
     const sSock = await connectRoom(server().url, student.answer.imToken);
     open.push(tSock, sSock);
     expect((await ask(tSock, 'joinRoom')).code).toBe('0');
     expect((await ask(sSock, 'joinRoom')).code).toBe('0');
-    expect((await ask(tSock, 'inviteMic', { userId: student.userId })).code).toBe('0');
+    expect((await ask(tSock, 'inviteStage', { userId: student.userId })).code).toBe('0');
     const early = await call(server().url, 'createAgoraToken', { roomNumber }, { token: student.token });
     expect((await student.peer.ok('refresh', { token: early.data.mediaToken })).rights).toEqual([]);
-    expect((await ask(sSock, 'answerMic', { agree: true })).code).toBe('0');
+    expect((await ask(sSock, 'answerStage', { agree: true })).code).toBe('0');
     const fresh = await call(server().url, 'createAgoraToken', { roomNumber }, { token: student.token });
     expect(fresh.code).toBe('0');
-    expect((await student.peer.ok('refresh', { token: fresh.data.mediaToken })).rights).toEqual(['mic']);
-    expect((await student.peer.req('publish', { source: 'camera', sdp: 'v=0\r\nm=video 9 x 96\r\n' })).code).toBe('33002');
+    expect((await student.peer.ok('refresh', { token: fresh.data.mediaToken })).rights).toEqual(['mic', 'camera']);
+    expect((await student.peer.req('publish', { source: 'screen', sdp: 'v=0\r\nm=video 9 x 96\r\n' })).code).toBe('33002');
     const mic = await student.peer.publish('mic');
     const heard = await teacher.peer.subscribe(mic.trackId);
     await until('the student heard', () => heard.packets > 10, 5000);
 
-    // The teacher ends the connection: the node takes the microphone back at once.
-    expect((await ask(tSock, 'stopMic')).code).toBe('0');
+    // The teacher takes them down: the node takes the rights back at once.
+    expect((await ask(tSock, 'stageDown', { userId: student.userId })).code).toBe('0');
     await student.peer.waitNote('rightsChanged', (n) => n.rights.length === 0);
     await teacher.peer.waitNote('trackRemoved', (n) => n.trackId === mic.trackId);
     // Another person's token cannot be swapped in, nor one for a student who is not in the room.

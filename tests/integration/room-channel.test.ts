@@ -178,33 +178,35 @@ eachEngine(
       ]);
     });
 
-    it('microphone: one invitation at a time; agree, decline, stop and time out', async () => {
+    it('a one-seat stage (the old microphone): one invitation at a time; agree, decline, take down and time out', async () => {
       const { teacher, students } = await classroom(server());
       const [a, b] = students as [(typeof students)[0], (typeof students)[0]];
-      expect((await ask(a.socket, 'inviteMic', { userId: b.userId })).code).toBe('31004');
-      const invited = waitFor(a.socket, 'mic', (m) => m.phase === 'inviting');
-      const first = await ask(teacher.socket, 'inviteMic', { userId: a.userId });
+      expect((await ask(a.socket, 'inviteStage', { userId: b.userId })).code).toBe('31004');
+      const invited = waitFor(a.socket, 'stage', (m) => m.outcome === 'invited');
+      const first = await ask(teacher.socket, 'inviteStage', { userId: a.userId });
       expect(first.code).toBe('0');
-      expect((await invited).userId).toBe(a.userId);
-      const busy = await ask(teacher.socket, 'inviteMic', { userId: b.userId });
-      expect(busy).toMatchObject({ code: '31007', msg: '请结束当前连麦后，再邀请其他人上麦' });
-      expect((await ask(b.socket, 'answerMic', { agree: true })).code).toBe('31004');
-      const connected = waitFor(teacher.socket, 'mic', (m) => m.phase === 'connected');
-      expect((await ask(a.socket, 'answerMic', { agree: true })).code).toBe('0');
-      expect(await connected).toMatchObject({ userId: a.userId, outcome: 'agreed' });
-      const stopped = waitFor(a.socket, 'mic', (m) => m.outcome === 'stopped');
-      expect((await ask(teacher.socket, 'stopMic')).code).toBe('0');
-      await stopped;
+      expect((await invited).invited.map((i) => i.userId)).toEqual([a.userId]);
+      const busy = await ask(teacher.socket, 'inviteStage', { userId: b.userId });
+      expect(busy).toMatchObject({ code: '31030', msg: '台上座位已满，请先请一位学生下台' });
+      expect((await ask(b.socket, 'answerStage', { agree: true })).code).toBe('31004');
+      const connected = waitFor(teacher.socket, 'stage', (m) => m.outcome === 'agreed');
+      expect((await ask(a.socket, 'answerStage', { agree: true })).code).toBe('0');
+      expect(await connected).toMatchObject({ userIds: [a.userId], onStage: [{ userId: a.userId }], invited: [] });
+      const stopped = waitFor(a.socket, 'stage', (m) => m.outcome === 'down');
+      expect((await ask(teacher.socket, 'stageDown', { userId: a.userId })).code).toBe('0');
+      expect(await stopped).toMatchObject({ onStage: [], off: [a.userId] });
 
-      const rejected = waitFor(teacher.socket, 'mic', (m) => m.outcome === 'rejected');
-      expect((await ask(teacher.socket, 'inviteMic', { userId: b.userId })).code).toBe('0');
-      expect((await ask(b.socket, 'answerMic', { agree: false })).code).toBe('0');
-      expect((await rejected).userId).toBe(b.userId);
+      const rejected = waitFor(teacher.socket, 'stage', (m) => m.outcome === 'rejected');
+      expect((await ask(teacher.socket, 'inviteStage', { userId: b.userId })).code).toBe('0');
+      expect((await ask(b.socket, 'answerStage', { agree: false })).code).toBe('0');
+      expect((await rejected).userIds).toEqual([b.userId]);
 
-      const failed = waitFor(teacher.socket, 'mic', (m) => m.outcome === 'failed', 5000);
-      expect((await ask(teacher.socket, 'inviteMic', { userId: a.userId })).code).toBe('0');
-      expect(await failed).toMatchObject({ phase: 'idle', userId: a.userId });
-      expect((await ask(a.socket, 'answerMic', { agree: true })).code).toBe('31004');
+      const failed = waitFor(teacher.socket, 'stage', (m) => m.outcome === 'failed', 5000);
+      expect((await ask(teacher.socket, 'inviteStage', { userId: a.userId })).code).toBe('0');
+      // The test's clock stands still: the invitation's stored deadline passes when it is moved on.
+      server().clock.advance(1_001);
+      expect(await failed).toMatchObject({ invited: [], onStage: [], userIds: [a.userId] });
+      expect((await ask(a.socket, 'answerStage', { agree: true })).code).toBe('31004');
     });
 
     it('kick-out: the student is told, disconnected, and cannot come back', async () => {
@@ -333,5 +335,5 @@ eachEngine(
       expect((await call(server().url, 'getRoomInfoByRoomNumber', { roomNumber })).data.roomInfo.showState).toBe('');
     });
   },
-  { env: { MIC_TIMEOUT_SECONDS: '1' } },
+  { env: { MIC_TIMEOUT_SECONDS: '1', STAGE_SEATS_OTHER: '1' } },
 );

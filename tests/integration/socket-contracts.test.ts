@@ -11,7 +11,7 @@ import { io, type Socket } from 'socket.io-client';
 import type { boardRequests } from '#core/contracts/board.ts';
 import type { mediaRequests } from '#core/contracts/media-signaling.ts';
 import { MEDIA_REQUEST_EVENT } from '#core/contracts/media-signaling.ts';
-import type { roomRequests } from '#core/contracts/room-events.ts';
+import { ROOM_PROTOCOL_VERSION, type roomRequests } from '#core/contracts/room-events.ts';
 import { USER_NAMESPACE } from '#core/contracts/user-events.ts';
 import { call } from '#tests/support/api.ts';
 import { boardRoom, connectBoard, createOp, type Person } from '#tests/support/board-client.ts';
@@ -33,9 +33,13 @@ const ROOM: Record<keyof typeof roomRequests, Message> = {
     optional: { showState: 'wb', pptId: 'a', pptCurrentPage: 1, wbPower: '1', roomExtend: '{}' },
   },
   chat: { valid: { text: 'hi' } },
-  inviteMic: { valid: { userId: '1' } },
-  answerMic: { valid: { agree: true } },
-  stopMic: { valid: {} },
+  raiseHand: { valid: {} },
+  lowerHand: { valid: {}, optional: { userId: '1' } },
+  inviteStage: { valid: { userId: '1' } },
+  answerStage: { valid: { agree: true } },
+  stageDown: { valid: { userId: '1' } },
+  stageAllDown: { valid: {} },
+  setCarousel: { valid: { seconds: 30 } },
   kickout: { valid: { userId: '1' } },
   endRoom: { valid: {} },
   startTrial: { valid: {} },
@@ -148,8 +152,8 @@ beforeAll(async () => {
   tRoom = await connectRoom(server.url, teacher.imToken);
   sRoom = await connectRoom(server.url, student.imToken);
   closeLater.push(tRoom, sRoom);
-  expect((await ask(tRoom, 'joinRoom', { version: 1 })).code).toBe('0');
-  expect((await ask(sRoom, 'joinRoom', { version: 1 })).code).toBe('0');
+  expect((await ask(tRoom, 'joinRoom', { version: ROOM_PROTOCOL_VERSION })).code).toBe('0');
+  expect((await ask(sRoom, 'joinRoom', { version: ROOM_PROTOCOL_VERSION })).code).toBe('0');
   tBoard = await connectBoard(server.url, teacher.wbToken);
   sBoard = await connectBoard(server.url, student.wbToken);
   closeLater.push(tBoard, sBoard);
@@ -302,6 +306,8 @@ describe("a client of an older protocol is told to refresh the page ('10')", () 
     closeLater.push(socket);
     const answer = await paced(() => ask(socket, 'joinRoom', { version: 0 }));
     expect(answer).toEqual({ code: '10', msg: 'A new version is available, please refresh the page' });
+    // Version 1 had the single microphone slot; the stage replaced it (ADR 112).
+    expect(await paced(() => ask(socket, 'joinRoom', { version: 1 }))).toMatchObject({ code: '10' });
     // Not joined: it may not do anything else.
     expect((await paced(() => ask(socket, 'chat', { text: 'hi' }))).code).toBe('31004');
   });

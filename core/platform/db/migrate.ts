@@ -14,6 +14,7 @@ import * as m0011 from './migrations/0011-room-list.ts';
 import * as m0012 from './migrations/0012-demo.ts';
 import * as m0013 from './migrations/0013-class-mode.ts';
 import * as m0014 from './migrations/0014-client-log-lookup.ts';
+import * as m0015 from './migrations/0015-stage.ts';
 import * as m0016 from './migrations/0016-class-tools.ts';
 
 /** Migrations are listed here in order, so bundlers and type stripping both see them. */
@@ -32,6 +33,7 @@ const migrations: Record<string, Migration> = {
   '0012-demo': m0012,
   '0013-class-mode': m0013,
   '0014-client-log-lookup': m0014,
+  '0015-stage': m0015,
   '0016-class-tools': m0016,
 };
 

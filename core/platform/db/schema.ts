@@ -62,10 +62,6 @@ export interface RoomsTable {
   ends_at: Timestamp | null;
   created_at: Timestamp;
   closed_at: Timestamp | null;
-  mic_phase: Generated<'idle' | 'inviting' | 'connected'>;
-  mic_user_id: string | null;
-  mic_since: Timestamp | null;
-  mic_deadline: Timestamp | null;
   last_active_at: Timestamp | null;
   document_id: string | null;
   doc_scroll: Generated<number>;
@@ -84,6 +80,30 @@ export interface ChatMessagesTable {
   name: string;
   text: string;
   created_at: Timestamp;
+}
+
+/** A room's stage (ADR 112): the carousel, and the row a stage change locks. */
+export interface RoomStageTable {
+  room_id: string;
+  carousel_seconds: Generated<number>;
+  carousel_next_at: Timestamp | null;
+  carousel_cursor: string | null;
+}
+
+/** Who is on a room's stage ('on') or invited to it ('inviting' until `deadline`). */
+export interface RoomStageSeatsTable {
+  room_id: string;
+  user_id: string;
+  phase: 'inviting' | 'on';
+  since: Timestamp;
+  deadline: Timestamp | null;
+}
+
+/** Raised hands, in the order they went up. */
+export interface RoomHandsTable {
+  room_id: string;
+  user_id: string;
+  raised_at: Timestamp;
 }
 
 export interface RoomMembersTable {
@@ -412,6 +432,9 @@ export interface DB {
   sms_codes: SmsCodesTable;
   rooms: RoomsTable;
   room_members: RoomMembersTable;
+  room_stage: RoomStageTable;
+  room_stage_seats: RoomStageSeatsTable;
+  room_hands: RoomHandsTable;
   idempotency_keys: IdempotencyKeysTable;
   credit_ledger: CreditLedgerTable;
   rate_hits: RateHitsTable;
