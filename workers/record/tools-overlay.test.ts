@@ -148,7 +148,10 @@ describe('the layout', () => {
     const panels = layoutOverlay(everything, NOW, { names: ['王小明'], at: NOW }, AREA);
     expect(panels.map((p) => p.kind).sort()).toEqual(['buzzer', 'pick', 'pollResult', 'quizResult', 'reward', 'timer']);
     for (const p of panels) {
-      expect([p.x, p.y, p.w, p.h].every((n) => n % 2 === 0), p.kind).toBe(true);
+      expect(
+        [p.x, p.y, p.w, p.h].every((n) => n % 2 === 0),
+        p.kind,
+      ).toBe(true);
       expect(p.x >= 0 && p.y >= 0 && p.x + p.w <= AREA.w && p.y + p.h <= AREA.h, p.kind).toBe(true);
       for (const o of panels) {
         if (o === p) continue;
@@ -173,7 +176,11 @@ describe('the layout', () => {
 
   it('a poll too long for the frame keeps the questions that fit', () => {
     const question = { text: 'Q', options: ['1', '2', '3', '4', '5', '6', '7', '8'], multiple: false };
-    const big = { ...poll, questions: Array.from({ length: 5 }, () => question), result: { counts: Array.from({ length: 5 }, () => [1, 1, 1, 1, 1, 1, 1, 1]) } };
+    const big = {
+      ...poll,
+      questions: Array.from({ length: 5 }, () => question),
+      result: { counts: Array.from({ length: 5 }, () => [1, 1, 1, 1, 1, 1, 1, 1]) },
+    };
     const [p] = layoutOverlay({ ...none, quiz: published, poll: big }, NOW, null).filter((x) => x.kind === 'pollResult');
     expect(p).toBeDefined();
     if (p?.kind !== 'pollResult') throw new Error('no poll');

@@ -151,7 +151,14 @@ export function layoutOverlay(tools: Tools | null, now: number, reward: RewardSh
     const seconds = timerSeconds(t, now);
     const tone = t.kind === 'countdown' && seconds === 0 ? 'zero' : t.running ? 'running' : 'paused';
     const text = clockText(seconds);
-    panels.push({ ...leftCard(TIMER_H), kind: 'timer', text, tone, stopwatch: t.kind === 'stopwatch', key: `timer|${text}|${tone}|${t.kind}` });
+    panels.push({
+      ...leftCard(TIMER_H),
+      kind: 'timer',
+      text,
+      tone,
+      stopwatch: t.kind === 'stopwatch',
+      key: `timer|${text}|${tone}|${t.kind}`,
+    });
   }
   const q = tools.quiz;
   if (q && q.status !== 'published') {
@@ -205,7 +212,11 @@ export function layoutOverlay(tools: Tools | null, now: number, reward: RewardSh
     const counts = p.result.counts;
     const avail = bottom - right;
     // Rows of text and bars, as many as fit: smaller rows first, then questions left out.
-    const questions = p.questions.map((qq, i) => ({ text: qq.text, options: qq.options, counts: qq.options.map((_, j) => counts[i]?.[j] ?? 0) }));
+    const questions = p.questions.map((qq, i) => ({
+      text: qq.text,
+      options: qq.options,
+      counts: qq.options.map((_, j) => counts[i]?.[j] ?? 0),
+    }));
     const rowsOf = (qs: typeof questions) => qs.reduce((n, qq) => n + 1 + qq.options.length, 0);
     const rowH = Math.max(16, Math.min(28, Math.floor((avail - POLL_HEADER - 12) / Math.max(1, rowsOf(questions)))));
     while (questions.length > 1 && POLL_HEADER + 12 + rowsOf(questions) * rowH > avail) questions.pop();
@@ -272,7 +283,15 @@ export function drawPanel(ctx: Ctx, panel: Panel): void {
     case 'quizOpen':
       icon(ctx, 'sheet', 28, h / 2);
       text(ctx, panel.collected ? `${LABEL.quiz} · ${LABEL.collected}` : LABEL.quiz, 52, 18, 14, OVERLAY_COLOURS.muted, w - 60);
-      text(ctx, `${LETTERS.slice(0, panel.options).split('').join(' ')}   ✓ ${String(panel.answered)}`, 52, 38, 16, OVERLAY_COLOURS.text, w - 120);
+      text(
+        ctx,
+        `${LETTERS.slice(0, panel.options).split('').join(' ')}   ✓ ${String(panel.answered)}`,
+        52,
+        38,
+        16,
+        OVERLAY_COLOURS.text,
+        w - 120,
+      );
       if (panel.left !== null) text(ctx, panel.left, w - 12, 38, 16, OVERLAY_COLOURS.paused, 80, 'right');
       break;
     case 'pollOpen':
@@ -327,7 +346,17 @@ function drawQuizResult(ctx: Ctx, panel: Extract<Panel, { kind: 'quizResult' }>)
   const { w } = panel;
   text(ctx, LABEL.quizResult, 16, QUIZ_HEADER / 2, 16, OVERLAY_COLOURS.text, w - 130, 'left', 'bold');
   // Right / answered, as the class saw it.
-  text(ctx, `✓ ${String(panel.right)}/${String(panel.answered)}`, w - 16, QUIZ_HEADER / 2, 16, OVERLAY_COLOURS.correct, 110, 'right', 'bold');
+  text(
+    ctx,
+    `✓ ${String(panel.right)}/${String(panel.answered)}`,
+    w - 16,
+    QUIZ_HEADER / 2,
+    16,
+    OVERLAY_COLOURS.correct,
+    110,
+    'right',
+    'bold',
+  );
   for (const [i, count] of panel.tally.entries()) {
     const letter = LETTERS[i]!;
     const correct = panel.correct.includes(letter);
