@@ -221,7 +221,10 @@ export class RoomScene implements Scene {
       }),
       room.on('members', ({ members }) => this.#labelsOf.heard(members)),
       // The class tools (ADR 115): the whole public state each time, with the server's time; a reward's banner.
-      room.on('tools', ({ serverTime, ...tools }) => this.#toolsOf.heard(tools, serverTime)),
+      room.on('tools', ({ serverTime, ...tools }) => {
+        this.#toolsOf.heard(tools, serverTime);
+        this.#labelsOf.trophies(tools.rewards);
+      }),
       room.on('rewarded', ({ names, at }) => this.#toolsOf.rewarded(names, at)),
       board.on('sync', (op) => this.#heardOp(op)),
       // A new board connection may have missed operations: every layer loads again.
@@ -237,6 +240,7 @@ export class RoomScene implements Scene {
     this.#room.fromSnapshot(s);
     this.#labelsOf.heard(s.members);
     this.#toolsOf.heard(s.tools, s.serverTime);
+    this.#labelsOf.trophies(s.tools.rewards);
   }
 
   /** A stored operation of the room: applied to its layer if held here, painted if shown. */

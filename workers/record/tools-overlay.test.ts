@@ -5,7 +5,7 @@
 import { createCanvas } from '@napi-rs/canvas';
 import { describe, expect, it } from 'vitest';
 import type { ClassTools } from '#core/contracts/class-tools.ts';
-import { registerSceneFonts } from './scene-pixels.ts';
+import { drawLabel, registerSceneFonts } from './scene-pixels.ts';
 import { SceneTools } from './scene-tools.ts';
 import {
   OVERLAY_COLOURS,
@@ -264,5 +264,26 @@ describe('SceneTools', () => {
     expect(tools.drawn).toBe(3);
     tools.heard(none, NOW + 800);
     expect(tools.panels()).toEqual([]);
+  });
+});
+
+describe('the name strips', () => {
+  it("carry the person's trophies at their right end in gold, the name still there", () => {
+    const w = 320;
+    const h = 24;
+    // Gold is far from grey in U (blue-yellow): count the chroma samples that are.
+    const gold = (strip: Buffer, fromX: number, toX: number) => {
+      const cw = w / 2;
+      let n = 0;
+      for (let y = 0; y < h / 2; y++) for (let x = fromX / 2; x < toX / 2; x++) if (strip[w * h + y * cw + x]! < 100) n++;
+      return n;
+    };
+    const bright = (strip: Buffer) => strip.subarray(0, w * h).filter((y) => y > 180).length;
+    const plain = drawLabel('王小明', w, h);
+    const rewarded = drawLabel('王小明', w, h, 3);
+    expect(gold(plain, 0, w)).toBe(0);
+    expect(gold(rewarded, w - 60, w)).toBeGreaterThan(10);
+    expect(gold(rewarded, 0, w / 2)).toBe(0);
+    expect(bright(rewarded)).toBeGreaterThan(40);
   });
 });

@@ -502,23 +502,34 @@ function icon(ctx: Ctx, kind: 'clock' | 'stopwatch' | 'sheet' | 'poll' | 'bell' 
       }
       break;
     case 'trophy':
-      ctx.fillStyle = OVERLAY_COLOURS.trophy;
-      ctx.strokeStyle = OVERLAY_COLOURS.trophy;
-      // The cup, its handles, the stem and the base.
-      ctx.moveTo(cx - 11, cy - 14);
-      ctx.lineTo(cx + 11, cy - 14);
-      ctx.lineTo(cx + 9, cy - 2);
-      ctx.quadraticCurveTo(cx, cy + 6, cx - 9, cy - 2);
-      ctx.closePath();
-      ctx.fill();
-      for (const side of [-1, 1]) {
-        ctx.beginPath();
-        ctx.arc(cx + side * 12, cy - 8, 5, side < 0 ? Math.PI * 0.5 : Math.PI * 1.5, side < 0 ? Math.PI * 1.5 : Math.PI * 0.5);
-        ctx.stroke();
-      }
-      ctx.fillRect(cx - 2, cy + 2, 4, 8);
-      ctx.fillRect(cx - 9, cy + 10, 18, 5);
+      drawTrophy(ctx, cx, cy, 1);
       break;
   }
+  ctx.restore();
+}
+
+/** A gold trophy about 30 x 30 px at `scale` 1, centred at (cx, cy) (the banner's, and the name strips' small one). */
+export function drawTrophy(ctx: Ctx, cx: number, cy: number, scale: number): void {
+  ctx.save();
+  ctx.translate(cx, cy);
+  ctx.scale(scale, scale);
+  ctx.fillStyle = OVERLAY_COLOURS.trophy;
+  ctx.strokeStyle = OVERLAY_COLOURS.trophy;
+  ctx.lineWidth = 2.5;
+  // The cup, its handles, the stem and the base.
+  ctx.beginPath();
+  ctx.moveTo(-11, -14);
+  ctx.lineTo(11, -14);
+  ctx.lineTo(9, -2);
+  ctx.quadraticCurveTo(0, 6, -9, -2);
+  ctx.closePath();
+  ctx.fill();
+  for (const side of [-1, 1]) {
+    ctx.beginPath();
+    ctx.arc(side * 12, -8, 5, side < 0 ? Math.PI * 0.5 : Math.PI * 1.5, side < 0 ? Math.PI * 1.5 : Math.PI * 0.5);
+    ctx.stroke();
+  }
+  ctx.fillRect(-2, 2, 4, 8);
+  ctx.fillRect(-9, 10, 18, 5);
   ctx.restore();
 }
