@@ -147,7 +147,7 @@ describe('Compositor', () => {
     let shown: SceneView = board;
     const scene = { ...sceneOf(board), current: () => shown };
     const c = new Compositor({ scene, tracks: tracksOf(cams) });
-    const panel = { x: 16, y: 16, w: 240, h: 72, yuv: flat(240, 72, 200) };
+    const panel = { kind: 'timer', x: 16, y: 16, w: 240, h: 72, yuv: flat(240, 72, 200) };
     shown = { ...board, version: 2, overlay: [panel] };
     let f = new Yuv(1280, 720, c.compose());
     expect([f.luma(16, 16), f.luma(255, 87), f.luma(256, 88), f.luma(500, 300)]).toEqual([200, 200, 128, 128]);

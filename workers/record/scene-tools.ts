@@ -71,7 +71,7 @@ export class SceneTools {
     const key = layout.map((p) => `${p.key}@${String(p.x)},${String(p.y)},${String(p.w)},${String(p.h)}`).join('\n');
     if (key === this.#layoutKey) return this.#panels;
     this.#layoutKey = key;
-    this.#panels = layout.map((p) => ({ x: p.x, y: p.y, w: p.w, h: p.h, yuv: this.#picture(p) }));
+    this.#panels = layout.map((p) => ({ kind: p.kind, x: p.x, y: p.y, w: p.w, h: p.h, yuv: this.#picture(p) }));
     for (const kind of [...this.#drawn.keys()]) if (!layout.some((p) => p.kind === kind)) this.#drawn.delete(kind);
     return this.#panels;
   }

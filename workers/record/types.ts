@@ -59,6 +59,8 @@ export interface SceneView {
 
 /** One panel of the class tools' overlay: a w x h yuv420p picture at (x, y) of the frame, all even. */
 export interface OverlayPanel {
+  /** Which tool it shows (tools-overlay.ts Panel['kind']; diagnostics and tests). */
+  kind: string;
   x: number;
   y: number;
   w: number;
