@@ -27,7 +27,7 @@ const students: RoomSocket[] = [];
 
 beforeAll(async () => {
   server = await startTestServer({ realTime: true });
-  room = await boardRoom(server, 1, 2);
+  room = await boardRoom(server, 2, 2);
   teacher = await connectRoom(server.url, room.teacher.imToken);
   expect((await ask(teacher, 'joinRoom')).code).toBe('0');
   for (const s of room.students) {
@@ -93,12 +93,25 @@ it('shows the buzzer, its winner, the random pick and a countdown as they happen
 
 it('gives trophies: the banner for a few seconds, the name strip with the count', async () => {
   const who = room.students[0]!.userId;
-  expect(scene.label(who, 320, 24).subarray(320 * 24).filter((c) => c < 100).length).toBe(0);
+  expect(
+    scene
+      .label(who, 320, 24)
+      .subarray(320 * 24)
+      .filter((c) => c < 100).length,
+  ).toBe(0);
   const givenAt = Date.now();
   await answer(teacher, 'reward', { userIds: [who] });
   await until('the banner', () => panel('reward') !== undefined, 5000);
   expect(gold(panel('reward')!)).toBeGreaterThan(50);
-  await until('the strip with a trophy', () => scene.label(who, 320, 24).subarray(320 * 24).filter((c) => c < 100).length > 5, 5000);
+  await until(
+    'the strip with a trophy',
+    () =>
+      scene
+        .label(who, 320, 24)
+        .subarray(320 * 24)
+        .filter((c) => c < 100).length > 5,
+    5000,
+  );
   await until('the banner gone', () => panel('reward') === undefined, REWARD_BANNER_MS + 3000);
   expect(Date.now() - givenAt).toBeGreaterThanOrEqual(REWARD_BANNER_MS - 500);
 });

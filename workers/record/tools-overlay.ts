@@ -63,6 +63,8 @@ const LABEL = {
   pollResult: '投票结果 Poll result',
   buzzer: '抢答 Buzzer',
   pick: '随机点名 Random pick',
+  answered: '已答 Answered',
+  voted: '已投 Voted',
 } as const;
 
 type Area = { w: number; h: number };
@@ -282,22 +284,15 @@ export function drawPanel(ctx: Ctx, panel: Panel): void {
       break;
     case 'quizOpen':
       icon(ctx, 'sheet', 28, h / 2);
-      text(ctx, panel.collected ? `${LABEL.quiz} · ${LABEL.collected}` : LABEL.quiz, 52, 18, 14, OVERLAY_COLOURS.muted, w - 60);
-      text(
-        ctx,
-        `${LETTERS.slice(0, panel.options).split('').join(' ')}   ✓ ${String(panel.answered)}`,
-        52,
-        38,
-        16,
-        OVERLAY_COLOURS.text,
-        w - 120,
-      );
-      if (panel.left !== null) text(ctx, panel.left, w - 12, 38, 16, OVERLAY_COLOURS.paused, 80, 'right');
+      text(ctx, panel.collected ? `${LABEL.quiz} · ${LABEL.collected}` : LABEL.quiz, 52, 18, 14, OVERLAY_COLOURS.muted, w - 120);
+      // The time left to answer, when the quiz has a limit.
+      if (panel.left !== null) text(ctx, panel.left, w - 12, 18, 14, OVERLAY_COLOURS.paused, 60, 'right', 'bold');
+      text(ctx, `${LABEL.answered} ${String(panel.answered)}`, 52, 38, 16, OVERLAY_COLOURS.text, w - 60);
       break;
     case 'pollOpen':
       icon(ctx, 'poll', 28, h / 2);
       text(ctx, LABEL.poll, 52, 18, 14, OVERLAY_COLOURS.muted, w - 60);
-      text(ctx, `✓ ${String(panel.voters)}`, 52, 38, 16, OVERLAY_COLOURS.text, w - 60);
+      text(ctx, `${LABEL.voted} ${String(panel.voters)}`, 52, 38, 16, OVERLAY_COLOURS.text, w - 60);
       break;
     case 'buzzer':
       icon(ctx, 'bell', 28, h / 2);
@@ -381,8 +376,8 @@ function drawQuizResult(ctx: Ctx, panel: Extract<Panel, { kind: 'quizResult' }>)
 
 function drawPollResult(ctx: Ctx, panel: Extract<Panel, { kind: 'pollResult' }>): void {
   const { w, rowH } = panel;
-  text(ctx, LABEL.pollResult, 16, POLL_HEADER / 2, 16, OVERLAY_COLOURS.text, w - 110, 'left', 'bold');
-  text(ctx, `✓ ${String(panel.voters)}`, w - 16, POLL_HEADER / 2, 16, OVERLAY_COLOURS.muted, 90, 'right');
+  text(ctx, LABEL.pollResult, 16, POLL_HEADER / 2, 16, OVERLAY_COLOURS.text, w - 150, 'left', 'bold');
+  text(ctx, `${LABEL.voted} ${String(panel.voters)}`, w - 16, POLL_HEADER / 2, 14, OVERLAY_COLOURS.muted, 130, 'right');
   const size = Math.max(11, Math.round(rowH * 0.55));
   let y = POLL_HEADER;
   for (const q of panel.questions) {
