@@ -23,18 +23,21 @@ export interface RewardShown {
   at: number;
 }
 
-/** How long the reward banner stays, from the server time the trophies were given. */
-export const REWARD_BANNER_MS = 4000;
+/** How long the reward banner stays, from the server time the trophies were given (the classroom's animation: 3.2 s). */
+export const REWARD_BANNER_MS = 3200;
 
-/** The panels' colours: the classroom's dark surface, its accent and its ok/danger (app/styles). */
+/**
+ * The panels' colours: the name strips' dark surface (legible over any board, slide or camera), the
+ * classroom's result bars (app/classroom/tools: #8fb9ad, the right answer in its ok green).
+ */
 export const OVERLAY_COLOURS = {
   surface: '#1f2329',
   edge: '#3b424c',
   text: '#ffffff',
   muted: '#aab2bd',
   track: '#343a43',
-  bar: '#c2552a',
-  correct: '#2f9e54',
+  bar: '#8fb9ad',
+  correct: '#1e7d3a',
   paused: '#f2b233',
   zero: '#e5484d',
   trophy: '#f5c518',
