@@ -38,6 +38,8 @@ export const OVERLAY_COLOURS = {
   track: '#343a43',
   bar: '#8fb9ad',
   correct: '#1e7d3a',
+  /** The ok green lightened for text on the dark surface. */
+  correctText: '#5cc485',
   paused: '#f2b233',
   zero: '#e5484d',
   trophy: '#f5c518',
@@ -350,7 +352,7 @@ function drawQuizResult(ctx: Ctx, panel: Extract<Panel, { kind: 'quizResult' }>)
     w - 16,
     QUIZ_HEADER / 2,
     16,
-    OVERLAY_COLOURS.correct,
+    OVERLAY_COLOURS.correctText,
     110,
     'right',
     'bold',
