@@ -101,8 +101,8 @@ export class ToolsRepository {
   }
 
   /**
-   * One answer, replacing the person's earlier one: written only while the quiz is open and before
-   * its deadline, in one statement that locks the quiz row, so a collect that commits first makes
+   * One answer, replacing the person's earlier one: written only while the quiz is open, before
+   * its deadline and in an open class, in one statement that locks the quiz row, so a collect that commits first makes
    * it count nothing. True when written.
    */
   async answerQuiz(quizId: string, userId: string, choice: string, now: Date): Promise<boolean> {
@@ -112,16 +112,18 @@ export class ToolsRepository {
       .expression((eb) =>
         eb
           .selectFrom('quizzes')
+          .innerJoin('rooms', 'rooms.id', 'quizzes.room_id')
           .select([
-            'id',
+            'quizzes.id',
             sql<string>`${userId}::bigint`.as('user_id'),
             sql<string>`${choice}::text`.as('choice'),
             sql<Date>`${now}::timestamptz`.as('answered_at'),
           ])
-          .where('id', '=', quizId)
-          .where('status', '=', 'open')
-          .where((w) => w.or([w('ends_at', 'is', null), w('ends_at', '>', now)]))
-          .forShare(),
+          .where('quizzes.id', '=', quizId)
+          .where('quizzes.status', '=', 'open')
+          .where('rooms.state', '=', 'open')
+          .where((w) => w.or([w('quizzes.ends_at', 'is', null), w('quizzes.ends_at', '>', now)]))
+          .forShare('quizzes'),
       )
       .onConflict((oc) => oc.columns(['quiz_id', 'user_id']).doUpdateSet({ choice, answered_at: now }))
       .executeTakeFirst();

@@ -58,6 +58,9 @@ interface Scheduler {
 type ClassRow = { id: string; state: 'open' | 'closed'; create_user: string };
 type Letter = (typeof QUIZ_LETTERS)[number];
 
+/** How long a class's or a quiz's row read on a hot path is reused. */
+const ROW_TTL_MS = 1000;
+
 const letters = (s: string) => [...s] as Letter[];
 const isStudent = (role: Role) => role === 'member' || role === 'tourist';
 
@@ -80,6 +83,8 @@ export class ClassToolsService {
   /** Rounds known won (class id -> round): later presses of it are answered without the database. */
   readonly #won = new Map<string, number>();
   readonly #quizSends = new Map<string, Coalesce>();
+  readonly #rooms = new Map<string, { row: ClassRow; at: number }>();
+  readonly #quizzes = new Map<string, { row: QuizRow; at: number }>();
   readonly #pollSends = new Map<string, Coalesce>();
   /** Per-step server times of the answers of this process (the 300-student test prints them). */
   readonly timings = { answers: 0, answerMs: 0, tallies: 0, tallyMs: 0 };
@@ -105,11 +110,30 @@ export class ClassToolsService {
     if (!this.#limits.hit(`${kind}:${actor.room}:${actor.uid}`, TOOL_ACTIONS_PER_SECOND, 1000)) throw toolTooFast();
   }
 
-  async #class(actor: ToolsActor): Promise<ClassRow> {
-    const room = await this.#repo.room(actor.room);
+  /**
+   * The room's current class, open. Reused for a second on the hot paths (answers, presses): its
+   * id and creator never change, and every write that a closed class must refuse checks the
+   * room's state itself.
+   */
+  async #class(actor: ToolsActor, hot = false): Promise<ClassRow> {
+    const now = Date.now();
+    const cached = hot ? this.#rooms.get(actor.room) : undefined;
+    const room = cached && now - cached.at < ROW_TTL_MS ? cached.row : await this.#repo.room(actor.room);
     if (!room) throw notAllowed('no such room');
     if (room.state !== 'open') throw new DomainError('31009');
+    if (!cached || cached.row !== room) this.#rooms.set(actor.room, { row: room, at: now });
     return room;
+  }
+
+  /** A quiz's row for an answer's checks, reused for a second (its options never change; the write checks that it is open). */
+  async #quizForAnswer(id: string): Promise<QuizRow | undefined> {
+    const now = Date.now();
+    const cached = this.#quizzes.get(id);
+    if (cached && now - cached.at < ROW_TTL_MS) return cached.row;
+    const row = await this.#repo.quiz(id);
+    if (this.#quizzes.size > 1000) this.#quizzes.clear();
+    if (row) this.#quizzes.set(id, { row, at: now });
+    return row;
   }
 
   // --- the state ---
@@ -355,8 +379,8 @@ export class ClassToolsService {
   async quizAnswer(actor: ToolsActor, p: { id: string; choice: Letter[] }): Promise<{ choice: Letter[] }> {
     this.#student(actor, 'answer');
     const started = performance.now();
-    const room = await this.#class(actor);
-    const q = await this.#repo.quiz(p.id);
+    const room = await this.#class(actor, true);
+    const q = await this.#quizForAnswer(p.id);
     const now = this.#clock.now();
     if (!q || q.room_id !== room.id || q.status !== 'open' || (q.ends_at && q.ends_at.getTime() <= now.getTime())) throw toolGone('quiz');
     if (p.choice.some((l) => QUIZ_LETTERS.indexOf(l) >= q.options)) throw illegalParams('letter outside the options');
@@ -577,7 +601,7 @@ export class ClassToolsService {
   }
 
   async #press(actor: ToolsActor, round: number, at: Date): Promise<BuzzerPublic> {
-    const room = await this.#class(actor);
+    const room = await this.#class(actor, true);
     if (this.#won.get(room.id) === round) throw buzzerTaken();
     if (await this.#repo.pressBuzzer(room.id, round, actor.uid, at)) {
       this.#won.set(room.id, round);
