@@ -174,6 +174,16 @@ describe('the layout', () => {
     expect(shown[0]!.x + shown[0]!.w).toBe(AREA.w - 16);
   });
 
+  it('a poll in progress shows how many voted, and says when it is closed; its result only once published', () => {
+    const open = layoutOverlay({ ...none, poll: { ...poll, status: 'open', result: null } }, NOW, null);
+    expect(open.map((p) => p.kind)).toEqual(['pollOpen']);
+    expect(open[0]).toMatchObject({ voters: 10, closed: false });
+    const closed = layoutOverlay({ ...none, poll: { ...poll, status: 'closed', result: null } }, NOW, null);
+    expect(closed[0]).toMatchObject({ kind: 'pollOpen', closed: true });
+    expect(closed[0]!.key).not.toBe(open[0]!.key);
+    expect(layoutOverlay({ ...none, poll }, NOW, null).map((p) => p.kind)).toEqual(['pollResult']);
+  });
+
   it('a poll too long for the frame keeps the questions that fit', () => {
     const question = { text: 'Q', options: ['1', '2', '3', '4', '5', '6', '7', '8'], multiple: false };
     const big = {

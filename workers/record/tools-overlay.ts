@@ -64,6 +64,7 @@ const LABEL = {
   quiz: '答题 Quiz',
   quizResult: '答题结果 Quiz result',
   collected: '已收卷 Closed',
+  pollClosed: '已结束 Closed',
   poll: '投票 Poll',
   pollResult: '投票结果 Poll result',
   buzzer: '抢答 Buzzer',
@@ -84,7 +85,7 @@ export type Panel = Box &
   (
     | { kind: 'timer'; text: string; tone: 'running' | 'paused' | 'zero'; stopwatch: boolean }
     | { kind: 'quizOpen'; options: number; answered: number; left: string | null; collected: boolean }
-    | { kind: 'pollOpen'; voters: number }
+    | { kind: 'pollOpen'; voters: number; closed: boolean }
     | { kind: 'buzzer'; winner: string | null }
     | { kind: 'pick'; name: string }
     | { kind: 'reward'; names: string[] }
@@ -184,7 +185,8 @@ export function layoutOverlay(tools: Tools | null, now: number, reward: RewardSh
   }
   const p = tools.poll;
   if (p && p.status !== 'published') {
-    panels.push({ ...leftCard(CARD_H), kind: 'pollOpen', voters: p.voters, key: `pollOpen|${String(p.voters)}` });
+    const closed = p.status === 'closed';
+    panels.push({ ...leftCard(CARD_H), kind: 'pollOpen', voters: p.voters, closed, key: `pollOpen|${String(p.voters)}|${String(closed)}` });
   }
   const b = tools.buzzer;
   if (b) {
@@ -296,7 +298,7 @@ export function drawPanel(ctx: Ctx, panel: Panel): void {
       break;
     case 'pollOpen':
       icon(ctx, 'poll', 28, h / 2);
-      text(ctx, LABEL.poll, 52, 18, 14, OVERLAY_COLOURS.muted, w - 60);
+      text(ctx, panel.closed ? `${LABEL.poll} · ${LABEL.pollClosed}` : LABEL.poll, 52, 18, 14, OVERLAY_COLOURS.muted, w - 60);
       text(ctx, `${LABEL.voted} ${String(panel.voters)}`, 52, 38, 16, OVERLAY_COLOURS.text, w - 60);
       break;
     case 'buzzer':
