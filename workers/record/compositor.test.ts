@@ -140,4 +140,32 @@ describe('Compositor', () => {
     expect(f.luma(500, 100)).toBe(128);
     expect([f.luma(1100, 50), f.luma(1100, 230), f.luma(1100, 410), f.luma(1100, 600)]).toEqual([100, 160, 60, 16]);
   });
+
+  it("puts the class tools' panels over the board and the gallery, and uncovers what was under them when they go (ADR 115)", () => {
+    const cams = [camera('teacher', 100, 1)];
+    const board = view('wb');
+    let shown: SceneView = board;
+    const scene = { ...sceneOf(board), current: () => shown };
+    const c = new Compositor({ scene, tracks: tracksOf(cams) });
+    const panel = { kind: 'timer', x: 16, y: 16, w: 240, h: 72, yuv: flat(240, 72, 200) };
+    shown = { ...board, version: 2, overlay: [panel] };
+    let f = new Yuv(1280, 720, c.compose());
+    expect([f.luma(16, 16), f.luma(255, 87), f.luma(256, 88), f.luma(500, 300)]).toEqual([200, 200, 128, 128]);
+    // The same panel over a board drawn again (a stroke): still on top.
+    shown = { ...board, version: 3, main: flat(960, 720, 90), overlay: [panel] };
+    f = new Yuv(1280, 720, c.compose());
+    expect([f.luma(100, 50), f.luma(500, 300)]).toEqual([200, 90]);
+    // Moved down and then gone: the board where it was.
+    const moved = { ...panel, y: 200 };
+    shown = { ...shown, version: 4, overlay: [moved] };
+    f = new Yuv(1280, 720, c.compose());
+    expect([f.luma(100, 50), f.luma(100, 230)]).toEqual([90, 200]);
+    shown = { ...shown, version: 5, overlay: [] };
+    f = new Yuv(1280, 720, c.compose());
+    expect([f.luma(100, 50), f.luma(100, 230), f.luma(1100, 50)]).toEqual([90, 90, 100]);
+    // Over the room's video view too.
+    shown = { ...view('cameras'), overlay: [panel] };
+    f = new Yuv(1280, 720, c.compose());
+    expect([f.luma(100, 50), f.luma(600, 400)]).toEqual([200, 100]);
+  });
 });

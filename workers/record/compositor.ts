@@ -152,6 +152,8 @@ export class Compositor {
    */
   readonly #halves = new WeakMap<Buffer, Buffer>();
   readonly #doubles = new WeakMap<Buffer, Buffer>();
+  /** Where the class tools' panels sit now ('' for none): a change of places uncovers what was under them. */
+  #overlayPlaces = '';
 
   /** Always the layout's 1280x720: the encoder scales to another output size. */
   constructor(o: { scene: Scene; tracks: Tracks; video?: MainVideo | null }) {
@@ -167,12 +169,21 @@ export class Compositor {
   compose(): Buffer {
     const view = this.#scene.current();
     const shown = performance.now() - MEDIA_HOLD_MS;
+    const overlay = view.overlay ?? [];
+    const places = overlay.map((p) => `${String(p.x)},${String(p.y)},${String(p.w)},${String(p.h)}`).join('|');
+    if (places !== this.#overlayPlaces) {
+      // A panel gone, moved or resized: every region is drawn again, so nothing of it stays behind.
+      if (this.#overlayPlaces !== '') this.#clear();
+      this.#overlayPlaces = places;
+    }
     if (view.showState === 'cameras') this.#drawGallery(view, shown);
     else {
       if (this.#gallery) this.#clear();
       this.#drawMain(view, shown);
       this.#drawTiles(view, shown);
     }
+    // The class tools over everything (ADR 115): copied each frame, as a region under them may have been drawn again.
+    for (const p of overlay) this.canvas.blit(p.yuv, p.w, p.h, p.x, p.y);
     const out = Buffer.allocUnsafe(this.canvas.data.length);
     this.canvas.data.copy(out);
     return out;

@@ -20,6 +20,8 @@ export class SceneLabels {
   readonly #names = new Map<string, string>();
   readonly #asking = new Set<string>();
   readonly #labels = new Map<string, Buffer>();
+  /** Trophies per person in this class (the class tools' rewards, ADR 115): shown at the strip's end. */
+  #trophies: Readonly<Record<string, number>> = {};
 
   constructor(repo: SceneRepository, logger: Logger, changed: () => void) {
     this.#repo = repo;
@@ -43,6 +45,11 @@ export class SceneLabels {
     if (changed) this.#changed();
   }
 
+  /** The class's trophies as the room tells them (each `tools` state): a strip whose count changed is drawn again. */
+  trophies(rewards: Readonly<Record<string, number>>): void {
+    this.#trophies = rewards;
+  }
+
   /** Names of everyone who has sat in the room (read once, at open: the member list holds only who is online). */
   async loadSeated(roomNumber: string): Promise<void> {
     this.#set(await this.#repo.seatedNames(roomNumber));
@@ -58,7 +65,8 @@ export class SceneLabels {
   }
 
   label(userId: string, w: number, h: number): Buffer {
-    const key = `${userId}|${w}|${h}`;
+    const trophies = this.#trophies[userId] ?? 0;
+    const key = `${userId}|${w}|${h}|${trophies}`;
     const hit = this.#labels.get(key);
     if (hit) return hit;
     const name = this.#names.get(userId);
@@ -77,7 +85,7 @@ export class SceneLabels {
     const cacheKey = name === undefined ? `|${w}|${h}` : key;
     const blank = this.#labels.get(cacheKey);
     if (blank) return blank;
-    const strip = drawLabel(name ?? '', w, h);
+    const strip = drawLabel(name ?? '', w, h, name === undefined ? 0 : trophies);
     this.#labels.set(cacheKey, strip);
     if (this.#labels.size > LABEL_CACHE) this.#labels.delete(this.#labels.keys().next().value!);
     return strip;

@@ -5,6 +5,7 @@
 import { Buffer } from 'node:buffer';
 import { createCanvas, GlobalFonts } from '@napi-rs/canvas';
 import type { Logger } from '#core/platform/logger.ts';
+import { OVERLAY_COLOURS, drawTrophy } from './tools-overlay.ts';
 
 /** Strip colours: the classroom's dark tile text background, white text. */
 const STRIP_BACKGROUND = '#1f2329';
@@ -79,20 +80,36 @@ export function rgbaToYuv420p(rgba: Uint8Array, width: number, height: number, o
   return yuv;
 }
 
-/** A dark strip with the name in white, cut with an ellipsis when too long. */
-export function drawLabel(name: string, w: number, h: number): Buffer {
+/**
+ * A dark strip with the name in white, cut with an ellipsis when too long; with `trophies` (the
+ * class's rewards, ADR 115), a gold trophy and the count at its right end, as the member list shows.
+ */
+export function drawLabel(name: string, w: number, h: number, trophies = 0): Buffer {
   const canvas = createCanvas(w, h);
   const ctx = canvas.getContext('2d');
   ctx.fillStyle = STRIP_BACKGROUND;
   ctx.fillRect(0, 0, w, h);
   const text = name.trim();
+  const size = Math.max(8, Math.round(h * 0.58));
+  const pad = Math.max(4, Math.round(h / 3));
+  let right = w - pad;
+  if (trophies > 0) {
+    ctx.font = `bold ${String(size)}px ${LABEL_FONT}`;
+    ctx.fillStyle = OVERLAY_COLOURS.trophy;
+    ctx.textBaseline = 'middle';
+    ctx.textAlign = 'right';
+    const count = String(trophies);
+    ctx.fillText(count, right, h / 2);
+    right -= ctx.measureText(count).width + size * 0.9;
+    drawTrophy(ctx as unknown as CanvasRenderingContext2D, right + size * 0.35, h / 2, (size * 0.85) / 30);
+    right -= size * 0.9;
+    ctx.textAlign = 'left';
+  }
   if (text) {
-    const size = Math.max(8, Math.round(h * 0.58));
-    const pad = Math.max(4, Math.round(h / 3));
-    ctx.font = `${size}px ${LABEL_FONT}`;
+    ctx.font = `${String(size)}px ${LABEL_FONT}`;
     ctx.fillStyle = STRIP_TEXT;
     ctx.textBaseline = 'middle';
-    const room = w - 2 * pad;
+    const room = right - pad;
     let shown = text;
     if (ctx.measureText(shown).width > room) {
       const chars = [...text];

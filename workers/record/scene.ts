@@ -34,6 +34,7 @@ import { ScenePictures } from './scene-pictures.ts';
 import { SceneLabels } from './scene-labels.ts';
 import { SceneVideo } from './scene-video.ts';
 import { HeardRoom, type RoomRead } from './scene-room.ts';
+import { SceneTools } from './scene-tools.ts';
 import { RoomLink, type RoomLinkOptions } from './room-link.ts';
 
 export type { Scene, SceneView };
@@ -105,6 +106,8 @@ export class RoomScene implements Scene {
   #view: SceneView;
   readonly #labelsOf: SceneLabels;
   readonly #videoOf: SceneVideo;
+  /** The class tools heard (ADR 115): the overlay over the frame. */
+  readonly #toolsOf: SceneTools;
   readonly #offs: Array<() => void> = [];
   #timer: NodeJS.Timeout | null = null;
   #timerAt = 0;
@@ -128,6 +131,7 @@ export class RoomScene implements Scene {
       this.#view = { ...this.#view, version: this.#view.version + 1 };
     });
     this.#videoOf = new SceneVideo(o.objects);
+    this.#toolsOf = new SceneTools({ w: o.width, h: o.height });
     this.#documents = new DocumentRepository(o.db);
     this.#pictures = new ScenePictures(o.objects, o.logger, (inMs) => this.#schedule(inMs));
     this.#paper = createCanvas(o.width, o.height);
@@ -162,7 +166,15 @@ export class RoomScene implements Scene {
   }
 
   current(): SceneView {
+    // The class tools' panels: the same array until something shown changes (an event, the timer's second).
+    const overlay = this.#toolsOf.panels();
+    if (overlay !== this.#view.overlay) this.#view = { ...this.#view, version: this.#view.version + 1, overlay };
     return this.#view;
+  }
+
+  /** The class tools as heard (tests and diagnostics). */
+  get tools(): SceneTools {
+    return this.#toolsOf;
   }
 
   close(): void {
@@ -184,7 +196,7 @@ export class RoomScene implements Scene {
   #listen(): void {
     const { room, board } = this.#link;
     this.#offs.push(
-      ...(['customRoomEvent', 'courseware', 'documentConvert', 'videoControl', 'members'] as const).map((e) =>
+      ...(['customRoomEvent', 'courseware', 'documentConvert', 'videoControl', 'members', 'tools', 'rewarded'] as const).map((e) =>
         room.on(e, () => void this.heard++),
       ),
       board.on('sync', () => void this.heard++),
@@ -208,6 +220,12 @@ export class RoomScene implements Scene {
         this.#schedule();
       }),
       room.on('members', ({ members }) => this.#labelsOf.heard(members)),
+      // The class tools (ADR 115): the whole public state each time, with the server's time; a reward's banner.
+      room.on('tools', ({ serverTime, ...tools }) => {
+        this.#toolsOf.heard(tools, serverTime);
+        this.#labelsOf.trophies(tools.rewards);
+      }),
+      room.on('rewarded', ({ names, at }) => this.#toolsOf.rewarded(names, at)),
       board.on('sync', (op) => this.#heardOp(op)),
       // A new board connection may have missed operations: every layer loads again.
       this.#link.onBoardConnect(() => {
@@ -221,6 +239,8 @@ export class RoomScene implements Scene {
   #heardSnapshot(s: NonNullable<RoomLink['snapshot']>): void {
     this.#room.fromSnapshot(s);
     this.#labelsOf.heard(s.members);
+    this.#toolsOf.heard(s.tools, s.serverTime);
+    this.#labelsOf.trophies(s.tools.rewards);
   }
 
   /** A stored operation of the room: applied to its layer if held here, painted if shown. */
@@ -338,7 +358,7 @@ export class RoomScene implements Scene {
       viewChanged = true;
     }
     if (viewChanged || this.#creatorId !== this.#view.creatorId) {
-      this.#view = { version: this.#view.version + 1, showState: plan.kind, main, video, creatorId: this.#creatorId };
+      this.#view = { ...this.#view, version: this.#view.version + 1, showState: plan.kind, main, video, creatorId: this.#creatorId };
     }
   }
 

@@ -50,6 +50,22 @@ export interface SceneView {
   /** The video courseware: where the creator's player is (`positionSec` at server time `atMs`) and whether it plays. */
   video: { url: string; playing: boolean; positionSec: number; atMs: number } | null;
   creatorId: string;
+  /**
+   * The class tools over the frame (ADR 115): opaque yuv420p panels at even places inside the main
+   * area, copied over whatever is under them; the same array while nothing shown changed.
+   */
+  overlay?: readonly OverlayPanel[];
+}
+
+/** One panel of the class tools' overlay: a w x h yuv420p picture at (x, y) of the frame, all even. */
+export interface OverlayPanel {
+  /** Which tool it shows (tools-overlay.ts Panel['kind']; diagnostics and tests). */
+  kind: string;
+  x: number;
+  y: number;
+  w: number;
+  h: number;
+  yuv: Buffer;
 }
 
 export interface Scene {
