@@ -15,6 +15,7 @@ import { journeysEn } from './journeys.en.ts';
 import { netlogEn } from './netlog.en.ts';
 import { pagesEn } from './pages.en.ts';
 import { modesEn } from './modes.en.ts';
+import { toolsEn } from './tools.en.ts';
 import { mediaHealthEn } from './media-health.en.ts';
 import type { Messages } from './zh.ts';
 
@@ -243,6 +244,7 @@ export const en: Messages = {
   netlog: netlogEn,
   pages: pagesEn,
   modes: modesEn,
+  tools: toolsEn,
   mediaHealth: mediaHealthEn,
   userName: {
     title: 'Enter your name',

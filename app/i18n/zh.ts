@@ -15,6 +15,7 @@ import { journeysZh } from './journeys.zh.ts';
 import { netlogZh } from './netlog.zh.ts';
 import { pagesZh } from './pages.zh.ts';
 import { modesZh } from './modes.zh.ts';
+import { toolsZh } from './tools.zh.ts';
 import { mediaHealthZh } from './media-health.zh.ts';
 
 /** Chinese (the default language). The shape of this object is the shape of every language. */
@@ -242,6 +243,7 @@ export const zh = {
   netlog: netlogZh,
   pages: pagesZh,
   modes: modesZh,
+  tools: toolsZh,
   mediaHealth: mediaHealthZh,
   userName: {
     title: '输入你的名字',
