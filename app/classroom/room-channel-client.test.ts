@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { emptyClassTools } from '#core/contracts/class-tools.ts';
 import type { JoinAnswer, RoomInfo } from '#core/contracts/api.ts';
 import type { ChannelProblem } from '#core/channel/open.ts';
 import type { RoomSnapshot } from '#core/contracts/room-events.ts';
@@ -100,6 +101,9 @@ const snapshot: RoomSnapshot = {
   mic: { phase: 'idle', userId: '', name: '', since: 0, deadline: 0 },
   teacherOnline: true,
   serverTime: Date.now(),
+  tools: emptyClassTools(),
+  toolsPrivate: null,
+  myAnswers: null,
 };
 const answer = (role: JoinAnswer['role']) => ({ role, imToken: 'tok', userIdForNumber: '2', roomInfo }) as JoinAnswer;
 

@@ -1,3 +1,4 @@
+import { emptyClassTools } from '#core/contracts/class-tools.ts';
 import { describe, expect, it } from 'vitest';
 import type { RoomInfo } from '#core/contracts/api.ts';
 import type { ChatMessage, RoomSnapshot } from '#core/contracts/room-events.ts';
@@ -17,6 +18,9 @@ const snapshot: RoomSnapshot = {
   mic: { phase: 'idle', userId: '', name: '', since: 0, deadline: 0 },
   teacherOnline: true,
   serverTime: 10_500,
+  tools: emptyClassTools(),
+  toolsPrivate: null,
+  myAnswers: null,
 };
 const msg = (id: string): ChatMessage => ({ id, uid: '1', name: 'T', text: `m${id}`, at: 1 });
 

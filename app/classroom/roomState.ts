@@ -125,6 +125,9 @@ export function fromSnapshot(snapshot: RoomSnapshot, receivedAt: number, prev?: 
     clockSkew: snapshot.serverTime ? snapshot.serverTime - receivedAt : 0,
     record,
     live,
+    tools: snapshot.tools,
+    toolsPrivate: snapshot.toolsPrivate,
+    myAnswers: snapshot.myAnswers,
   };
 }
 

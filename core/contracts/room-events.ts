@@ -8,6 +8,7 @@
  */
 import { z } from 'zod';
 import type { RoomInfo } from './api.ts';
+import { classToolsRoomEvents, classToolsRoomRequests, classToolsSnapshotFields } from './class-tools.ts';
 import { call, channelContract, noAnswer, noPayload, whole, type Events, type Requests, type SameType } from './channel.ts';
 import { coursewareRoomEvents, coursewareRoomRequests, roomCoursewareSchema } from './courseware.ts';
 import { recordingRoomEvents } from './recording.ts';
@@ -146,6 +147,8 @@ export const roomSnapshotSchema = z.strictObject({
   serverTime: z.number(),
   /** The courseware the room shows now, freshly signed (core/contracts/courseware.ts). */
   courseware: roomCoursewareSchema.optional(),
+  /** The class tools (core/contracts/class-tools.ts, ADR 113): tools, toolsPrivate, myAnswers. */
+  ...classToolsSnapshotFields,
 });
 export type RoomSnapshot = z.infer<typeof roomSnapshotSchema>;
 
@@ -165,6 +168,7 @@ export const roomRequests = {
   /** The class mode (ADR 099): the creator's alone; told to the room as a customRoomEvent `{mode, by}`. */
   setMode: call(z.strictObject({ mode: classModeSchema }), z.strictObject({ mode: classModeSchema })),
   ...coursewareRoomRequests,
+  ...classToolsRoomRequests,
 };
 
 export const micEventSchema = micStateSchema.extend({ outcome: z.enum(['agreed', 'rejected', 'stopped', 'failed']).optional() });
@@ -181,6 +185,7 @@ export const roomEvents = {
   ...coursewareRoomEvents,
   ...recordingRoomEvents,
   ...liveRoomEvents,
+  ...classToolsRoomEvents,
 };
 
 /** Browser -> server. */

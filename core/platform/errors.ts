@@ -48,6 +48,16 @@ export const errorCatalogue = {
   '31011': { zh: '演示教室已结束，请重新创建一个', en: 'This demo room has ended, please start a new one' },
   /** Too many demo rooms from one address within an hour (ADR 092). */
   '31012': { zh: '创建演示教室太频繁，请稍后再试', en: 'Too many demo rooms from your address, please try again later' },
+  /** Class tools (ADR 113): the quiz, poll, timer or buzzer round named is not open (ended, closed, unknown). */
+  '31020': { zh: '该活动已结束或不存在', en: 'This activity has ended or does not exist' },
+  /** A poll vote is one per person and cannot be changed. */
+  '31021': { zh: '您已经提交过了', en: 'You have already answered' },
+  /** Per-person limit on answers, votes and buzzer presses. */
+  '31022': { zh: '操作太频繁，请稍后再试', en: 'Too fast, please wait a moment' },
+  /** Random pick with no student online. */
+  '31023': { zh: '当前没有可抽选的学生', en: 'No student is online to pick' },
+  /** A buzzer press after someone else won the round. */
+  '31024': { zh: '已有人抢先了', en: 'Someone was faster' },
   '34001': { zh: '只能插入PPT、DOC、PDF', en: 'Only PPT, DOC, PDF supported' },
   '34002': { zh: '文件不能超过50M', en: 'The file cannot exceed 50M' },
   '34003': { zh: '文件内容与类型不符', en: 'The file content does not match its type' },
@@ -154,4 +164,9 @@ export const roomFull = () => new DomainError('31003');
 export const notAllowed = (detail?: string) => new DomainError('31004', detail);
 /** 31004 for a person the teacher removed from the room: every later join says so (ADR 091). */
 export const removedFromRoom = () => new DomainError('31004', 'kicked out of this room', 'removed');
+export const toolGone = (detail?: string) => new DomainError('31020', detail);
+export const alreadyAnswered = () => new DomainError('31021');
+export const toolTooFast = () => new DomainError('31022');
+export const nobodyToPick = () => new DomainError('31023');
+export const buzzerTaken = () => new DomainError('31024');
 export const refreshPage = (detail?: string) => new DomainError('10', detail);

@@ -25,7 +25,15 @@ export type UserMessage<E extends UserEvent = UserEvent> = {
   [K in E]: { target: { user: string }; event: K; payload: UserPayload<K> };
 }[E];
 
-export type BusMessage = RoomMessage | UserMessage;
+/**
+ * To one person's own connections in one classroom (namespace `/room`, the seat key of
+ * server/web/room-channel.ts): what only the teacher may see (a quiz's answers, ADR 113).
+ */
+export type SeatMessage<E extends RoomEvent = RoomEvent> = {
+  [K in E]: { target: { room: string; user: string }; event: K; payload: RoomPayload<K> };
+}[E];
+
+export type BusMessage = RoomMessage | UserMessage | SeatMessage;
 
 /**
  * A room message, for callers generic over the event. The event and its payload are checked
@@ -41,6 +49,12 @@ export function roomMessage<E extends RoomEvent>(room: string, event: E, payload
 export function userMessage<E extends UserEvent>(user: string, event: E, payload: UserPayload<E>): BusMessage {
   const message: UserMessage<E> = { target: { user }, event, payload };
   return message as UserMessage;
+}
+
+/** A room event for one person's connections in that room (the same widening as roomMessage). */
+export function seatMessage<E extends RoomEvent>(room: string, user: string, event: E, payload: RoomPayload<E>): BusMessage {
+  const message: SeatMessage<E> = { target: { room, user }, event, payload };
+  return message as SeatMessage;
 }
 
 export interface EventBus {

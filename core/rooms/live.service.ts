@@ -11,6 +11,7 @@ import { roomMessage, type EventBus } from '../platform/events.ts';
 import { TokenBuckets } from '../platform/memory-rate-limit.ts';
 import type { RoomInfo, RoomType } from '../contracts/api.ts';
 import type { RoomCourseware } from '../contracts/courseware.ts';
+import type { classToolsSnapshotFields } from '../contracts/class-tools.ts';
 import type { RoomEndings } from './room-endings.ts';
 import {
   CHAT_HISTORY,
@@ -188,7 +189,8 @@ export class RoomLiveService {
     }
   }
 
-  async snapshot(actor: Actor): Promise<RoomSnapshot> {
+  /** The room's own part of the join snapshot; the channel adds the class tools' (core/tools, ADR 113). */
+  async snapshot(actor: Actor): Promise<Omit<RoomSnapshot, keyof typeof classToolsSnapshotFields>> {
     const room = await this.#openRoom(actor.room);
     const [roomInfo, { members, teacherOnline }, messages, mic, courseware] = await Promise.all([
       this.#freshInfo(actor.room),

@@ -27,3 +27,18 @@ it('parses a bus message before it is routed across processes', () => {
     expect(parseBusMessage(bad), JSON.stringify(bad)).toBeNull();
   }
 });
+
+it('routes a seat message (one person in one room, ADR 113) to their seat key, parsed by the room event schema', () => {
+  const tally = { id: 'q1', tally: [1, 0], answered: 1, answers: [{ userId: '8', name: 'S', choice: ['A'], right: true }], accuracy: 1 };
+  const ok = { target: { room: '123456', user: '7' }, event: 'quizTally', payload: tally };
+  expect(parseBusMessage(ok)).toEqual(ok);
+  expect(socketRouteOf(parseBusMessage(ok)!)).toEqual({ nsp: '/room', room: 'seat:123456:7', event: 'quizTally', payload: tally });
+  for (const bad of [
+    { ...ok, target: { room: '123456', user: 'x' } },
+    { ...ok, target: { room: '123456', user: '7', extra: '1' } },
+    { ...ok, payload: { ...tally, accuracy: 'all' } },
+    { ...ok, event: 'paymentSuccess', payload: { orderId: 'BS1' } },
+  ]) {
+    expect(parseBusMessage(bad), JSON.stringify(bad)).toBeNull();
+  }
+});

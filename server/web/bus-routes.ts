@@ -12,6 +12,9 @@ import { USER_NAMESPACE, userEvents, userKey } from '#core/contracts/user-events
 /** The socket.io room of everyone joined to a classroom (namespace `/room`). */
 export const roomKey = (room: string) => `room:${room}`;
 
+/** The socket.io room of one person's connections in a classroom (namespace `/room`): who only they may hear. */
+export const seatKey = (room: string, uid: string) => `seat:${room}:${uid}`;
+
 export interface SocketRoute {
   nsp: typeof ROOM_NAMESPACE | typeof USER_NAMESPACE;
   room: string;
@@ -20,12 +23,15 @@ export interface SocketRoute {
 }
 
 export function socketRouteOf(m: BusMessage): SocketRoute {
+  if ('room' in m.target && 'user' in m.target)
+    return { nsp: ROOM_NAMESPACE, room: seatKey(m.target.room, m.target.user), event: m.event, payload: m.payload };
   if ('room' in m.target) return { nsp: ROOM_NAMESPACE, room: roomKey(m.target.room), event: m.event, payload: m.payload };
   return { nsp: USER_NAMESPACE, room: userKey(m.target.user), event: m.event, payload: m.payload };
 }
 
 const roomTarget = z.strictObject({ room: z.string().regex(/^[A-Za-z0-9]{1,64}$/) });
 const userTarget = z.strictObject({ user: z.string().regex(/^[0-9]{1,19}$/) });
+const seatTarget = z.strictObject({ room: roomTarget.shape.room, user: userTarget.shape.user });
 
 /** One schema per event of a channel: its target, its name and its payload by the contract's schema of that event. */
 function messagesOf(target: z.ZodType, events: Record<string, z.ZodType>): z.ZodType[] {
@@ -37,7 +43,11 @@ function messagesOf(target: z.ZodType, events: Record<string, z.ZodType>): z.Zod
  * that kind of target, its payload parsed by the same schema the browser's channel parses it by
  * (core/contracts/room-events.ts, user-events.ts).
  */
-export const busMessageSchema = z.union([...messagesOf(roomTarget, roomEvents), ...messagesOf(userTarget, userEvents)]);
+export const busMessageSchema = z.union([
+  ...messagesOf(roomTarget, roomEvents),
+  ...messagesOf(userTarget, userEvents),
+  ...messagesOf(seatTarget, roomEvents),
+]);
 
 /**
  * A message that is about to leave this process (the Redis emitter) or came from outside it,

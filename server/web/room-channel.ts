@@ -12,11 +12,12 @@ import {
   type ClientToServer,
   type ServerToClient,
 } from '#core/contracts/room-events.ts';
+import { classToolsRoomRequests, emptyClassTools } from '#core/contracts/class-tools.ts';
 import type { Actor } from '#core/rooms/live.service.ts';
-import { admitConnections, checkVersion, Dispatcher } from '#core/channel/dispatch.ts';
+import { admitConnections, checkVersion, Dispatcher, type Routes } from '#core/channel/dispatch.ts';
 import type { Platform } from '../platform.ts';
 import { requestLang } from './request.ts';
-import { roomKey, socketRouteOf } from './bus-routes.ts';
+import { roomKey, seatKey, socketRouteOf } from './bus-routes.ts';
 
 interface SocketData {
   actor: Actor;
@@ -32,7 +33,6 @@ type RoomSocket = Socket<ClientToServer, ServerToClient, Record<string, never>, 
 type RoomNamespace = Namespace<ClientToServer, ServerToClient, Record<string, never>, SocketData>;
 
 const MAX_REQUESTS_PER_SECOND = 20;
-const seatKey = (room: string, uid: string) => `seat:${room}:${uid}`;
 
 export function attachRoomChannel(io: Server, platform: Platform): { close(): void } {
   const { services, logger, events, clock } = platform;
@@ -80,6 +80,13 @@ export function attachRoomChannel(io: Server, platform: Platform): { close(): vo
     const joined = () => {
       if (!socket.data.joined) throw notAllowed('join first');
     };
+    // The class tools' server comes in the next commit (ADR 113); until then each is refused.
+    const notYet = () => {
+      throw notAllowed('class tools not built yet');
+    };
+    const toolRoutes = Object.fromEntries(
+      Object.keys(classToolsRoomRequests).map((k) => [k, { gate: joined, run: notYet }]),
+    ) as unknown as Routes<typeof classToolsRoomRequests>;
     const dispatcher = new Dispatcher(
       roomRequests,
       {
@@ -90,7 +97,7 @@ export function attachRoomChannel(io: Server, platform: Platform): { close(): vo
             await socket.join([roomKey(actor.room), seatKey(actor.room, actor.uid)]);
             socket.data.joined = true;
             void publishMembers(actor.room);
-            const snapshot = await live.snapshot(actor);
+            const snapshot = { ...(await live.snapshot(actor)), tools: emptyClassTools(), toolsPrivate: null, myAnswers: null };
             socket.data.name = snapshot.you.name;
             return snapshot;
           },
@@ -143,6 +150,7 @@ export function attachRoomChannel(io: Server, platform: Platform): { close(): vo
         setMode: { gate: joined, run: ({ mode }) => live.setMode(actor, mode) },
         setCoursewarePage: { gate: joined, run: ({ page, scroll }) => services.courseware.setPage(actor, page, scroll) },
         videoControl: { gate: joined, run: ({ type, currentTime }) => services.courseware.videoControl(actor, type, currentTime) },
+        ...toolRoutes,
       },
       {
         channel: 'room channel',
