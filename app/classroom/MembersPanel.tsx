@@ -4,6 +4,7 @@ import type { Member, MicState } from '#core/contracts/room-events.ts';
 import { useConfirm } from '#app/components/Dialog.tsx';
 import { shownName } from '#app/lib/display-name.ts';
 import { NetworkIcon } from './NetworkIcon.tsx';
+import { RewardButton, TrophyCount } from './tools/Trophies.tsx';
 import { sfuNetworkQuality } from './roomState.ts';
 
 export interface MembersPanelProps {
@@ -22,6 +23,10 @@ export interface MembersPanelProps {
   onInviteMic: (userId: string) => void;
   onStopMic: () => void;
   onKick: (userId: string) => void;
+  /** Trophies per user id in this class (the class tools, ADR 114). */
+  trophies?: Record<string, number>;
+  /** The teacher's reward dialog for this student. */
+  onReward?: (userId: string) => void;
 }
 
 function secondsLeft(deadline: number, skew: number): number {
@@ -71,6 +76,8 @@ export function MembersPanel({
   onInviteMic,
   onStopMic,
   onKick,
+  trophies = {},
+  onReward,
 }: MembersPanelProps) {
   const { t } = useTranslation();
   const confirm = useConfirm();
@@ -103,6 +110,7 @@ export function MembersPanel({
               </span>
               <span className={`badge badge--role badge--${m.role}`}>{t(`classroom.badge.${m.role}`)}</span>
               <NetworkIcon quality={sfuNetworkQuality(quality, m)} />
+              <TrophyCount n={trophies[m.userId] ?? 0} />
               {onMic ? <MicStatus mic={mic} skew={clockSkew} /> : null}
               {onMic && mic.phase === 'connected' && isCreator ? (
                 <meter
@@ -137,6 +145,7 @@ export function MembersPanel({
                       {t('classroom.mic.invite')}
                     </button>
                   )}
+                  {onReward ? <RewardButton name={shownName(m.name, t)} onClick={() => onReward(m.userId)} /> : null}
                   <button
                     type="button"
                     className="btn btn--small btn--ghost member__kick"

@@ -167,10 +167,13 @@ export function QuizDialog({ onClose, actions }: { onClose: () => void; actions:
   );
 }
 
-function pollProblemText(t: (k: string, o?: Record<string, unknown>) => string, p: PollProblem): string {
-  if (p.what === 'questions') return t('tools.pollNew.badQuestions');
-  const n = p.question + 1;
-  return t(p.what === 'text' ? 'tools.pollNew.badText' : p.what === 'option' ? 'tools.pollNew.badOption' : 'tools.pollNew.badOptions', { n });
+function pollProblemKey(p: PollProblem) {
+  if (p.what === 'questions') return 'tools.pollNew.badQuestions' as const;
+  return p.what === 'text'
+    ? ('tools.pollNew.badText' as const)
+    : p.what === 'option'
+      ? ('tools.pollNew.badOption' as const)
+      : ('tools.pollNew.badOptions' as const);
 }
 
 /** The teacher's new poll: 1-5 questions of 2-8 options, single or multiple each, anonymous or named. */
@@ -299,7 +302,7 @@ export function PollDialog({ onClose, actions }: { onClose: () => void; actions:
         ) : null}
         {problem ? (
           <p className="form-error" role="alert" data-testid="poll-problem">
-            {pollProblemText(t, problem)}
+            {t(pollProblemKey(problem), { n: problem.question + 1 })}
           </p>
         ) : null}
       </div>

@@ -4,24 +4,40 @@
  * may be sent, and the teacher's forms for a new quiz and a new poll.
  */
 
-export const QUIZ_LETTERS = ['A', 'B', 'C', 'D', 'E', 'F', 'G', 'H'] as const;
-export const QUIZ_MIN_OPTIONS = 2;
-export const QUIZ_MAX_OPTIONS = 8;
-export const QUIZ_MAX_LIMIT_S = 3600;
-export const POLL_MAX_QUESTIONS = 5;
-export const POLL_MIN_OPTIONS = 2;
-export const POLL_MAX_OPTIONS = 8;
-export const POLL_TEXT_MAX = 100;
-export const POLL_OPTION_MAX = 40;
+import {
+  POLL_MAX_OPTIONS,
+  POLL_MAX_QUESTIONS,
+  POLL_MIN_OPTIONS,
+  POLL_OPTION_MAX_CHARS as POLL_OPTION_MAX,
+  POLL_QUESTION_MAX_CHARS as POLL_TEXT_MAX,
+  QUIZ_LETTERS,
+  QUIZ_MAX_OPTIONS,
+  QUIZ_MAX_SECONDS as QUIZ_MAX_LIMIT_S,
+  QUIZ_MIN_OPTIONS,
+} from '#core/contracts/class-tools.ts';
+
+/** The contract's limits (core/contracts/class-tools.ts), as the forms use them. */
+export {
+  POLL_MAX_OPTIONS,
+  POLL_MAX_QUESTIONS,
+  POLL_MIN_OPTIONS,
+  POLL_OPTION_MAX,
+  POLL_TEXT_MAX,
+  QUIZ_LETTERS,
+  QUIZ_MAX_LIMIT_S,
+  QUIZ_MAX_OPTIONS,
+  QUIZ_MIN_OPTIONS,
+};
+type Letter = (typeof QUIZ_LETTERS)[number];
 
 /** The letters of a quiz of `count` options (2 to 8): A, B, … */
-export function quizLetters(count: number): string[] {
+export function quizLetters(count: number): Letter[] {
   const n = Math.min(QUIZ_MAX_OPTIONS, Math.max(QUIZ_MIN_OPTIONS, Math.floor(count)));
   return QUIZ_LETTERS.slice(0, n);
 }
 
 /** Letters in A-H order, each once. */
-export function sortLetters(letters: readonly string[]): string[] {
+export function sortLetters<L extends string>(letters: readonly L[]): L[] {
   return [...new Set(letters)].sort((a, b) => QUIZ_LETTERS.indexOf(a as never) - QUIZ_LETTERS.indexOf(b as never));
 }
 
@@ -29,7 +45,7 @@ export function sortLetters(letters: readonly string[]): string[] {
  * The choice after a click on `letter`: single choice takes it alone (a second click on it keeps
  * it: an answer is changed, not taken back); multiple choice adds or removes it.
  */
-export function toggleChoice(choice: readonly string[], letter: string, multiple: boolean): string[] {
+export function toggleChoice<L extends string>(choice: readonly L[], letter: L, multiple: boolean): L[] {
   if (!multiple) return [letter];
   return choice.includes(letter) ? choice.filter((l) => l !== letter) : sortLetters([...choice, letter]);
 }
@@ -39,7 +55,7 @@ export function choiceValid(choice: readonly string[], options: number, multiple
   const letters = quizLetters(options);
   if (choice.length === 0 || new Set(choice).size !== choice.length) return false;
   if (!multiple && choice.length !== 1) return false;
-  return choice.every((l) => letters.includes(l));
+  return choice.every((l) => (letters as string[]).includes(l));
 }
 
 /** The same letters, in any order. */
@@ -58,7 +74,7 @@ export function isRight(choice: readonly string[] | null, correct: readonly stri
 export interface QuizDraft {
   options: number;
   multiple: boolean;
-  correct: string[];
+  correct: Letter[];
   /** The limit as typed, in seconds; '' or 0 is none. */
   limitSeconds: string;
   showOwn: boolean;
@@ -83,7 +99,7 @@ export function withMultiple(draft: QuizDraft, multiple: boolean): QuizDraft {
 export function quizStartOf(
   draft: QuizDraft,
 ):
-  | { ok: true; payload: { options: number; multiple: boolean; correct: string[]; limitSeconds: number; showOwn: boolean } }
+  | { ok: true; payload: { options: number; multiple: boolean; correct: Letter[]; limitSeconds: number; showOwn: boolean } }
   | { ok: false; problem: QuizProblem } {
   const text = draft.limitSeconds.trim();
   const limit = text === '' ? 0 : /^\d{1,4}$/.test(text) ? Number(text) : NaN;

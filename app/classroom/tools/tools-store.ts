@@ -5,8 +5,12 @@
  * reward (for its animation). The room channel's client (room-channel-client.ts) feeds it what it
  * hears and sends its requests; the panels read it with useSyncExternalStore (useClassTools.ts).
  */
+import type { QUIZ_LETTERS } from '#core/contracts/class-tools.ts';
 import { ClockOffset } from './clock.ts';
+import { rememberCorrect } from './correct-memo.ts';
 import { NO_ANSWERS, NO_TOOLS, type ClassTools, type MyAnswers, type QuizTally, type Rewarded } from './types.ts';
+
+export type QuizLetter = (typeof QUIZ_LETTERS)[number];
 
 export interface ToolsView {
   tools: ClassTools;
@@ -33,7 +37,7 @@ export type ToolsRequest = (event: string, payload: object) => Promise<ToolsAck>
 export interface QuizStartPayload {
   options: number;
   multiple: boolean;
-  correct: string[];
+  correct: QuizLetter[];
   limitSeconds: number;
   showOwn: boolean;
 }
@@ -45,7 +49,7 @@ export interface PollStartPayload {
 
 export interface ToolsActions {
   quizStart: (p: QuizStartPayload) => Promise<boolean>;
-  quizAnswer: (choice: string[]) => Promise<boolean>;
+  quizAnswer: (choice: QuizLetter[]) => Promise<boolean>;
   quizCollect: () => Promise<boolean>;
   quizPublish: () => Promise<boolean>;
   quizClose: () => Promise<boolean>;
@@ -70,7 +74,7 @@ export interface ToolsActions {
 export interface ToolsSnapshotPart {
   tools?: ClassTools | undefined;
   toolsPrivate?: QuizTally | null | undefined;
-  myAnswers?: MyAnswers | undefined;
+  myAnswers?: MyAnswers | null | undefined;
   serverTime: number;
 }
 
@@ -89,12 +93,17 @@ export class ToolsStore {
     const quizId = () => this.#view.tools.quiz?.id ?? '';
     const pollId = () => this.#view.tools.poll?.id ?? '';
     this.actions = {
-      quizStart: (p) => ok('quizStart', p),
+      quizStart: async (p) => {
+        const ack = await this.#request('quizStart', p);
+        const id = (ack.data as { id?: string } | undefined)?.id;
+        if (ack.code === '0' && id) rememberCorrect(id, p.correct);
+        return ack.code === '0';
+      },
       quizAnswer: async (choice) => {
         const id = quizId();
         const ack = await this.#request('quizAnswer', { id, choice });
         if (ack.code !== '0') return false;
-        const taken = (ack.data as { choice?: string[] } | undefined)?.choice ?? choice;
+        const taken = (ack.data as { choice?: QuizLetter[] } | undefined)?.choice ?? choice;
         if (this.#view.tools.quiz?.id === id) this.#set({ mine: { ...this.#view.mine, quiz: taken } });
         return true;
       },
@@ -106,7 +115,7 @@ export class ToolsStore {
         const id = pollId();
         const ack = await this.#request('pollVote', { id, answers });
         if (ack.code !== '0') return false;
-        if (this.#view.tools.poll?.id === id) this.#set({ mine: { ...this.#view.mine, poll: answers } });
+        if (this.#view.tools.poll?.id === id) this.#set({ mine: { ...this.#view.mine, poll: answers, pollVoted: true } });
         return true;
       },
       pollClose: () => ok('pollClose', { id: pollId() }),
@@ -159,7 +168,11 @@ export class ToolsStore {
     // A new quiz or poll (or none): the answers and the tally of the last one no longer apply.
     const sameQuiz = (prev.tools.quiz?.id ?? '') === (tools.quiz?.id ?? '');
     const samePoll = (prev.tools.poll?.id ?? '') === (tools.poll?.id ?? '');
-    const mine = { quiz: sameQuiz ? prev.mine.quiz : null, poll: samePoll ? prev.mine.poll : null };
+    const mine: MyAnswers = {
+      quiz: sameQuiz ? prev.mine.quiz : null,
+      poll: samePoll ? prev.mine.poll : null,
+      pollVoted: samePoll ? prev.mine.pollVoted : false,
+    };
     // A tally may come just before the event of its quiz: kept while a quiz shows; the panel shows it for its own quiz only.
     const tally = tools.quiz ? prev.tally : null;
     this.#set({ tools, mine, tally, offset: this.#clock.offset });
