@@ -48,6 +48,8 @@ import { StudioRepository } from './studio/studio.repository.ts';
 import { StudioService } from './studio/studio.service.ts';
 import { DemoService } from './rooms/demo.service.ts';
 import { SampleDeck } from './courseware/sample-deck.ts';
+import { ToolsRepository } from './tools/tools.repository.ts';
+import { ClassToolsService } from './tools/tools.service.ts';
 
 export interface Ports {
   config: Config;
@@ -103,6 +105,8 @@ export interface Services {
   studio: StudioService;
   /** Demo rooms without an account (ADR 092). */
   demo: DemoService;
+  /** The class tools besides stage and hands: quiz, poll, timer, buzzer, pick, rewards (ADR 113). */
+  tools: ClassToolsService;
 }
 
 export function buildServices(p: Ports): Services {
@@ -223,5 +227,13 @@ export function buildServices(p: Ports): Services {
     liveTasks,
     studio,
     demo,
+    tools: new ClassToolsService({
+      repo: new ToolsRepository(p.db),
+      bus: p.events,
+      presence: p.presence,
+      scheduler: p.scheduler,
+      clock: p.clock,
+      logger: p.logger,
+    }),
   };
 }

@@ -103,6 +103,7 @@ const snapshot: RoomSnapshot = {
   serverTime: Date.now(),
   tools: emptyClassTools(),
   toolsPrivate: null,
+  pollPrivate: null,
   myAnswers: null,
 };
 const answer = (role: JoinAnswer['role']) => ({ role, imToken: 'tok', userIdForNumber: '2', roomInfo }) as JoinAnswer;

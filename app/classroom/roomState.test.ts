@@ -20,6 +20,7 @@ const snapshot: RoomSnapshot = {
   serverTime: 10_500,
   tools: emptyClassTools(),
   toolsPrivate: null,
+  pollPrivate: null,
   myAnswers: null,
 };
 const msg = (id: string): ChatMessage => ({ id, uid: '1', name: 'T', text: `m${id}`, at: 1 });

@@ -127,6 +127,7 @@ export function fromSnapshot(snapshot: RoomSnapshot, receivedAt: number, prev?: 
     live,
     tools: snapshot.tools,
     toolsPrivate: snapshot.toolsPrivate,
+    pollPrivate: snapshot.pollPrivate,
     myAnswers: snapshot.myAnswers,
   };
 }

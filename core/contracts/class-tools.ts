@@ -162,6 +162,14 @@ export const quizTallySchema = z.strictObject({
 });
 export type QuizTally = z.infer<typeof quizTallySchema>;
 
+/** The teacher's live view of a poll (the room's creator alone; results reach the others only when published). */
+export const pollTallySchema = z.strictObject({
+  id: toolIdSchema,
+  counts: z.array(z.array(z.number())),
+  voters: z.number(),
+});
+export type PollTally = z.infer<typeof pollTallySchema>;
+
 /** A student's own answers, in their snapshot (null: none to the current quiz/poll, or the poll is anonymous). */
 export const myAnswersSchema = z.strictObject({
   quiz: z.array(quizLetterSchema).nullable(),
@@ -176,6 +184,8 @@ export const classToolsSnapshotFields = {
   tools: classToolsSchema,
   /** The room's creator only: the live tally of the current quiz (null: none, or not the creator). */
   toolsPrivate: quizTallySchema.nullable(),
+  /** The room's creator only: the live counts of the current poll (null: none, or not the creator). */
+  pollPrivate: pollTallySchema.nullable(),
   /** Students only (null for the creator, observers and the recorder). */
   myAnswers: myAnswersSchema.nullable(),
 };
@@ -248,6 +258,8 @@ export const classToolsRoomEvents = {
   tools: withTime,
   /** The room's creator only (their seat key), coalesced per QUIZ_TALLY_COALESCE_MS. */
   quizTally: quizTallySchema,
+  /** The room's creator only, coalesced like quizTally. */
+  pollTally: pollTallySchema,
   /** Trophies given now (the animation); the counts are in `tools.rewards`. */
   rewarded: z.strictObject({ userIds: z.array(z.string()), names: z.array(z.string()), by: z.string(), at: z.number() }),
 };

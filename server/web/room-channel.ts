@@ -12,9 +12,8 @@ import {
   type ClientToServer,
   type ServerToClient,
 } from '#core/contracts/room-events.ts';
-import { classToolsRoomRequests, emptyClassTools } from '#core/contracts/class-tools.ts';
 import type { Actor } from '#core/rooms/live.service.ts';
-import { admitConnections, checkVersion, Dispatcher, type Routes } from '#core/channel/dispatch.ts';
+import { admitConnections, checkVersion, Dispatcher } from '#core/channel/dispatch.ts';
 import type { Platform } from '../platform.ts';
 import { requestLang } from './request.ts';
 import { roomKey, seatKey, socketRouteOf } from './bus-routes.ts';
@@ -36,7 +35,7 @@ const MAX_REQUESTS_PER_SECOND = 20;
 
 export function attachRoomChannel(io: Server, platform: Platform): { close(): void } {
   const { services, logger, events, clock } = platform;
-  const { live, rooms } = services;
+  const { live, rooms, tools } = services;
   const nsp = io.of(ROOM_NAMESPACE) as unknown as RoomNamespace;
 
   admitConnections(
@@ -80,13 +79,6 @@ export function attachRoomChannel(io: Server, platform: Platform): { close(): vo
     const joined = () => {
       if (!socket.data.joined) throw notAllowed('join first');
     };
-    // The class tools' server comes in the next commit (ADR 113); until then each is refused.
-    const notYet = () => {
-      throw notAllowed('class tools not built yet');
-    };
-    const toolRoutes = Object.fromEntries(
-      Object.keys(classToolsRoomRequests).map((k) => [k, { gate: joined, run: notYet }]),
-    ) as unknown as Routes<typeof classToolsRoomRequests>;
     const dispatcher = new Dispatcher(
       roomRequests,
       {
@@ -97,7 +89,8 @@ export function attachRoomChannel(io: Server, platform: Platform): { close(): vo
             await socket.join([roomKey(actor.room), seatKey(actor.room, actor.uid)]);
             socket.data.joined = true;
             void publishMembers(actor.room);
-            const snapshot = { ...(await live.snapshot(actor)), tools: emptyClassTools(), toolsPrivate: null, myAnswers: null };
+            const [own, classTools] = await Promise.all([live.snapshot(actor), tools.snapshot(actor)]);
+            const snapshot = { ...own, ...classTools };
             socket.data.name = snapshot.you.name;
             return snapshot;
           },
@@ -150,7 +143,26 @@ export function attachRoomChannel(io: Server, platform: Platform): { close(): vo
         setMode: { gate: joined, run: ({ mode }) => live.setMode(actor, mode) },
         setCoursewarePage: { gate: joined, run: ({ page, scroll }) => services.courseware.setPage(actor, page, scroll) },
         videoControl: { gate: joined, run: ({ type, currentTime }) => services.courseware.videoControl(actor, type, currentTime) },
-        ...toolRoutes,
+        quizStart: { gate: joined, run: (p) => tools.quizStart(actor, p) },
+        quizAnswer: { gate: joined, run: (p) => tools.quizAnswer(actor, p) },
+        quizCollect: { gate: joined, run: (p) => tools.quizCollect(actor, p) },
+        quizPublish: { gate: joined, run: (p) => tools.quizPublish(actor, p) },
+        quizClose: { gate: joined, run: (p) => tools.quizClose(actor, p) },
+        pollStart: { gate: joined, run: (p) => tools.pollStart(actor, p) },
+        pollVote: { gate: joined, run: (p) => tools.pollVote(actor, p) },
+        pollClose: { gate: joined, run: (p) => tools.pollClose(actor, p) },
+        pollPublish: { gate: joined, run: (p) => tools.pollPublish(actor, p) },
+        pollDismiss: { gate: joined, run: (p) => tools.pollDismiss(actor, p) },
+        timerSet: { gate: joined, run: (p) => tools.timerSet(actor, p) },
+        timerStart: { gate: joined, run: () => tools.timerStart(actor) },
+        timerPause: { gate: joined, run: () => tools.timerPause(actor) },
+        timerReset: { gate: joined, run: () => tools.timerReset(actor) },
+        timerClear: { gate: joined, run: () => tools.timerClear(actor) },
+        buzzerOpen: { gate: joined, run: () => tools.buzzerOpen(actor) },
+        buzzerPress: { gate: joined, run: (p) => tools.buzzerPress(actor, p) },
+        buzzerClose: { gate: joined, run: () => tools.buzzerClose(actor) },
+        pickRandom: { gate: joined, run: () => tools.pickRandom(actor) },
+        reward: { gate: joined, run: (p) => tools.reward(actor, p) },
       },
       {
         channel: 'room channel',

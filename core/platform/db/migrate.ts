@@ -14,6 +14,7 @@ import * as m0011 from './migrations/0011-room-list.ts';
 import * as m0012 from './migrations/0012-demo.ts';
 import * as m0013 from './migrations/0013-class-mode.ts';
 import * as m0014 from './migrations/0014-client-log-lookup.ts';
+import * as m0016 from './migrations/0016-class-tools.ts';
 
 /** Migrations are listed here in order, so bundlers and type stripping both see them. */
 const migrations: Record<string, Migration> = {
@@ -31,6 +32,7 @@ const migrations: Record<string, Migration> = {
   '0012-demo': m0012,
   '0013-class-mode': m0013,
   '0014-client-log-lookup': m0014,
+  '0016-class-tools': m0016,
 };
 
 const provider: MigrationProvider = { getMigrations: () => Promise.resolve(migrations) };

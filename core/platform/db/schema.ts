@@ -334,6 +334,78 @@ export interface LiveTasksTable {
   kbps: Generated<number>;
 }
 
+/** The class tools of one class (ADR 113, migration 0016). */
+export interface ClassToolsTable {
+  room_id: string;
+  quiz_id: string | null;
+  poll_id: string | null;
+  timer_kind: 'countdown' | 'stopwatch' | null;
+  timer_running: Generated<boolean>;
+  timer_duration_ms: Generated<number>;
+  timer_elapsed_ms: Generated<number>;
+  timer_started_at: Timestamp | null;
+  buzzer_round: Generated<number>;
+  buzzer_status: 'open' | 'won' | null;
+  buzzer_winner: string | null;
+  buzzer_won_at: Timestamp | null;
+  pick_user: string | null;
+  pick_at: Timestamp | null;
+}
+
+export interface QuizzesTable {
+  id: string;
+  room_id: string;
+  options: number;
+  multiple: boolean;
+  /** The correct letters, in order ('AC'). */
+  correct: string;
+  show_own: boolean;
+  status: 'open' | 'collected' | 'published';
+  started_at: Timestamp;
+  ends_at: Timestamp | null;
+  rewarded_at: Timestamp | null;
+}
+
+export interface QuizAnswersTable {
+  quiz_id: string;
+  user_id: string;
+  /** The chosen letters, in order ('AC'). */
+  choice: string;
+  answered_at: Timestamp;
+}
+
+export interface PollsTable {
+  id: string;
+  room_id: string;
+  anonymous: boolean;
+  status: 'open' | 'closed' | 'published';
+  questions: ColumnType<unknown, string, string>;
+  /** An anonymous open poll's HMAC key of its ballots; null once closed (and for a named poll). */
+  voter_key: string | null;
+  started_at: Timestamp;
+}
+
+export interface PollBallotsTable {
+  poll_id: string;
+  /** The user id (named poll) or HMAC(voter_key, user id) (anonymous). */
+  voter: string;
+  /** A named poll's answers; null for an anonymous one. */
+  answers: ColumnType<unknown, string | null, string | null>;
+}
+
+export interface PollCountsTable {
+  poll_id: string;
+  question: number;
+  option: number;
+  n: number;
+}
+
+export interface ToolRewardsTable {
+  room_id: string;
+  user_id: string;
+  count: number;
+}
+
 export interface DB {
   users: UsersTable;
   sessions: SessionsTable;
@@ -362,4 +434,11 @@ export interface DB {
   records: RecordsTable;
   live_tasks: LiveTasksTable;
   studio_uploads: StudioUploadsTable;
+  class_tools: ClassToolsTable;
+  quizzes: QuizzesTable;
+  quiz_answers: QuizAnswersTable;
+  polls: PollsTable;
+  poll_ballots: PollBallotsTable;
+  poll_counts: PollCountsTable;
+  tool_rewards: ToolRewardsTable;
 }
