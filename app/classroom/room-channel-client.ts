@@ -455,6 +455,7 @@ export class RoomChannelClient {
     // The class tools (ADR 114): the whole state with the server's time, the teacher's tally, a reward's animation.
     channel.on('tools', (p) => this.tools.tools(p));
     channel.on('quizTally', (p) => this.tools.tally(p));
+    channel.on('pollTally', (p) => this.tools.pollTally(p));
     channel.on('rewarded', (p) => this.tools.rewarded(p));
   }
 

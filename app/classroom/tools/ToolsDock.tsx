@@ -10,7 +10,7 @@ import { formatTimer, quizLeftMs, timerShownMs } from './clock.ts';
 import { beep } from './sound.ts';
 import { choiceValid, isRight, pollAnswersValid, quizLetters, sameChoice, toggleChoice, togglePollAnswer } from './sheet.ts';
 import { accuracyPercent, choiceText, percentText, pollBars, quizBars, sortedAnswers } from './tally.ts';
-import { tallyOf, type QuizLetter, type ToolsActions, type ToolsStore, type ToolsView } from './tools-store.ts';
+import { pollTallyOf, tallyOf, type QuizLetter, type ToolsActions, type ToolsStore, type ToolsView } from './tools-store.ts';
 import type { PollState, QuizState, TimerState } from './types.ts';
 import { useServerNow, useToolsView } from './useClassTools.ts';
 import { knownCorrect } from './correct-memo.ts';
@@ -423,6 +423,10 @@ function PollCard({ poll, view, actions, seat, disabled }: CardProps & { poll: P
   const voted = view.mine.pollVoted || view.mine.poll !== null;
   const canVote = seat === 'student' && poll.status === 'open' && !voted;
   const result = poll.result;
+  // The teacher's live counts until the results are published (then everyone's).
+  const live = seat === 'teacher' ? pollTallyOf(view) : null;
+  const counts = result?.counts ?? live?.counts ?? null;
+  const voters = result ? poll.voters : (live?.voters ?? poll.voters);
   let body: ReactNode;
   if (canVote) body = <PollSheet poll={poll} actions={actions} disabled={disabled} />;
   else
@@ -436,7 +440,7 @@ function PollCard({ poll, view, actions, seat, disabled }: CardProps & { poll: P
         {poll.questions.map((q, qi) => (
           <div key={qi} className="poll-result" data-testid="poll-result">
             <p className="tool-line tool-line--strong">{q.text}</p>
-            {result ? <Bars bars={pollBars(q.options, result.counts[qi], poll.voters)} label={q.text} testId="poll-bars" /> : null}
+            {counts ? <Bars bars={pollBars(q.options, counts[qi], voters)} label={q.text} testId="poll-bars" /> : null}
           </div>
         ))}
       </>
@@ -488,8 +492,8 @@ function PollCard({ poll, view, actions, seat, disabled }: CardProps & { poll: P
         ) : null
       }
     >
-      <p className="tool-line" data-testid="poll-voters" data-n={poll.voters}>
-        {t('tools.pollCard.voters', { n: poll.voters })}
+      <p className="tool-line" data-testid="poll-voters" data-n={voters}>
+        {t('tools.pollCard.voters', { n: voters })}
       </p>
       {body}
     </Card>

@@ -8,6 +8,7 @@
 import type { QUIZ_LETTERS } from '#core/contracts/class-tools.ts';
 import { ClockOffset } from './clock.ts';
 import { rememberCorrect } from './correct-memo.ts';
+import type { PollTally } from '#core/contracts/class-tools.ts';
 import { NO_ANSWERS, NO_TOOLS, type ClassTools, type MyAnswers, type QuizTally, type Rewarded } from './types.ts';
 
 export type QuizLetter = (typeof QUIZ_LETTERS)[number];
@@ -16,6 +17,8 @@ export interface ToolsView {
   tools: ClassTools;
   /** The teacher's latest tally (creator only; see tallyOf() for the quiz showing now). */
   tally: QuizTally | null;
+  /** The teacher's latest live poll counts (creator only; see pollTallyOf()). */
+  pollTally: PollTally | null;
   /** This person's answers to the quiz and the poll showing now. */
   mine: MyAnswers;
   /** Server time minus this browser's time (ms), from the snapshot's and the events' serverTime. */
@@ -74,6 +77,7 @@ export interface ToolsActions {
 export interface ToolsSnapshotPart {
   tools?: ClassTools | undefined;
   toolsPrivate?: QuizTally | null | undefined;
+  pollPrivate?: PollTally | null | undefined;
   myAnswers?: MyAnswers | null | undefined;
   serverTime: number;
 }
@@ -83,7 +87,7 @@ const mono = () => (typeof performance === 'undefined' ? Date.now() : performanc
 export class ToolsStore {
   readonly #clock = new ClockOffset();
   readonly #listeners = new Set<() => void>();
-  #view: ToolsView = { tools: NO_TOOLS, tally: null, mine: NO_ANSWERS, offset: 0, rewarded: null };
+  #view: ToolsView = { tools: NO_TOOLS, tally: null, pollTally: null, mine: NO_ANSWERS, offset: 0, rewarded: null };
   #request: ToolsRequest = () => Promise.resolve({ code: '-1', msg: '' });
   readonly actions: ToolsActions;
 
@@ -156,7 +160,8 @@ export class ToolsStore {
     this.#clock.sample(part.serverTime, localNow, at);
     const tools = part.tools ?? NO_TOOLS;
     const tally = part.toolsPrivate && part.toolsPrivate.id === tools.quiz?.id ? part.toolsPrivate : null;
-    this.#set({ tools, tally, mine: part.myAnswers ?? NO_ANSWERS, offset: this.#clock.offset });
+    const pollTally = part.pollPrivate ?? null;
+    this.#set({ tools, tally, pollTally, mine: part.myAnswers ?? NO_ANSWERS, offset: this.#clock.offset });
   }
 
   /** A `tools` event: the new state, whole, and the server's time when it was sent. */
@@ -175,12 +180,18 @@ export class ToolsStore {
     };
     // A tally may come just before the event of its quiz: kept while a quiz shows; the panel shows it for its own quiz only.
     const tally = tools.quiz ? prev.tally : null;
-    this.#set({ tools, mine, tally, offset: this.#clock.offset });
+    const pollTally = tools.poll ? prev.pollTally : null;
+    this.#set({ tools, mine, tally, pollTally, offset: this.#clock.offset });
   }
 
   /** The teacher's `quizTally` (the panel shows it for the quiz of the same id). */
   tally(tally: QuizTally): void {
     this.#set({ tally });
+  }
+
+  /** The teacher's `pollTally` (the panel shows it for the poll of the same id). */
+  pollTally(pollTally: PollTally): void {
+    this.#set({ pollTally });
   }
 
   /** A `rewarded` event: plays the animation; the counts come with the `tools` event. */
@@ -192,4 +203,9 @@ export class ToolsStore {
 /** The teacher's tally of the quiz showing now, or null. */
 export function tallyOf(view: ToolsView): QuizTally | null {
   return view.tally && view.tally.id === view.tools.quiz?.id ? view.tally : null;
+}
+
+/** The teacher's live counts of the poll showing now, or null. */
+export function pollTallyOf(view: ToolsView): PollTally | null {
+  return view.pollTally && view.pollTally.id === view.tools.poll?.id ? view.pollTally : null;
 }
