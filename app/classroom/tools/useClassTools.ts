@@ -5,6 +5,7 @@
 import { useEffect, useState, useSyncExternalStore } from 'react';
 import { exposeForTests } from '#app/lib/test-hooks.ts';
 import { timerShownMs } from './clock.ts';
+import { beeps } from './sound.ts';
 import type { ToolsStore, ToolsView } from './tools-store.ts';
 
 export function useToolsView(store: ToolsStore): ToolsView {
@@ -36,6 +37,7 @@ export function useToolsTestHook(store: ToolsStore): void {
           return tools.timer ? timerShownMs(tools.timer, Date.now() + offset) : null;
         },
         view: () => store.getSnapshot(),
+        beeps: () => beeps.count,
       }),
     [store],
   );
