@@ -360,6 +360,9 @@ describe('the class tools, as a teacher and two students use them', () => {
     for (const p of [t, ann.page, ben.page]) expect(await p.getByTestId('timer-digits').innerText()).toBe('00:00');
     const beepsAfter = await Promise.all([t, ann.page, ben.page].map(beepCount));
     expect(beepsAfter.map((n, i) => n - beepsBefore[i]!)).toEqual([1, 1, 1]);
+    // Run out: nothing to pause; it starts again only after a reset.
+    expect(await t.getByTestId('timer-pause').count()).toBe(0);
+    expect(await t.getByTestId('timer-start').isDisabled()).toBe(true);
     await shot(t, 'timer-done-1280-zh');
 
     // The stopwatch: started, paused (the same on every page), reset.

@@ -100,7 +100,7 @@ function TimerCard({ timer, view, actions, seat, disabled }: CardProps & { timer
       actions={
         seat === 'teacher' ? (
           <>
-            {timer.running ? (
+            {timer.running && !done ? (
               <button
                 type="button"
                 className="btn btn--small btn--secondary"
