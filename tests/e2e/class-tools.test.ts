@@ -357,7 +357,8 @@ describe('the class tools, as a teacher and two students use them', () => {
     // Zero: everyone sees it, and each page made its sound.
     for (const p of [t, ann.page, ben.page, observer])
       await p.locator('[data-testid="timer-card"][data-state="done"]').waitFor({ timeout: 10_000 });
-    for (const p of [t, ann.page, ben.page]) expect(await p.getByTestId('timer-digits').innerText()).toBe('00:00');
+    // (textContent: the digits blink at zero, and a blinked-out element has no innerText.)
+    for (const p of [t, ann.page, ben.page]) expect(await p.getByTestId('timer-digits').textContent()).toBe('00:00');
     const beepsAfter = await Promise.all([t, ann.page, ben.page].map(beepCount));
     expect(beepsAfter.map((n, i) => n - beepsBefore[i]!)).toEqual([1, 1, 1]);
     // Run out: nothing to pause; it starts again only after a reset.
