@@ -121,7 +121,10 @@ export class ClassToolsService {
     const room = cached && now - cached.at < ROW_TTL_MS ? cached.row : await this.#repo.room(actor.room);
     if (!room) throw notAllowed('no such room');
     if (room.state !== 'open') throw new DomainError('31009');
-    if (!cached || cached.row !== room) this.#rooms.set(actor.room, { row: room, at: now });
+    if (!cached || cached.row !== room) {
+      if (this.#rooms.size > 10_000) this.#rooms.clear();
+      this.#rooms.set(actor.room, { row: room, at: now });
+    }
     return room;
   }
 
@@ -318,8 +321,9 @@ export class ClassToolsService {
   #quizChanged(room: ClassRow, roomNumber: string, quizId: string): void {
     this.#coalesced(this.#quizSends, roomNumber, async () => {
       const started = performance.now();
-      await this.#changed(room, roomNumber);
-      await this.#sendQuizTally(room, roomNumber, quizId);
+      const tools = await this.#changed(room, roomNumber);
+      // A quiz started meanwhile has sent its own; the teacher's view is of the quiz on the screens.
+      if (tools.quiz?.id === quizId) await this.#sendQuizTally(room, roomNumber, quizId);
       this.timings.tallies += 1;
       this.timings.tallyMs += performance.now() - started;
     });
@@ -333,8 +337,8 @@ export class ClassToolsService {
 
   #pollChanged(room: ClassRow, roomNumber: string, pollId: string): void {
     this.#coalesced(this.#pollSends, roomNumber, async () => {
-      await this.#changed(room, roomNumber);
-      await this.#sendPollTally(room, roomNumber, pollId);
+      const tools = await this.#changed(room, roomNumber);
+      if (tools.poll?.id === pollId) await this.#sendPollTally(room, roomNumber, pollId);
     });
   }
 
@@ -604,6 +608,7 @@ export class ClassToolsService {
     const room = await this.#class(actor, true);
     if (this.#won.get(room.id) === round) throw buzzerTaken();
     if (await this.#repo.pressBuzzer(room.id, round, actor.uid, at)) {
+      if (this.#won.size > 10_000) this.#won.clear();
       this.#won.set(room.id, round);
       return (await this.#changed(room, actor.room)).buzzer!;
     }

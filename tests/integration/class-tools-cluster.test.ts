@@ -1,6 +1,7 @@
 /**
- * The class tools across two web nodes over one PostgreSQL and one Redis (ADR 096, ADR 113): the
- * teacher on node A hears the tally of answers taken on node B (the seat target crosses nodes);
+ * The class tools across two web nodes over one PostgreSQL and one Redis (ADR 096, ADR 113): buzzer
+ * presses on both nodes at once have one winner; the teacher on node A hears the tally of answers
+ * taken on node B (the seat target crosses nodes);
  * node B goes away mid-quiz while answers are in flight, and no acknowledged answer is lost: its
  * students, back through node A, find their own answer, and the tally holds every one of them.
  */
@@ -55,6 +56,31 @@ describe('class tools across two web nodes (PostgreSQL, Redis)', () => {
     await s3?.close();
     await redis?.close();
   });
+
+  it('buzzer presses on two nodes at once: exactly one wins, and both nodes show the same winner', async () => {
+    const N = 20;
+    const c = await seedClass(a.platform.services, { students: N });
+    const join = async (url: string, p: (typeof c.students)[number]) => {
+      const j = await joinAs(url, p);
+      sockets.push(j.socket);
+      return j;
+    };
+    const teacher = await join(a.url, c.teacher);
+    const students = await Promise.all(c.students.map((p, i) => join(i % 2 ? b!.url : a.url, p)));
+    for (let round = 1; round <= 3; round++) {
+      const open = students.map((s) => waitFor(s.socket, 'tools', (x) => x.buzzer?.round === round && x.buzzer.status === 'open'));
+      expect((await ask(teacher.socket, 'buzzerOpen')).data.round).toBe(round);
+      await Promise.all(open);
+      const shown = [teacher, ...students].map((s) =>
+        waitFor(s.socket, 'tools', (x) => x.buzzer?.round === round && x.buzzer.status === 'won').then((x) => x.buzzer!.winner!.userId),
+      );
+      const codes = await Promise.all(students.map((s) => ask(s.socket, 'buzzerPress', { round }).then((x) => x.code)));
+      expect(codes.filter((x) => x === '0')).toHaveLength(1);
+      expect(codes.filter((x) => x !== '0').every((x) => x === '31024')).toBe(true);
+      const winner = c.students[codes.indexOf('0')]!.userId;
+      for (const w of await Promise.all(shown)) expect(w).toBe(winner);
+    }
+  }, 60_000);
 
   it('a web node that goes away mid-quiz loses no acknowledged answer', async () => {
     const N = 20;
