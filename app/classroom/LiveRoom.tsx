@@ -25,6 +25,7 @@ import { BoardView } from '#app/board/BoardView.tsx';
 import { CoursewarePanel } from '#app/courseware/CoursewarePanel.tsx';
 import { useClassroomMedia } from './media/ClassroomMedia.tsx';
 import { useMediaMinutes } from './useMediaMinutes.ts';
+import { useClassToolsRoom } from './tools/ClassToolsRoom.tsx';
 // The phone layout (ADR 091), after every stylesheet of the room so its .room--h5 rules win.
 import './phone.css';
 
@@ -41,7 +42,7 @@ export function LiveRoom({ answer, roomNumber, inviteUrl }: LiveRoomProps) {
   const { t } = useTranslation();
   const navigate = useNavigate();
   const confirm = useConfirm();
-  const { status, state, reconnect, actions, courseware } = useRoomChannel({ answer, roomNumber });
+  const { status, state, reconnect, actions, courseware, tools } = useRoomChannel({ answer, roomNumber });
   const [trialUsed, setTrialUsed] = useState(false);
   const phone = usePhoneLayout();
 
@@ -83,6 +84,8 @@ export function LiveRoom({ answer, roomNumber, inviteUrl }: LiveRoomProps) {
     }),
   });
   useMediaMinutes(roomNumber, av.media); // audio and video minutes logged on leaving (ADR 102)
+  // The class tools (ADR 114): the teacher's menu, the cards running beside the class, the reward animation.
+  const classTools = useClassToolsRoom({ store: tools, role, myId, members, disabled: status !== 'live' });
   // The members list of everyone shows this person's network as the SFU grades it (one source with the tiles).
   const myNetwork = av.media.quality[myId] ?? 0;
   const { reportNetwork } = actions;
@@ -188,6 +191,7 @@ export function LiveRoom({ answer, roomNumber, inviteUrl }: LiveRoomProps) {
           onStartLive={actions.startLive}
           onEndLive={actions.endLive}
           loadLivePlatforms={actions.livePlatforms}
+          tools={classTools.menu}
         />
       ) : (
         <MemberBar room={room} role={role} onExit={() => void askLeave()} clock={clock} />
@@ -246,6 +250,7 @@ export function LiveRoom({ answer, roomNumber, inviteUrl }: LiveRoomProps) {
           ) : null}
         </div>
         {av.audio}
+        {classTools.dock}
         <SidePanel
           memberCount={members.length}
           chat={
@@ -285,11 +290,14 @@ export function LiveRoom({ answer, roomNumber, inviteUrl }: LiveRoomProps) {
               onBringUp={(userId) => void actions.inviteStage(userId)}
               onTakeDown={(userId) => void actions.stageDown(userId)}
               onKick={(userId) => void actions.kick(userId)}
+              trophies={classTools.rewards}
+              onReward={classTools.openReward}
             />
           }
         />
       </main>
       {av.overlay}
+      {classTools.layer}
       {leaving ? (
         <LeaveDialog
           onClose={() => setLeaving(false)}

@@ -6,6 +6,7 @@ import type { StageState } from '#core/contracts/stage.ts';
 import { useConfirm } from '#app/components/Dialog.tsx';
 import { shownName } from '#app/lib/display-name.ts';
 import { NetworkIcon } from './NetworkIcon.tsx';
+import { RewardButton, TrophyCount } from './tools/Trophies.tsx';
 import { sfuNetworkQuality } from './roomState.ts';
 
 export interface MembersPanelProps {
@@ -27,6 +28,10 @@ export interface MembersPanelProps {
   onBringUp: (userId: string) => void;
   onTakeDown: (userId: string) => void;
   onKick: (userId: string) => void;
+  /** Trophies per user id in this class (the class tools, ADR 114). */
+  trophies?: Record<string, number>;
+  /** The teacher's reward dialog for this student. */
+  onReward?: (userId: string) => void;
 }
 
 function secondsLeft(deadline: number, skew: number): number {
@@ -86,6 +91,8 @@ export function MembersPanel({
   onBringUp,
   onTakeDown,
   onKick,
+  trophies = {},
+  onReward,
 }: MembersPanelProps) {
   const { t } = useTranslation();
   const confirm = useConfirm();
@@ -120,6 +127,7 @@ export function MembersPanel({
               </span>
               <span className={`badge badge--role badge--${m.role}`}>{t(`classroom.badge.${m.role}`)}</span>
               <NetworkIcon quality={sfuNetworkQuality(quality, m)} />
+              <TrophyCount n={trophies[m.userId] ?? 0} />
               {m.role !== 'creator' ? <StageStatus stage={stage} userId={m.userId} skew={clockSkew} /> : null}
               {onStage && isCreator ? (
                 <meter
@@ -154,6 +162,7 @@ export function MembersPanel({
                       {t('hands.bringUp')}
                     </button>
                   ) : null}
+                  {onReward ? <RewardButton name={shownName(m.name, t)} onClick={() => onReward(m.userId)} /> : null}
                   <button
                     type="button"
                     className="btn btn--small btn--ghost member__kick"

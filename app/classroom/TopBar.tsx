@@ -46,6 +46,8 @@ export interface TopBarProps {
   onStartLive: (platform: string, pushStreamUrl: string) => Promise<LiveCallAnswer>;
   onEndLive: () => Promise<boolean>;
   loadLivePlatforms: () => Promise<LivePlatformsAnswer>;
+  /** The class tools' menu beside More (ADR 114). */
+  tools?: ReactNode;
 }
 
 /**
@@ -139,6 +141,7 @@ export function TopBar(props: TopBarProps) {
           {t('classroom.inviteButton')}
         </button>
         <LanguageSwitch compact />
+        {props.tools}
         <MoreMenu showTrial={props.showTrial} onTrial={props.onTrial} onEndClass={props.onEndClass} onInvite={() => setInviting(true)} />
         <LeaveButton className="btn btn--danger room-bar__leave" onExit={props.onExit} />
       </div>

@@ -333,6 +333,33 @@ describe('RoomChannelClient', () => {
     expect(seen).toEqual([{ type: 'play', currentTime: 1, at: 5, by: '1' }]);
   });
 
+  it('keeps the class tools from the snapshot and their events, and sends their requests (ADR 114)', async () => {
+    const { socket, client, join } = setup();
+    join();
+    expect(client.tools.getSnapshot().tools).toEqual(emptyClassTools());
+    const quiz = {
+      id: 'q1',
+      options: 4,
+      multiple: false,
+      status: 'open',
+      startedAt: 1,
+      endsAt: 0,
+      answered: 0,
+      showOwn: true,
+      result: null,
+    };
+    socket.fire('tools', { ...emptyClassTools(), quiz, serverTime: Date.now() - 300_000 });
+    expect(client.tools.getSnapshot().tools.quiz?.id).toBe('q1');
+    socket.fire('rewarded', { userIds: ['2'], names: ['Alice'], by: '1', at: 7 });
+    expect(client.tools.getSnapshot().rewarded?.userIds).toEqual(['2']);
+    const sent = client.tools.actions.quizAnswer(['B']);
+    const request = socket.last('quizAnswer');
+    expect(request.payload).toEqual({ id: 'q1', choice: ['B'] });
+    request.answer(null, { code: '0', msg: '', data: { choice: ['B'] } });
+    expect(await sent).toBe(true);
+    expect(client.tools.getSnapshot().mine.quiz).toEqual(['B']);
+  });
+
   it('stop() closes the socket and a drop afterwards changes nothing', () => {
     const { socket, client, join } = setup();
     join();

@@ -33,6 +33,7 @@ import { toast } from '#app/lib/toast.ts';
 import { roomReducer, type RoomAction } from './roomState.ts';
 import { RoomBroadcastCalls } from './room-broadcast-calls.ts';
 import { CoursewareRelay } from './room-channel-courseware.ts';
+import { ToolsStore } from './tools/tools-store.ts';
 import type {
   ChannelStatus,
   CoursewareChannel,
@@ -116,6 +117,8 @@ export class RoomChannelClient {
   readonly actions: RoomActions;
   /** The courseware events and requests on this socket (core/contracts/courseware.ts). */
   readonly courseware: CoursewareChannel;
+  /** The class tools' state, heard on this socket, and their requests (ADR 114). */
+  readonly tools: ToolsStore;
 
   constructor(options: RoomChannelOptions) {
     this.#answer = options.answer;
@@ -165,6 +168,7 @@ export class RoomChannelClient {
       livePlatforms: () => this.#broadcast.livePlatforms(),
     };
     this.courseware = this.#courseware.channel((event, payload, options) => this.#request(event, payload, options));
+    this.tools = new ToolsStore((event, payload) => this.#request(event as keyof ClientToServer, payload));
   }
 
   readonly subscribe = (listener: () => void): (() => void) => {
@@ -378,6 +382,7 @@ export class RoomChannelClient {
           state: roomReducer(this.#snapshot.state, { type: 'snapshot', snapshot: ack.data, receivedAt: Date.now() }),
           status: 'live',
         });
+        this.tools.snapshot(ack.data);
         this.#reportQuality();
         void this.#broadcast.learnRecording();
         void this.#broadcast.learnLive();
@@ -454,6 +459,11 @@ export class RoomChannelClient {
     channel.on('documentConvert', (p) => this.#courseware.emit('documentConvert', p));
     channel.on('courseware', (p) => this.#courseware.emit('courseware', p));
     channel.on('videoControl', (p) => this.#courseware.emit('videoControl', p));
+    // The class tools (ADR 114): the whole state with the server's time, the teacher's tally, a reward's animation.
+    channel.on('tools', (p) => this.tools.tools(p));
+    channel.on('quizTally', (p) => this.tools.tally(p));
+    channel.on('pollTally', (p) => this.tools.pollTally(p));
+    channel.on('rewarded', (p) => this.tools.rewarded(p));
   }
 
   async #request<E extends keyof ClientToServer>(event: E, payload: Payload<E>, options: { quiet?: boolean } = {}): Promise<Answer<E>> {

@@ -10,6 +10,7 @@ import type { JoinAnswer } from '#core/contracts/api.ts';
 import { RoomChannelClient } from './room-channel-client.ts';
 import type { ChannelStatus, CoursewareChannel, ReconnectState, RoomActions } from './room-channel-types.ts';
 import type { RoomState } from './roomState.ts';
+import type { ToolsStore } from './tools/tools-store.ts';
 
 export { chatText, POLL_MS, RECONNECT_ATTEMPTS, RECONNECT_WAIT_S } from './room-channel-client.ts';
 export type {
@@ -28,6 +29,8 @@ export interface RoomChannel {
   actions: RoomActions;
   /** The courseware events and requests on this socket (core/contracts/courseware.ts). */
   courseware: CoursewareChannel;
+  /** The class tools (ADR 114). */
+  tools: ToolsStore;
 }
 
 export interface UseRoomChannelOptions {
@@ -46,5 +49,5 @@ export function useRoomChannel({ answer, roomNumber }: UseRoomChannelOptions): R
     return () => client.stop();
   }, [client]);
   const { status, state, reconnect } = useSyncExternalStore(client.subscribe, client.getSnapshot, client.getSnapshot);
-  return { status, state, reconnect, actions: client.actions, courseware: client.courseware };
+  return { status, state, reconnect, actions: client.actions, courseware: client.courseware, tools: client.tools };
 }

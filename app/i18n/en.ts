@@ -16,6 +16,7 @@ import { netlogEn } from './netlog.en.ts';
 import { pagesEn } from './pages.en.ts';
 import { modesEn } from './modes.en.ts';
 import { handsEn } from './hands.en.ts';
+import { toolsEn } from './tools.en.ts';
 import { mediaHealthEn } from './media-health.en.ts';
 import type { Messages } from './zh.ts';
 
@@ -231,6 +232,7 @@ export const en: Messages = {
   pages: pagesEn,
   modes: modesEn,
   hands: handsEn,
+  tools: toolsEn,
   mediaHealth: mediaHealthEn,
   userName: {
     title: 'Enter your name',

@@ -16,6 +16,7 @@ import { netlogZh } from './netlog.zh.ts';
 import { pagesZh } from './pages.zh.ts';
 import { modesZh } from './modes.zh.ts';
 import { handsZh } from './hands.zh.ts';
+import { toolsZh } from './tools.zh.ts';
 import { mediaHealthZh } from './media-health.zh.ts';
 
 /** Chinese (the default language). The shape of this object is the shape of every language. */
@@ -230,6 +231,7 @@ export const zh = {
   pages: pagesZh,
   modes: modesZh,
   hands: handsZh,
+  tools: toolsZh,
   mediaHealth: mediaHealthZh,
   userName: {
     title: '输入你的名字',

@@ -5,10 +5,10 @@
  * build/) defines it false, so `exposeForTests` is a no-op there and the names below are not in its
  * bundle (tests/e2e/production-bundle.test.ts reads build/client for them).
  */
-export type TestHookName = 'board' | 'studio';
+export type TestHookName = 'board' | 'studio' | 'tools';
 
 function expose(name: TestHookName, value: unknown): () => void {
-  const key = name === 'board' ? '__banshuBoard' : '__banshuStudio';
+  const key = name === 'board' ? '__banshuBoard' : name === 'studio' ? '__banshuStudio' : '__banshuTools';
   const w = window as unknown as Record<string, unknown>;
   w[key] = value;
   return () => {

@@ -29,7 +29,7 @@ describe('the production client bundle', () => {
     expect(hooksIn(production)).toEqual([]);
 
     const e2e = hooksIn(await clientFiles(E2E_BUILD_DIR)).map((line) => line.split(': ')[1]);
-    expect(new Set(e2e)).toEqual(new Set(['__banshuBoard', '__banshuStudio']));
+    expect(new Set(e2e)).toEqual(new Set(['__banshuBoard', '__banshuStudio', '__banshuTools']));
   });
 
   it('the e2e build is the production React bundle users get: only the hooks differ', async () => {

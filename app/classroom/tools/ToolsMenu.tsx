@@ -1,0 +1,93 @@
+import { useCallback, useRef, useState, type KeyboardEvent } from 'react';
+import { useTranslation } from 'react-i18next';
+import { BellRing, ListChecks, Shuffle, Timer, Toolbox, Trophy, Vote, type LucideIcon } from 'lucide-react';
+import { useDismiss } from '#app/lib/use-dismiss.ts';
+
+export type ToolKey = 'quiz' | 'poll' | 'timer' | 'buzzer' | 'pick' | 'reward';
+
+const ITEMS: Array<{ key: ToolKey; icon: LucideIcon }> = [
+  { key: 'quiz', icon: ListChecks },
+  { key: 'poll', icon: Vote },
+  { key: 'timer', icon: Timer },
+  { key: 'buzzer', icon: BellRing },
+  { key: 'pick', icon: Shuffle },
+  { key: 'reward', icon: Trophy },
+];
+
+/**
+ * The teacher's Tools menu in the top bar, beside More (ADR 114): one item per tool. Arrow keys,
+ * Home and End move between the items; Escape or a click outside closes it and gives the focus back.
+ */
+export function ToolsMenu({ onPick, disabled }: { onPick: (tool: ToolKey) => void; disabled: boolean }) {
+  const { t } = useTranslation();
+  const [open, setOpen] = useState(false);
+  const closeMenu = useCallback(() => setOpen(false), []);
+  const box = useRef<HTMLDivElement>(null);
+  const button = useRef<HTMLButtonElement>(null);
+  useDismiss(open, closeMenu, box, button);
+
+  const onKeyDown = (event: KeyboardEvent<HTMLDivElement>) => {
+    const keys = ['ArrowDown', 'ArrowUp', 'Home', 'End'];
+    if (!keys.includes(event.key)) return;
+    const items = [...(box.current?.querySelectorAll<HTMLElement>('[role="menuitem"]') ?? [])];
+    if (items.length === 0) return;
+    event.preventDefault();
+    if (!open) {
+      setOpen(true);
+      return;
+    }
+    const at = items.indexOf(document.activeElement as HTMLElement);
+    const next =
+      event.key === 'Home'
+        ? 0
+        : event.key === 'End'
+          ? items.length - 1
+          : event.key === 'ArrowDown'
+            ? (at + 1) % items.length
+            : (at - 1 + items.length) % items.length;
+    items[next]?.focus();
+  };
+
+  return (
+    <div className="menu tools-menu" ref={box} onKeyDown={onKeyDown}>
+      <button
+        ref={button}
+        type="button"
+        className="btn btn--ghost tools-menu__button"
+        aria-haspopup="menu"
+        aria-expanded={open}
+        aria-label={t('tools.menuLabel')}
+        title={t('tools.menuLabel')}
+        disabled={disabled}
+        data-testid="tools-button"
+        onClick={() => setOpen((o) => !o)}
+      >
+        <Toolbox size={18} aria-hidden="true" />
+        <span className="tools-menu__label">{t('tools.menu')}</span>
+      </button>
+      {open ? (
+        <div className="menu__panel" role="menu" aria-label={t('tools.menuLabel')} data-testid="tools-menu">
+          <ul className="menu__list" role="none">
+            {ITEMS.map(({ key, icon: Icon }, i) => (
+              <li role="none" key={key}>
+                <button
+                  type="button"
+                  role="menuitem"
+                  autoFocus={i === 0}
+                  data-testid={`tools-${key}`}
+                  onClick={() => {
+                    setOpen(false);
+                    onPick(key);
+                  }}
+                >
+                  <Icon size={18} aria-hidden="true" />
+                  {t(`tools.${key}`)}
+                </button>
+              </li>
+            ))}
+          </ul>
+        </div>
+      ) : null}
+    </div>
+  );
+}
