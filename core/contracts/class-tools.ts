@@ -159,6 +159,8 @@ export const quizTallySchema = z.strictObject({
   answers: z.array(z.strictObject({ userId: z.string(), name: z.string(), choice: z.array(quizLetterSchema), right: z.boolean() })),
   /** right / answered, 0..1 (0 when nobody answered). */
   accuracy: z.number(),
+  /** The correct letter(s) the teacher set: the teacher's bars mark them before the result is published. */
+  correct: z.array(quizLetterSchema),
 });
 export type QuizTally = z.infer<typeof quizTallySchema>;
 

@@ -43,7 +43,15 @@ export async function quizTally(repo: ToolsRepository, q: QuizRow): Promise<Quiz
     if (ok) right += 1;
     return { userId: r.user_id, name: r.name, choice: letters(r.choice), right: ok };
   });
-  return { id: q.id, tally, answered: rows.length, answers, accuracy: rows.length ? right / rows.length : 0, right };
+  return {
+    id: q.id,
+    tally,
+    answered: rows.length,
+    answers,
+    accuracy: rows.length ? right / rows.length : 0,
+    correct: letters(q.correct),
+    right,
+  };
 }
 
 export function tallyOnly(t: QuizTally & { right: number }): QuizTally {

@@ -177,6 +177,7 @@ eachEngine(
       expect((await ask(s.socket, 'quizAnswer', { id: q.data.id, choice: ['C', 'A'] })).data).toEqual({ choice: ['A', 'C'] });
       const tally = await waitFor(t.socket, 'quizTally', (x) => x.answers[0]?.right === true);
       expect(tally).toMatchObject({ answered: 1, tally: [1, 0, 1], accuracy: 1 });
+      expect(tally.correct).toEqual(['A', 'C']);
     });
 
     it('a quiz from start to reward: answers changed until collected, the tally to the teacher alone, results and trophies to all', async () => {

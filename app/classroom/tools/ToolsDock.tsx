@@ -13,7 +13,6 @@ import { accuracyPercent, choiceText, percentText, pollBars, quizBars, sortedAns
 import { pollTallyOf, tallyOf, type QuizLetter, type ToolsActions, type ToolsStore, type ToolsView } from './tools-store.ts';
 import type { PollState, QuizState, TimerState } from './types.ts';
 import { useServerNow, useToolsView } from './useClassTools.ts';
-import { knownCorrect } from './correct-memo.ts';
 import './tools.css';
 
 /** Who looks at a tool: the teacher acts, a student answers, an observer (and the recorder) only sees. */
@@ -184,7 +183,7 @@ function QuizCard({ quiz, view, actions, seat, students, disabled }: CardProps &
   const letters = quizLetters(quiz.options);
   const statusText = t(`tools.quizCard.${quiz.status}`);
   const answered = tally?.answered ?? quiz.answered;
-  const correct = quiz.result?.correct ?? (seat === 'teacher' ? knownCorrect(quiz.id) : []);
+  const correct = quiz.result?.correct ?? (seat === 'teacher' && tally?.id === quiz.id ? tally.correct : []);
   const result = quiz.result;
 
   let body: ReactNode;

@@ -51,9 +51,9 @@ describe('the tools store', () => {
   it('shows the teacher’s tallies only for the quiz and poll showing now', () => {
     const store = new ToolsStore();
     store.snapshot({ tools: { ...NO_TOOLS, quiz: quiz('q1') }, serverTime: 1 }, 1, 0);
-    store.tally({ id: 'q0', tally: [1, 0, 0, 0], answered: 1, answers: [], accuracy: 1 });
+    store.tally({ id: 'q0', tally: [1, 0, 0, 0], answered: 1, answers: [], accuracy: 1, correct: ['A'] });
     expect(tallyOf(store.getSnapshot())).toBeNull();
-    store.tally({ id: 'q1', tally: [0, 2, 0, 0], answered: 2, answers: [], accuracy: 0.5 });
+    store.tally({ id: 'q1', tally: [0, 2, 0, 0], answered: 2, answers: [], accuracy: 0.5, correct: ['B'] });
     expect(tallyOf(store.getSnapshot())?.answered).toBe(2);
     store.pollTally({ id: 'p1', counts: [[1, 0]], voters: 1 });
     expect(pollTallyOf(store.getSnapshot())).toBeNull();

@@ -7,7 +7,6 @@
  */
 import type { QUIZ_LETTERS } from '#core/contracts/class-tools.ts';
 import { ClockOffset } from './clock.ts';
-import { rememberCorrect } from './correct-memo.ts';
 import type { PollTally } from '#core/contracts/class-tools.ts';
 import { NO_ANSWERS, NO_TOOLS, type ClassTools, type MyAnswers, type QuizTally, type Rewarded } from './types.ts';
 
@@ -99,8 +98,6 @@ export class ToolsStore {
     this.actions = {
       quizStart: async (p) => {
         const ack = await this.#request('quizStart', p);
-        const id = (ack.data as { id?: string } | undefined)?.id;
-        if (ack.code === '0' && id) rememberCorrect(id, p.correct);
         return ack.code === '0';
       },
       quizAnswer: async (choice) => {
