@@ -5,11 +5,11 @@
  * notifications that must change nothing.
  */
 import { expect, it } from 'vitest';
-import { io, type Socket } from 'socket.io-client';
 import { SandboxGateway, type PaymentRequest } from '#core/platform/payments.ts';
 import { call, signIn } from '#tests/support/api.ts';
 import { eachEngine } from '#tests/support/engines-matrix.ts';
 import { orderAndStartPaying, payOnSandbox, sendNotice, TEST_GATEWAY_SECRET } from '#tests/support/payments.ts';
+import { connectUser, record, waitFor, type RoomSocket } from '#tests/support/room-client.ts';
 import type { TestServer } from '#tests/support/server.ts';
 
 const DAY = 86_400_000;
@@ -31,16 +31,7 @@ async function ledger(server: TestServer, userId: string) {
   return server.banshu.platform.database.db.selectFrom('credit_ledger').select(['delta', 'reason']).where('user_id', '=', userId).execute();
 }
 
-function userSocket(server: TestServer, token: string): Promise<Socket> {
-  const socket = io(`${server.url}/user`, { auth: { token }, transports: ['websocket'], forceNew: true, reconnection: false });
-  return new Promise((resolve, reject) => {
-    socket.once('connect', () => resolve(socket));
-    socket.once('connect_error', (err: Error & { data?: { code: string } }) => {
-      socket.close();
-      reject(Object.assign(new Error(err.message), { code: err.data?.code ?? err.message }));
-    });
-  });
-}
+const userSocket = (server: TestServer, token: string): Promise<RoomSocket> => connectUser(server.url, token);
 
 eachEngine(
   'the shop and orders',
@@ -71,9 +62,8 @@ eachEngine(
       const page1 = await userSocket(server(), t.token);
       const page2 = await userSocket(server(), t.token);
       const stranger = await userSocket(server(), (await signIn(server())).token);
-      const heard: string[] = [];
-      stranger.on('paymentSuccess', (p: { orderId: string }) => heard.push(p.orderId));
-      const got = [page1, page2].map((s) => new Promise<{ orderId: string }>((resolve) => s.once('paymentSuccess', resolve)));
+      const heard = record(stranger, 'paymentSuccess');
+      const got = [page1, page2].map((s) => waitFor(s, 'paymentSuccess', () => true, 30_000));
 
       const { orderId, tn, order } = await orderAndStartPaying(server(), t.token, 'GB00000005');
       expect(order).toMatchObject({ goodsId: 'GB00000005', orderTotalMoney: 3990, orderState: '0', userPhone: t.mobile });

@@ -102,7 +102,7 @@ describe('the web tier across two web nodes (PostgreSQL, Redis)', () => {
     const listenerA = await seat(a, await signIn(a), roomNumber);
     const listenerB = await seat(b, await signIn(b), roomNumber);
     const clients = [onA.board, writerB.board, listenerA.board, listenerB.board];
-    const heard = clients.map((s) => record<SequencedOp>(s, 'sync'));
+    const heard = clients.map((s) => record(s, 'sync'));
     // Both nodes hold the layer in memory before the writes (a warm cache that must not go stale).
     for (const s of clients) expect((await ask(s, 'getBoard', { page: 'wb:0' })).code).toBe('0');
 

@@ -7,7 +7,6 @@
  * operation stored during it reaches the other node's clients, in order, after it (ADR 096).
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { io, type Socket } from 'socket.io-client';
 import { openDatabase } from '#core/platform/db/database.ts';
 import { createLogger } from '#core/platform/logger.ts';
 import type { RoomChange } from '#core/rooms/room-state.ts';
@@ -18,13 +17,22 @@ import { postgresAdminUrl } from '#tests/support/database.ts';
 import { createTestDatabase, type TestDatabase } from '#tests/support/postgres.ts';
 import { capturingLogger } from '#tests/support/log-capture.ts';
 import { startRedis, type TestRedis } from '#tests/support/redis.ts';
-import { ask, connectRoom, record, waitFor, type AnswerData, type EventPayload, type RoomSocket } from '#tests/support/room-client.ts';
+import {
+  ask,
+  connectRoom,
+  connectUser,
+  record,
+  waitFor,
+  type AnswerData,
+  type EventPayload,
+  type RoomSocket,
+} from '#tests/support/room-client.ts';
 import type { SequencedOp } from '#core/contracts/board.ts';
 import { connectBoard, createOp } from '#tests/support/board-client.ts';
 import { startS3, type TestS3 } from '#tests/support/s3.ts';
 import { until } from '#tests/support/until.ts';
 
-const sockets: Socket[] = [];
+const sockets: RoomSocket[] = [];
 afterEach(() => {
   for (const s of sockets.splice(0)) s.close();
 });
@@ -69,13 +77,9 @@ async function fenceBothNodes(creatorOnA: RoomSocket, onB: RoomSocket, userOnB: 
   await Promise.all(fromB);
 }
 
-async function userSocket(node: Banshu, token: string): Promise<Socket> {
-  const s = io(`${node.url}/user`, { auth: { token }, transports: ['websocket'], forceNew: true, reconnection: false });
+async function userSocket(node: Banshu, token: string): Promise<RoomSocket> {
+  const s = await connectUser(node.url, token);
   sockets.push(s);
-  await new Promise((resolve, reject) => {
-    s.once('connect', () => resolve(null));
-    s.once('connect_error', reject);
-  });
   return s;
 }
 
@@ -259,7 +263,7 @@ describe('distributed realtime: two web nodes and a worker over Redis', () => {
     };
     const boardA = await boardOf(a, teacher);
     const boardB = await boardOf(b, studentB);
-    const heardB = record<SequencedOp>(boardB, 'sync');
+    const heardB = record(boardB, 'sync');
 
     await redis.stop();
     await until('node A to notice the outage', () => pubStatus(a) !== 'ready', 10_000);

@@ -11,14 +11,13 @@ import { spawnSync } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { io, type Socket } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { STUDIO_PART_BYTES, studioPartSize } from '#core/contracts/studio.ts';
 import { call, signIn } from '#tests/support/api.ts';
 import { browserTake } from '#tests/fixtures/courseware.ts';
 import { sharedConverter, testConverter } from '#tests/support/courseware.ts';
 import { until } from '#tests/support/until.ts';
-import { waitFor } from '#tests/support/room-client.ts';
+import { connectUser, waitFor, type RoomSocket } from '#tests/support/room-client.ts';
 import { startS3, type TestS3 } from '#tests/support/s3.ts';
 import { startTestServer, type TestServer } from '#tests/support/server.ts';
 
@@ -116,7 +115,7 @@ async function counts(s: TestServer) {
 describe.each(['disk', 's3'] as const)('studio uploads [%s store]', (store) => {
   let s3: TestS3 | null = null;
   let s: TestServer;
-  const sockets: Socket[] = [];
+  const sockets: RoomSocket[] = [];
   beforeAll(async () => {
     if (store === 's3') s3 = await startS3();
     s = await startTestServer({ env: { ...(s3?.env ?? {}), STUDIO_MAX_MB: '12' }, overrides: { jobs: true, converter: shared } });
@@ -129,9 +128,8 @@ describe.each(['disk', 's3'] as const)('studio uploads [%s store]', (store) => {
 
   it('sends a take in parts straight to the store, saves it once, and the worker makes a fast-start MP4 with AAC and a poster', async () => {
     const teacher = await signIn(s);
-    const library = io(`${s.url}/user`, { auth: { token: teacher.token }, transports: ['websocket'], forceNew: true, reconnection: false });
+    const library = await connectUser(s.url, teacher.token);
     sockets.push(library);
-    await new Promise((resolve) => library.once('connect', () => resolve(null)));
     const { uploadToken, parts } = await uploadTake(s, teacher.token, take);
     expect(parts).toHaveLength(2);
     if (store === 's3') {

@@ -1,30 +1,16 @@
 /** A board-channel client for tests and benchmarks: a room with people, their board tokens and sockets. */
-import { io, type Socket } from 'socket.io-client';
-import type { Ack } from '#core/contracts/room-events.ts';
 import type { BoardItem, BoardOp, LayerState, SequencedOp, StrokeData } from '#core/contracts/board.ts';
 import { applySequencedOp, emptyLayer, layerFromState, layerToState, type Layer } from '#core/board/model.ts';
 import type { LayerAnswer } from '#core/board/board.service.ts';
 import { call, signIn } from './api.ts';
+import { connectChannel, type ConnectOptions, type RoomSocket } from './room-client.ts';
 import type { TestServer } from './server.ts';
 
-export type BoardSocket = Socket;
+export type BoardSocket = RoomSocket;
 
-export function connectBoard(baseUrl: string, token: string, opts: { lang?: string } = {}): Promise<BoardSocket> {
-  const socket = io(`${baseUrl}/board`, {
-    auth: { token },
-    transports: ['websocket'],
-    forceNew: true,
-    reconnection: false,
-    extraHeaders: opts.lang ? { lang: opts.lang } : {},
-  });
-  return new Promise((resolve, reject) => {
-    socket.once('connect', () => resolve(socket));
-    socket.once('connect_error', (err: Error & { data?: Ack<never> }) => {
-      socket.close();
-      reject(Object.assign(new Error(err.message), { code: err.data?.code ?? err.message }));
-    });
-  });
-}
+/** The board channel, with a board token (spoken through the product's channel client, see room-client.ts). */
+export const connectBoard = (baseUrl: string, token: string, opts: ConnectOptions = {}): Promise<BoardSocket> =>
+  connectChannel(baseUrl, 'board', token, opts);
 
 export interface Person {
   token: string;
