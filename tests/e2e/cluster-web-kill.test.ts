@@ -52,7 +52,7 @@ async function signIn(): Promise<{ token: string; userId: string }> {
   }
   const login = await call(cluster.url, 'loginUser', { mobile, code: sent!.code }, { cookie: pin() });
   expect(login.code).toBe('0');
-  return { token: login.data.userInfo.userToken as string, userId: login.data.userInfo.userId as string };
+  return { token: login.data.userInfo.userToken, userId: login.data.userInfo.userId };
 }
 
 interface Client {
@@ -75,7 +75,7 @@ async function client(who: { token: string; userId: string }, roomNumber: string
   // The room channel's quiet attempt comes 1 to 2 s after a closed connection (room-channel-client.ts).
   const room = linkChannel(
     io(`${cluster.url}/room`, {
-      auth: { token: joined.data.imToken as string },
+      auth: { token: joined.data.imToken },
       transports: ['websocket'],
       extraHeaders: headers,
       forceNew: true,
@@ -88,7 +88,7 @@ async function client(who: { token: string; userId: string }, roomNumber: string
   // The board's own socket (app/board/store.ts): socket.io's retries, at most 5 s apart.
   const board = linkChannel(
     io(`${cluster.url}/board`, {
-      auth: { token: wb.data.token as string, version: 1 },
+      auth: { token: wb.data.token, version: 1 },
       transports: ['websocket'],
       extraHeaders: headers,
       forceNew: true,
@@ -126,7 +126,7 @@ it('web-1 is killed mid-stream: its clients are back on web-2 within 10 s with e
   const student = await signIn();
   const created = await call(cluster.url, 'createRoom', { roomType: 2 }, { token: teacher.token, cookie: pin() });
   expect(created.code).toBe('0');
-  const roomNumber = created.data.roomInfo.roomNumber as string;
+  const roomNumber = created.data.roomInfo.roomNumber;
   const t = await client(teacher, roomNumber);
   const s = await client(student, roomNumber);
   for (const c of [t, s]) expect((await ask(c.board, 'getBoard', { page: 'wb:0' }))?.code).toBe('0');

@@ -51,8 +51,8 @@ eachEngine(
       const second = await call(server().url, 'getGoodsList', { pageSize: 3, pageTime: first.data.nextPageTime }, { token: t.token });
       expect(first.data.goodsList).toHaveLength(3);
       expect(first.data.hasMore).toBe(true);
-      expect(second.data.goodsList[0].goodsId).toBe(all.data.goodsList[3].goodsId);
-      expect(first.data.goodsList[0].goodsName).toBe('月度会员');
+      expect(second.data.goodsList[0]!.goodsId).toBe(all.data.goodsList[3]!.goodsId);
+      expect(first.data.goodsList[0]!.goodsName).toBe('月度会员');
       expect((await call(server().url, 'getGoodsList', {})).code).toBe('7');
     });
 
@@ -148,8 +148,8 @@ eachEngine(
     it('promo codes: 25011 unknown, 25012 one’s own; the promoter earns points when the order is paid', async () => {
       const buyer = await signIn(server());
       const promoter = await signIn(server());
-      const own = (await call(server().url, 'queryUserInfoByToken', {}, { token: buyer.token })).data.userInfo.promoCode as string;
-      const theirs = (await call(server().url, 'queryUserInfoByToken', {}, { token: promoter.token })).data.userInfo.promoCode as string;
+      const own = (await call(server().url, 'queryUserInfoByToken', {}, { token: buyer.token })).data.userInfo.promoCode;
+      const theirs = (await call(server().url, 'queryUserInfoByToken', {}, { token: promoter.token })).data.userInfo.promoCode;
       const order = await call(server().url, 'createOrder', { goodsId: 'GB00000006' }, { token: buyer.token });
       const orderId = order.data.orderInfo.orderId;
       expect((await call(server().url, 'paymentOrder', { orderId, promoCode: 'ZZZZZZ' }, { token: buyer.token })).code).toBe('25011');
@@ -182,7 +182,7 @@ eachEngine(
       const t = await signIn(server());
       const room = await call(server().url, 'createRoom', { roomType: 2 }, { token: t.token });
       const tourist = await call(server().url, 'touristJoinRoom', { roomNumber: room.data.roomInfo.roomNumber, userName: 'Ann' });
-      expect((await call(server().url, 'createOrder', { goodsId: 'GB00000005' }, { token: tourist.data.userInfo.userToken })).code).toBe(
+      expect((await call(server().url, 'createOrder', { goodsId: 'GB00000005' }, { token: tourist.data.userInfo!.userToken })).code).toBe(
         '31004',
       );
     });
@@ -254,7 +254,7 @@ eachEngine(
       expect((await call(server().url, 'createOrder', { goodsId: 'GB00000099' }, { token: t.token })).code).toBe('25007');
       const goods = await call(server().url, 'getGoodsList', {}, { token: t.token });
       expect(goods.data.goodsList.map((g: { goodsId: string }) => g.goodsId)).not.toContain('GB00000007');
-      expect(goods.data.goodsList.find((g: { goodsId: string }) => g.goodsId === 'GB00000005').goodsPrice).toBe(100);
+      expect(goods.data.goodsList.find((g: { goodsId: string }) => g.goodsId === 'GB00000005')!.goodsPrice).toBe(100);
 
       await payOnSandbox((await orderAndStartPaying(server(), t.token, 'GB00000005')).tn);
       expect((await call(server().url, 'createOrder', { goodsId: 'GB00000005' }, { token: t.token })).code).toBe('25009');

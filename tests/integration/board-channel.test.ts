@@ -110,7 +110,7 @@ eachEngine(
       expect(b.data.seq).toBe(1);
       // Even after the cache is gone, the database answers it.
       server().banshu.platform.services.board.forget(
-        (await call(server().url, 'getMyRoomList', {}, { token: teacher.token })).data.roomList[0].roomNumber,
+        (await call(server().url, 'getMyRoomList', {}, { token: teacher.token })).data.roomList[0]!.roomNumber,
       );
       expect((await ask(t, 'sync', op)).data.seq).toBe(1);
       const second = waitFor(t, 'sync', (o) => o.seq === 2);
@@ -183,7 +183,7 @@ eachEngine(
       expect(mirror.items().map((i) => i.id)).toEqual(['b']);
       expect((await ask(t, 'sync', { opId: 'r1', type: 'redo', page: 'wb:0' })).code).toBe('0');
       // The history survives the cache: a cold load rebuilds it from the log.
-      const room = (await call(server().url, 'getMyRoomList', {}, { token: teacher.token })).data.roomList[0].roomNumber;
+      const room = (await call(server().url, 'getMyRoomList', {}, { token: teacher.token })).data.roomList[0]!.roomNumber;
       server().banshu.platform.services.board.forget(room);
       expect((await ask(s, 'sync', { opId: 'u3', type: 'undo', page: 'wb:0' })).code).toBe('0');
       expect((await ask(t, 'sync', { opId: 'u4', type: 'undo', page: 'wb:0' })).code).toBe('0');
@@ -512,7 +512,7 @@ eachEngine(
       expect(review.data.pages).toEqual(['wb:0', 'wb:12', `doc:${doc.id}:2`]);
       expect(review.data.state.items.map((i: { id: string }) => i.id)).toEqual(['b', 'pic']);
       expect(Object.keys(review.data.images)).toEqual([stored.data.key]);
-      const picture = await fetch(review.data.images[stored.data.key]);
+      const picture = await fetch(review.data.images[stored.data.key]!);
       expect(picture.status).toBe(200);
       expect(Buffer.from(await picture.arrayBuffer())).toEqual(png);
       const first = await call(server().url, 'getWbReview', { roomNumber }, { token: teacher.token });
@@ -574,7 +574,7 @@ eachEngine(
     it('lists our stencils and serves each SVG', async () => {
       const r = await call(server().url, 'getTeachingPictureList', {});
       expect(r.code).toBe('0');
-      const list = JSON.parse(r.data.teachingPictureList as string) as Array<{
+      const list = JSON.parse(r.data.teachingPictureList) as Array<{
         subjectId: number;
         stname: string;
         name: string;
@@ -668,7 +668,7 @@ it('limits requests per socket per second', async () => {
     const loads = await Promise.all(Array.from({ length: 6 }, () => ask(t, 'getBoard', { page: 'wb:0' }).then((r) => r.code)));
     expect(loads.filter((c) => c === '32104')).toHaveLength(1);
     // A page holds at most BOARD_MAX_ITEMS_PER_LAYER items.
-    const roomNumber = (await call(server.url, 'getMyRoomList', {}, { token: teacher.token })).data.roomList[0].roomNumber;
+    const roomNumber = (await call(server.url, 'getMyRoomList', {}, { token: teacher.token })).data.roomList[0]!.roomNumber;
     const actor = { room: roomNumber, uid: teacher.userId, role: 'creator' as const };
     await seedBoard(
       server.banshu.platform.services.board,

@@ -40,7 +40,7 @@ async function classroom(roomType: 1 | 3 | 4, students: number) {
       ? await call(server.url, 'createAgoraRoom', { roomType: 1, consumption: 'on' }, { token: teacher.token })
       : await call(server.url, 'createRoom', { roomType }, { token: teacher.token });
   expect(created.code).toBe('0');
-  const roomNumber = created.data.roomInfo.roomNumber as string;
+  const roomNumber = created.data.roomInfo.roomNumber;
   expect(created.data.roomInfo.mode).toBe('discuss');
   const people: Person[] = [];
   for (const who of [teacher, ...(await Promise.all(Array.from({ length: students }, () => signIn(server))))]) {
@@ -56,9 +56,9 @@ async function enter(roomNumber: string, who: { userId: string; token: string })
   const socket = await connectRoom(server.url, joined.data.imToken);
   open.push(socket);
   expect((await ask(socket, 'joinRoom', {})).code).toBe('0');
-  const peer = await MediaTestPeer.connect(joined.data.mediaUrl);
+  const peer = await MediaTestPeer.connect(joined.data.mediaUrl!);
   open.push(peer);
-  await peer.ok('join', { token: joined.data.mediaToken });
+  await peer.ok('join', { token: joined.data.mediaToken! });
   return { ...who, socket, peer, mediaToken: joined.data.mediaToken as string };
 }
 

@@ -30,7 +30,7 @@ async function signIn(node: Banshu): Promise<{ token: string; userId: string }> 
   expect((await call(node.url, 'sendPhoneCode', { mobile, area: '86' })).code).toBe('0');
   const code = node.platform.services.devOutbox!.list().find((m) => m.mobile === mobile)!.code;
   const login = await call(node.url, 'loginUser', { mobile, code });
-  return { token: login.data.userInfo.userToken as string, userId: login.data.userInfo.userId as string };
+  return { token: login.data.userInfo.userToken, userId: login.data.userInfo.userId };
 }
 
 interface Seat {
@@ -42,12 +42,12 @@ interface Seat {
 async function seat(node: Banshu, who: { token: string; userId: string }, roomNumber: string): Promise<Seat> {
   const joined = await call(node.url, 'userJoinAgoraRoom', { roomNumber }, { token: who.token });
   expect(joined.code).toBe('0');
-  const room = await connectRoom(node.url, joined.data.imToken as string);
+  const room = await connectRoom(node.url, joined.data.imToken);
   sockets.push(room);
   expect((await ask(room, 'joinRoom', {})).code).toBe('0');
   const wb = await call(node.url, 'createWbToken', { userId: who.userId, channelId: roomNumber }, { token: who.token });
   expect(wb.code).toBe('0');
-  const board = await connectBoard(node.url, wb.data.token as string);
+  const board = await connectBoard(node.url, wb.data.token);
   sockets.push(board);
   return { room, board };
 }
@@ -94,7 +94,7 @@ describe('the web tier across two web nodes (PostgreSQL, Redis)', () => {
 
   it('board operations written on both nodes at once: every client hears each once, in the room order; both nodes answer the same board', async () => {
     const teacher = await signIn(a);
-    const roomNumber = (await call(a.url, 'createRoom', { roomType: 2 }, { token: teacher.token })).data.roomInfo.roomNumber as string;
+    const roomNumber = (await call(a.url, 'createRoom', { roomType: 2 }, { token: teacher.token })).data.roomInfo.roomNumber;
     const onA = await seat(a, teacher, roomNumber);
     // Students may draw: each node has a writer and a listener.
     expect((await ask(onA.room, 'customRoomEvent', { wbPower: '1' })).code).toBe('0');
@@ -155,7 +155,7 @@ describe('the web tier across two web nodes (PostgreSQL, Redis)', () => {
 
   it('microphone invitations and presence across nodes: a teacher on A invites a student on B, who agrees and is then stopped', async () => {
     const teacher = await signIn(a);
-    const roomNumber = (await call(a.url, 'createRoom', { roomType: 2 }, { token: teacher.token })).data.roomInfo.roomNumber as string;
+    const roomNumber = (await call(a.url, 'createRoom', { roomType: 2 }, { token: teacher.token })).data.roomInfo.roomNumber;
     const t = await seat(a, teacher, roomNumber);
     const student = await signIn(b);
     const s = await seat(b, student, roomNumber);
@@ -182,7 +182,7 @@ describe('the web tier across two web nodes (PostgreSQL, Redis)', () => {
 
   it('a room closed by another process (the worker) disconnects its room and board sockets on every web node', async () => {
     const teacher = await signIn(a);
-    const roomNumber = (await call(a.url, 'createRoom', { roomType: 2 }, { token: teacher.token })).data.roomInfo.roomNumber as string;
+    const roomNumber = (await call(a.url, 'createRoom', { roomType: 2 }, { token: teacher.token })).data.roomInfo.roomNumber;
     const t = await seat(a, teacher, roomNumber);
     const s = await seat(b, await signIn(b), roomNumber);
     const closed = waitFor(s.room, 'roomClosed');
@@ -200,10 +200,10 @@ describe('the web tier across two web nodes (PostgreSQL, Redis)', () => {
 
     // Chat: CHAT_MESSAGES_PER_10S (10) for one person, whichever node their lines go through.
     const teacher = await signIn(a);
-    const roomNumber = (await call(a.url, 'createRoom', { roomType: 2 }, { token: teacher.token })).data.roomInfo.roomNumber as string;
+    const roomNumber = (await call(a.url, 'createRoom', { roomType: 2 }, { token: teacher.token })).data.roomInfo.roomNumber;
     const onA = await seat(a, teacher, roomNumber);
     const joinedB = await call(b.url, 'userJoinAgoraRoom', { roomNumber }, { token: teacher.token });
-    const onB = await connectRoom(b.url, joinedB.data.imToken as string);
+    const onB = await connectRoom(b.url, joinedB.data.imToken);
     sockets.push(onB);
     expect((await ask(onB, 'joinRoom', {})).code).toBe('0');
     const codes: string[] = [];

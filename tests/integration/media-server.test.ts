@@ -25,13 +25,13 @@ async function room(server: TestServer, roomType: 1 | 2 | 4, students: number) {
       ? await call(server.url, 'createAgoraRoom', { roomType: 1, consumption: 'on' }, { token: teacher.token })
       : await call(server.url, 'createRoom', { roomType }, { token: teacher.token });
   expect(created.code).toBe('0');
-  const roomNumber = created.data.roomInfo.roomNumber as string;
+  const roomNumber = created.data.roomInfo.roomNumber;
   const people = [];
   for (const who of [teacher, ...(await Promise.all(Array.from({ length: students }, () => signIn(server))))]) {
     const joined = await call(server.url, 'userJoinAgoraRoom', { roomNumber }, { token: who.token });
     expect(joined.code).toBe('0');
     expect(joined.data.mediaUrl).toBe(server.url);
-    const peer = await MediaTestPeer.connect(joined.data.mediaUrl);
+    const peer = await MediaTestPeer.connect(joined.data.mediaUrl!);
     open.push(peer);
     people.push({ ...who, peer, answer: joined.data, mediaToken: joined.data.mediaToken as string });
   }
@@ -267,7 +267,7 @@ eachEngine('media server', (server) => {
     expect(observer.code).toBe('0');
     const op = await MediaTestPeer.connect(server().url);
     open.push(op);
-    expect((await op.ok('join', { token: observer.data.mediaToken })).rights).toEqual([]);
+    expect((await op.ok('join', { token: observer.data.mediaToken! })).rights).toEqual([]);
     expect((await op.req('publish', { source: 'mic', sdp: 'v=0\r\nm=audio 9 x 111\r\n' })).code).toBe('33002');
 
     const student = students[0]!;

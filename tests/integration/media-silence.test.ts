@@ -31,16 +31,16 @@ async function invitedClass() {
   const teacher = await signIn(server);
   const created = await call(server.url, 'createRoom', { roomType: 4 }, { token: teacher.token });
   expect(created.code).toBe('0');
-  const roomNumber = created.data.roomInfo.roomNumber as string;
+  const roomNumber = created.data.roomInfo.roomNumber;
   const people = [];
   for (const who of [teacher, await signIn(server)]) {
     const joined = await call(server.url, 'userJoinAgoraRoom', { roomNumber }, { token: who.token });
     expect(joined.code).toBe('0');
-    const peer = await MediaTestPeer.connect(joined.data.mediaUrl);
+    const peer = await MediaTestPeer.connect(joined.data.mediaUrl!);
     const sock = await connectRoom(server.url, joined.data.imToken);
     open.push(peer, sock);
     expect((await ask(sock, 'joinRoom')).code).toBe('0');
-    await peer.ok('join', { token: joined.data.mediaToken });
+    await peer.ok('join', { token: joined.data.mediaToken! });
     people.push({ ...who, peer, sock });
   }
   const [t, invited] = people as [(typeof people)[0], (typeof people)[0]];
@@ -49,9 +49,9 @@ async function invitedClass() {
   const ot = new URL(link.data.url).searchParams.get('ot')!;
   const observerJoin = await call(server.url, 'userJoinAgoraRoom', { roomNumber, userType: '3', ot });
   expect(observerJoin.code).toBe('0');
-  const observer = await MediaTestPeer.connect(observerJoin.data.mediaUrl);
+  const observer = await MediaTestPeer.connect(observerJoin.data.mediaUrl!);
   open.push(observer);
-  await observer.ok('join', { token: observerJoin.data.mediaToken });
+  await observer.ok('join', { token: observerJoin.data.mediaToken! });
 
   expect((await ask(t.sock, 'inviteMic', { userId: invited.userId })).code).toBe('0');
   expect((await ask(invited.sock, 'answerMic', { agree: true })).code).toBe('0');

@@ -12,7 +12,7 @@ afterEach(() => {
 async function classroom(server: TestServer, roomType = 2, students = 2) {
   const teacher = await signIn(server);
   const created = await call(server.url, roomType === 1 ? 'createAgoraRoom' : 'createRoom', { roomType }, { token: teacher.token });
-  const roomNumber = created.data.roomInfo.roomNumber as string;
+  const roomNumber = created.data.roomInfo.roomNumber;
   const people = [];
   for (const who of [teacher, ...(await Promise.all(Array.from({ length: students }, () => signIn(server))))]) {
     const joined = await call(server.url, 'userJoinAgoraRoom', { roomNumber }, { token: who.token });
@@ -21,7 +21,7 @@ async function classroom(server: TestServer, roomType = 2, students = 2) {
     sockets.push(socket);
     const snap = await ask(socket, 'joinRoom', {});
     expect(snap.code).toBe('0');
-    people.push({ ...who, socket, imToken: joined.data.imToken as string, snapshot: snap.data });
+    people.push({ ...who, socket, imToken: joined.data.imToken, snapshot: snap.data });
   }
   const [t, ...s] = people;
   return { roomNumber, teacher: t!, students: s };

@@ -137,14 +137,14 @@ describe('room view', () => {
     await room(kicked.imToken);
     const v = await view(kicked, roomNumber);
     expect(v.data.canDraw).toBe(false);
-    const viewSocket = await board(v.data.wbtoken as string);
+    const viewSocket = await board(v.data.wbtoken);
     const gone = new Promise<void>((resolve) => viewSocket.once('disconnect', () => resolve()));
     expect((await ask(t, 'kickout', { userId: kicked.userId })).code).toBe('0');
     await gone;
     const again = await view(kicked, roomNumber);
     expect(again.code).toBe('31004');
     expect(again.reason).toBe('removed');
-    await expect(connectBoard(server.url, v.data.wbtoken as string)).rejects.toMatchObject({ code: '31004' });
+    await expect(connectBoard(server.url, v.data.wbtoken)).rejects.toMatchObject({ code: '31004' });
   });
 
   it('refuses every write of a read-only view token, storing and relaying nothing', async () => {
@@ -158,7 +158,7 @@ describe('room view', () => {
     const seatBoard = await board(member.wbToken);
     const v = await view(member, roomNumber);
     expect(v.data.canDraw).toBe(false);
-    const ro = await board(v.data.wbtoken as string);
+    const ro = await board(v.data.wbtoken);
     const synced = record(teacherBoard, 'sync');
     const strokes = record(teacherBoard, 'stroke');
     const before = await opCount();
@@ -184,7 +184,7 @@ describe('room view', () => {
         headers: { authorization: `Bearer ${token}`, 'content-type': 'application/octet-stream' },
         body: new Uint8Array(png),
       }).then((r) => r.json() as Promise<{ code: string }>);
-    expect((await upload(v.data.wbtoken as string)).code).toBe('31004');
+    expect((await upload(v.data.wbtoken)).code).toBe('31004');
     expect((await upload(member.wbToken)).code).toBe('0');
     // Reading is allowed.
     expect((await ask(ro, 'getBoard', { page: 'wb:0' })).code).toBe('0');
@@ -208,7 +208,7 @@ describe('room view', () => {
   it('a token naming another user or altered to draw is refused at the door', async () => {
     const { roomNumber, students } = await boardRoom(server, 2, 2);
     const v = await view(students[0]!, roomNumber);
-    const token = v.data.wbtoken as string;
+    const token = v.data.wbtoken;
     // Flip the signed payload's view from 'read' to 'draw' and its uid to another student's.
     const [body, sig] = token.split('.') as [string, string];
     const claims = JSON.parse(Buffer.from(body, 'base64url').toString()) as Record<string, unknown>;
@@ -229,7 +229,7 @@ describe('room view', () => {
     const v = await view(students[0]!, roomNumber);
     expect(v.data.courseware).toMatchObject({ documentId: docId, pptCurrentPage: 1, pptTotalPage: 3 });
     expect(v.data.showState).toBe('ppt');
-    const ro = await board(v.data.wbtoken as string);
+    const ro = await board(v.data.wbtoken);
     const events = record(ro, 'roomView');
     const viewSyncs = record(ro, 'sync');
     const page = (n: number) => () => events.some((e) => e.courseware?.pptCurrentPage === n);
@@ -242,7 +242,7 @@ describe('room view', () => {
 
     // The creator's own view: a drawing token that turns the page for everyone.
     const own = await view(teacher, roomNumber, teacher.userId);
-    const drawer = await board(own.data.wbtoken as string);
+    const drawer = await board(own.data.wbtoken);
     const classroomHears = record(t, 'courseware');
     const turned = await ask(drawer, 'turnPage', { page: 3 });
     expect(turned.code).toBe('0');

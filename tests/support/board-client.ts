@@ -30,7 +30,7 @@ export async function boardRoom(
   const teacher = await signIn(server);
   const created = await call(server.url, roomType === 1 ? 'createAgoraRoom' : 'createRoom', { roomType }, { token: teacher.token });
   if (created.code !== '0') throw new Error(`create room: ${created.code}`);
-  const roomNumber = created.data.roomInfo.roomNumber as string;
+  const roomNumber = created.data.roomInfo.roomNumber;
   const people: Person[] = [];
   for (const who of [teacher, ...(await Promise.all(Array.from({ length: students }, () => signIn(server))))]) {
     people.push(await enter(server, roomNumber, who));
@@ -45,7 +45,7 @@ export async function enter(server: TestServer, roomNumber: string, who: { token
   if (joined.code !== '0') throw new Error(`join: ${joined.code}`);
   const wb = await call(server.url, 'createWbToken', { userId: who.userId, channelId: roomNumber }, { token: who.token });
   if (wb.code !== '0') throw new Error(`createWbToken: ${wb.code}`);
-  return { ...who, imToken: joined.data.imToken as string, wbToken: wb.data.token as string };
+  return { ...who, imToken: joined.data.imToken, wbToken: wb.data.token };
 }
 
 export const strokeData = (x = 10, y = 10, n = 4): StrokeData => ({
