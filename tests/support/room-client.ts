@@ -44,6 +44,8 @@ export function linkChannel(socket: Socket, name: ChannelName): Socket {
   const problems: ChannelProblem[] = [];
   const channel = openChannel(contracts[name], socket, {
     log: (problem) => {
+      // Shown in the test's output too: a `record` or `listen` that misses a dropped message says why.
+      console.warn(`[test channel] ${describe(problem)}`);
       problems.push(problem);
       for (const w of [...watchers]) w(problem);
     },
