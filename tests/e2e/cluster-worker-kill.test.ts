@@ -39,7 +39,7 @@ async function signIn(): Promise<string> {
     (c) => c !== null,
     { timeoutMs: 10_000, everyMs: 100 },
   );
-  const login = await call<{ userInfo: { userToken: string } }>(cluster.url, 'loginUser', { mobile, code: sent!.code });
+  const login = await call(cluster.url, 'loginUser', { mobile, code: sent!.code });
   expect(login.code).toBe('0');
   return login.data.userInfo.userToken;
 }

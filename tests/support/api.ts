@@ -66,7 +66,7 @@ export async function signIn(server: TestServer, mobile = nextMobile()): Promise
   if (sent.code !== '0') throw new Error(`sendPhoneCode failed: ${sent.code} ${sent.msg}`);
   const code = (await server.outbox()).find((m) => m.mobile === mobile)?.code;
   if (!code) throw new Error('no code in the outbox');
-  const login = await call<{ userInfo: { userToken: string; userId: string } }>(server.url, 'loginUser', { mobile, code });
+  const login = await call(server.url, 'loginUser', { mobile, code });
   if (login.code !== '0' || !login.data) throw new Error(`loginUser failed: ${login.code} ${login.msg}`);
   return { token: login.data.userInfo.userToken, userId: login.data.userInfo.userId, mobile };
 }
