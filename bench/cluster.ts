@@ -91,7 +91,7 @@ async function signIn(cluster: Cluster): Promise<string> {
     if (found) {
       const login = await call(cluster.url, 'loginUser', { mobile, code: found.code });
       if (login.code !== '0') throw new Error(`loginUser ${login.code}`);
-      return login.data.userInfo.userToken as string;
+      return login.data.userInfo.userToken;
     }
     await new Promise((r) => setTimeout(r, 100));
   }
@@ -106,7 +106,7 @@ async function seed(cluster: Cluster, teacher: string, tag: string): Promise<See
     Array.from({ length: ROOMS }, () => async () => {
       const c = await call(cluster.url, 'createRoom', { roomType: 2 }, { token: teacher });
       if (c.code !== '0') throw new Error(`createRoom ${c.code}`);
-      return c.data.roomInfo.roomNumber as string;
+      return c.data.roomInfo.roomNumber;
     }),
   );
   const seeded = await pool(
@@ -114,11 +114,11 @@ async function seed(cluster: Cluster, teacher: string, tag: string): Promise<See
     rooms.map((room) => async () => {
       const own = await call(cluster.url, 'userJoinAgoraRoom', { roomNumber: room }, { token: teacher });
       if (own.code !== '0') throw new Error(`userJoinAgoraRoom ${own.code}`);
-      const tokens = [own.data.imToken as string];
+      const tokens = [own.data.imToken];
       for (let i = 1; i < PER_ROOM; i++) {
         const v = await call(cluster.url, 'touristJoinRoom', { roomNumber: room, userName: `${tag}${String(i)}` });
         if (v.code !== '0') throw new Error(`touristJoinRoom ${v.code}`);
-        tokens.push(v.data.imToken as string);
+        tokens.push(v.data.imToken);
       }
       return { room, tokens };
     }),

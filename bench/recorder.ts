@@ -420,7 +420,7 @@ export async function benchRecording(
       const created = await call(product.url, 'createAgoraRoom', { roomType: 1, consumption: 'on' }, { token: creator.token });
       if (created.code !== '0') throw new Error(`createAgoraRoom: ${created.code} ${created.msg}`);
       const room = {
-        roomNumber: created.data.roomInfo.roomNumber as string,
+        roomNumber: created.data.roomInfo.roomNumber,
         token: creator.token,
         stops: [] as Array<() => Promise<void> | void>,
       };
@@ -430,7 +430,7 @@ export async function benchRecording(
         const joined = await call(product.url, 'userJoinAgoraRoom', { roomNumber: room.roomNumber }, { token: who.token });
         if (joined.code !== '0') throw new Error(`userJoinAgoraRoom: ${joined.code} ${joined.msg}`);
         if (p === 0) {
-          const socket = await connectRoom(product.url, joined.data.imToken as string);
+          const socket = await connectRoom(product.url, joined.data.imToken);
           room.stops.push(() => void socket.close());
           if ((await ask(socket, 'joinRoom')).code !== '0') throw new Error('joinRoom refused');
           let colour = 0;
@@ -446,7 +446,7 @@ export async function benchRecording(
           // First of the stops, so no change is on its way when the socket closes.
           room.stops.unshift(() => clearInterval(timer));
         }
-        room.stops.push(await product.publish({ index: p, mediaUrl: joined.data.mediaUrl, mediaToken: joined.data.mediaToken }));
+        room.stops.push(await product.publish({ index: p, mediaUrl: joined.data.mediaUrl!, mediaToken: joined.data.mediaToken! }));
       }
     }
 
@@ -459,7 +459,7 @@ export async function benchRecording(
         const t0 = performance.now();
         const started = await call(product.url, 'startTask', { roomNumber: room.roomNumber }, { token: room.token });
         if (started.code !== '0') throw new Error(`startTask: ${started.code} ${started.msg}`);
-        room.taskId = started.data.taskId as string;
+        room.taskId = started.data.taskId;
         await until('recordState 1', 20_000, async () => {
           const s = await call(product.url, 'getRoomMemberRecordState', { roomNumber: room.roomNumber }, { token: room.token });
           return s.code === '0' && s.data.recordState === '1' ? true : null;
@@ -534,7 +534,7 @@ export async function benchLive(product: RecordingProduct, o: { seconds: number;
     await product.grant(creator.userId);
     const created = await call(product.url, 'createAgoraRoom', { roomType: 1, consumption: 'on' }, { token: creator.token });
     if (created.code !== '0') throw new Error(`createAgoraRoom: ${created.code} ${created.msg}`);
-    const roomNumber = created.data.roomInfo.roomNumber as string;
+    const roomNumber = created.data.roomInfo.roomNumber;
     const api = async (name: string, body: Record<string, unknown>) => {
       const r = await call(product.url, name, { roomNumber, ...body }, { token: creator.token });
       if (r.code !== '0') throw new Error(`${name}: ${r.code} ${r.msg}`);
@@ -545,7 +545,7 @@ export async function benchLive(product: RecordingProduct, o: { seconds: number;
       const joined = await call(product.url, 'userJoinAgoraRoom', { roomNumber }, { token: who.token });
       if (joined.code !== '0') throw new Error(`userJoinAgoraRoom: ${joined.code} ${joined.msg}`);
       if (p === 0) {
-        const socket = await connectRoom(product.url, joined.data.imToken as string);
+        const socket = await connectRoom(product.url, joined.data.imToken);
         stops.push(() => void socket.close());
         if ((await ask(socket, 'joinRoom')).code !== '0') throw new Error('joinRoom refused');
         let colour = 0;
@@ -559,7 +559,7 @@ export async function benchLive(product: RecordingProduct, o: { seconds: number;
         const timer = setInterval(() => void showBoard().catch((e: unknown) => log(`board: ${String(e)}`)), 2000);
         stops.unshift(() => clearInterval(timer));
       }
-      stops.push(await product.publish({ index: p, mediaUrl: joined.data.mediaUrl, mediaToken: joined.data.mediaToken }));
+      stops.push(await product.publish({ index: p, mediaUrl: joined.data.mediaUrl!, mediaToken: joined.data.mediaToken! }));
     }
     const window = async () => {
       const sampler = sampleTree(product.recorderPid, o.sampleMs ?? 500);

@@ -6,65 +6,14 @@ import type { RoomSnapshot } from '#core/contracts/room-events.ts';
 import { QUICK_RETRY_MS, RECONNECT_ATTEMPTS, RECONNECT_WAIT_S, RoomChannelClient, type RoomSocket } from './room-channel-client.ts';
 import { toast } from '#app/lib/toast.ts';
 import { recordEn } from '#app/i18n/record.en.ts';
+import { FakeSocket as ChannelFakeSocket } from '#tests/support/fake-socket.ts';
 
-type Handler = (...args: any[]) => void;
-
-/** The few socket.io client methods the class uses; the test plays the server. */
-class FakeSocket {
-  connected = false;
-  auth: unknown;
-  connects = 0;
-  readonly handlers = new Map<string, Handler[]>();
-  /** Requests sent with an ack, oldest first; `answer` calls the ack. */
-  readonly sent: { event: string; payload: any; answer: (err: Error | null, ack?: unknown) => void }[] = [];
-
-  on(event: string, handler: Handler) {
-    this.handlers.set(event, [...(this.handlers.get(event) ?? []), handler]);
-    return this;
-  }
-  off(event: string, handler: Handler) {
-    const left = (this.handlers.get(event) ?? []).filter((h) => h !== handler);
-    if (left.length) this.handlers.set(event, left);
-    else this.handlers.delete(event);
-    return this;
-  }
-  removeAllListeners() {
-    this.handlers.clear();
-    return this;
-  }
-  connect() {
-    this.connects += 1;
-    return this;
-  }
-  disconnect() {
-    const was = this.connected;
-    this.connected = false;
-    if (was) this.fire('disconnect', 'io client disconnect');
-    return this;
-  }
-  timeout(_ms: number) {
-    return {
-      emit: (event: string, payload: unknown, answer: (err: Error | null, ack?: unknown) => void) =>
-        this.sent.push({ event, payload, answer }),
-    };
-  }
-  fire(event: string, ...args: unknown[]) {
-    for (const h of this.handlers.get(event) ?? []) h(...args);
-  }
-  /** The transport comes up (the class then asks to join). */
-  up() {
-    this.connected = true;
-    this.fire('connect');
-  }
+/** The shared test socket of the channel clients (tests/support/fake-socket.ts); the test plays the server. */
+class FakeSocket extends ChannelFakeSocket {
   /** The network drops the socket. */
-  drop() {
+  drop(): void {
     this.connected = false;
     this.fire('disconnect', 'transport close');
-  }
-  last(event: string) {
-    const found = this.sent.filter((s) => s.event === event).at(-1);
-    if (!found) throw new Error(`nothing sent as ${event}`);
-    return found;
   }
 }
 

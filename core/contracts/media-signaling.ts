@@ -229,6 +229,17 @@ export const MEDIA_NOTE_SCHEMA_CHECKED: _MediaNoteChecked = true;
 export const mediaEvents = { [MEDIA_NOTE_EVENT]: mediaNoteSchema };
 
 /**
+ * The one envelope of a media request: `{v, type}` around the payload's fields. The channel's
+ * `wire` below is its only production user; a test that sends an older `v` or a broken body builds
+ * it here too, so the envelope's shape is written once.
+ */
+export const mediaEnvelope = (type: string, payload: unknown, v: number = MEDIA_PROTOCOL_VERSION): Record<string, unknown> => ({
+  ...(payload as object),
+  v,
+  type,
+});
+
+/**
  * Both halves of the media signaling: a request travels as the one `req` event, its envelope
  * `{v, type}` around the payload's fields (the node's dispatcher unwraps it); notes are `note` events.
  */
@@ -236,5 +247,5 @@ export const mediaChannel = channelContract({
   name: 'media',
   requests: mediaRequests,
   events: mediaEvents,
-  wire: (type, payload) => [MEDIA_REQUEST_EVENT, { v: MEDIA_PROTOCOL_VERSION, type, ...(payload as object) }],
+  wire: (type, payload) => [MEDIA_REQUEST_EVENT, mediaEnvelope(type, payload)],
 });

@@ -10,9 +10,10 @@
 import { io, type Socket } from 'socket.io-client';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startCluster, type Cluster } from '../../infra/cluster/cluster.ts';
-import type { BoardItem, SequencedOp } from '#core/contracts/board.ts';
+import type { BoardItem } from '#core/contracts/board.ts';
 import { call, nextMobile } from '#tests/support/api.ts';
 import { createOp, strokeData, LayerMirror } from '#tests/support/board-client.ts';
+import { askOrOffline as ask, linkChannel, listen, waitFor } from '#tests/support/room-client.ts';
 import { codeFromLogs } from './cluster-helpers.ts';
 
 let cluster: Cluster;
@@ -51,7 +52,7 @@ async function signIn(): Promise<{ token: string; userId: string }> {
   }
   const login = await call(cluster.url, 'loginUser', { mobile, code: sent!.code }, { cookie: pin() });
   expect(login.code).toBe('0');
-  return { token: login.data.userInfo.userToken as string, userId: login.data.userInfo.userId as string };
+  return { token: login.data.userInfo.userToken, userId: login.data.userInfo.userId };
 }
 
 interface Client {
@@ -72,30 +73,36 @@ async function client(who: { token: string; userId: string }, roomNumber: string
   expect(wb.code).toBe('0');
   const headers = { cookie: pin() };
   // The room channel's quiet attempt comes 1 to 2 s after a closed connection (room-channel-client.ts).
-  const room = io(`${cluster.url}/room`, {
-    auth: { token: joined.data.imToken as string },
-    transports: ['websocket'],
-    extraHeaders: headers,
-    forceNew: true,
-    reconnectionDelay: 1500,
-    randomizationFactor: 1 / 3,
-    reconnectionDelayMax: 10_000,
-  });
+  const room = linkChannel(
+    io(`${cluster.url}/room`, {
+      auth: { token: joined.data.imToken },
+      transports: ['websocket'],
+      extraHeaders: headers,
+      forceNew: true,
+      reconnectionDelay: 1500,
+      randomizationFactor: 1 / 3,
+      reconnectionDelayMax: 10_000,
+    }),
+    'room',
+  );
   // The board's own socket (app/board/store.ts): socket.io's retries, at most 5 s apart.
-  const board = io(`${cluster.url}/board`, {
-    auth: { token: wb.data.token as string, version: 1 },
-    transports: ['websocket'],
-    extraHeaders: headers,
-    forceNew: true,
-    reconnectionDelayMax: 5000,
-  });
+  const board = linkChannel(
+    io(`${cluster.url}/board`, {
+      auth: { token: wb.data.token, version: 1 },
+      transports: ['websocket'],
+      extraHeaders: headers,
+      forceNew: true,
+      reconnectionDelayMax: 5000,
+    }),
+    'board',
+  );
   sockets.push(room, board);
   const c: Client = { room, board, roomBack: 0, boardBack: 0, messages: [], mirror: new LayerMirror('wb:0') };
   const joinedOnce = new Promise<void>((resolve) => {
     room.on('connect', () => {
       // As the browser does on every connect: join again, the snapshot replaces the state.
-      room.timeout(5000).emit('joinRoom', {}, (err: Error | null, ack: { code: string; data: { messages: Array<{ text: string }> } }) => {
-        if (err || ack.code !== '0') return;
+      void ask(room, 'joinRoom', {}).then((ack) => {
+        if (ack?.code !== '0') return;
         c.messages = ack.data.messages;
         c.roomBack = Date.now();
         resolve();
@@ -108,16 +115,10 @@ async function client(who: { token: string; userId: string }, roomNumber: string
       resolve();
     });
   });
-  room.on('messageevent', (m: { text: string }) => c.messages.push(m));
-  board.on('sync', (op: SequencedOp) => c.mirror.apply(op));
+  listen(room, 'messageevent', (m) => c.messages.push(m));
+  listen(board, 'sync', (op) => c.mirror.apply(op));
   await Promise.all([joinedOnce, boardOnce]);
   return c;
-}
-
-function ask(socket: Socket, event: string, payload: unknown): Promise<{ code: string; data?: any } | null> {
-  return new Promise((resolve) => {
-    socket.timeout(5000).emit(event, payload, (err: Error | null, ack: { code: string }) => resolve(err ? null : ack));
-  });
 }
 
 it('web-1 is killed mid-stream: its clients are back on web-2 within 10 s with every acknowledged operation and line', async () => {
@@ -125,7 +126,7 @@ it('web-1 is killed mid-stream: its clients are back on web-2 within 10 s with e
   const student = await signIn();
   const created = await call(cluster.url, 'createRoom', { roomType: 2 }, { token: teacher.token, cookie: pin() });
   expect(created.code).toBe('0');
-  const roomNumber = created.data.roomInfo.roomNumber as string;
+  const roomNumber = created.data.roomInfo.roomNumber;
   const t = await client(teacher, roomNumber);
   const s = await client(student, roomNumber);
   for (const c of [t, s]) expect((await ask(c.board, 'getBoard', { page: 'wb:0' }))?.code).toBe('0');
@@ -195,10 +196,10 @@ it('web-1 is killed mid-stream: its clients are back on web-2 within 10 s with e
     for (const line of ackedLines) expect(texts.filter((x) => x === line)).toHaveLength(1);
   }
   // And the room still works there: a line and an operation after the kill reach the other.
-  const heard = new Promise((resolve) => s.room.on('messageevent', (m: { text: string }) => m.text === 'after' && resolve(m)));
+  const heard = waitFor(s.room, 'messageevent', (m) => m.text === 'after', 30_000);
   expect((await ask(t.room, 'chat', { text: 'after' }))?.code).toBe('0');
   await heard;
-  const drawn = new Promise((resolve) => s.board.on('sync', (op: SequencedOp) => op.opId === 'op-after' && resolve(op)));
+  const drawn = waitFor(s.board, 'sync', (op) => op.opId === 'op-after', 30_000);
   expect((await ask(t.board, 'sync', createOp('op-after', 'after')))?.code).toBe('0');
   await drawn;
 }, 90_000);

@@ -39,9 +39,9 @@ async function signIn(): Promise<string> {
     (c) => c !== null,
     { timeoutMs: 10_000, everyMs: 100 },
   );
-  const login = await call<{ userInfo: { userToken: string } }>(cluster.url, 'loginUser', { mobile, code: sent!.code });
+  const login = await call(cluster.url, 'loginUser', { mobile, code: sent!.code });
   expect(login.code).toBe('0');
-  return login.data!.userInfo.userToken;
+  return login.data.userInfo.userToken;
 }
 
 const row = (id: string) => db.selectFrom('documents').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
@@ -62,7 +62,7 @@ it('finishes the conversion on the other worker after the one converting is SIGK
   const token = await signIn();
   const up = await uploadCourseware(cluster.url, token, makePdf(PAGES, { label: 'Cluster' }), 'cluster.pdf');
   expect(up.add.code).toBe('0');
-  const id = up.add.data.documentId as string;
+  const id = up.add.data.documentId;
   await until(
     'a worker converting',
     () => row(id),

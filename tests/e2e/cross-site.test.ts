@@ -79,9 +79,9 @@ async function counts(): Promise<Record<string, number>> {
 it('a page of another port of the same host can neither write with the cookie nor open the user socket', async () => {
   const server = world.server;
   const { token } = await signIn(server);
-  const goods = await call<{ goodsList: Array<{ goodsId: string }> }>(server.url, 'getGoodsList', {}, { token });
-  const goodsId = goods.data!.goodsList[0]!.goodsId;
-  const nameBefore = (await call<{ userInfo: { name: string } }>(server.url, 'queryUserInfoByToken', {}, { token })).data!.userInfo.name;
+  const goods = await call(server.url, 'getGoodsList', {}, { token });
+  const goodsId = goods.data.goodsList[0]!.goodsId;
+  const nameBefore = (await call(server.url, 'queryUserInfoByToken', {}, { token })).data.userInfo.name;
   const before = await counts();
 
   attacker.removeAllListeners('request');
@@ -98,9 +98,9 @@ it('a page of another port of the same host can neither write with the cookie no
 
   expect(await page.evaluate(() => (window as unknown as { received: string[] }).received)).toEqual([]);
   expect(await counts()).toEqual(before);
-  const after = await call<{ userInfo: { name: string } }>(server.url, 'queryUserInfoByToken', {}, { token });
+  const after = await call(server.url, 'queryUserInfoByToken', {}, { token });
   expect(after.code).toBe('0');
-  expect(after.data!.userInfo.name).toBe(nameBefore);
+  expect(after.data.userInfo.name).toBe(nameBefore);
 
   // The product's own pages, with the same cookie, still write and open the socket.
   await page.goto(`${server.url}/login`);
@@ -128,7 +128,7 @@ it('a page of another port of the same host can neither write with the cookie no
       }),
   );
   expect(connected).toBe('40/user,');
-  expect((await call<{ userInfo: { name: string } }>(server.url, 'queryUserInfoByToken', {}, { token })).data!.userInfo.name).toBe('Mine');
+  expect((await call(server.url, 'queryUserInfoByToken', {}, { token })).data.userInfo.name).toBe('Mine');
 });
 
 it('the API still serves clients that send the token header, and refuses a foreign Origin with the cookie', async () => {

@@ -183,7 +183,7 @@ eachEngine('user info and names', (server) => {
     const a = await signIn(server());
     const b = await signIn(server());
     const own = await call(server().url, 'getUserInfo', { userId: a.userId }, { token: a.token });
-    expect(own.data.userInfo.mobile).toBe(a.mobile);
+    expect(own.data.userInfo).toMatchObject({ mobile: a.mobile });
     const other = await call(server().url, 'getUserInfo', { userId: a.userId }, { token: b.token });
     expect(other.data.userInfo).toEqual({ userId: a.userId, name: `老师${a.mobile.slice(-4)}` });
     expect(JSON.stringify(other)).not.toContain(a.mobile);

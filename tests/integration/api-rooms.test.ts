@@ -43,10 +43,10 @@ eachEngine('creating rooms', (server) => {
     const list = await call(server().url, 'getMyRoomList', {}, { token: t.token });
     expect(list.data.roomList.map((r: { roomType: number }) => r.roomType)).toEqual([4, 3, 2, 1]);
     const numbers = list.data.roomList.map((r: { roomNumber: string }) => r.roomNumber);
-    expect(list.data.roomList[0].inviteUrl).toBe(`${server().url}/live/${numbers[0]}`);
-    expect(list.data.roomList[1].inviteUrl).toBe(`${server().url}/record/${numbers[1]}`);
-    expect(list.data.roomList[2].inviteUrl).toBe(`${server().url}/bb/${numbers[2]}`);
-    expect(list.data.roomList[3].inviteUrl).toBe(`${server().url}/${numbers[3]}`);
+    expect(list.data.roomList[0]!.inviteUrl).toBe(`${server().url}/live/${numbers[0]}`);
+    expect(list.data.roomList[1]!.inviteUrl).toBe(`${server().url}/record/${numbers[1]}`);
+    expect(list.data.roomList[2]!.inviteUrl).toBe(`${server().url}/bb/${numbers[2]}`);
+    expect(list.data.roomList[3]!.inviteUrl).toBe(`${server().url}/${numbers[3]}`);
   });
 
   it('refuses wrong room types, visitors and strangers', async () => {
@@ -57,7 +57,7 @@ eachEngine('creating rooms', (server) => {
     expect((await call(server().url, 'createAgoraRoom', { roomType: 1 })).code).toBe('7');
     const room = await call(server().url, 'createRoom', { roomType: 2 }, { token: t.token });
     const tourist = await call(server().url, 'touristJoinRoom', { roomNumber: room.data.roomInfo.roomNumber, userName: 'Ann' });
-    const tt = tourist.data.userInfo.userToken as string;
+    const tt = tourist.data.userInfo!.userToken;
     expect((await call(server().url, 'createRoom', { roomType: 2 }, { token: tt })).code).toBe('31004');
   });
 
@@ -172,7 +172,7 @@ eachEngine('looking up and joining rooms', (server) => {
       { roomType, consumption: 'off' },
       { token: teacher.token },
     );
-    return { teacher, roomNumber: created.data.roomInfo.roomNumber as string };
+    return { teacher, roomNumber: created.data.roomInfo.roomNumber };
   };
 
   it('getRoomInfoByRoomNumber finds open rooms, and 31002 otherwise', async () => {
@@ -247,7 +247,7 @@ eachEngine('looking up and joining rooms', (server) => {
     expect(r.code).toBe('0');
     expect(r.data).toMatchObject({ role: 'tourist', userInfo: { name: '小明', type: '4', mobile: '' } });
     expect(r.setCookie).toMatch(/banshu_session=[0-9a-f]{64}/);
-    const me = await call(server().url, 'queryUserInfoByToken', {}, { token: r.data.userInfo.userToken });
+    const me = await call(server().url, 'queryUserInfoByToken', {}, { token: r.data.userInfo!.userToken });
     expect(me.data.userInfo).toMatchObject({ name: '小明', type: '4' });
   });
 

@@ -5,11 +5,11 @@
  * notifications that must change nothing.
  */
 import { expect, it } from 'vitest';
-import { io, type Socket } from 'socket.io-client';
 import { SandboxGateway, type PaymentRequest } from '#core/platform/payments.ts';
 import { call, signIn } from '#tests/support/api.ts';
 import { eachEngine } from '#tests/support/engines-matrix.ts';
 import { orderAndStartPaying, payOnSandbox, sendNotice, TEST_GATEWAY_SECRET } from '#tests/support/payments.ts';
+import { connectUser, record, waitFor, type RoomSocket } from '#tests/support/room-client.ts';
 import type { TestServer } from '#tests/support/server.ts';
 
 const DAY = 86_400_000;
@@ -31,16 +31,7 @@ async function ledger(server: TestServer, userId: string) {
   return server.banshu.platform.database.db.selectFrom('credit_ledger').select(['delta', 'reason']).where('user_id', '=', userId).execute();
 }
 
-function userSocket(server: TestServer, token: string): Promise<Socket> {
-  const socket = io(`${server.url}/user`, { auth: { token }, transports: ['websocket'], forceNew: true, reconnection: false });
-  return new Promise((resolve, reject) => {
-    socket.once('connect', () => resolve(socket));
-    socket.once('connect_error', (err: Error & { data?: { code: string } }) => {
-      socket.close();
-      reject(Object.assign(new Error(err.message), { code: err.data?.code ?? err.message }));
-    });
-  });
-}
+const userSocket = (server: TestServer, token: string): Promise<RoomSocket> => connectUser(server.url, token);
 
 eachEngine(
   'the shop and orders',
@@ -60,8 +51,8 @@ eachEngine(
       const second = await call(server().url, 'getGoodsList', { pageSize: 3, pageTime: first.data.nextPageTime }, { token: t.token });
       expect(first.data.goodsList).toHaveLength(3);
       expect(first.data.hasMore).toBe(true);
-      expect(second.data.goodsList[0].goodsId).toBe(all.data.goodsList[3].goodsId);
-      expect(first.data.goodsList[0].goodsName).toBe('月度会员');
+      expect(second.data.goodsList[0]!.goodsId).toBe(all.data.goodsList[3]!.goodsId);
+      expect(first.data.goodsList[0]!.goodsName).toBe('月度会员');
       expect((await call(server().url, 'getGoodsList', {})).code).toBe('7');
     });
 
@@ -71,9 +62,8 @@ eachEngine(
       const page1 = await userSocket(server(), t.token);
       const page2 = await userSocket(server(), t.token);
       const stranger = await userSocket(server(), (await signIn(server())).token);
-      const heard: string[] = [];
-      stranger.on('paymentSuccess', (p: { orderId: string }) => heard.push(p.orderId));
-      const got = [page1, page2].map((s) => new Promise<{ orderId: string }>((resolve) => s.once('paymentSuccess', resolve)));
+      const heard = record(stranger, 'paymentSuccess');
+      const got = [page1, page2].map((s) => waitFor(s, 'paymentSuccess', () => true, 30_000));
 
       const { orderId, tn, order } = await orderAndStartPaying(server(), t.token, 'GB00000005');
       expect(order).toMatchObject({ goodsId: 'GB00000005', orderTotalMoney: 3990, orderState: '0', userPhone: t.mobile });
@@ -158,8 +148,8 @@ eachEngine(
     it('promo codes: 25011 unknown, 25012 one’s own; the promoter earns points when the order is paid', async () => {
       const buyer = await signIn(server());
       const promoter = await signIn(server());
-      const own = (await call(server().url, 'queryUserInfoByToken', {}, { token: buyer.token })).data.userInfo.promoCode as string;
-      const theirs = (await call(server().url, 'queryUserInfoByToken', {}, { token: promoter.token })).data.userInfo.promoCode as string;
+      const own = (await call(server().url, 'queryUserInfoByToken', {}, { token: buyer.token })).data.userInfo.promoCode;
+      const theirs = (await call(server().url, 'queryUserInfoByToken', {}, { token: promoter.token })).data.userInfo.promoCode;
       const order = await call(server().url, 'createOrder', { goodsId: 'GB00000006' }, { token: buyer.token });
       const orderId = order.data.orderInfo.orderId;
       expect((await call(server().url, 'paymentOrder', { orderId, promoCode: 'ZZZZZZ' }, { token: buyer.token })).code).toBe('25011');
@@ -192,7 +182,7 @@ eachEngine(
       const t = await signIn(server());
       const room = await call(server().url, 'createRoom', { roomType: 2 }, { token: t.token });
       const tourist = await call(server().url, 'touristJoinRoom', { roomNumber: room.data.roomInfo.roomNumber, userName: 'Ann' });
-      expect((await call(server().url, 'createOrder', { goodsId: 'GB00000005' }, { token: tourist.data.userInfo.userToken })).code).toBe(
+      expect((await call(server().url, 'createOrder', { goodsId: 'GB00000005' }, { token: tourist.data.userInfo!.userToken })).code).toBe(
         '31004',
       );
     });
@@ -264,7 +254,7 @@ eachEngine(
       expect((await call(server().url, 'createOrder', { goodsId: 'GB00000099' }, { token: t.token })).code).toBe('25007');
       const goods = await call(server().url, 'getGoodsList', {}, { token: t.token });
       expect(goods.data.goodsList.map((g: { goodsId: string }) => g.goodsId)).not.toContain('GB00000007');
-      expect(goods.data.goodsList.find((g: { goodsId: string }) => g.goodsId === 'GB00000005').goodsPrice).toBe(100);
+      expect(goods.data.goodsList.find((g: { goodsId: string }) => g.goodsId === 'GB00000005')!.goodsPrice).toBe(100);
 
       await payOnSandbox((await orderAndStartPaying(server(), t.token, 'GB00000005')).tn);
       expect((await call(server().url, 'createOrder', { goodsId: 'GB00000005' }, { token: t.token })).code).toBe('25009');

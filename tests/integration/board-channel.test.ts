@@ -8,7 +8,7 @@ import { call, signIn } from '#tests/support/api.ts';
 import { seedBoard } from '#tests/support/board-seed.ts';
 import { LayerMirror, boardRoom, connectBoard, createOp, stateOf, strokeData, type BoardSocket } from '#tests/support/board-client.ts';
 import { eachEngine } from '#tests/support/engines-matrix.ts';
-import { ask, connectRoom, record, waitFor } from '#tests/support/room-client.ts';
+import { ask, connectRoom, rawAsk, rawEmit, record, sendStroke, waitFor } from '#tests/support/room-client.ts';
 import type { TestServer } from '#tests/support/server.ts';
 import { until } from '#tests/support/until.ts';
 
@@ -28,7 +28,7 @@ async function board(server: TestServer, token: string): Promise<BoardSocket> {
  * socket before it read the request has arrived once the answer is here.
  */
 async function flush(socket: BoardSocket): Promise<void> {
-  expect((await ask(socket, 'flush')).code).toBe('5');
+  expect((await rawAsk(socket, 'flush')).code).toBe('5');
 }
 
 async function counts(server: TestServer) {
@@ -110,7 +110,7 @@ eachEngine(
       expect(b.data.seq).toBe(1);
       // Even after the cache is gone, the database answers it.
       server().banshu.platform.services.board.forget(
-        (await call(server().url, 'getMyRoomList', {}, { token: teacher.token })).data.roomList[0].roomNumber,
+        (await call(server().url, 'getMyRoomList', {}, { token: teacher.token })).data.roomList[0]!.roomNumber,
       );
       expect((await ask(t, 'sync', op)).data.seq).toBe(1);
       const second = waitFor(t, 'sync', (o) => o.seq === 2);
@@ -183,7 +183,7 @@ eachEngine(
       expect(mirror.items().map((i) => i.id)).toEqual(['b']);
       expect((await ask(t, 'sync', { opId: 'r1', type: 'redo', page: 'wb:0' })).code).toBe('0');
       // The history survives the cache: a cold load rebuilds it from the log.
-      const room = (await call(server().url, 'getMyRoomList', {}, { token: teacher.token })).data.roomList[0].roomNumber;
+      const room = (await call(server().url, 'getMyRoomList', {}, { token: teacher.token })).data.roomList[0]!.roomNumber;
       server().banshu.platform.services.board.forget(room);
       expect((await ask(s, 'sync', { opId: 'u3', type: 'undo', page: 'wb:0' })).code).toBe('0');
       expect((await ask(t, 'sync', { opId: 'u4', type: 'undo', page: 'wb:0' })).code).toBe('0');
@@ -388,14 +388,14 @@ eachEngine(
         'not an object',
         null,
       ];
-      for (const b of bad) expect((await ask(s, 'sync', b)).code, JSON.stringify(b)?.slice(0, 80)).toBe('5');
-      expect((await ask(s, 'delItem', { opId: 'd', page: 'wb:0', ids: 'mine' })).code).toBe('5');
+      for (const b of bad) expect((await rawAsk(s, 'sync', b)).code, JSON.stringify(b)?.slice(0, 80)).toBe('5');
+      expect((await rawAsk(s, 'delItem', { opId: 'd', page: 'wb:0', ids: 'mine' })).code).toBe('5');
       expect((await ask(s, 'getBoard', { page: 'page 0' })).code).toBe('5');
       expect((await ask(s, 'getBoard', { page: 'wb:0', since: -1 })).code).toBe('5');
       expect((await ask(s, 'sync', createOp('dup-id', 'mine'))).code).toBe('32101');
       // Over the transport limit the socket is dropped, nothing half-written.
       const dropped = new Promise((r) => s.once('disconnect', r));
-      s.emit('sync', createOp('huge', 'huge', 'wb:0', { ...strokeData(), points: new Array(600_000).fill(1) }));
+      rawEmit(s, 'sync', createOp('huge', 'huge', 'wb:0', { ...strokeData(), points: new Array(600_000).fill(1) }));
       await dropped;
       expect(await counts(server())).toEqual(before);
       expect(await ask(t, 'getBoard', { page: 'wb:0' }).then((r) => r.data.state?.items.map((i) => i.id))).toEqual(['mine']);
@@ -408,7 +408,7 @@ eachEngine(
       const s2 = await board(server(), students[1]!.wbToken);
       const toTeacher = record(t, 'stroke');
       const got = waitFor(s1, 'stroke', (p) => p.strokeId === 'st1' && p.points.length === 4);
-      t.emit('stroke', { strokeId: 'st1', page: 'wb:0', points: [1, 2, 3, 4], color: 'blue', width: 4, start: true });
+      sendStroke(t, { strokeId: 'st1', page: 'wb:0', points: [1, 2, 3, 4], color: 'blue', width: 4, start: true });
       expect(await got).toEqual({
         strokeId: 'st1',
         page: 'wb:0',
@@ -420,15 +420,23 @@ eachEngine(
       });
       // A student without permission, and junk, are not relayed.
       const heardByS1 = record(s1, 'stroke');
-      s2.emit('stroke', { strokeId: 'no', page: 'wb:0', points: [1, 2], color: 'red', width: 4 });
-      t.emit('stroke', { strokeId: 'bad', page: 'wb:99', points: [1, 2], color: 'red', width: 4 });
-      t.emit('stroke', { strokeId: 'bad2', page: 'wb:0', points: new Array(2002).fill(1), color: 'red', width: 4 });
+      sendStroke(s2, { strokeId: 'no', page: 'wb:0', points: [1, 2], color: 'red', width: 4 });
+      rawEmit(t, 'stroke', { strokeId: 'bad', page: 'wb:99', points: [1, 2], color: 'red', width: 4 });
+      rawEmit(t, 'stroke', { strokeId: 'bad2', page: 'wb:0', points: new Array(2002).fill(1), color: 'red', width: 4 });
       const cleaned = waitFor(s1, 'stroke', (p) => p.strokeId === 'bad3');
-      t.emit('stroke', { strokeId: 'bad3', page: 'wb:0', points: [1, 2], color: 'red', width: 4, uid: 'forged', extra: 'x'.repeat(10) });
+      rawEmit(t, 'stroke', {
+        strokeId: 'bad3',
+        page: 'wb:0',
+        points: [1, 2],
+        color: 'red',
+        width: 4,
+        uid: 'forged',
+        extra: 'x'.repeat(10),
+      });
       await cleaned;
       // Volatile: a batch sent while the previous one is still being written may be dropped, so one at a time here.
       const last = waitFor(s1, 'stroke', (p) => p.strokeId === 'end');
-      t.emit('stroke', { strokeId: 'end', page: 'wb:0', points: [5, 6], color: 'red', width: 4 });
+      sendStroke(t, { strokeId: 'end', page: 'wb:0', points: [5, 6], color: 'red', width: 4 });
       await last;
       expect(heardByS1.map((p) => p.strokeId)).toEqual(['bad3', 'end']);
       expect(heardByS1[0]).toEqual({ strokeId: 'bad3', page: 'wb:0', points: [1, 2], color: 'red', width: 4, uid: teacher.userId });
@@ -504,7 +512,7 @@ eachEngine(
       expect(review.data.pages).toEqual(['wb:0', 'wb:12', `doc:${doc.id}:2`]);
       expect(review.data.state.items.map((i: { id: string }) => i.id)).toEqual(['b', 'pic']);
       expect(Object.keys(review.data.images)).toEqual([stored.data.key]);
-      const picture = await fetch(review.data.images[stored.data.key]);
+      const picture = await fetch(review.data.images[stored.data.key]!);
       expect(picture.status).toBe(200);
       expect(Buffer.from(await picture.arrayBuffer())).toEqual(png);
       const first = await call(server().url, 'getWbReview', { roomNumber }, { token: teacher.token });
@@ -566,7 +574,7 @@ eachEngine(
     it('lists our stencils and serves each SVG', async () => {
       const r = await call(server().url, 'getTeachingPictureList', {});
       expect(r.code).toBe('0');
-      const list = JSON.parse(r.data.teachingPictureList as string) as Array<{
+      const list = JSON.parse(r.data.teachingPictureList) as Array<{
         subjectId: number;
         stname: string;
         name: string;
@@ -660,7 +668,7 @@ it('limits requests per socket per second', async () => {
     const loads = await Promise.all(Array.from({ length: 6 }, () => ask(t, 'getBoard', { page: 'wb:0' }).then((r) => r.code)));
     expect(loads.filter((c) => c === '32104')).toHaveLength(1);
     // A page holds at most BOARD_MAX_ITEMS_PER_LAYER items.
-    const roomNumber = (await call(server.url, 'getMyRoomList', {}, { token: teacher.token })).data.roomList[0].roomNumber;
+    const roomNumber = (await call(server.url, 'getMyRoomList', {}, { token: teacher.token })).data.roomList[0]!.roomNumber;
     const actor = { room: roomNumber, uid: teacher.userId, role: 'creator' as const };
     await seedBoard(
       server.banshu.platform.services.board,

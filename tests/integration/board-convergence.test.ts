@@ -11,7 +11,7 @@ import { BRUSH_COLOURS } from '#core/contracts/board.ts';
 import { applySequencedOp, emptyLayer, layerFromState, type Layer } from '#core/board/model.ts';
 import { boardRoom, connectBoard, stateOf, type BoardSocket, type Person } from '#tests/support/board-client.ts';
 import { eachEngine } from '#tests/support/engines-matrix.ts';
-import { ask, connectRoom, type RoomSocket } from '#tests/support/room-client.ts';
+import { ask, connectRoom, listen, send, type RoomSocket } from '#tests/support/room-client.ts';
 import type { TestServer } from '#tests/support/server.ts';
 
 const PAGES = ['wb:0', 'wb:1'];
@@ -70,7 +70,7 @@ class SimClient {
     const s = await connectBoard(this.server.url, this.person.wbToken);
     opened.push(s);
     this.socket = s;
-    s.on('sync', this.#onSync);
+    listen(s, 'sync', this.#onSync);
     this.loading++;
     try {
       for (const page of PAGES) {
@@ -89,7 +89,7 @@ class SimClient {
 
   disconnect(withOpInFlight: BoardOp | null): void {
     if (withOpInFlight) {
-      this.socket?.emit('sync', withOpInFlight);
+      if (this.socket) send(this.socket, 'sync', withOpInFlight);
       this.inFlight.push(withOpInFlight);
     }
     this.socket?.close();

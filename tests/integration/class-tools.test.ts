@@ -7,7 +7,7 @@
 import { afterEach, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { eachEngine } from '#tests/support/engines-matrix.ts';
-import { ask, record, waitFor, type RoomSocket } from '#tests/support/room-client.ts';
+import { ask, rawAsk, record, waitFor, type RoomSocket } from '#tests/support/room-client.ts';
 import { CLASS_TOOLS_ENV, joinAs, seedClass, type Joined, type Person } from '#tests/support/class-tools.ts';
 import type { TestServer } from '#tests/support/server.ts';
 import { emptyClassTools, type ClassTools } from '#core/contracts/class-tools.ts';
@@ -153,7 +153,7 @@ eachEngine(
       const before = await held(srv, c.roomNumber, c.teacher);
       for (const [who, socket, request, payload, code] of cases) {
         tick();
-        const answer = await ask(socket, request, payload);
+        const answer = await rawAsk(socket, request, payload);
         expect(answer.code, `${who} ${request} ${JSON.stringify(payload)}`).toBe(code);
         expect(await held(srv, c.roomNumber, c.teacher), `${who} ${request} changed the state`).toBe(before);
       }

@@ -30,7 +30,7 @@ async function signIn(node: Banshu): Promise<{ token: string; userId: string }> 
   expect((await call(node.url, 'sendPhoneCode', { mobile, area: '86' })).code).toBe('0');
   const code = node.platform.services.devOutbox!.list().find((m) => m.mobile === mobile)!.code;
   const login = await call(node.url, 'loginUser', { mobile, code });
-  return { token: login.data.userInfo.userToken as string, userId: login.data.userInfo.userId as string };
+  return { token: login.data.userInfo.userToken, userId: login.data.userInfo.userId };
 }
 
 interface Seat {
@@ -42,12 +42,12 @@ interface Seat {
 async function seat(node: Banshu, who: { token: string; userId: string }, roomNumber: string): Promise<Seat> {
   const joined = await call(node.url, 'userJoinAgoraRoom', { roomNumber }, { token: who.token });
   expect(joined.code).toBe('0');
-  const room = await connectRoom(node.url, joined.data.imToken as string);
+  const room = await connectRoom(node.url, joined.data.imToken);
   sockets.push(room);
   expect((await ask(room, 'joinRoom', {})).code).toBe('0');
   const wb = await call(node.url, 'createWbToken', { userId: who.userId, channelId: roomNumber }, { token: who.token });
   expect(wb.code).toBe('0');
-  const board = await connectBoard(node.url, wb.data.token as string);
+  const board = await connectBoard(node.url, wb.data.token);
   sockets.push(board);
   return { room, board };
 }
@@ -100,7 +100,7 @@ describe('the web tier across two web nodes (PostgreSQL, Redis)', () => {
 
   it('board operations written on both nodes at once: every client hears each once, in the room order; both nodes answer the same board', async () => {
     const teacher = await signIn(a);
-    const roomNumber = (await call(a.url, 'createRoom', { roomType: 2 }, { token: teacher.token })).data.roomInfo.roomNumber as string;
+    const roomNumber = (await call(a.url, 'createRoom', { roomType: 2 }, { token: teacher.token })).data.roomInfo.roomNumber;
     const onA = await seat(a, teacher, roomNumber);
     // Students may draw: each node has a writer and a listener.
     expect((await ask(onA.room, 'customRoomEvent', { wbPower: '1' })).code).toBe('0');
@@ -108,7 +108,7 @@ describe('the web tier across two web nodes (PostgreSQL, Redis)', () => {
     const listenerA = await seat(a, await signIn(a), roomNumber);
     const listenerB = await seat(b, await signIn(b), roomNumber);
     const clients = [onA.board, writerB.board, listenerA.board, listenerB.board];
-    const heard = clients.map((s) => record<SequencedOp>(s, 'sync'));
+    const heard = clients.map((s) => record(s, 'sync'));
     // Both nodes hold the layer in memory before the writes (a warm cache that must not go stale).
     for (const s of clients) expect((await ask(s, 'getBoard', { page: 'wb:0' })).code).toBe('0');
 
@@ -161,7 +161,7 @@ describe('the web tier across two web nodes (PostgreSQL, Redis)', () => {
 
   it('stage invitations and presence across nodes: a teacher on A invites a student on B, who agrees and is then taken down', async () => {
     const teacher = await signIn(a);
-    const roomNumber = (await call(a.url, 'createRoom', { roomType: 2 }, { token: teacher.token })).data.roomInfo.roomNumber as string;
+    const roomNumber = (await call(a.url, 'createRoom', { roomType: 2 }, { token: teacher.token })).data.roomInfo.roomNumber;
     const t = await seat(a, teacher, roomNumber);
     const student = await signIn(b);
     const s = await seat(b, student, roomNumber);
@@ -191,7 +191,7 @@ describe('the web tier across two web nodes (PostgreSQL, Redis)', () => {
     let cClosed = false;
     try {
       const teacher = await signIn(c);
-      const roomNumber = (await call(c.url, 'createRoom', { roomType: 2 }, { token: teacher.token })).data.roomInfo.roomNumber as string;
+      const roomNumber = (await call(c.url, 'createRoom', { roomType: 2 }, { token: teacher.token })).data.roomInfo.roomNumber;
       const t = await seat(c, teacher, roomNumber);
       const up = await signIn(b);
       const u = await seat(b, up, roomNumber);
@@ -205,7 +205,7 @@ describe('the web tier across two web nodes (PostgreSQL, Redis)', () => {
       cClosed = true;
       // The teacher comes back through node B: the same stage.
       const joined = await call(b.url, 'userJoinAgoraRoom', { roomNumber }, { token: teacher.token });
-      const again = await connectRoom(b.url, joined.data.imToken as string);
+      const again = await connectRoom(b.url, joined.data.imToken);
       sockets.push(again);
       const snap = await ask(again, 'joinRoom', {});
       expect(snap.code).toBe('0');
@@ -223,7 +223,7 @@ describe('the web tier across two web nodes (PostgreSQL, Redis)', () => {
 
   it('a room closed by another process (the worker) disconnects its room and board sockets on every web node', async () => {
     const teacher = await signIn(a);
-    const roomNumber = (await call(a.url, 'createRoom', { roomType: 2 }, { token: teacher.token })).data.roomInfo.roomNumber as string;
+    const roomNumber = (await call(a.url, 'createRoom', { roomType: 2 }, { token: teacher.token })).data.roomInfo.roomNumber;
     const t = await seat(a, teacher, roomNumber);
     const s = await seat(b, await signIn(b), roomNumber);
     const closed = waitFor(s.room, 'roomClosed');
@@ -241,10 +241,10 @@ describe('the web tier across two web nodes (PostgreSQL, Redis)', () => {
 
     // Chat: CHAT_MESSAGES_PER_10S (10) for one person, whichever node their lines go through.
     const teacher = await signIn(a);
-    const roomNumber = (await call(a.url, 'createRoom', { roomType: 2 }, { token: teacher.token })).data.roomInfo.roomNumber as string;
+    const roomNumber = (await call(a.url, 'createRoom', { roomType: 2 }, { token: teacher.token })).data.roomInfo.roomNumber;
     const onA = await seat(a, teacher, roomNumber);
     const joinedB = await call(b.url, 'userJoinAgoraRoom', { roomNumber }, { token: teacher.token });
-    const onB = await connectRoom(b.url, joinedB.data.imToken as string);
+    const onB = await connectRoom(b.url, joinedB.data.imToken);
     sockets.push(onB);
     expect((await ask(onB, 'joinRoom', {})).code).toBe('0');
     const codes: string[] = [];
@@ -256,7 +256,7 @@ describe('the web tier across two web nodes (PostgreSQL, Redis)', () => {
     const student = await signIn(a);
     const sA = await seat(a, student, roomNumber);
     const sJoinedB = await call(b.url, 'userJoinAgoraRoom', { roomNumber }, { token: student.token });
-    const sOnB = await connectRoom(b.url, sJoinedB.data.imToken as string);
+    const sOnB = await connectRoom(b.url, sJoinedB.data.imToken);
     sockets.push(sOnB);
     expect((await ask(sOnB, 'joinRoom', {})).code).toBe('0');
     const hands: string[] = [];

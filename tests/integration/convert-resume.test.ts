@@ -81,7 +81,7 @@ describe('a conversion whose worker is killed', () => {
     const user = await signIn(web);
     const up = await uploadCourseware(web.url, user.token, makePdf(180, { label: 'Long' }), 'long.pdf');
     expect(up.add.code).toBe('0');
-    const id = up.add.data.documentId as string;
+    const id = up.add.data.documentId;
     const first = await startWorker();
     try {
       // Mid-conversion: some pages written, most not.
@@ -128,8 +128,8 @@ describe('a conversion whose worker is killed', () => {
     const db = web.banshu.platform.database.db;
     const orphan = await uploadCourseware(web.url, user.token, makePdf(2, { label: 'Orphan' }), 'orphan.pdf');
     const spent = await uploadCourseware(web.url, user.token, makePdf(2, { label: 'Spent' }), 'spent.pdf');
-    const orphanId = orphan.add.data.documentId as string;
-    const spentId = spent.add.data.documentId as string;
+    const orphanId = orphan.add.data.documentId;
+    const spentId = spent.add.data.documentId;
     const [o, s] = [await row(orphanId), await row(spentId)];
     // As a crash leaves them: the orphan's job is gone (never sent, or deleted); the spent one's
     // job failed on its last retry without its handler ever settling the document.

@@ -27,7 +27,7 @@ afterAll(async () => {
 async function stored(token: string, bytes: Uint8Array, name: string): Promise<string> {
   const up = await uploadCourseware(s.url, token, bytes, name);
   expect(up.add.code).toBe('0');
-  const id = up.add.data.documentId as string;
+  const id = up.add.data.documentId;
   await until(
     'the document converted',
     async () =>
@@ -54,7 +54,7 @@ describe('reusing another user’s stored file by its hash', () => {
     // B knows the hash only.
     const check = await call(s.url, 'checkFileHash', { fileHash: hash }, { token: b.token });
     expect(check.data).toMatchObject({ fileExist: true, documentInfo: null });
-    const challenge = check.data.challenge;
+    const challenge = check.data.challenge!;
     expect(challenge.length).toBe(HASH_CHALLENGE_MAX_BYTES);
     expect(challenge.offset).toBeGreaterThanOrEqual(0);
     expect(challenge.offset + challenge.length).toBeLessThanOrEqual(pdf.byteLength);
@@ -79,7 +79,7 @@ describe('reusing another user’s stored file by its hash', () => {
     expect(reused.data.documentId).not.toBe(aDoc);
     const link = await call(s.url, 'getDocumentDownloadUrl', { documentId: reused.data.documentId }, { token: b.token });
     expect(link.code).toBe('0');
-    expect(md5(new Uint8Array(await (await fetch(link.data.url as string)).arrayBuffer()))).toBe(hash);
+    expect(md5(new Uint8Array(await (await fetch(link.data.url)).arrayBuffer()))).toBe(hash);
   }, 120_000);
 
   it('a small file is challenged whole, salted by the nonce; a nonce expires; the user’s own documents need none', async () => {
@@ -89,14 +89,14 @@ describe('reusing another user’s stored file by its hash', () => {
     const hash = md5(pdf);
     await stored(a.token, pdf, 'small.pdf');
     const check = await call(s.url, 'checkFileHash', { fileHash: hash }, { token: b.token });
-    expect([check.data.challenge.offset, check.data.challenge.length]).toEqual([0, pdf.byteLength]);
+    expect([check.data.challenge!.offset, check.data.challenge!.length]).toEqual([0, pdf.byteLength]);
     // The whole file's MD5 is known to anyone who knows the hash: it is not the answer.
-    expect((await register(b.token, hash, { nonce: check.data.challenge.nonce, rangeHash: hash })).code).toBe('34015');
+    expect((await register(b.token, hash, { nonce: check.data.challenge!.nonce, rangeHash: hash })).code).toBe('34015');
     // Expired: the same right answer, past the nonce's life.
     s.clock.advance((HASH_CHALLENGE_TTL_SECONDS + 1) * 1000);
-    expect((await register(b.token, hash, answerChallenge(check.data.challenge, pdf))).code).toBe('34015');
+    expect((await register(b.token, hash, answerChallenge(check.data.challenge!, pdf))).code).toBe('34015');
     const fresh = await call(s.url, 'checkFileHash', { fileHash: hash }, { token: b.token });
-    expect((await register(b.token, hash, answerChallenge(fresh.data.challenge, pdf))).code).toBe('0');
+    expect((await register(b.token, hash, answerChallenge(fresh.data.challenge!, pdf))).code).toBe('0');
     // Own documents: found by the hash with no challenge, registered again as they are.
     const own = await call(s.url, 'checkFileHash', { fileHash: hash }, { token: a.token });
     expect(own.data).toMatchObject({ fileExist: true, challenge: null });

@@ -62,12 +62,12 @@ describe('courseware with ROLE=web and ROLE=worker', () => {
     const mobile = nextMobile();
     await call(web.url, 'sendPhoneCode', { mobile });
     const code = web.platform.services.devOutbox!.list()[0]!.code;
-    const token = (await call(web.url, 'loginUser', { mobile, code })).data.userInfo.userToken as string;
+    const token = (await call(web.url, 'loginUser', { mobile, code })).data.userInfo.userToken;
     const up = await uploadCourseware(web.url, token, makePdf(2), 'roles.pdf');
     expect(up.put).toBe(200);
     expect(up.add.data.documentStatus).toBe(1);
     let list = await call(web.url, 'getMyDocumentList', {}, { token });
-    for (let i = 0; i < 300 && list.data.documentList[0].status === 1; i++) {
+    for (let i = 0; i < 300 && list.data.documentList[0]!.status === 1; i++) {
       await sleep(100);
       list = await call(web.url, 'getMyDocumentList', {}, { token });
     }

@@ -49,7 +49,8 @@ describe('demo rooms', () => {
     const before = { ledger: await count('credit_ledger'), orders: await count('orders') };
     const made = await createDemo(nextAddress(), {}, 'en');
     expect(made.code).toBe('0');
-    const { roomInfo, endsAt, userInfo } = made.data;
+    const { roomInfo, endsAt } = made.data;
+    const userInfo = made.data.userInfo!;
     expect(roomInfo).toMatchObject({ roomType: 1, state: 'open', wbPower: '1', isVIP: '0', showState: 'ppt', pptCurrentPage: 1 });
     expect(roomInfo.roomNumber).toMatch(/^[1-9]\d{5}$/);
     expect(endsAt).toBe(server.clock.now().getTime() + 2 * HOUR);
@@ -75,10 +76,10 @@ describe('demo rooms', () => {
     const joined = await call(server.url, 'userJoinAgoraRoom', { roomNumber: roomInfo.roomNumber }, { token: userInfo.userToken });
     expect(joined.code).toBe('0');
     expect(joined.data.role).toBe('creator');
-    const deck = joined.data.courseware;
+    const deck = joined.data.courseware!;
     expect(deck).toMatchObject({ documentType: 1, status: 3, pptTotalPage: 4, pptCurrentPage: 1 });
     expect(deck.images).toHaveLength(4);
-    const page = await fetch(new URL(deck.images[1], server.url));
+    const page = await fetch(new URL(deck.images[1]!, server.url));
     expect(page.status).toBe(200);
     expect(page.headers.get('content-type')).toMatch(/image\/jpeg/);
     expect((await page.arrayBuffer()).byteLength).toBeLessThan(80_000);
@@ -94,7 +95,7 @@ describe('demo rooms', () => {
     );
     expect(visitor.code).toBe('0');
     expect(visitor.data.role).toBe('tourist');
-    expect(visitor.data.courseware.documentId).toBe(deck.documentId);
+    expect(visitor.data.courseware!.documentId).toBe(deck.documentId);
     const board = await connectBoard(server.url, visitor.data.wbtoken);
     sockets.push(board);
     const drawn = await ask(board, 'sync', createOp('demo-ink', 'demo-ink', slideLayer(deck.documentId, 1)));
@@ -172,8 +173,9 @@ describe('demo rooms', () => {
 
   it('past its hours every join, board and chat call is refused with 31011; housekeeping closes it', async () => {
     const made = await createDemo();
-    const { roomInfo, userInfo } = made.data;
-    const roomNumber = roomInfo.roomNumber as string;
+    const { roomInfo } = made.data;
+    const userInfo = made.data.userInfo!;
+    const roomNumber = roomInfo.roomNumber;
     const host = await call(server.url, 'userJoinAgoraRoom', { roomNumber }, { token: userInfo.userToken });
     const guest = await call(server.url, 'touristJoinRoom', { roomNumber, userName: 'Bo' }, { headers: { 'x-real-ip': nextAddress() } });
     expect(guest.code).toBe('0');
@@ -183,7 +185,7 @@ describe('demo rooms', () => {
     const demo = server.banshu.platform.services.demo;
     expect(await demo.status(roomNumber)).toEqual({ kind: 'open', roomNumber, endsAt: roomInfo.endsAt });
     // A board connected before the end: it draws now, and is refused the moment the demo ends.
-    const deckPage = slideLayer(guest.data.courseware.documentId as string, 1);
+    const deckPage = slideLayer(guest.data.courseware!.documentId, 1);
     const earlyBoard = await connectBoard(server.url, guest.data.wbtoken);
     sockets.push(earlyBoard);
     expect((await ask(earlyBoard, 'sync', createOp('before-end', 'before-end', deckPage))).code).toBe('0');
@@ -207,8 +209,8 @@ describe('demo rooms', () => {
     const wb = await call(
       server.url,
       'createWbToken',
-      { userId: guest.data.userInfo.userId, channelId: roomNumber },
-      { token: guest.data.userInfo.userToken },
+      { userId: guest.data.userInfo!.userId, channelId: roomNumber },
+      { token: guest.data.userInfo!.userToken },
     );
     expect(wb.code).toBe('31011');
     await expect(connectBoard(server.url, guest.data.wbtoken)).rejects.toMatchObject({ code: '31011' });

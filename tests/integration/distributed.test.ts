@@ -7,7 +7,6 @@
  * operation stored during it reaches the other node's clients, in order, after it (ADR 096).
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { io, type Socket } from 'socket.io-client';
 import { openDatabase } from '#core/platform/db/database.ts';
 import { createLogger } from '#core/platform/logger.ts';
 import type { RoomChange } from '#core/rooms/room-state.ts';
@@ -18,13 +17,22 @@ import { postgresAdminUrl } from '#tests/support/database.ts';
 import { createTestDatabase, type TestDatabase } from '#tests/support/postgres.ts';
 import { capturingLogger } from '#tests/support/log-capture.ts';
 import { startRedis, type TestRedis } from '#tests/support/redis.ts';
-import { ask, connectRoom, record, waitFor, type AnswerData, type EventPayload, type RoomSocket } from '#tests/support/room-client.ts';
+import {
+  ask,
+  connectRoom,
+  connectUser,
+  record,
+  waitFor,
+  type AnswerData,
+  type EventPayload,
+  type RoomSocket,
+} from '#tests/support/room-client.ts';
 import type { SequencedOp } from '#core/contracts/board.ts';
 import { connectBoard, createOp } from '#tests/support/board-client.ts';
 import { startS3, type TestS3 } from '#tests/support/s3.ts';
 import { until } from '#tests/support/until.ts';
 
-const sockets: Socket[] = [];
+const sockets: RoomSocket[] = [];
 afterEach(() => {
   for (const s of sockets.splice(0)) s.close();
 });
@@ -34,7 +42,7 @@ async function signIn(node: Banshu): Promise<{ token: string; userId: string }> 
   expect((await call(node.url, 'sendPhoneCode', { mobile, area: '86' })).code).toBe('0');
   const code = node.platform.services.devOutbox!.list().find((m) => m.mobile === mobile)!.code;
   const login = await call(node.url, 'loginUser', { mobile, code });
-  return { token: login.data.userInfo.userToken as string, userId: login.data.userInfo.userId as string };
+  return { token: login.data.userInfo.userToken, userId: login.data.userInfo.userId };
 }
 
 /** Joins the room through `node` (/api on that node, the room socket on that node). */
@@ -45,7 +53,7 @@ async function join(
 ): Promise<{ socket: RoomSocket; snapshot: AnswerData<'joinRoom'> }> {
   const joined = await call(node.url, 'userJoinAgoraRoom', { roomNumber }, { token: who.token });
   expect(joined.code).toBe('0');
-  const socket = await connectRoom(node.url, joined.data.imToken as string);
+  const socket = await connectRoom(node.url, joined.data.imToken);
   sockets.push(socket);
   const snap = await ask(socket, 'joinRoom', {});
   expect(snap.code).toBe('0');
@@ -69,13 +77,9 @@ async function fenceBothNodes(creatorOnA: RoomSocket, onB: RoomSocket, userOnB: 
   await Promise.all(fromB);
 }
 
-async function userSocket(node: Banshu, token: string): Promise<Socket> {
-  const s = io(`${node.url}/user`, { auth: { token }, transports: ['websocket'], forceNew: true, reconnection: false });
+async function userSocket(node: Banshu, token: string): Promise<RoomSocket> {
+  const s = await connectUser(node.url, token);
   sockets.push(s);
-  await new Promise((resolve, reject) => {
-    s.once('connect', () => resolve(null));
-    s.once('connect_error', reject);
-  });
   return s;
 }
 
@@ -137,7 +141,7 @@ describe('distributed realtime: two web nodes and a worker over Redis', () => {
   it('a teacher on node A and students on A and B: patches, chat, members and presence span the nodes, once each', async () => {
     expect(worker.web).toBeNull();
     const teacher = await signIn(a);
-    const roomNumber = (await call(a.url, 'createRoom', { roomType: 2 }, { token: teacher.token })).data.roomInfo.roomNumber as string;
+    const roomNumber = (await call(a.url, 'createRoom', { roomType: 2 }, { token: teacher.token })).data.roomInfo.roomNumber;
     const t = await join(a, teacher, roomNumber);
     const studentB = await signIn(b);
     const membersSeenByTeacher = waitFor(t.socket, 'members', (p) => p.members.length === 2);
@@ -183,7 +187,7 @@ describe('distributed realtime: two web nodes and a worker over Redis', () => {
 
   it('a PDF registered through node A and converted by the worker: progress and done reach node B and the uploader on B, once', async () => {
     const teacher = await signIn(a);
-    const roomNumber = (await call(a.url, 'createRoom', { roomType: 2 }, { token: teacher.token })).data.roomInfo.roomNumber as string;
+    const roomNumber = (await call(a.url, 'createRoom', { roomType: 2 }, { token: teacher.token })).data.roomInfo.roomNumber;
     const t = await join(a, teacher, roomNumber);
     const student = await signIn(b);
     const s = await join(b, student, roomNumber);
@@ -198,7 +202,7 @@ describe('distributed realtime: two web nodes and a worker over Redis', () => {
     const up = await uploadCourseware(a.url, teacher.token, makePdf(3, { label: 'Distributed' }), 'nodes.pdf', { roomNumber });
     expect(up.put).toBe(200);
     expect(up.add.code).toBe('0');
-    const documentId = up.add.data.documentId as string;
+    const documentId = up.add.data.documentId;
     // Registered on node A (its bus), delivered to the uploader's page on node B.
     expect((await added).document).toMatchObject({ documentId, status: 1 });
     // Converted in the worker process (its bus, the Redis emitter), delivered on both nodes.
@@ -214,7 +218,7 @@ describe('distributed realtime: two web nodes and a worker over Redis', () => {
 
   it("a change of the room through node A drops node B's caches of it at once: room info and the board's rules", async () => {
     const teacher = await signIn(a);
-    const roomNumber = (await call(a.url, 'createRoom', { roomType: 2 }, { token: teacher.token })).data.roomInfo.roomNumber as string;
+    const roomNumber = (await call(a.url, 'createRoom', { roomType: 2 }, { token: teacher.token })).data.roomInfo.roomNumber;
     const t = await join(a, teacher, roomNumber);
     const studentB = await signIn(b);
     await join(b, studentB, roomNumber);
@@ -243,7 +247,7 @@ describe('distributed realtime: two web nodes and a worker over Redis', () => {
 
   it('a Redis outage: each node keeps serving its own sockets and logs; cross-node delivery resumes when Redis is back', async () => {
     const teacher = await signIn(a);
-    const roomNumber = (await call(a.url, 'createRoom', { roomType: 2 }, { token: teacher.token })).data.roomInfo.roomNumber as string;
+    const roomNumber = (await call(a.url, 'createRoom', { roomType: 2 }, { token: teacher.token })).data.roomInfo.roomNumber;
     const t = await join(a, teacher, roomNumber);
     const studentA = await signIn(a);
     const sa = await join(a, studentA, roomNumber);
@@ -252,14 +256,14 @@ describe('distributed realtime: two web nodes and a worker over Redis', () => {
     // Board sockets: the teacher's on node A, the student's on node B (ADR 096).
     const boardOf = async (node: Banshu, who: { token: string; userId: string }) => {
       const wb = await call(node.url, 'createWbToken', { userId: who.userId, channelId: roomNumber }, { token: who.token });
-      const s = await connectBoard(node.url, wb.data.token as string);
+      const s = await connectBoard(node.url, wb.data.token);
       sockets.push(s);
       expect((await ask(s, 'getBoard', { page: 'wb:0' })).code).toBe('0');
       return s;
     };
     const boardA = await boardOf(a, teacher);
     const boardB = await boardOf(b, studentB);
-    const heardB = record<SequencedOp>(boardB, 'sync');
+    const heardB = record(boardB, 'sync');
 
     await redis.stop();
     await until('node A to notice the outage', () => pubStatus(a) !== 'ready', 10_000);

@@ -27,7 +27,7 @@ beforeAll(async () => {
     { token: teacher.token },
   );
   expect(signed.code).toBe('0');
-  put = { url: new URL(signed.data.uploadUrl as string, server.url).href, contentType: String(signed.data.headers['Content-Type']) };
+  put = { url: new URL(signed.data.uploadUrl, server.url).href, contentType: String(signed.data.headers['Content-Type']) };
   const disk = server.banshu.platform.diskObjects!;
   await disk.put('probe/a.txt', Buffer.from('hello'), 'text/plain');
   get = new URL(await disk.signedGetUrl('probe/a.txt', 60), server.url).href;

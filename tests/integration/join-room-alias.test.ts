@@ -15,7 +15,7 @@ afterAll(() => server.close());
 it('joins a member as userJoinAgoraRoom does', async () => {
   const teacher = await signIn(server);
   const room = await call(server.url, 'createRoom', { roomType: 2 }, { token: teacher.token });
-  const roomNumber = room.data.roomInfo.roomNumber as string;
+  const roomNumber = room.data.roomInfo.roomNumber;
   const student = await signIn(server);
   const old = await call(server.url, 'joinRoom', { roomNumber, userType: '1' }, { token: student.token, form: true });
   expect(old.code, old.msg).toBe('0');

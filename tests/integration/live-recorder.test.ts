@@ -20,6 +20,7 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BoardOp } from '#core/contracts/board.ts';
 import type { LiveStatus } from '#core/contracts/streaming.ts';
+import type { ApiName } from '#core/contracts/api.ts';
 import { CSS_COLOURS } from '#core/board/draw/renderer.ts';
 import { call, signIn } from '#tests/support/api.ts';
 import { frameAt } from '#tests/support/av-analysis.ts';
@@ -56,7 +57,7 @@ const roomLive: LiveStatus[] = [];
 /** Every /api answer the test read. */
 const answers: unknown[] = [];
 
-const api = async (name: string, body: Record<string, unknown>) => {
+const api = async <N extends ApiName>(name: N, body: Record<string, unknown>) => {
   const r = await call(server.url, name, body, { token: teacher.token });
   answers.push(r);
   return r;
@@ -118,7 +119,7 @@ async function startRecording(): Promise<{ taskId: string; at: number }> {
   const lead = (Date.now() - state.startedAt!) / 1000;
   console.log(`recording starts ${lead.toFixed(2)} s before recordState 1 was read`);
   expect(lead).toBeLessThan(6);
-  return { taskId: started.data.taskId as string, at: state.startedAt! };
+  return { taskId: started.data.taskId, at: state.startedAt! };
 }
 
 async function stopRecording(taskId: string, name: string): Promise<string> {
@@ -172,7 +173,7 @@ beforeAll(async () => {
   teacher = await signIn(server);
   await server.banshu.platform.services.billingRepo.grant(teacher.userId, { vip_room_time: new Date(Date.now() + 86400_000) });
   const created = await api('createAgoraRoom', { roomType: 1, consumption: 'on' });
-  roomNumber = created.data.roomInfo.roomNumber as string;
+  roomNumber = created.data.roomInfo.roomNumber;
   const student = await signIn(server);
   const sources = [
     { video: 'testsrc2=s=320x240:r=15', audio: 'sine=f=440:r=48000,volume=0.1' },
@@ -181,10 +182,10 @@ beforeAll(async () => {
   for (const [i, who] of [teacher, student].entries()) {
     const joined = await call(server.url, 'userJoinAgoraRoom', { roomNumber }, { token: who.token });
     answers.push(joined);
-    const peer = await MediaTestPeer.connect(joined.data.mediaUrl);
+    const peer = await MediaTestPeer.connect(joined.data.mediaUrl!);
     peers.push(peer);
-    await peer.ok('join', { token: joined.data.mediaToken });
-    const socket = await connectRoom(server.url, joined.data.imToken as string);
+    await peer.ok('join', { token: joined.data.mediaToken! });
+    const socket = await connectRoom(server.url, joined.data.imToken);
     expect((await ask(socket, 'joinRoom')).code).toBe('0');
     if (i === 0) teacherRoom = socket;
     else studentRoom = socket;
@@ -214,7 +215,7 @@ describe('the recorder pushes a class live to nginx-rtmp', () => {
     const asked = Date.now();
     const started = await api('startLive', { roomNumber, pushPlatform: 'Test', pushStreamUrl: KEY });
     expect(started.code).toBe('0');
-    const liveTask = started.data.taskId as string;
+    const liveTask = started.data.taskId;
     await until(
       'live',
       () => roomLive,

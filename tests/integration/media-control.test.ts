@@ -89,17 +89,17 @@ async function classWith(roomType: 1 | 2 | 4, students: number) {
       ? await call(web.url, 'createAgoraRoom', { roomType: 1, consumption: 'on' }, { token: teacher.token })
       : await call(web.url, 'createRoom', { roomType }, { token: teacher.token });
   expect(created.code).toBe('0');
-  const roomNumber = created.data.roomInfo.roomNumber as string;
+  const roomNumber = created.data.roomInfo.roomNumber;
   const people = [];
   for (const who of [teacher, ...(await Promise.all(Array.from({ length: students }, () => signIn(web))))]) {
     const joined = await call(web.url, 'userJoinAgoraRoom', { roomNumber }, { token: who.token });
     expect(joined.code).toBe('0');
     expect(joined.data.mediaUrl).toBe(node!.url);
-    const peer = await MediaTestPeer.connect(joined.data.mediaUrl);
+    const peer = await MediaTestPeer.connect(joined.data.mediaUrl!);
     const sock = await connectRoom(web.url, joined.data.imToken);
     open.push(peer, sock);
     expect((await ask(sock, 'joinRoom')).code).toBe('0');
-    await peer.ok('join', { token: joined.data.mediaToken });
+    await peer.ok('join', { token: joined.data.mediaToken! });
     people.push({ ...who, peer, sock, mediaToken: joined.data.mediaToken as string });
   }
   const [t, ...s] = people;

@@ -20,15 +20,15 @@ eachEngine('media recorder peer', (server) => {
     const teacher = await signIn(server());
     await server().banshu.platform.services.billingRepo.grant(teacher.userId, { vip_room_time: new Date(Date.now() + 86400_000) });
     const created = await call(server().url, 'createAgoraRoom', { roomType: 1, consumption: 'on' }, { token: teacher.token });
-    const roomNumber = created.data.roomInfo.roomNumber as string;
+    const roomNumber = created.data.roomInfo.roomNumber;
     const student = await signIn(server());
     const people = [];
     for (const who of [teacher, student]) {
       const joined = await call(server().url, 'userJoinAgoraRoom', { roomNumber }, { token: who.token });
-      const peer = await MediaTestPeer.connect(joined.data.mediaUrl);
+      const peer = await MediaTestPeer.connect(joined.data.mediaUrl!);
       open.push(peer);
-      await peer.ok('join', { token: joined.data.mediaToken });
-      people.push({ ...who, peer, imToken: joined.data.imToken as string });
+      await peer.ok('join', { token: joined.data.mediaToken! });
+      people.push({ ...who, peer, imToken: joined.data.imToken });
     }
     const [t, s] = people as [(typeof people)[0], (typeof people)[0]];
 
@@ -85,11 +85,11 @@ eachEngine('media forwarding after a quiet microphone', (server) => {
   it('a microphone that sent nothing for a while when the subscription was made is forwarded once it sends again', async () => {
     const teacher = await signIn(server());
     const created = await call(server().url, 'createRoom', { roomType: 2 }, { token: teacher.token });
-    const roomNumber = created.data.roomInfo.roomNumber as string;
+    const roomNumber = created.data.roomInfo.roomNumber;
     const joined = await call(server().url, 'userJoinAgoraRoom', { roomNumber }, { token: teacher.token });
-    const t = await MediaTestPeer.connect(joined.data.mediaUrl);
+    const t = await MediaTestPeer.connect(joined.data.mediaUrl!);
     open.push(t);
-    await t.ok('join', { token: joined.data.mediaToken });
+    await t.ok('join', { token: joined.data.mediaToken! });
     const mic = await t.publish('mic');
     await until('the microphone sending', () => mic.sent > 5, 5000);
     mic.stop();

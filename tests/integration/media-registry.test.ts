@@ -83,7 +83,7 @@ it('places rooms on the least loaded node, keeps them there, and moves them when
   // Room A: the first placement, then two people on that node.
   const t1 = await signIn(web);
   const s1 = await signIn(web);
-  const roomA = (await call(web.url, 'createRoom', { roomType: 2 }, { token: t1.token })).data.roomInfo.roomNumber as string;
+  const roomA = (await call(web.url, 'createRoom', { roomType: 2 }, { token: t1.token })).data.roomInfo.roomNumber;
   const a1 = await joinAs(t1.token, roomA);
   const a2 = await joinAs(s1.token, roomA);
   expect(a2.mediaUrl).toBe(a1.mediaUrl);
@@ -105,7 +105,7 @@ it('places rooms on the least loaded node, keeps them there, and moves them when
   // Room B goes to the other, idle node, and media flows there too.
   const t2 = await signIn(web);
   const s2 = await signIn(web);
-  const roomB = (await call(web.url, 'createRoom', { roomType: 2 }, { token: t2.token })).data.roomInfo.roomNumber as string;
+  const roomB = (await call(web.url, 'createRoom', { roomType: 2 }, { token: t2.token })).data.roomInfo.roomNumber;
   const b1 = await joinAs(t2.token, roomB);
   expect(urlOf.get(b1.mediaUrl)).not.toBe(nodeA);
   const b2 = await joinAs(s2.token, roomB);

@@ -113,7 +113,7 @@ async function classWithStudent() {
   const student = await signIn(web);
   const created = await call(web.url, 'createRoom', { roomType: 2 }, { token: teacher.token });
   expect(created.code).toBe('0');
-  const roomNumber = created.data.roomInfo.roomNumber as string;
+  const roomNumber = created.data.roomInfo.roomNumber;
   const joined = [];
   for (const who of [teacher, student]) {
     const answer = await call(web.url, 'userJoinAgoraRoom', { roomNumber }, { token: who.token });

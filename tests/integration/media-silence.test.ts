@@ -26,21 +26,21 @@ afterEach(() => {
   for (const p of open.splice(0)) p.close();
 });
 
-/** A free large class (teacher + 1): the teacher, the student invited to the microphone who agreed, and an observer; all joined in media. */
+/** A free large class (teacher + 1): the teacher, the student invited to the stage who agreed (microphone and camera in a large class, ADR 112), and an observer; all joined in media. */
 async function invitedClass() {
   const teacher = await signIn(server);
   const created = await call(server.url, 'createRoom', { roomType: 4 }, { token: teacher.token });
   expect(created.code).toBe('0');
-  const roomNumber = created.data.roomInfo.roomNumber as string;
+  const roomNumber = created.data.roomInfo.roomNumber;
   const people = [];
   for (const who of [teacher, await signIn(server)]) {
     const joined = await call(server.url, 'userJoinAgoraRoom', { roomNumber }, { token: who.token });
     expect(joined.code).toBe('0');
-    const peer = await MediaTestPeer.connect(joined.data.mediaUrl);
+    const peer = await MediaTestPeer.connect(joined.data.mediaUrl!);
     const sock = await connectRoom(server.url, joined.data.imToken);
     open.push(peer, sock);
     expect((await ask(sock, 'joinRoom')).code).toBe('0');
-    await peer.ok('join', { token: joined.data.mediaToken });
+    await peer.ok('join', { token: joined.data.mediaToken! });
     people.push({ ...who, peer, sock });
   }
   const [t, invited] = people as [(typeof people)[0], (typeof people)[0]];
@@ -49,15 +49,15 @@ async function invitedClass() {
   const ot = new URL(link.data.url).searchParams.get('ot')!;
   const observerJoin = await call(server.url, 'userJoinAgoraRoom', { roomNumber, userType: '3', ot });
   expect(observerJoin.code).toBe('0');
-  const observer = await MediaTestPeer.connect(observerJoin.data.mediaUrl);
+  const observer = await MediaTestPeer.connect(observerJoin.data.mediaUrl!);
   open.push(observer);
-  await observer.ok('join', { token: observerJoin.data.mediaToken });
+  await observer.ok('join', { token: observerJoin.data.mediaToken! });
 
-  expect((await ask(t.sock, 'inviteMic', { userId: invited.userId })).code).toBe('0');
-  expect((await ask(invited.sock, 'answerMic', { agree: true })).code).toBe('0');
+  expect((await ask(t.sock, 'inviteStage', { userId: invited.userId })).code).toBe('0');
+  expect((await ask(invited.sock, 'answerStage', { agree: true })).code).toBe('0');
   const fresh = await call(server.url, 'createAgoraToken', { roomNumber }, { token: invited.token });
   expect(fresh.code).toBe('0');
-  expect((await invited.peer.ok('refresh', { token: fresh.data.mediaToken })).rights).toEqual(['mic']);
+  expect((await invited.peer.ok('refresh', { token: fresh.data.mediaToken })).rights).toEqual(['mic', 'camera']);
   return { teacher: t, invited, other: { peer: observer } };
 }
 

@@ -40,7 +40,7 @@ eachEngine('my classrooms', (server) => {
     const t = await signIn(server());
     const other = await signIn(server());
     const created = await call(server().url, 'createRoom', { roomType: 2 }, { token: t.token });
-    const roomNumber = created.data.roomInfo.roomNumber as string;
+    const roomNumber = created.data.roomInfo.roomNumber;
     const [item] = (await call(server().url, 'getMyRoomList', { page: 1 }, { token: t.token })).data.roomList as Item[];
     expect(item).toMatchObject({ roomNumber, state: 'open' });
 

@@ -32,7 +32,7 @@ async function openProbe(peer: MediaTestPeer, dropShare = 0): Promise<{ pc: RTCP
   open.push(pc);
   const channel = pc.createDataChannel('probe', { ordered: false, maxRetransmits: 0 });
   await pc.setLocalDescription(await pc.createOffer());
-  const answer = await peer.ok<{ sdp: string }>('probe', { kind: 'rtc', sdp: pc.localDescription!.sdp });
+  const answer = await peer.ok('probe', { kind: 'rtc', sdp: pc.localDescription!.sdp });
   await pc.setRemoteDescription({ type: 'answer', sdp: answer.sdp });
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error('the probe channel did not open')), 10_000);

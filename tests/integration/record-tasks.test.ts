@@ -16,7 +16,7 @@ async function started(server: TestServer) {
   const c = await recordingClass(server);
   const r = await call(server.url, 'startTask', { roomNumber: c.roomNumber }, { token: c.teacher.token });
   expect(r.code).toBe('0');
-  return { ...c, taskId: r.data.taskId as string };
+  return { ...c, taskId: r.data.taskId };
 }
 
 const seg = (userId: string, taskId: string, seq: number) => ({
@@ -121,7 +121,7 @@ eachEngine('record tasks', (server, engine) => {
     const listed = await call(s.url, 'getRecordList', { recordType: 2, pageSize: 10 }, { token: teacher.token });
     expect(listed.data.total).toBe(1);
     expect(listed.data.recordList[0]).toMatchObject({ taskId, fileSize: '', roomNumber, type: 2 });
-    const fileId = listed.data.recordList[0].fileId as string;
+    const fileId = listed.data.recordList[0]!.fileId;
     const key = await tasksOf(s).finalKey(taskId, 'rec-a');
     expect(key).toBe(`records/${teacher.userId}/${taskId}/${fileId}.mp4`);
     // Not the owner: refused.

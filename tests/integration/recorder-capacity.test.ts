@@ -76,12 +76,12 @@ async function openClass(i: number): Promise<Class> {
   const teacher = await signIn(web);
   await web.banshu.platform.services.billingRepo.grant(teacher.userId, { vip_room_time: new Date(Date.now() + 86400_000) });
   const created = await call(web.url, 'createAgoraRoom', { roomType: 1, consumption: 'on' }, { token: teacher.token });
-  const roomNumber = created.data.roomInfo.roomNumber as string;
+  const roomNumber = created.data.roomInfo.roomNumber;
   const joined = await call(web.url, 'userJoinAgoraRoom', { roomNumber }, { token: teacher.token });
-  const peer = await MediaTestPeer.connect(joined.data.mediaUrl);
+  const peer = await MediaTestPeer.connect(joined.data.mediaUrl!);
   peers.push(peer);
-  await peer.ok('join', { token: joined.data.mediaToken });
-  const room = await connectRoom(web.url, joined.data.imToken as string);
+  await peer.ok('join', { token: joined.data.mediaToken! });
+  const room = await connectRoom(web.url, joined.data.imToken);
   sockets.push(room);
   expect((await ask(room, 'joinRoom')).code).toBe('0');
   const sources = ['testsrc2', 'smptebars', 'testsrc'];
@@ -94,7 +94,7 @@ async function openClass(i: number): Promise<Class> {
 async function startTask(c: Class): Promise<string> {
   const started = await call(web.url, 'startTask', { roomNumber: c.roomNumber }, { token: c.teacher.token });
   expect(started.code).toBe('0');
-  return started.data.taskId as string;
+  return started.data.taskId;
 }
 
 async function recording(c: Class): Promise<void> {

@@ -136,7 +136,7 @@ it(
     const teacher = await signIn(server);
     await server.banshu.platform.services.billingRepo.grant(teacher.userId, { vip_room_time: new Date(Date.now() + 86400_000) });
     const created = await call(server.url, 'createAgoraRoom', { roomType: 1, consumption: 'on' }, { token: teacher.token });
-    const roomNumber = created.data.roomInfo.roomNumber as string;
+    const roomNumber = created.data.roomInfo.roomNumber;
     const people = [teacher, await signIn(server), await signIn(server)];
     const sources = [
       flashAndClick(1),
@@ -146,9 +146,9 @@ it(
     ];
     for (const [i, who] of people.entries()) {
       const joined = await call(server.url, 'userJoinAgoraRoom', { roomNumber }, { token: who.token });
-      const peer = await MediaTestPeer.connect(joined.data.mediaUrl);
+      const peer = await MediaTestPeer.connect(joined.data.mediaUrl!);
       peers.push(peer);
-      await peer.ok('join', { token: joined.data.mediaToken });
+      await peer.ok('join', { token: joined.data.mediaToken! });
       pubs.push(await publishRtp(peer, sources[i]!));
     }
     await until('publishers sending', () => pubs.every((p) => p.sent.video > 10 && p.sent.audio > 10), 20_000);
@@ -380,7 +380,7 @@ it('composes at 1280x720 and lets the encoder scale to another configured size (
   const teacher = await signIn(server);
   await server.banshu.platform.services.billingRepo.grant(teacher.userId, { vip_room_time: new Date(Date.now() + 86400_000) });
   const created = await call(server.url, 'createAgoraRoom', { roomType: 1, consumption: 'on' }, { token: teacher.token });
-  const access = await server.banshu.platform.services.media!.forRecorder(created.data.roomInfo.roomNumber as string);
+  const access = await server.banshu.platform.services.media!.forRecorder(created.data.roomInfo.roomNumber);
   const dir = await mkdtemp(path.join(tmpdir(), 'banshu-rec-small-'));
   const segments: ClosedSegment[] = [];
   const session = await RecordingSession.start({

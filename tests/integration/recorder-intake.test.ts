@@ -39,10 +39,10 @@ it('subscribes again when a leg to the SFU is lost, and the picture and the soun
   const teacher = await signIn(server);
   await server.banshu.platform.services.billingRepo.grant(teacher.userId, { vip_room_time: new Date(Date.now() + 86400_000) });
   const created = await call(server.url, 'createAgoraRoom', { roomType: 1, consumption: 'on' }, { token: teacher.token });
-  const roomNumber = created.data.roomInfo.roomNumber as string;
+  const roomNumber = created.data.roomInfo.roomNumber;
   const joined = await call(server.url, 'userJoinAgoraRoom', { roomNumber }, { token: teacher.token });
-  peer = await MediaTestPeer.connect(joined.data.mediaUrl);
-  await peer.ok('join', { token: joined.data.mediaToken });
+  peer = await MediaTestPeer.connect(joined.data.mediaUrl!);
+  await peer.ok('join', { token: joined.data.mediaToken! });
   // A keyframe every second: ffmpeg cannot answer the recorder's keyframe requests.
   pub = await publishRtp(peer, { video: 'testsrc2=s=320x240:r=15', audio: 'sine=f=300:r=48000,volume=0.05', gop: 15 });
   await until('the publisher sending', () => pub!.sent.video > 10 && pub!.sent.audio > 10, 20_000);

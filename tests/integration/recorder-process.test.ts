@@ -115,7 +115,7 @@ const sleepUntil = (t: number) => new Promise((r) => setTimeout(r, Math.max(0, t
 async function startRecording(): Promise<{ taskId: string; at: number }> {
   const started = await call(web.url, 'startTask', { roomNumber }, { token: teacher.token });
   expect(started.code).toBe('0');
-  const taskId = started.data.taskId as string;
+  const taskId = started.data.taskId;
   await until(
     'recordState 1',
     async () => (await call(web.url, 'getRoomMemberRecordState', { roomNumber }, { token: teacher.token })).data,
@@ -160,7 +160,7 @@ beforeAll(async () => {
   teacher = await signIn(web);
   await web.banshu.platform.services.billingRepo.grant(teacher.userId, { vip_room_time: new Date(Date.now() + 86400_000) });
   const created = await call(web.url, 'createAgoraRoom', { roomType: 1, consumption: 'on' }, { token: teacher.token });
-  roomNumber = created.data.roomInfo.roomNumber as string;
+  roomNumber = created.data.roomInfo.roomNumber;
   const people = [teacher, await signIn(web), await signIn(web)];
   const sources = [
     TIMECODE_CAMERA,
@@ -169,11 +169,11 @@ beforeAll(async () => {
   ];
   for (const [i, who] of people.entries()) {
     const joined = await call(web.url, 'userJoinAgoraRoom', { roomNumber }, { token: who.token });
-    const peer = await MediaTestPeer.connect(joined.data.mediaUrl);
+    const peer = await MediaTestPeer.connect(joined.data.mediaUrl!);
     peers.push(peer);
-    await peer.ok('join', { token: joined.data.mediaToken });
+    await peer.ok('join', { token: joined.data.mediaToken! });
     if (i === 0) {
-      teacherRoom = await connectRoom(web.url, joined.data.imToken as string);
+      teacherRoom = await connectRoom(web.url, joined.data.imToken);
       expect((await ask(teacherRoom, 'joinRoom')).code).toBe('0');
     }
     pubs.push(await publishRtp(peer, sources[i]!));

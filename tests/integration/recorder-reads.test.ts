@@ -149,7 +149,7 @@ it(
       const startAsked = Date.now();
       const started = await call(server.url, 'startTask', { roomNumber }, { token: teacher.token });
       expect(started.code).toBe('0');
-      const taskId = started.data.taskId as string;
+      const taskId = started.data.taskId;
       // Claimed on its note, not at the next sweep (5 s).
       await expect.poll(async () => (await taskRow(server, taskId)).state, { timeout: 15_000, interval: 50 }).toBe('recording');
       const claimMs = Date.now() - startAsked;

@@ -80,13 +80,13 @@ describe('recording api [pglite]', () => {
     const tourist = await call(server.url, 'touristJoinRoom', { roomNumber, userName: 'Guest' });
     expect(tourist.code).toBe('0');
     const link = await call(server.url, 'createObserverLink', { roomNumber }, { token: teacher.token });
-    const ot = new URL(link.data.url as string).searchParams.get('ot');
+    const ot = new URL(link.data.url).searchParams.get('ot');
     const observerJoin = await call(server.url, 'userJoinAgoraRoom', { roomNumber, userType: '3', ot });
     expect(observerJoin.code).toBe('0');
     const observerCookie = observerJoin.setCookie!.split(';')[0]!;
     const outsiders = [
       { token: students[0]!.token },
-      { token: tourist.data.userInfo.userToken as string },
+      { token: tourist.data.userInfo!.userToken },
       { cookie: observerCookie },
       { token: (await signIn(server)).token },
     ];
@@ -97,7 +97,7 @@ describe('recording api [pglite]', () => {
 
     const started = await call(server.url, 'startTask', { roomNumber }, { token: teacher.token });
     expect(started.code).toBe('0');
-    const taskId = started.data.taskId as string;
+    const taskId = started.data.taskId;
     expect(taskId).toMatch(/^\d+$/);
     expect(await roomRecordState(server, roomNumber)).toBe('2');
     const seen = await call(server.url, 'getRoomMemberRecordState', { roomNumber }, { token: students[0]!.token });
@@ -130,7 +130,7 @@ describe('recording api [pglite]', () => {
   it('a teacher without a paid entitlement is refused (ADR 072)', async () => {
     const teacher = await signIn(server);
     const created = await call(server.url, 'createRoom', { roomType: 2 }, { token: teacher.token });
-    const roomNumber = created.data.roomInfo.roomNumber as string;
+    const roomNumber = created.data.roomInfo.roomNumber;
     const before = await count(server, 'record_tasks');
     const refused = await call(server.url, 'startTask', { roomNumber }, { token: teacher.token, lang: 'en' });
     expect(refused.code).toBe('37004');
@@ -148,7 +148,7 @@ describe('recording api [pglite]', () => {
     const tasks = server.banshu.platform.services.recordTasks;
     const { roomNumber, teacher } = await recordingClass(server, 0);
     const joined = await call(server.url, 'userJoinAgoraRoom', { roomNumber }, { token: teacher.token });
-    const socket = await connectRoom(server.url, joined.data.imToken as string);
+    const socket = await connectRoom(server.url, joined.data.imToken);
     sockets.push(socket);
     expect((await ask(socket, 'joinRoom')).code).toBe('0');
     const { taskId } = (await call(server.url, 'startTask', { roomNumber }, { token: teacher.token })).data;
@@ -162,12 +162,11 @@ describe('recording api [pglite]', () => {
 
     // The class ends while recording.
     const second = await recordingClass(server, 0);
-    const t2 = (await call(server.url, 'startTask', { roomNumber: second.roomNumber }, { token: second.teacher.token })).data
-      .taskId as string;
+    const t2 = (await call(server.url, 'startTask', { roomNumber: second.roomNumber }, { token: second.teacher.token })).data.taskId;
     await claimFor(server, t2, 'rec-end');
     await tasks.started(t2, 'rec-end');
     const j2 = await call(server.url, 'userJoinAgoraRoom', { roomNumber: second.roomNumber }, { token: second.teacher.token });
-    const s2 = await connectRoom(server.url, j2.data.imToken as string);
+    const s2 = await connectRoom(server.url, j2.data.imToken);
     sockets.push(s2);
     expect((await ask(s2, 'joinRoom')).code).toBe('0');
     expect((await ask(s2, 'endRoom')).code).toBe('0');
@@ -288,7 +287,7 @@ describe('recording api [pglite]', () => {
     const second = await call(
       server.url,
       'getRecordList',
-      { recordType: 2, pageSize: 10, pageTime: String(last.createTime) },
+      { recordType: 2, pageSize: 10, pageTime: String(last!.createTime) },
       { token: teacher.token },
     );
     expect(second.data.recordList.map((r: { fileName: string }) => r.fileName)).toEqual(['r1.mp4', 'r0.mp4']);
@@ -302,7 +301,7 @@ describe('recording api [pglite]', () => {
       total: 0,
     });
     // A transcoding record has no link yet.
-    const transcoding = first.data.recordList[0].fileId as string;
+    const transcoding = first.data.recordList[0]!.fileId;
     expect((await call(server.url, 'getRecordFileUrl', { fileId: transcoding }, { token: teacher.token })).code).toBe('37005');
   });
 
@@ -312,7 +311,7 @@ describe('recording api [pglite]', () => {
     const { fileId, taskId, key, segs } = await finishedRecord(server, owner.teacher.userId, bytes);
     const got = await call(server.url, 'getRecordFileUrl', { fileId, taskId }, { token: owner.teacher.token });
     expect(got.code).toBe('0');
-    const url = got.data.fileUrl as string;
+    const url = got.data.fileUrl;
     const whole = await fetch(url);
     expect(whole.status).toBe(200);
     expect(whole.headers.get('accept-ranges')).toBe('bytes');
@@ -326,7 +325,7 @@ describe('recording api [pglite]', () => {
     expect(await tail.text()).toBe('hij');
     expect((await fetch(url, { headers: { range: 'bytes=50-' } })).status).toBe(416);
     const dl = await call(server.url, 'getRecordFileUrl', { fileId, download: true }, { token: owner.teacher.token });
-    const attached = await fetch(dl.data.fileUrl as string);
+    const attached = await fetch(dl.data.fileUrl);
     expect(attached.status).toBe(200);
     expect(attached.headers.get('content-disposition')).toBe(
       `attachment; filename="__ 1.mp4"; filename*=UTF-8''${encodeURIComponent('课堂 1.mp4')}`,
@@ -334,11 +333,11 @@ describe('recording api [pglite]', () => {
     // A name typed without the extension (a studio video's, say) still downloads as .mp4.
     await server.banshu.platform.database.db.updateTable('records').set({ file_name: '第三课 复习' }).where('id', '=', fileId).execute();
     const named = await call(server.url, 'getRecordFileUrl', { fileId, download: true }, { token: owner.teacher.token });
-    expect((await fetch(named.data.fileUrl as string)).headers.get('content-disposition')).toContain(
+    expect((await fetch(named.data.fileUrl)).headers.get('content-disposition')).toContain(
       `filename*=UTF-8''${encodeURIComponent('第三课 复习.mp4')}`,
     );
     // The signed name cannot be changed, nor the plain link turned into another name.
-    expect((await fetch((dl.data.fileUrl as string).replace('dl=', 'dl=x'))).status).toBe(403);
+    expect((await fetch(dl.data.fileUrl.replace('dl=', 'dl=x'))).status).toBe(403);
     expect((await fetch(`${url}&dl=other.mp4`)).status).toBe(403);
     // A wrong task id with the right file is refused too.
     expect((await call(server.url, 'getRecordFileUrl', { fileId, taskId: '999999' }, { token: owner.teacher.token })).code).toBe('37001');
@@ -381,7 +380,7 @@ describe('recording api [pglite]', () => {
     const { fileId } = await finishedRecord(server, owner.teacher.userId);
     const link = await call(server.url, 'createRecordShareLink', { fileId }, { token: owner.teacher.token });
     expect(link.code).toBe('0');
-    const { url, expiresAt } = link.data as { url: string; expiresAt: number };
+    const { url, expiresAt } = link.data;
     expect(url.startsWith(`${server.url}/watch/`)).toBe(true);
     expect(expiresAt - server.clock.now().getTime()).toBeGreaterThan(7 * 86_400_000 - 2000);
     expect(expiresAt - server.clock.now().getTime()).toBeLessThanOrEqual(7 * 86_400_000);
@@ -389,7 +388,7 @@ describe('recording api [pglite]', () => {
     const shared = await call(server.url, 'getSharedRecord', { token });
     expect(shared.code).toBe('0');
     expect(shared.data).toMatchObject({ fileName: '课堂 1.mp4', fileSize: '20', durationMs: 8000 });
-    const video = await fetch(shared.data.fileUrl as string, { headers: { range: 'bytes=0-3' } });
+    const video = await fetch(shared.data.fileUrl, { headers: { range: 'bytes=0-3' } });
     expect(video.status).toBe(206);
     expect(await video.text()).toBe('0123');
 
@@ -398,7 +397,7 @@ describe('recording api [pglite]', () => {
     const claims = JSON.parse(Buffer.from(body!, 'base64url').toString()) as Record<string, unknown>;
     const altered = Buffer.from(JSON.stringify({ ...claims, fileId: '1' })).toString('base64url');
     const joined = await call(server.url, 'userJoinAgoraRoom', { roomNumber: owner.roomNumber }, { token: owner.teacher.token });
-    for (const forged of [`${altered}.${sig}`, 'abc.def', 'nonsense', joined.data.imToken as string]) {
+    for (const forged of [`${altered}.${sig}`, 'abc.def', 'nonsense', joined.data.imToken]) {
       expect((await call(server.url, 'getSharedRecord', { token: forged })).code, forged).toBe('37006');
     }
     // Expired after 7 days.
@@ -433,7 +432,7 @@ describe('recording start timeout [pglite]', () => {
   it('no recorder within the timeout: roomRecordFailed to the room, recordState 0, and no recorder may claim it after', async () => {
     const { roomNumber, teacher, students } = await recordingClass(server, 1);
     const joined = await call(server.url, 'userJoinAgoraRoom', { roomNumber }, { token: students[0]!.token });
-    const socket = await connectRoom(server.url, joined.data.imToken as string);
+    const socket = await connectRoom(server.url, joined.data.imToken);
     sockets.push(socket);
     expect((await ask(socket, 'joinRoom')).code).toBe('0');
     const failed = waitFor(socket, 'roomRecordFailed', () => true, 10_000);
@@ -471,11 +470,11 @@ describe('recording file links on S3 [pglite + s3rver]', () => {
     const { fileId, key, segs } = await finishedRecord(server, owner.teacher.userId, bytes);
     const got = await call(server.url, 'getRecordFileUrl', { fileId }, { token: owner.teacher.token });
     expect(got.data.fileUrl).toContain(s3.endpoint);
-    const part = await fetch(got.data.fileUrl as string, { headers: { range: 'bytes=10-14' } });
+    const part = await fetch(got.data.fileUrl, { headers: { range: 'bytes=10-14' } });
     expect(part.status).toBe(206);
     expect(await part.text()).toBe('abcde');
     const dl = await call(server.url, 'getRecordFileUrl', { fileId, download: true }, { token: owner.teacher.token });
-    expect(new URL(dl.data.fileUrl as string).searchParams.get('response-content-disposition')).toMatch(/^attachment; /);
+    expect(new URL(dl.data.fileUrl).searchParams.get('response-content-disposition')).toMatch(/^attachment; /);
     expect((await call(server.url, 'delRecord', { fileId }, { token: owner.teacher.token })).code).toBe('0');
     const objects = server.banshu.platform.objects;
     expect(await objects.head(key)).toBeNull();

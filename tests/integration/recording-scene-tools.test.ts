@@ -11,7 +11,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createLogger } from '#core/platform/logger.ts';
 import { boardRoom, type Person } from '#tests/support/board-client.ts';
-import { ask, connectRoom, type RoomSocket } from '#tests/support/room-client.ts';
+import { ask, connectRoom, type KnownRequest, type RequestPayload, type RoomSocket } from '#tests/support/room-client.ts';
 import { startTestServer, type TestServer } from '#tests/support/server.ts';
 import { until } from '#tests/support/until.ts';
 import { RoomLink } from '../../workers/record/room-link.ts';
@@ -63,10 +63,10 @@ function gold(p: OverlayPanel): number {
   for (let i = 0; i < (p.w * p.h) / 4; i++) if (p.yuv[u + i]! < 100) n++;
   return n;
 }
-const answer = (socket: RoomSocket, name: string, payload: unknown = {}) =>
+const answer = <K extends KnownRequest>(socket: RoomSocket, name: K, payload: RequestPayload<K> = {} as RequestPayload<K>) =>
   ask(socket, name, payload).then((a) => {
     expect(a.code, `${name}: ${a.msg}`).toBe('0');
-    return a.data as never;
+    return a.data;
   });
 
 it('shows the buzzer, its winner, the random pick and a countdown as they happen', async () => {

@@ -18,6 +18,7 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { BACKGROUND_COLOURS } from '#core/contracts/board.ts';
 import { emptyClassTools, type ClassTools } from '#core/contracts/class-tools.ts';
+import type { ApiName } from '#core/contracts/api.ts';
 import { call, signIn } from '#tests/support/api.ts';
 import { frameAt } from '#tests/support/av-analysis.ts';
 import { ask, connectRoom, type RoomSocket } from '#tests/support/room-client.ts';
@@ -37,7 +38,7 @@ let roomNumber = '';
 let teacherRoom: RoomSocket;
 const students: RoomSocket[] = [];
 
-const api = (name: string, body: Record<string, unknown>) => call(server.url, name, body, { token: teacher.token });
+const api = <N extends ApiName>(name: N, body: Record<string, unknown>) => call(server.url, name, body, { token: teacher.token });
 const sleepUntil = (t: number) => new Promise((r) => setTimeout(r, Math.max(0, t - Date.now())));
 
 beforeAll(async () => {
@@ -48,12 +49,12 @@ beforeAll(async () => {
   await server.banshu.platform.services.billingRepo.grant(teacher.userId, { vip_room_time: new Date(Date.now() + 86400_000) });
   const created = await api('createAgoraRoom', { roomType: 1, consumption: 'on' });
   expect(created.code).toBe('0');
-  roomNumber = created.data.roomInfo.roomNumber as string;
+  roomNumber = created.data.roomInfo.roomNumber;
   for (let i = 0; i < 4; i++) {
     const who = i === 0 ? teacher : await signIn(server);
     const joined = await call(server.url, 'userJoinAgoraRoom', { roomNumber }, { token: who.token });
     expect(joined.code).toBe('0');
-    const socket = await connectRoom(server.url, joined.data.imToken as string);
+    const socket = await connectRoom(server.url, joined.data.imToken);
     expect((await ask(socket, 'joinRoom')).code).toBe('0');
     if (i === 0) teacherRoom = socket;
     else students.push(socket);
@@ -119,7 +120,7 @@ function digitsOf(seconds: number): Buffer {
 it('frames of the MP4 at known times show the countdown running and the published quiz result', async () => {
   const started = await api('startTask', { roomNumber });
   expect(started.code).toBe('0');
-  const taskId = started.data.taskId as string;
+  const taskId = started.data.taskId;
   const state = await until(
     'recordState 1',
     async () => (await api('getRoomMemberRecordState', { roomNumber })).data,
@@ -139,7 +140,7 @@ it('frames of the MP4 at known times show the countdown running and the publishe
   const quiz = await ask(teacherRoom, 'quizStart', { options: 4, multiple: false, correct: ['B'], limitSeconds: 0, showOwn: false });
   expect(quiz.code).toBe('0');
   const quizId = (quiz.data as { id: string }).id;
-  for (const [i, choice] of ['B', 'B', 'A'].entries())
+  for (const [i, choice] of (['B', 'B', 'A'] as const).entries())
     expect((await ask(students[i]!, 'quizAnswer', { id: quizId, choice: [choice] })).code).toBe('0');
   await sleepUntil(origin + 8000);
   expect((await ask(teacherRoom, 'quizCollect', { id: quizId })).code).toBe('0');

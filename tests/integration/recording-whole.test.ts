@@ -82,12 +82,12 @@ async function openRoom(): Promise<Room> {
   const teacher = await signIn(web);
   await web.banshu.platform.services.billingRepo.grant(teacher.userId, { vip_room_time: new Date(Date.now() + 86400_000) });
   const created = await call(web.url, 'createAgoraRoom', { roomType: 1, consumption: 'on' }, { token: teacher.token });
-  const number = created.data.roomInfo.roomNumber as string;
+  const number = created.data.roomInfo.roomNumber;
   const joined = await call(web.url, 'userJoinAgoraRoom', { roomNumber: number }, { token: teacher.token });
-  const peer = await MediaTestPeer.connect(joined.data.mediaUrl);
+  const peer = await MediaTestPeer.connect(joined.data.mediaUrl!);
   peers.push(peer);
-  await peer.ok('join', { token: joined.data.mediaToken });
-  const socket = await connectRoom(web.url, joined.data.imToken as string);
+  await peer.ok('join', { token: joined.data.mediaToken! });
+  const socket = await connectRoom(web.url, joined.data.imToken);
   sockets.push(socket);
   expect((await ask(socket, 'joinRoom')).code).toBe('0');
   const pub = await publishRtp(peer, { video: 'testsrc2=s=320x240:r=15', audio: 'sine=f=440:r=48000,volume=0.1' });
@@ -168,7 +168,7 @@ async function recordClass(room: Room, recorderPids: number[]): Promise<{ taskId
   await showBoard(room, 0);
   const started = await call(web.url, 'startTask', { roomNumber: room.number }, { token: room.teacher.token });
   expect(started.code).toBe('0');
-  const taskId = started.data.taskId as string;
+  const taskId = started.data.taskId;
   const t = await until(
     'the recording started',
     () => task(taskId),

@@ -29,8 +29,8 @@ describe('a restart', () => {
       const mobile = nextMobile();
       await call(first.url, 'sendPhoneCode', { mobile });
       const code = first.platform.services.devOutbox!.list()[0]!.code;
-      const token = (await call(first.url, 'loginUser', { mobile, code })).data.userInfo.userToken as string;
-      const roomNumber = (await call(first.url, 'createRoom', { roomType: 2 }, { token })).data.roomInfo.roomNumber as string;
+      const token = (await call(first.url, 'loginUser', { mobile, code })).data.userInfo.userToken;
+      const roomNumber = (await call(first.url, 'createRoom', { roomType: 2 }, { token })).data.roomInfo.roomNumber;
       const joined = await call(first.url, 'userJoinAgoraRoom', { roomNumber }, { token });
       const socket = await connectRoom(first.url, joined.data.imToken);
       expect((await ask(socket, 'joinRoom')).code).toBe('0');

@@ -13,7 +13,7 @@ async function whiteboardClass(server: TestServer) {
   const teacher = await signIn(server);
   const created = await call(server.url, 'createRoom', { roomType: 2 }, { token: teacher.token });
   expect(created.code).toBe('0');
-  return { teacher, roomNumber: created.data.roomInfo.roomNumber as string };
+  return { teacher, roomNumber: created.data.roomInfo.roomNumber };
 }
 
 const CREATOR_FIELDS = ['createUser', 'createUserIdNumber', 'createUserName'] as const;

@@ -8,7 +8,16 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { call, signIn } from '#tests/support/api.ts';
 import { boardRoom, connectBoard, createOp, type BoardSocket, type Person } from '#tests/support/board-client.ts';
-import { ask, connectRoom, record, type RoomSocket } from '#tests/support/room-client.ts';
+import {
+  ask,
+  connectRoom,
+  rawAsk,
+  record,
+  sendStroke,
+  type KnownRequest,
+  type RequestPayload,
+  type RoomSocket,
+} from '#tests/support/room-client.ts';
 import { startTestServer, type TestServer } from '#tests/support/server.ts';
 import { until } from '#tests/support/until.ts';
 
@@ -50,7 +59,7 @@ async function opCount(): Promise<number> {
 
 /** A round trip (an unknown request, answered '5'): what the server sent before has arrived. */
 async function flush(socket: BoardSocket): Promise<void> {
-  expect((await ask(socket, 'flush')).code).toBe('5');
+  expect((await rawAsk(socket, 'flush')).code).toBe('5');
 }
 
 /** A converted three-page document of the teacher's, shown in the room (as the recent-documents picker opens it). */
@@ -128,14 +137,14 @@ describe('room view', () => {
     await room(kicked.imToken);
     const v = await view(kicked, roomNumber);
     expect(v.data.canDraw).toBe(false);
-    const viewSocket = await board(v.data.wbtoken as string);
+    const viewSocket = await board(v.data.wbtoken);
     const gone = new Promise<void>((resolve) => viewSocket.once('disconnect', () => resolve()));
     expect((await ask(t, 'kickout', { userId: kicked.userId })).code).toBe('0');
     await gone;
     const again = await view(kicked, roomNumber);
     expect(again.code).toBe('31004');
     expect(again.reason).toBe('removed');
-    await expect(connectBoard(server.url, v.data.wbtoken as string)).rejects.toMatchObject({ code: '31004' });
+    await expect(connectBoard(server.url, v.data.wbtoken)).rejects.toMatchObject({ code: '31004' });
   });
 
   it('refuses every write of a read-only view token, storing and relaying nothing', async () => {
@@ -149,13 +158,13 @@ describe('room view', () => {
     const seatBoard = await board(member.wbToken);
     const v = await view(member, roomNumber);
     expect(v.data.canDraw).toBe(false);
-    const ro = await board(v.data.wbtoken as string);
+    const ro = await board(v.data.wbtoken);
     const synced = record(teacherBoard, 'sync');
     const strokes = record(teacherBoard, 'stroke');
     const before = await opCount();
 
     const slide = `doc:${docId}:1`;
-    const writes: Array<[string, unknown]> = [
+    const writes: Array<{ [K in KnownRequest]: [K, RequestPayload<K>] }[KnownRequest]> = [
       ['sync', createOp('ro-1', 'ro-item-1')],
       ['sync', createOp('ro-2', 'ro-item-2', slide)],
       ['clear', { opId: 'ro-3', page: 'wb:0' }],
@@ -166,7 +175,7 @@ describe('room view', () => {
       const r = await ask(ro, event, payload);
       expect(r.code, event).toBe('31004');
     }
-    ro.emit('stroke', { strokeId: 'ro-s', page: 'wb:0', points: [1, 2, 3, 4], color: 'red', width: 4, start: true });
+    sendStroke(ro, { strokeId: 'ro-s', page: 'wb:0', points: [1, 2, 3, 4], color: 'red', width: 4, start: true });
     // A board picture: refused to the view, stored for the same person's seat token.
     const png = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.alloc(50, 2)]);
     const upload = (token: string) =>
@@ -175,7 +184,7 @@ describe('room view', () => {
         headers: { authorization: `Bearer ${token}`, 'content-type': 'application/octet-stream' },
         body: new Uint8Array(png),
       }).then((r) => r.json() as Promise<{ code: string }>);
-    expect((await upload(v.data.wbtoken as string)).code).toBe('31004');
+    expect((await upload(v.data.wbtoken)).code).toBe('31004');
     expect((await upload(member.wbToken)).code).toBe('0');
     // Reading is allowed.
     expect((await ask(ro, 'getBoard', { page: 'wb:0' })).code).toBe('0');
@@ -187,7 +196,7 @@ describe('room view', () => {
 
     // The same person's seat token does write and relay: the refusal was the view's alone.
     expect((await ask(seatBoard, 'sync', createOp('seat-1', 'seat-item-1'))).code).toBe('0');
-    seatBoard.emit('stroke', { strokeId: 'seat-s', page: 'wb:0', points: [1, 2, 3, 4], color: 'red', width: 4, start: true });
+    sendStroke(seatBoard, { strokeId: 'seat-s', page: 'wb:0', points: [1, 2, 3, 4], color: 'red', width: 4, start: true });
     await until('the seat stroke relayed', () => strokes.some((p: { strokeId: string }) => p.strokeId === 'seat-s'));
     expect(await opCount()).toBe(before + 1);
     // The view hears accepted operations like everyone on the board.
@@ -199,7 +208,7 @@ describe('room view', () => {
   it('a token naming another user or altered to draw is refused at the door', async () => {
     const { roomNumber, students } = await boardRoom(server, 2, 2);
     const v = await view(students[0]!, roomNumber);
-    const token = v.data.wbtoken as string;
+    const token = v.data.wbtoken;
     // Flip the signed payload's view from 'read' to 'draw' and its uid to another student's.
     const [body, sig] = token.split('.') as [string, string];
     const claims = JSON.parse(Buffer.from(body, 'base64url').toString()) as Record<string, unknown>;
@@ -220,10 +229,9 @@ describe('room view', () => {
     const v = await view(students[0]!, roomNumber);
     expect(v.data.courseware).toMatchObject({ documentId: docId, pptCurrentPage: 1, pptTotalPage: 3 });
     expect(v.data.showState).toBe('ppt');
-    const ro = await board(v.data.wbtoken as string);
-    type ViewEvent = { courseware?: { pptCurrentPage: number }; showState?: string; roomExtend?: string; closed?: boolean };
-    const events = record<ViewEvent>(ro, 'roomView');
-    const viewSyncs = record<{ opId: string }>(ro, 'sync');
+    const ro = await board(v.data.wbtoken);
+    const events = record(ro, 'roomView');
+    const viewSyncs = record(ro, 'sync');
     const page = (n: number) => () => events.some((e) => e.courseware?.pptCurrentPage === n);
 
     // The classroom turns the page: the view hears the new courseware block.
@@ -234,8 +242,8 @@ describe('room view', () => {
 
     // The creator's own view: a drawing token that turns the page for everyone.
     const own = await view(teacher, roomNumber, teacher.userId);
-    const drawer = await board(own.data.wbtoken as string);
-    const classroomHears = record<{ courseware: { pptCurrentPage: number } }>(t, 'courseware');
+    const drawer = await board(own.data.wbtoken);
+    const classroomHears = record(t, 'courseware');
     const turned = await ask(drawer, 'turnPage', { page: 3 });
     expect(turned.code).toBe('0');
     expect(turned.data).toMatchObject({ pptCurrentPage: 3 });

@@ -7,16 +7,13 @@
  * reload ('10').
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { io, type Socket } from 'socket.io-client';
 import type { boardRequests } from '#core/contracts/board.ts';
-import type { mediaRequests } from '#core/contracts/media-signaling.ts';
-import { MEDIA_REQUEST_EVENT } from '#core/contracts/media-signaling.ts';
+import { mediaEnvelope, MEDIA_REQUEST_EVENT, type mediaRequests } from '#core/contracts/media-signaling.ts';
 import { ROOM_PROTOCOL_VERSION, type roomRequests } from '#core/contracts/room-events.ts';
-import { USER_NAMESPACE } from '#core/contracts/user-events.ts';
 import { call } from '#tests/support/api.ts';
 import { boardRoom, connectBoard, createOp, type Person } from '#tests/support/board-client.ts';
 import { MediaTestPeer } from '#tests/support/media-client.ts';
-import { ask, connectRoom, type RoomSocket } from '#tests/support/room-client.ts';
+import { ask, connectRoom, connectUser, rawAsk, rawEmit, waitFor, type RoomSocket } from '#tests/support/room-client.ts';
 import { startTestServer, type TestServer } from '#tests/support/server.ts';
 
 type Payload = Record<string, unknown>;
@@ -130,8 +127,8 @@ let roomNumber: string;
 const closeLater: Array<{ close(): void }> = [];
 let tRoom: RoomSocket;
 let sRoom: RoomSocket;
-let tBoard: Socket;
-let sBoard: Socket;
+let tBoard: RoomSocket;
+let sBoard: RoomSocket;
 let tMedia: MediaTestPeer;
 let sMedia: MediaTestPeer;
 /** Whatever reached the student's connections while the teacher sent bad payloads. */
@@ -166,9 +163,9 @@ beforeAll(async () => {
   await sMedia.ok('join', { token: await mediaToken(student.token) });
   sRoom.onAny((event: string) => heard.push(`room ${event}`));
   sBoard.onAny((event: string) => heard.push(`board ${event}`));
-  sMedia.socket.on('note', (n: { type: string }) => {
+  sMedia.socket.onAny((event: string, n: { type?: string }) => {
     // Speaking levels and network quality are sent on a timer, whatever anyone asks.
-    if (n.type !== 'audioLevels' && n.type !== 'quality') heard.push(`media ${n.type}`);
+    if (n?.type !== 'audioLevels' && n?.type !== 'quality') heard.push(`media ${event} ${String(n?.type)}`);
   });
 }, 180_000);
 
@@ -188,18 +185,18 @@ describe('every socket message refuses what breaks its contract', () => {
     const before = await database();
     for (const [event, m] of Object.entries(ROOM)) {
       for (const bad of badPayloads(m)) {
-        const answer = await paced(() => ask(tRoom, event, bad.payload));
+        const answer = await paced(() => rawAsk(tRoom, event, bad.payload));
         expect(answer.code, `${event}: ${bad.why}`).toBe('5');
         expect(answer.data, `${event}: ${bad.why}`).toBeUndefined();
       }
     }
     // Whatever was sent before this round trip has arrived at the student.
-    await paced(() => ask(sRoom, 'flush'));
+    await paced(() => rawAsk(sRoom, 'flush'));
     expect(heard).toEqual([]);
     expect(await database()).toBe(before);
     expect(({} as Payload)['polluted']).toBeUndefined();
     // Still serving: a valid request works.
-    const seen = new Promise((r) => sRoom.once('messageevent', r));
+    const seen = waitFor(sRoom, 'messageevent');
     expect((await paced(() => ask(tRoom, 'chat', { text: 'still here' }))).code).toBe('0');
     expect(await seen).toMatchObject({ text: 'still here' });
     heard.splice(0);
@@ -211,18 +208,18 @@ describe('every socket message refuses what breaks its contract', () => {
       for (const bad of badPayloads(m)) {
         if (event === 'stroke') {
           // Volatile and unanswered: a bad batch is dropped, never relayed.
-          tBoard.emit('stroke', bad.payload);
+          rawEmit(tBoard, 'stroke', bad.payload);
           continue;
         }
-        const answer = await paced(() => ask(tBoard, event, bad.payload));
+        const answer = await paced(() => rawAsk(tBoard, event, bad.payload));
         expect(answer.code, `${event}: ${bad.why}`).toBe('5');
       }
     }
-    await paced(() => ask(tBoard, 'flush'));
-    await paced(() => ask(sBoard, 'flush'));
+    await paced(() => rawAsk(tBoard, 'flush'));
+    await paced(() => rawAsk(sBoard, 'flush'));
     expect(heard).toEqual([]);
     expect(await database()).toBe(before);
-    const seen = new Promise((r) => sBoard.once('sync', r));
+    const seen = waitFor(sBoard, 'sync');
     expect((await paced(() => ask(tBoard, 'sync', createOp('after', 'after')))).code).toBe('0');
     expect(await seen).toMatchObject({ opId: 'after' });
     heard.splice(0);
@@ -235,10 +232,8 @@ describe('every socket message refuses what breaks its contract', () => {
         // The envelope (v, type) stays; what follows it breaks the request's contract.
         const body =
           typeof bad.payload === 'object' && bad.payload !== null && !Array.isArray(bad.payload) ? bad.payload : { data: bad.payload };
-        const answer = await paced(() =>
-          tMedia.socket.timeout(10_000).emitWithAck(MEDIA_REQUEST_EVENT, { ...(body as Payload), v: 1, type }),
-        );
-        expect((answer as { code: string }).code, `${type}: ${bad.why}`).toBe('5');
+        const answer = await paced(() => tMedia.rawReq(type, body));
+        expect(answer.code, `${type}: ${bad.why}`).toBe('5');
       }
     }
     for (const envelope of [
@@ -251,8 +246,8 @@ describe('every socket message refuses what breaks its contract', () => {
       { v: '1', type: 'probe', kind: 'ping' },
       { v: 1, type: 'nope' },
     ]) {
-      const answer = await paced(() => tMedia.socket.timeout(10_000).emitWithAck(MEDIA_REQUEST_EVENT, envelope));
-      expect((answer as { code: string }).code, JSON.stringify(envelope)).toBe('5');
+      const answer = await paced(() => tMedia.rawEmit(envelope));
+      expect(answer.code, JSON.stringify(envelope)).toBe('5');
     }
     expect((await paced(() => sMedia.req('probe', { kind: 'ping' }))).code).toBe('0');
     expect(heard).toEqual([]);
@@ -261,19 +256,10 @@ describe('every socket message refuses what breaks its contract', () => {
   });
 
   it('user channel: clients ask nothing there, so any request is answered 5', async () => {
-    const socket = io(`${server.url}${USER_NAMESPACE}`, {
-      auth: { token: teacher.token },
-      transports: ['websocket'],
-      forceNew: true,
-      reconnection: false,
-    });
+    const socket = await connectUser(server.url, teacher.token);
     closeLater.push(socket);
-    await new Promise((resolve, reject) => {
-      socket.once('connect', () => resolve(null));
-      socket.once('connect_error', reject);
-    });
     for (const event of ['paymentSuccess', 'anything', '__proto__']) {
-      expect(((await paced(() => socket.timeout(5000).emitWithAck(event, { orderId: '1' }))) as { code: string }).code).toBe('5');
+      expect((await paced(() => rawAsk(socket, event, { orderId: '1' }))).code).toBe('5');
     }
   });
 
@@ -287,10 +273,10 @@ describe('every socket message refuses what breaks its contract', () => {
     for (const [socket, event, payload] of [
       [room, 'chat', { text: big }],
       [board, 'sync', { ...createOp('big', 'big'), id: big }],
-      [media.socket, MEDIA_REQUEST_EVENT, { v: 1, type: 'probe', kind: 'upload', data: big }],
+      [media.socket, MEDIA_REQUEST_EVENT, mediaEnvelope('probe', { kind: 'upload', data: big })],
     ] as const) {
       const closed = new Promise((r) => socket.once('disconnect', r));
-      socket.emit(event, payload, () => undefined);
+      rawEmit(socket, event, payload, () => undefined);
       await closed;
     }
     expect(await database()).toBe(before);
@@ -313,37 +299,19 @@ describe("a client of an older protocol is told to refresh the page ('10')", () 
   });
 
   it('board channel: a handshake with an older version', async () => {
-    const old = io(`${server.url}/board`, {
-      auth: { token: student.wbToken, version: 0 },
-      transports: ['websocket'],
-      forceNew: true,
-      reconnection: false,
+    await expect(connectBoard(server.url, student.wbToken, { auth: { version: 0 } })).rejects.toMatchObject({
+      code: '10',
+      msg: '版本已更新，请刷新页面',
     });
-    closeLater.push(old);
-    const refused = await new Promise<{ data?: { code: string; msg: string } }>((resolve, reject) => {
-      old.once('connect', () => reject(new Error('connected')));
-      old.once('connect_error', resolve);
-    });
-    expect(refused.data).toEqual({ code: '10', msg: '版本已更新，请刷新页面' });
     // The current version connects.
-    const current = io(`${server.url}/board`, {
-      auth: { token: student.wbToken, version: 1 },
-      transports: ['websocket'],
-      forceNew: true,
-      reconnection: false,
-    });
-    closeLater.push(current);
-    await new Promise((resolve, reject) => {
-      current.once('connect', () => resolve(null));
-      current.once('connect_error', reject);
-    });
+    closeLater.push(await connectBoard(server.url, student.wbToken, { auth: { version: 1 } }));
   });
 
   it('media signaling: a request with an older `v`', async () => {
     const peer = await MediaTestPeer.connect(server.url);
     closeLater.push(peer);
-    expect((await paced(() => peer.req('probe', { kind: 'ping' }, 0))).code).toBe('10');
-    expect((await paced(() => peer.req('join', { token: 'x' }, 0))).code).toBe('10');
+    expect((await paced(() => peer.rawReq('probe', { kind: 'ping' }, 0))).code).toBe('10');
+    expect((await paced(() => peer.rawReq('join', { token: 'x' }, 0))).code).toBe('10');
     expect((await paced(() => peer.req('probe', { kind: 'ping' }))).code).toBe('0');
   });
 });

@@ -11,14 +11,13 @@ import { spawnSync } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { io, type Socket } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { STUDIO_PART_BYTES, studioPartSize } from '#core/contracts/studio.ts';
 import { call, signIn } from '#tests/support/api.ts';
 import { browserTake } from '#tests/fixtures/courseware.ts';
 import { sharedConverter, testConverter } from '#tests/support/courseware.ts';
 import { until } from '#tests/support/until.ts';
-import { waitFor } from '#tests/support/room-client.ts';
+import { connectUser, waitFor, type RoomSocket } from '#tests/support/room-client.ts';
 import { startS3, type TestS3 } from '#tests/support/s3.ts';
 import { startTestServer, type TestServer } from '#tests/support/server.ts';
 
@@ -64,7 +63,7 @@ async function uploadTake(
 ): Promise<{ uploadToken: string; parts: Part[] }> {
   const opened = await call(s.url, 'createUploadToken', { mediaType }, { token });
   expect(opened.code).toBe('0');
-  const uploadToken = opened.data.uploadToken as string;
+  const uploadToken = opened.data.uploadToken;
   const count = Math.ceil(bytes.length / STUDIO_PART_BYTES);
   const wanted = Array.from({ length: count }, (_, i) => ({ partNumber: i + 1, size: studioPartSize(i + 1, bytes.length) }));
   const signed = await call(s.url, 'signUploadParts', { uploadToken, parts: wanted }, { token });
@@ -116,7 +115,7 @@ async function counts(s: TestServer) {
 describe.each(['disk', 's3'] as const)('studio uploads [%s store]', (store) => {
   let s3: TestS3 | null = null;
   let s: TestServer;
-  const sockets: Socket[] = [];
+  const sockets: RoomSocket[] = [];
   beforeAll(async () => {
     if (store === 's3') s3 = await startS3();
     s = await startTestServer({ env: { ...(s3?.env ?? {}), STUDIO_MAX_MB: '12' }, overrides: { jobs: true, converter: shared } });
@@ -129,14 +128,13 @@ describe.each(['disk', 's3'] as const)('studio uploads [%s store]', (store) => {
 
   it('sends a take in parts straight to the store, saves it once, and the worker makes a fast-start MP4 with AAC and a poster', async () => {
     const teacher = await signIn(s);
-    const library = io(`${s.url}/user`, { auth: { token: teacher.token }, transports: ['websocket'], forceNew: true, reconnection: false });
+    const library = await connectUser(s.url, teacher.token);
     sockets.push(library);
-    await new Promise((resolve) => library.once('connect', () => resolve(null)));
     const { uploadToken, parts } = await uploadTake(s, teacher.token, take);
     expect(parts).toHaveLength(2);
     if (store === 's3') {
       const again = await call(s.url, 'signUploadParts', { uploadToken, parts: [{ partNumber: 1, size: 10 }] }, { token: teacher.token });
-      expect(again.data.parts[0].url).toContain(s3!.endpoint);
+      expect(again.data.parts[0]!.url).toContain(s3!.endpoint);
     }
     // A part sent again (a retry whose answer was lost) replaces itself.
     const resign = await call(
@@ -162,7 +160,7 @@ describe.each(['disk', 's3'] as const)('studio uploads [%s store]', (store) => {
     expect(b.data.fileId).toBe(a.data.fileId);
     const c = await call(s.url, 'addlocalRecordFile', body, { token: teacher.token });
     expect(c.data.fileId).toBe(a.data.fileId);
-    const fileId = a.data.fileId as string;
+    const fileId = a.data.fileId;
     expect((await counts(s)).saved).toBe(1);
 
     // Listed at once in the studio tab, 'transcoding' (no size) until the MP4 is made.
@@ -172,14 +170,14 @@ describe.each(['disk', 's3'] as const)('studio uploads [%s store]', (store) => {
     const event = await ready;
     expect(event).toMatchObject({ fileId, state: 'ready' });
     const made = await call(s.url, 'getRecordList', { recordType: 1 }, { token: teacher.token });
-    expect(made.data.recordList[0].fileSize).toBe(event.fileSize);
+    expect(made.data.recordList[0]!.fileSize).toBe(event.fileSize);
     expect(Number(event.fileSize)).toBeGreaterThan(1000);
-    expect(made.data.recordList[0].durationMs).toBeGreaterThan(TAKE_SECONDS * 1000 - 300);
-    expect(made.data.recordList[0].durationMs).toBeLessThan(TAKE_SECONDS * 1000 + 300);
+    expect(made.data.recordList[0]!.durationMs).toBeGreaterThan(TAKE_SECONDS * 1000 - 300);
+    expect(made.data.recordList[0]!.durationMs).toBeLessThan(TAKE_SECONDS * 1000 + 300);
 
     const urls = await call(s.url, 'getRecordFileUrl', { fileId }, { token: teacher.token });
     expect(urls.code).toBe('0');
-    const mp4 = new Uint8Array(await (await fetch(new URL(urls.data.fileUrl as string, s.url))).arrayBuffer());
+    const mp4 = new Uint8Array(await (await fetch(new URL(urls.data.fileUrl, s.url))).arrayBuffer());
     expect(mp4.length).toBe(Number(event.fileSize));
     const boxes = topBoxes(mp4);
     expect(boxes.indexOf('moov')).toBeGreaterThanOrEqual(0);
@@ -263,7 +261,7 @@ describe.each(['disk', 's3'] as const)('studio uploads [%s store]', (store) => {
     const teacher = await signIn(s);
     const opened = await call(s.url, 'createUploadToken', {}, { token: teacher.token });
     expect(opened.code).toBe('0');
-    const uploadToken = opened.data.uploadToken as string;
+    const uploadToken = opened.data.uploadToken;
     const signed = await call(s.url, 'signUploadParts', { uploadToken, parts: [{ partNumber: 1, size: 1000 }] }, { token: teacher.token });
     const p = signed.data.parts[0] as { url: string; headers: Record<string, string> };
     expect((await putPart(p.url, p.headers, take.subarray(0, 1000))).status).toBe(200);
@@ -291,7 +289,7 @@ describe.each(['disk', 's3'] as const)('studio uploads [%s store]', (store) => {
     const row = await s.banshu.platform.database.db
       .selectFrom('studio_uploads')
       .select('state')
-      .where('token', '=', left.data.uploadToken as string)
+      .where('token', '=', left.data.uploadToken)
       .executeTakeFirstOrThrow();
     expect(row.state).toBe('aborted');
   });
@@ -311,7 +309,7 @@ describe('studio rules [disk store]', () => {
     const { token } = await signIn(s);
     const room = await call(s.url, 'createRoom', { roomType: 2 }, { token });
     const visitor = await call(s.url, 'touristJoinRoom', { roomNumber: room.data.roomInfo.roomNumber, userName: 'Ann' });
-    expect((await call(s.url, 'createUploadToken', {}, { token: visitor.data.userInfo.userToken })).code).toBe('31004');
+    expect((await call(s.url, 'createUploadToken', {}, { token: visitor.data.userInfo!.userToken })).code).toBe('31004');
     for (let i = 0; i < 3; i++) expect((await call(s.url, 'createUploadToken', {}, { token })).code).toBe('0');
     expect((await call(s.url, 'createUploadToken', {}, { token })).code).toBe('39006');
   });
@@ -328,7 +326,7 @@ describe('studio rules [disk store]', () => {
       'the WebM take made into an MP4',
       async () => {
         const r = await call(s.url, 'getRecordFileUrl', { fileId: saved.data.fileId }, { token: teacher.token });
-        fileUrl = r.code === '0' ? (r.data.fileUrl as string) : '';
+        fileUrl = r.code === '0' ? r.data.fileUrl : '';
         return fileUrl !== '';
       },
       60_000,

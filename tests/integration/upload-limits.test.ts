@@ -47,7 +47,7 @@ async function phoneLink(): Promise<string> {
   const { teacher, roomNumber } = await boardRoom(server, 2, 0);
   const link = await call(server.url, 'createPhoneUploadLink', { roomNumber }, { token: teacher.token });
   expect(link.code).toBe('0');
-  return new URL(link.data.url as string).searchParams.get('t')!;
+  return new URL(link.data.url).searchParams.get('t')!;
 }
 
 it('refuses a forged phone link before reading the body: the answer comes while the client is still sending', async () => {

@@ -1,5 +1,5 @@
 /** A small client for the /api contract, for integration tests and benchmarks. */
-import type { Envelope } from '#core/contracts/api.ts';
+import type { ApiData, ApiName, Envelope } from '#core/contracts/api.ts';
 import type { TestServer } from './server.ts';
 
 export interface CallOptions {
@@ -11,12 +11,24 @@ export interface CallOptions {
   headers?: Record<string, string>;
 }
 
-export interface CallResult<T = unknown> extends Envelope<T> {
+/**
+ * A test's view of an answer: `data` is what the contract says a '0' answer carries. A test checks
+ * the code before it reads the data; a refusal carries null (reading it fails the test).
+ */
+export interface CallResult<T = unknown> extends Omit<Envelope<T>, 'data'> {
+  data: T;
   status: number;
   setCookie: string | null;
 }
 
-export async function call<T = any>(baseUrl: string, name: string, body: unknown = {}, o: CallOptions = {}): Promise<CallResult<T>> {
+/**
+ * Calls /api/<name>. Typed by the API contract (core/contracts/api.ts) when `name` is one of its
+ * calls; the body is sent as given (a test may send what the contract refuses, or a form).
+ */
+export async function call<N extends ApiName>(baseUrl: string, name: N, body?: unknown, o?: CallOptions): Promise<CallResult<ApiData<N>>>;
+/** A name outside the contract (a probe of the router), or an answer the test types itself. */
+export async function call<T = unknown>(baseUrl: string, name: string, body?: unknown, o?: CallOptions): Promise<CallResult<T>>;
+export async function call(baseUrl: string, name: string, body: unknown = {}, o: CallOptions = {}): Promise<CallResult<unknown>> {
   const headers: Record<string, string> = { ...o.headers };
   if (o.token) headers['token'] = o.token;
   if (o.cookie) headers['cookie'] = o.cookie;
@@ -32,13 +44,13 @@ export async function call<T = any>(baseUrl: string, name: string, body: unknown
   const qs = o.requestId ? `?requestId=${encodeURIComponent(o.requestId)}&ua=web` : '?ua=web';
   const res = await fetch(`${baseUrl}/api/${name}${qs}`, { method: 'POST', headers, body: payload });
   const text = await res.text();
-  let env: Envelope<T>;
+  let env: Envelope<unknown>;
   try {
-    env = JSON.parse(text) as Envelope<T>;
+    env = JSON.parse(text) as Envelope<unknown>;
   } catch {
     throw new Error(`not an envelope (HTTP ${res.status}): ${text.slice(0, 200)}`);
   }
-  return { ...env, status: res.status, setCookie: res.headers.get('set-cookie') };
+  return { ...env, data: env.data, status: res.status, setCookie: res.headers.get('set-cookie') };
 }
 
 let mobileSeq = 0;
@@ -54,7 +66,7 @@ export async function signIn(server: TestServer, mobile = nextMobile()): Promise
   if (sent.code !== '0') throw new Error(`sendPhoneCode failed: ${sent.code} ${sent.msg}`);
   const code = (await server.outbox()).find((m) => m.mobile === mobile)?.code;
   if (!code) throw new Error('no code in the outbox');
-  const login = await call<{ userInfo: { userToken: string; userId: string } }>(server.url, 'loginUser', { mobile, code });
+  const login = await call(server.url, 'loginUser', { mobile, code });
   if (login.code !== '0' || !login.data) throw new Error(`loginUser failed: ${login.code} ${login.msg}`);
   return { token: login.data.userInfo.userToken, userId: login.data.userInfo.userId, mobile };
 }

@@ -1,30 +1,16 @@
 /** A board-channel client for tests and benchmarks: a room with people, their board tokens and sockets. */
-import { io, type Socket } from 'socket.io-client';
-import type { Ack } from '#core/contracts/room-events.ts';
 import type { BoardItem, BoardOp, LayerState, SequencedOp, StrokeData } from '#core/contracts/board.ts';
 import { applySequencedOp, emptyLayer, layerFromState, layerToState, type Layer } from '#core/board/model.ts';
 import type { LayerAnswer } from '#core/board/board.service.ts';
 import { call, signIn } from './api.ts';
+import { connectChannel, type ConnectOptions, type RoomSocket } from './room-client.ts';
 import type { TestServer } from './server.ts';
 
-export type BoardSocket = Socket;
+export type BoardSocket = RoomSocket;
 
-export function connectBoard(baseUrl: string, token: string, opts: { lang?: string } = {}): Promise<BoardSocket> {
-  const socket = io(`${baseUrl}/board`, {
-    auth: { token },
-    transports: ['websocket'],
-    forceNew: true,
-    reconnection: false,
-    extraHeaders: opts.lang ? { lang: opts.lang } : {},
-  });
-  return new Promise((resolve, reject) => {
-    socket.once('connect', () => resolve(socket));
-    socket.once('connect_error', (err: Error & { data?: Ack<never> }) => {
-      socket.close();
-      reject(Object.assign(new Error(err.message), { code: err.data?.code ?? err.message }));
-    });
-  });
-}
+/** The board channel, with a board token (spoken through the product's channel client, see room-client.ts). */
+export const connectBoard = (baseUrl: string, token: string, opts: ConnectOptions = {}): Promise<BoardSocket> =>
+  connectChannel(baseUrl, 'board', token, opts);
 
 export interface Person {
   token: string;
@@ -44,7 +30,7 @@ export async function boardRoom(
   const teacher = await signIn(server);
   const created = await call(server.url, roomType === 1 ? 'createAgoraRoom' : 'createRoom', { roomType }, { token: teacher.token });
   if (created.code !== '0') throw new Error(`create room: ${created.code}`);
-  const roomNumber = created.data.roomInfo.roomNumber as string;
+  const roomNumber = created.data.roomInfo.roomNumber;
   const people: Person[] = [];
   for (const who of [teacher, ...(await Promise.all(Array.from({ length: students }, () => signIn(server))))]) {
     people.push(await enter(server, roomNumber, who));
@@ -59,7 +45,7 @@ export async function enter(server: TestServer, roomNumber: string, who: { token
   if (joined.code !== '0') throw new Error(`join: ${joined.code}`);
   const wb = await call(server.url, 'createWbToken', { userId: who.userId, channelId: roomNumber }, { token: who.token });
   if (wb.code !== '0') throw new Error(`createWbToken: ${wb.code}`);
-  return { ...who, imToken: joined.data.imToken as string, wbToken: wb.data.token as string };
+  return { ...who, imToken: joined.data.imToken, wbToken: wb.data.token };
 }
 
 export const strokeData = (x = 10, y = 10, n = 4): StrokeData => ({

@@ -4,6 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Converter } from '#core/courseware/converter.ts';
+import type { ApiData } from '#core/contracts/api.ts';
 import { call, type CallResult } from './api.ts';
 
 /** A PDF of `pages` pages with a line of text each; `portrait` gives A4 upright pages. */
@@ -62,9 +63,9 @@ export function sharedConverter(real: Converter): Converter {
 }
 
 export interface Uploaded {
-  sign: CallResult<any>;
+  sign: CallResult<ApiData<'createUpyunSign'>>;
   put: number;
-  add: CallResult<any>;
+  add: CallResult<ApiData<'addRoomDocument'>>;
   hash: string;
 }
 
@@ -77,16 +78,17 @@ export async function uploadCourseware(
   opts: { roomNumber?: string; documentType?: 1 | 3 } = {},
 ): Promise<Uploaded> {
   const hash = md5(bytes);
-  const sign = await call<any>(
+  const sign = await call(
     baseUrl,
     'createUpyunSign',
     { fileName: name, fileSize: bytes.byteLength, fileHash: hash, ...(opts.roomNumber ? { roomNumber: opts.roomNumber } : {}) },
     { token },
   );
-  if (sign.code !== '0') return { sign, put: 0, add: sign, hash };
-  const res = await fetch(sign.data.uploadUrl as string, {
+  // A refusal carries no data (null): the caller checks the code before it reads any.
+  if (sign.code !== '0') return { sign, put: 0, add: sign as CallResult<never>, hash };
+  const res = await fetch(sign.data.uploadUrl, {
     method: 'PUT',
-    headers: sign.data.headers as Record<string, string>,
+    headers: sign.data.headers,
     body: new Uint8Array(bytes),
   });
   await res.arrayBuffer();

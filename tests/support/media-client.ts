@@ -4,6 +4,7 @@
  * that start with a keyframe) and counts what it receives.
  */
 import { io, type Socket } from 'socket.io-client';
+import type { z } from 'zod';
 import {
   MediaStreamTrack,
   RTCPeerConnection,
@@ -17,15 +18,24 @@ import {
   useREMB,
   useSdesMid,
 } from 'werift';
+import { CHANNEL_OFFLINE, openChannel, type Channel, type ChannelProblem } from '#core/channel/open.ts';
 import {
   MEDIA_NAMESPACE,
   MEDIA_NOTE_EVENT,
-  MEDIA_PROTOCOL_VERSION,
+  mediaChannel,
+  mediaEnvelope,
   MEDIA_REQUEST_EVENT,
+  type Layer,
+  type mediaEvents,
   type MediaNote,
+  type mediaRequests,
   type MediaSource,
 } from '#core/contracts/media-signaling.ts';
-import type { Ack } from '#core/contracts/room-events.ts';
+import type { Answer } from './room-client.ts';
+
+type MediaRequests = typeof mediaRequests;
+export type MediaRequest = keyof MediaRequests;
+export type MediaAnswerData<K extends MediaRequest> = z.output<MediaRequests[K]['answer']>;
 
 /** `hostAddresses`: gather on the machine's own IPv4 addresses instead of loopback only (for Janus, which skips loopback). */
 export function clientPeerConnection(hostAddresses = false, dropShare = 0): RTCPeerConnection {
@@ -74,15 +84,24 @@ export interface SentTrack {
   start(): void;
 }
 
+/**
+ * A media node's signaling socket spoken through the product's client half (`openChannel` with the
+ * media contract, ADR 108), as the browser's media session and the recorder speak it: requests
+ * travel in the contract's envelope, answers and notes are parsed by their schemas.
+ */
 export class MediaTestPeer {
   readonly socket: Socket;
   readonly notes: MediaNote[] = [];
+  /** Messages from the node that broke their schema (none, unless the node breaks its contract). */
+  readonly problems: ChannelProblem[] = [];
+  readonly #channel: Channel<MediaRequests, typeof mediaEvents>;
   readonly #pcs: RTCPeerConnection[] = [];
   readonly #timers: NodeJS.Timeout[] = [];
 
   private constructor(socket: Socket) {
     this.socket = socket;
-    socket.on(MEDIA_NOTE_EVENT, (n: MediaNote) => this.notes.push(n));
+    this.#channel = openChannel(mediaChannel, socket, { log: (p) => this.problems.push(p) });
+    this.#channel.on(MEDIA_NOTE_EVENT, (n) => this.notes.push(n));
   }
 
   static connect(mediaUrl: string): Promise<MediaTestPeer> {
@@ -93,14 +112,36 @@ export class MediaTestPeer {
     });
   }
 
-  req<T = any>(type: string, body: Record<string, unknown> = {}, v = MEDIA_PROTOCOL_VERSION): Promise<Ack<T>> {
-    return this.socket.timeout(10_000).emitWithAck(MEDIA_REQUEST_EVENT, { v, type, ...body }) as Promise<Ack<T>>;
+  /**
+   * A request of the contract, answered as the contract says: rejects when no answer came in time
+   * and when the answer broke its schema.
+   */
+  async req<K extends MediaRequest>(type: K, body: z.input<MediaRequests[K]['payload']>): Promise<Answer<MediaAnswerData<K>>> {
+    const before = this.problems.length;
+    const answer = await this.#channel.request(type, body, { timeoutMs: 10_000 });
+    const broke = this.problems.slice(before).find((p) => p.kind === 'answer' && p.name === type);
+    if (broke) throw new Error(`the media answer to ${type} broke its schema: ${broke.issue}`);
+    if (answer.code === CHANNEL_OFFLINE) throw new Error(`no answer to ${type} within 10 s (or the socket is down)`);
+    return answer as Answer<MediaAnswerData<K>>;
   }
 
-  async ok<T = any>(type: string, body: Record<string, unknown> = {}): Promise<T> {
-    const a = await this.req<T>(type, body);
+  /**
+   * The raw path, for tests that send what the contract refuses: the envelope of `type` (built by
+   * the contract's own `mediaEnvelope`, at version `v`) around `body` as given; the answer unparsed.
+   */
+  rawReq(type: string, body: unknown, v?: number): Promise<Answer<unknown>> {
+    return this.rawEmit(mediaEnvelope(type, body, v));
+  }
+
+  /** The rawest path: `envelope` as the one request event, whatever it is. */
+  rawEmit(envelope: unknown): Promise<Answer<unknown>> {
+    return this.socket.timeout(10_000).emitWithAck(MEDIA_REQUEST_EVENT, envelope) as Promise<Answer<unknown>>;
+  }
+
+  async ok<K extends MediaRequest>(type: K, body: z.input<MediaRequests[K]['payload']>): Promise<MediaAnswerData<K>> {
+    const a = await this.req(type, body);
     if (a.code !== '0') throw Object.assign(new Error(`${type} failed: ${a.code} ${a.msg}`), { code: a.code });
-    return a.data as T;
+    return a.data;
   }
 
   waitNote<T extends MediaNote['type']>(
@@ -112,16 +153,15 @@ export class MediaTestPeer {
       const seen = this.notes.find((n) => n.type === type && match(n as never));
       if (seen) return resolve(seen as never);
       const timer = setTimeout(() => {
-        this.socket.off(MEDIA_NOTE_EVENT, on);
+        off();
         reject(new Error(`no ${type} note within ${timeoutMs} ms`));
       }, timeoutMs);
-      const on = (n: MediaNote) => {
+      const off = this.#channel.on(MEDIA_NOTE_EVENT, (n) => {
         if (n.type !== type || !match(n as never)) return;
         clearTimeout(timer);
-        this.socket.off(MEDIA_NOTE_EVENT, on);
+        off();
         resolve(n as never);
-      };
-      this.socket.on(MEDIA_NOTE_EVENT, on);
+      });
     });
   }
 
@@ -136,7 +176,7 @@ export class MediaTestPeer {
     const track = new MediaStreamTrack({ kind });
     const transceiver = pc.addTransceiver(track, { direction: 'sendonly' });
     await pc.setLocalDescription(await pc.createOffer());
-    const answer = await this.ok<{ trackId: string; sdp: string }>('publish', { source, sdp: pc.localDescription!.sdp });
+    const answer = await this.ok('publish', { source, sdp: pc.localDescription!.sdp });
     await pc.setRemoteDescription({ type: 'answer', sdp: answer.sdp });
     let timer: NodeJS.Timeout | null = null;
     const sent: SentTrack = {
@@ -160,8 +200,8 @@ export class MediaTestPeer {
   }
 
   /** `dropShare`: the share of arriving packets this receiver loses (a bad downlink). */
-  async subscribe(trackId: string, layer?: string, dropShare = 0): Promise<ReceivedTrack> {
-    const offer = await this.ok<{ subscriptionId: string; sdp: string }>('subscribe', { trackId, ...(layer ? { layer } : {}) });
+  async subscribe(trackId: string, layer?: Layer, dropShare = 0): Promise<ReceivedTrack> {
+    const offer = await this.ok('subscribe', { trackId, ...(layer ? { layer } : {}) });
     const pc = clientPeerConnection(false, dropShare);
     this.#pcs.push(pc);
     const got: ReceivedTrack = {
@@ -187,6 +227,7 @@ export class MediaTestPeer {
   }
 
   close(): void {
+    this.#channel.close();
     for (const t of this.#timers) clearInterval(t);
     for (const pc of this.#pcs) void pc.close();
     this.socket.close();

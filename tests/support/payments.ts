@@ -7,10 +7,10 @@ import type { TestServer } from './server.ts';
 export async function orderAndStartPaying(server: TestServer, token: string, goodsId: string, promoCode?: string) {
   const order = await call(server.url, 'createOrder', { goodsId }, { token });
   if (order.code !== '0') throw new Error(`createOrder ${order.code} ${order.msg}`);
-  const orderId = order.data.orderInfo.orderId as string;
+  const orderId = order.data.orderInfo.orderId;
   const pay = await call(server.url, 'paymentOrder', { orderId, ...(promoCode ? { promoCode } : {}) }, { token });
   if (pay.code !== '0') throw new Error(`paymentOrder ${pay.code} ${pay.msg}`);
-  return { orderId, tn: pay.data.tn as string, order: order.data.orderInfo };
+  return { orderId, tn: pay.data.tn, order: order.data.orderInfo };
 }
 
 /** Opens the pay page and presses pay, as the payer's phone would. */

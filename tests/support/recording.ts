@@ -17,7 +17,7 @@ export async function recordingClass(
   await grantMembership(server, teacher.userId, 30 * 86_400_000);
   const created = await call(server.url, 'createRoom', { roomType: 2 }, { token: teacher.token });
   if (created.code !== '0') throw new Error(`createRoom: ${created.code}`);
-  const roomNumber = created.data.roomInfo.roomNumber as string;
+  const roomNumber = created.data.roomInfo.roomNumber;
   const people: Person[] = [];
   for (let i = 0; i < students; i++) {
     const s = await signIn(server);

@@ -104,7 +104,7 @@ export async function publishRtp(peer: MediaTestPeer, src: RtpSource): Promise<R
     const track = new MediaStreamTrack({ kind });
     pc.addTransceiver(track, { direction: 'sendonly' });
     await pc.setLocalDescription(await pc.createOffer());
-    const answer = await peer.ok<{ trackId: string; sdp: string }>('publish', {
+    const answer = await peer.ok('publish', {
       source: kind === 'video' ? 'camera' : 'mic',
       sdp: pc.localDescription!.sdp,
     });
