@@ -5,12 +5,15 @@
  * after 1 to 2 s, the board's socket.io retries from 1 s). The teacher sends a numbered stream
  * of board operations and chat lines; web-1 is SIGKILLed mid-stream. Every socket is back through
  * nginx on web-2 within 10 s (measured, printed), and there the board and the chat history hold
- * every acknowledged operation and line exactly once.
+ * every acknowledged operation and line exactly once. A quiz runs through it (issue 30, ADR 113):
+ * the student changes their answer every 240 ms across the kill, and the teacher's tally on web-2
+ * holds the last acknowledged answer (or one sent after it), counted once.
  */
 import { io, type Socket } from 'socket.io-client';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startCluster, type Cluster } from '../../infra/cluster/cluster.ts';
 import type { BoardItem } from '#core/contracts/board.ts';
+import type { RoomSnapshot } from '#core/contracts/room-events.ts';
 import { call, nextMobile } from '#tests/support/api.ts';
 import { createOp, strokeData, LayerMirror } from '#tests/support/board-client.ts';
 import { askOrOffline as ask, linkChannel, listen, waitFor } from '#tests/support/room-client.ts';
@@ -63,6 +66,8 @@ interface Client {
   boardBack: number;
   messages: Array<{ text: string }>;
   mirror: LayerMirror;
+  /** The last join's snapshot (the one after the kill is on web-2). */
+  snapshot: RoomSnapshot | null;
 }
 
 /** Sockets through nginx, pinned to web-1; they come back by themselves as the browser's do. */
@@ -97,13 +102,14 @@ async function client(who: { token: string; userId: string }, roomNumber: string
     'board',
   );
   sockets.push(room, board);
-  const c: Client = { room, board, roomBack: 0, boardBack: 0, messages: [], mirror: new LayerMirror('wb:0') };
+  const c: Client = { room, board, roomBack: 0, boardBack: 0, messages: [], mirror: new LayerMirror('wb:0'), snapshot: null };
   const joinedOnce = new Promise<void>((resolve) => {
     room.on('connect', () => {
       // As the browser does on every connect: join again, the snapshot replaces the state.
       void ask(room, 'joinRoom', {}).then((ack) => {
         if (ack?.code !== '0') return;
         c.messages = ack.data.messages;
+        c.snapshot = ack.data;
         c.roomBack = Date.now();
         resolve();
       });
@@ -121,7 +127,7 @@ async function client(who: { token: string; userId: string }, roomNumber: string
   return c;
 }
 
-it('web-1 is killed mid-stream: its clients are back on web-2 within 10 s with every acknowledged operation and line', async () => {
+it('web-1 is killed mid-stream: its clients are back on web-2 within 10 s with every acknowledged operation, line and quiz answer', async () => {
   const teacher = await signIn();
   const student = await signIn();
   const created = await call(cluster.url, 'createRoom', { roomType: 2 }, { token: teacher.token, cookie: pin() });
@@ -130,6 +136,11 @@ it('web-1 is killed mid-stream: its clients are back on web-2 within 10 s with e
   const t = await client(teacher, roomNumber);
   const s = await client(student, roomNumber);
   for (const c of [t, s]) expect((await ask(c.board, 'getBoard', { page: 'wb:0' }))?.code).toBe('0');
+  const quiz = await ask(t.room, 'quizStart', { options: 4, multiple: false, correct: ['B'], limitSeconds: 0, showOwn: false });
+  expect(quiz?.code).toBe('0');
+  const quizId = quiz!.data.id;
+  /** Every answer the student sent, in order, and whether its acknowledgement came. */
+  const answers: Array<{ choice: 'A' | 'B' | 'C' | 'D'; acked: boolean }> = [];
 
   // The numbered stream: an operation every 20 ms, a chat line every 100 ms, until the kill.
   const ackedOps: string[] = [];
@@ -146,6 +157,15 @@ it('web-1 is killed mid-stream: its clients are back on web-2 within 10 s with e
           if (a?.code === '0') ackedOps.push(id);
         }),
       );
+      if (i % 12 === 0) {
+        const sent = { choice: (['A', 'B', 'C', 'D'] as const)[(i / 12) % 4]!, acked: false };
+        answers.push(sent);
+        inFlight.push(
+          ask(s.room, 'quizAnswer', { id: quizId, choice: [sent.choice] }).then((a) => {
+            if (a?.code === '0') sent.acked = true;
+          }),
+        );
+      }
       if (i % 5 === 0) {
         const text = `line ${String(i)}`;
         inFlight.push(
@@ -195,6 +215,22 @@ it('web-1 is killed mid-stream: its clients are back on web-2 within 10 s with e
     const texts = c.messages.map((m) => m.text);
     for (const line of ackedLines) expect(texts.filter((x) => x === line)).toHaveLength(1);
   }
+  // The quiz on web-2: the teacher's tally holds the student's last acknowledged answer, or one
+  // sent after it whose acknowledgement the kill took, and counts the student once.
+  const lastAcked = answers.findLastIndex((a) => a.acked);
+  expect(lastAcked).toBeGreaterThanOrEqual(0);
+  const tally = t.snapshot?.toolsPrivate;
+  expect(tally?.id).toBe(quizId);
+  expect(tally?.answered).toBe(1);
+  expect(tally?.answers.map((a) => a.userId)).toEqual([student.userId]);
+  const held = tally!.answers[0]!.choice.join('');
+  expect(answers.slice(lastAcked).map((a) => a.choice)).toContain(held);
+  console.log(
+    `[cluster-web-kill] quiz: ${answers.length} answers sent, ${answers.filter((a) => a.acked).length} acknowledged; web-2 holds ${held}`,
+  );
+  const changed = waitFor(t.room, 'quizTally', (x) => x.answers[0]?.choice.join('') === (held === 'A' ? 'B' : 'A'), 30_000);
+  expect((await ask(s.room, 'quizAnswer', { id: quizId, choice: [held === 'A' ? 'B' : 'A'] }))?.code).toBe('0');
+  await changed;
   // And the room still works there: a line and an operation after the kill reach the other.
   const heard = waitFor(s.room, 'messageevent', (m) => m.text === 'after', 30_000);
   expect((await ask(t.room, 'chat', { text: 'after' }))?.code).toBe('0');
