@@ -29,7 +29,14 @@ it('parses a bus message before it is routed across processes', () => {
 });
 
 it('routes a seat message (one person in one room, ADR 113) to their seat key, parsed by the room event schema', () => {
-  const tally = { id: 'q1', tally: [1, 0], answered: 1, answers: [{ userId: '8', name: 'S', choice: ['A'], right: true }], accuracy: 1 };
+  const tally = {
+    id: 'q1',
+    tally: [1, 0],
+    answered: 1,
+    answers: [{ userId: '8', name: 'S', choice: ['A'], right: true }],
+    accuracy: 1,
+    correct: ['A'],
+  };
   const ok = { target: { room: '123456', user: '7' }, event: 'quizTally', payload: tally };
   expect(parseBusMessage(ok)).toEqual(ok);
   expect(socketRouteOf(parseBusMessage(ok)!)).toEqual({ nsp: '/room', room: 'seat:123456:7', event: 'quizTally', payload: tally });
