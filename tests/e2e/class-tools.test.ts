@@ -68,10 +68,14 @@ async function beepCount(page: Page): Promise<number> {
   return page.evaluate(() => (window as unknown as { __banshuTools: { beeps: () => number } }).__banshuTools.beeps());
 }
 
-/** Layout rules and axe on the page as it is (toasts closed first: they pass over the class). */
+/**
+ * Layout rules and axe on the page as it is (toasts closed first: they pass over the class; a
+ * reward's 3.2 s animation ended first: axe would measure its text's contrast mid-fade).
+ */
 async function checkLayout(page: Page, where: string, found: string[], topBarOneRow = false): Promise<void> {
   for (const close of await page.locator('.toast__close').all()) await close.click().catch(() => undefined);
   await page.locator('[data-testid="toast"]').first().waitFor({ state: 'detached' });
+  await page.getByTestId('reward-burst').first().waitFor({ state: 'detached', timeout: 10_000 });
   const problems = [...(await layoutProblems(page, { topBarOneRow, tilesBeside: false })), ...(await axeProblems(page, AXE))];
   for (const p of problems) found.push(`${where}: ${p}`);
 }
