@@ -1,7 +1,6 @@
-import { useCallback, useRef, useState, type KeyboardEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Ellipsis, Power, Timer, UserPlus } from 'lucide-react';
-import { useDismiss } from '#app/lib/use-dismiss.ts';
+import { useMenu } from '#app/lib/use-menu.ts';
 import { ServiceLinkItem, UpgradeLinkItem } from './UpgradeCall.tsx';
 
 export interface MoreMenuProps {
@@ -15,32 +14,15 @@ export interface MoreMenuProps {
 /**
  * The creator's More menu: what the top bar has no room for (invite, below 1180 px), the
  * 10-minute trial, the upgrade and online-service links when the settings give them (ADR 103), and
- * ending the class for everyone. Arrow keys move between the items.
+ * ending the class for everyone. Arrow keys, Home and End move between the items (app/lib/use-menu.ts, shared with the Tools menu).
  */
 export function MoreMenu({ showTrial, onEndClass, onTrial, onInvite }: MoreMenuProps) {
   const { t } = useTranslation();
-  const [open, setOpen] = useState(false);
-  const closeMenu = useCallback(() => setOpen(false), []);
-  const box = useRef<HTMLDivElement>(null);
-  const button = useRef<HTMLButtonElement>(null);
-
-  useDismiss(open, closeMenu, box, button);
+  const { open, setOpen, close: closeMenu, box, button, onKeyDown } = useMenu();
 
   const pick = (fn: () => void) => () => {
     setOpen(false);
     fn();
-  };
-
-  const onKeyDown = (event: KeyboardEvent<HTMLDivElement>) => {
-    if (event.key !== 'ArrowDown' && event.key !== 'ArrowUp') return;
-    const items = [...(box.current?.querySelectorAll<HTMLElement>('[role="menuitem"]') ?? [])].filter(
-      (el) => el.getClientRects().length > 0,
-    );
-    if (items.length === 0) return;
-    event.preventDefault();
-    const at = items.indexOf(document.activeElement as HTMLElement);
-    const next = event.key === 'ArrowDown' ? (at + 1) % items.length : (at - 1 + items.length) % items.length;
-    items[next]?.focus();
   };
 
   return (

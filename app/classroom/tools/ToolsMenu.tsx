@@ -1,7 +1,6 @@
-import { useCallback, useRef, useState, type KeyboardEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { BellRing, ListChecks, Shuffle, Timer, Toolbox, Trophy, Vote, type LucideIcon } from 'lucide-react';
-import { useDismiss } from '#app/lib/use-dismiss.ts';
+import { useMenu } from '#app/lib/use-menu.ts';
 
 export type ToolKey = 'quiz' | 'poll' | 'timer' | 'buzzer' | 'pick' | 'reward';
 
@@ -20,33 +19,7 @@ const ITEMS: Array<{ key: ToolKey; icon: LucideIcon }> = [
  */
 export function ToolsMenu({ onPick, disabled }: { onPick: (tool: ToolKey) => void; disabled: boolean }) {
   const { t } = useTranslation();
-  const [open, setOpen] = useState(false);
-  const closeMenu = useCallback(() => setOpen(false), []);
-  const box = useRef<HTMLDivElement>(null);
-  const button = useRef<HTMLButtonElement>(null);
-  useDismiss(open, closeMenu, box, button);
-
-  const onKeyDown = (event: KeyboardEvent<HTMLDivElement>) => {
-    const keys = ['ArrowDown', 'ArrowUp', 'Home', 'End'];
-    if (!keys.includes(event.key)) return;
-    const items = [...(box.current?.querySelectorAll<HTMLElement>('[role="menuitem"]') ?? [])];
-    if (items.length === 0) return;
-    event.preventDefault();
-    if (!open) {
-      setOpen(true);
-      return;
-    }
-    const at = items.indexOf(document.activeElement as HTMLElement);
-    const next =
-      event.key === 'Home'
-        ? 0
-        : event.key === 'End'
-          ? items.length - 1
-          : event.key === 'ArrowDown'
-            ? (at + 1) % items.length
-            : (at - 1 + items.length) % items.length;
-    items[next]?.focus();
-  };
+  const { open, setOpen, box, button, onKeyDown } = useMenu();
 
   return (
     <div className="menu tools-menu" ref={box} onKeyDown={onKeyDown}>
