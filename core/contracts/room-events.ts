@@ -56,6 +56,8 @@ export const chatMessageSchema = z.strictObject({
   name: z.string(),
   text: z.string(),
   at: z.number(),
+  /** A breakout group's line (issue 31): its group number; absent in the main room. */
+  group: z.number().optional(),
 });
 export type ChatMessage = z.infer<typeof chatMessageSchema>;
 

@@ -62,6 +62,16 @@ export const errorCatalogue = {
   '31030': { zh: '台上座位已满，请先请一位学生下台', en: 'The stage is full: take someone down first' },
   /** Hands raised too often (ADR 112). */
   '31031': { zh: '举手太频繁，请稍后再试', en: 'You are raising your hand too often, please wait a moment' },
+  /** Breakout groups (issue 31): they run already. */
+  '31040': { zh: '分组讨论已在进行中', en: 'Groups are running already' },
+  /** Breakout groups: none running (ended, or never started). */
+  '31041': { zh: '当前没有分组讨论', en: 'No groups are running' },
+  /** Breakout groups: the whiteboard has too few free pages for one per group. */
+  '31042': { zh: '白板空白页不足，无法为每组分配一页', en: 'The whiteboard has too few free pages for the groups' },
+  /** Breakout groups: the group has as many students as a group may hold. */
+  '31043': { zh: '该小组人数已满', en: 'This group is full' },
+  /** Breakout groups: the teacher does not let students choose. */
+  '31044': { zh: '老师未允许自选小组', en: 'The teacher has not allowed choosing a group' },
   '34001': { zh: '只能插入PPT、DOC、PDF', en: 'Only PPT, DOC, PDF supported' },
   '34002': { zh: '文件不能超过50M', en: 'The file cannot exceed 50M' },
   '34003': { zh: '文件内容与类型不符', en: 'The file content does not match its type' },
