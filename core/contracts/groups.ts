@@ -71,6 +71,8 @@ export const groupsStateSchema = z.strictObject({
   groups: z.array(groupSchema),
   /** The group the teacher is in now; 0 is the main room. */
   teacherIn: z.number(),
+  /** The teacher's (the room's creator's) user id. */
+  teacher: z.string(),
   /** Students may pick (or change) their own group. */
   allowChoose: z.boolean(),
   /** A student who arrives (or returns) while groups run: 'auto' into the smallest group, 'teacher' waits in the main room for the teacher. */

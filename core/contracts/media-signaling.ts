@@ -44,6 +44,12 @@ export interface MediaTokenPayload extends Record<string, unknown> {
   mode?: 'discuss' | 'lecture';
   /** The person held the microphone by invitation when the token was signed. */
   mic?: boolean;
+  /**
+   * The breakout group (issue 31) the person was in when the token was signed; 0 or absent: the
+   * main room. The node forwards media only within a space; the web side's `groups` control
+   * command is its word on it once said.
+   */
+  grp?: number;
 }
 
 export const publishedTrackSchema = z.strictObject({
