@@ -10,14 +10,17 @@
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import type { GroupsEvent } from '#core/contracts/groups.ts';
 import type { MediaNote, MediaTokenPayload } from '#core/contracts/media-signaling.ts';
-import type { BusMessage } from '#core/platform/events.ts';
+import { roomMessage } from '#core/platform/events.ts';
 import { TokenSigner } from '#core/platform/secrets.ts';
+import { call, signIn } from '#tests/support/api.ts';
 import { MediaTestPeer, type ReceivedTrack, type SentTrack } from '#tests/support/media-client.ts';
+import { ask, connectRoom, type RoomSocket } from '#tests/support/room-client.ts';
 import { startTestServer, type TestServer } from '#tests/support/server.ts';
 import { until } from '#tests/support/until.ts';
 
 let server: TestServer;
 const open: MediaTestPeer[] = [];
+const sockets: RoomSocket[] = [];
 
 beforeAll(async () => {
   server = await startTestServer();
@@ -27,6 +30,7 @@ afterAll(async () => {
 });
 afterEach(() => {
   for (const p of open.splice(0)) p.close();
+  for (const s of sockets.splice(0)) s.close();
 });
 
 let roomSeq = 0;
@@ -57,8 +61,7 @@ function tellGroups(room: string, groups: Record<number, string[]>, teacherIn = 
     outcome: 'moved',
     userIds: [],
   };
-  // The room contract names the event once the groups service's wiring lands; the node's side parses it by its schema.
-  server.banshu.platform.events.publish({ target: { room }, event: 'groups', payload } as unknown as BusMessage);
+  server.banshu.platform.events.publish(roomMessage(room, 'groups', payload));
 }
 
 interface Person {
@@ -233,4 +236,61 @@ it('a large class’s student leaving a group stops sending at once, and the tok
   expect((await student.req('publish', { source: 'mic', sdp: 'v=0\r\no=- 0 0 IN IP4 127.0.0.1\r\ns=-\r\nt=0 0\r\n' })).code).toBe('33002');
   // The token signed in the group is still within its lifetime: it gives nothing now.
   expect((await student.ok('refresh', { token: groupToken })).rights).toEqual([]);
+});
+
+it('the groups service’s start, move and end reach the node: its map follows them, and a token signed in a group names it', async () => {
+  // A real whiteboard class (everyone may speak): the teacher and two students seated on the room channel.
+  const node = server.banshu.media!.server;
+  const teacher = await signIn(server);
+  const created = await call(server.url, 'createRoom', { roomType: 2 }, { token: teacher.token });
+  expect(created.code).toBe('0');
+  const roomNumber = created.data.roomInfo.roomNumber;
+  const people = [];
+  for (const who of [teacher, await signIn(server), await signIn(server)]) {
+    const joined = await call(server.url, 'userJoinAgoraRoom', { roomNumber }, { token: who.token });
+    expect(joined.code).toBe('0');
+    const sock = await connectRoom(server.url, joined.data.imToken);
+    sockets.push(sock);
+    expect((await ask(sock, 'joinRoom')).code).toBe('0');
+    const peer = await MediaTestPeer.connect(joined.data.mediaUrl!);
+    open.push(peer);
+    await peer.ok('join', { token: joined.data.mediaToken! });
+    people.push({ ...who, sock, peer });
+  }
+  const [t, s1, s2] = people as [(typeof people)[0], (typeof people)[0], (typeof people)[0]];
+  const spaces = () => [...node.rooms.get(roomNumber)!.spaces].sort();
+  expect(spaces()).toEqual([]);
+  const m1 = await s1.peer.publish('mic', { silent: true });
+  await s2.peer.waitNote('trackAdded', (n) => n.track.trackId === m1.trackId);
+
+  const start = await ask(t.sock, 'groupsStart', {
+    count: 2,
+    method: 'even',
+    minutes: 0,
+    allowChoose: false,
+    lateJoiners: 'auto',
+    board: 'blank',
+  });
+  expect(start.code).toBe('0');
+  const placed = new Map(start.data.groups.flatMap((g) => g.members.map((u) => [u, g.no] as const)));
+  expect(placed.get(s1.userId)).not.toBe(placed.get(s2.userId));
+  await until('the node’s map from the groups event', () => spaces().length === 2);
+  expect(spaces()).toEqual([...placed].sort());
+  // The other group's microphone is gone from s2's view, and cannot be subscribed to.
+  await s2.peer.waitNote('trackRemoved', (n) => n.trackId === m1.trackId);
+  expect((await s2.peer.req('subscribe', { trackId: m1.trackId })).code).toBe('33003');
+  // A token signed now names the student's group.
+  const fresh = await call(server.url, 'createAgoraToken', { roomNumber }, { token: s2.token });
+  expect(fresh.code).toBe('0');
+  expect(node.verify(fresh.data.mediaToken).grp).toBe(placed.get(s2.userId));
+
+  // The teacher moves s1 into s2's group: s2 sees s1's microphone again.
+  expect((await ask(t.sock, 'groupsMove', { userId: s1.userId, group: placed.get(s2.userId)! })).code).toBe('0');
+  await until('the node’s map after the move', () => node.rooms.get(roomNumber)!.spaces.get(s1.userId) === placed.get(s2.userId));
+  await s2.peer.waitNote(
+    'trackAdded',
+    (n) => n.track.trackId === m1.trackId && s2.peer.notes.filter((x) => x.type === 'trackAdded').length >= 2,
+  );
+  expect((await ask(t.sock, 'groupsEnd', { afterSeconds: 0 })).code).toBe('0');
+  await until('the node’s map empty once the groups end', () => spaces().length === 0);
 });
