@@ -80,7 +80,7 @@ async function joinAs(room: string, uid: string, over: Partial<MediaTokenPayload
 }
 
 /** The tracks a peer was told of and not told gone since, in the order of its notes. */
-function visible(p: Person, initial: string[] = []): Set<string> {
+function visible(p: Pick<Person, 'peer'>, initial: string[] = []): Set<string> {
   const seen = new Set(initial);
   for (const n of p.peer.notes) {
     if (n.type === 'trackAdded') seen.add(n.track.trackId);
@@ -287,10 +287,7 @@ it('the groups service’s start, move and end reach the node: its map follows t
   // The teacher moves s1 into s2's group: s2 sees s1's microphone again.
   expect((await ask(t.sock, 'groupsMove', { userId: s1.userId, group: placed.get(s2.userId)! })).code).toBe('0');
   await until('the node’s map after the move', () => node.rooms.get(roomNumber)!.spaces.get(s1.userId) === placed.get(s2.userId));
-  await s2.peer.waitNote(
-    'trackAdded',
-    (n) => n.track.trackId === m1.trackId && s2.peer.notes.filter((x) => x.type === 'trackAdded').length >= 2,
-  );
+  await until('s2 sees s1’s microphone again', () => visible(s2).has(m1.trackId));
   expect((await ask(t.sock, 'groupsEnd', { afterSeconds: 0 })).code).toBe('0');
   await until('the node’s map empty once the groups end', () => spaces().length === 0);
 });
