@@ -110,91 +110,87 @@ it('each group hears only its own members; a move changes what flows; the teache
   // The web side's word (the same map): from now on the node follows the groups service.
   tellGroups(room, { 1: ['101', '102'], 2: ['201'] });
 
-  const people = [teacher, a1!, a2!, b1!];
+  const people = [teacher, a1, a2, b1];
   for (const p of people) p.mic = await p.peer.publish('mic', { fill: fillOf(p.uid) });
   const micOf = (p: Person) => p.mic!.trackId;
 
   // Each sees the microphones of its own space only.
   await until(
     'every peer told of its space’s tracks',
-    () => visible(a1!).has(micOf(a2!)) && visible(a2!).has(micOf(a1!)) && visible(observer).has(micOf(teacher)),
+    () => visible(a1).has(micOf(a2)) && visible(a2).has(micOf(a1)) && visible(observer).has(micOf(teacher)),
     5000,
   );
-  expect(visible(a1!)).toEqual(new Set([micOf(a2!)]));
-  expect(visible(a2!)).toEqual(new Set([micOf(a1!)]));
-  expect(visible(b1!)).toEqual(new Set());
+  expect(visible(a1)).toEqual(new Set([micOf(a2)]));
+  expect(visible(a2)).toEqual(new Set([micOf(a1)]));
+  expect(visible(b1)).toEqual(new Set());
   expect(visible(teacher)).toEqual(new Set());
   expect(visible(observer)).toEqual(new Set([micOf(teacher)]));
   // A track of another space is as good as absent.
   for (const [who, other] of [
-    [a1!, b1!],
-    [b1!, a1!],
-    [b1!, teacher],
-    [teacher, a1!],
+    [a1, b1],
+    [b1, a1],
+    [b1, teacher],
+    [teacher, a1],
   ] as const)
     expect((await who.peer.req('subscribe', { trackId: micOf(other) })).code).toBe('33003');
 
   const listen = async (who: Person, to: Person) => who.heard.set(micOf(to), await who.peer.subscribe(micOf(to)));
-  await listen(a1!, a2!);
-  await listen(a2!, a1!);
+  await listen(a1, a2);
+  await listen(a2, a1);
   await listen(observer, teacher);
   await until(
     'group 1 and the main room hear each other',
-    () => [...a1!.heard.values(), ...a2!.heard.values(), ...observer.heard.values()].every((r) => r.packets > 20),
+    () => [...a1.heard.values(), ...a2.heard.values(), ...observer.heard.values()].every((r) => r.packets > 20),
     15_000,
   );
   // Whose packets arrived: only the group's own.
   const fills = (p: Person) => new Set([...p.heard.values()].flatMap((r) => [...r.fills]));
-  expect(fills(a1!)).toEqual(new Set([fillOf('102')]));
-  expect(fills(a2!)).toEqual(new Set([fillOf('101')]));
+  expect(fills(a1)).toEqual(new Set([fillOf('102')]));
+  expect(fills(a2)).toEqual(new Set([fillOf('101')]));
   expect(fills(observer)).toEqual(new Set([fillOf(TEACHER)]));
 
   // 102 moves to group 2: the subscriptions across the groups close, the new group's tracks are told.
-  const removedAt = a1!.peer.waitNote('trackRemoved', (n) => n.trackId === micOf(a2!));
+  const removedAt = a1.peer.waitNote('trackRemoved', (n) => n.trackId === micOf(a2));
   tellGroups(room, { 1: ['101'], 2: ['201', '102'] });
   await removedAt;
-  await a2!.peer.waitNote('trackRemoved', (n) => n.trackId === micOf(a1!));
-  await a2!.peer.waitNote('trackAdded', (n) => n.track.trackId === micOf(b1!));
-  await b1!.peer.waitNote('trackAdded', (n) => n.track.trackId === micOf(a2!));
-  expect(visible(a1!)).toEqual(new Set());
-  expect(visible(a2!)).toEqual(new Set([micOf(b1!)]));
-  expect(visible(b1!)).toEqual(new Set([micOf(a2!)]));
+  await a2.peer.waitNote('trackRemoved', (n) => n.trackId === micOf(a1));
+  await a2.peer.waitNote('trackAdded', (n) => n.track.trackId === micOf(b1));
+  await b1.peer.waitNote('trackAdded', (n) => n.track.trackId === micOf(a2));
+  expect(visible(a1)).toEqual(new Set());
+  expect(visible(a2)).toEqual(new Set([micOf(b1)]));
+  expect(visible(b1)).toEqual(new Set([micOf(a2)]));
   expect(node.load().subscriptions).toBe(1);
-  const cut = { a1: a1!.heard.get(micOf(a2!))!.packets, a2: a2!.heard.get(micOf(a1!))!.packets };
-  await listen(a2!, b1!);
-  await listen(b1!, a2!);
-  await until(
-    'group 2 hears its new member',
-    () => b1!.heard.get(micOf(a2!))!.packets > 30 && a2!.heard.get(micOf(b1!))!.packets > 30,
-    15_000,
-  );
+  const cut = { a1: a1.heard.get(micOf(a2))!.packets, a2: a2.heard.get(micOf(a1))!.packets };
+  await listen(a2, b1);
+  await listen(b1, a2);
+  await until('group 2 hears its new member', () => b1.heard.get(micOf(a2))!.packets > 30 && a2.heard.get(micOf(b1))!.packets > 30, 15_000);
   // Nothing more crossed from the old group (a packet already on its way may have landed).
-  expect(a1!.heard.get(micOf(a2!))!.packets).toBeLessThanOrEqual(cut.a1 + 3);
-  expect(a2!.heard.get(micOf(a1!))!.packets).toBeLessThanOrEqual(cut.a2 + 3);
-  expect(fills(b1!)).toEqual(new Set([fillOf('102')]));
+  expect(a1.heard.get(micOf(a2))!.packets).toBeLessThanOrEqual(cut.a1 + 3);
+  expect(a2.heard.get(micOf(a1))!.packets).toBeLessThanOrEqual(cut.a2 + 3);
+  expect(fills(b1)).toEqual(new Set([fillOf('102')]));
 
   // The teacher visits group 2: heard there, no longer in the main room, never in group 1.
   const observerNotesBefore = observer.peer.notes.length;
   tellGroups(room, { 1: ['101'], 2: ['201', '102'] }, 2);
   await observer.peer.waitNote('trackRemoved', (n) => n.trackId === micOf(teacher));
-  for (const p of [a2!, b1!]) await p.peer.waitNote('trackAdded', (n) => n.track.trackId === micOf(teacher));
+  for (const p of [a2, b1]) await p.peer.waitNote('trackAdded', (n) => n.track.trackId === micOf(teacher));
   await until('the teacher told of group 2', () => visible(teacher).size === 2);
-  expect(visible(teacher)).toEqual(new Set([micOf(a2!), micOf(b1!)]));
-  expect(visible(a1!)).toEqual(new Set());
-  expect((await a1!.peer.req('subscribe', { trackId: micOf(teacher) })).code).toBe('33003');
+  expect(visible(teacher)).toEqual(new Set([micOf(a2), micOf(b1)]));
+  expect(visible(a1)).toEqual(new Set());
+  expect((await a1.peer.req('subscribe', { trackId: micOf(teacher) })).code).toBe('33003');
   expect((await observer.peer.req('subscribe', { trackId: micOf(teacher) })).code).toBe('33003');
   const observerCut = observer.heard.get(micOf(teacher))!.packets;
-  const b1Before = b1!.heard.get(micOf(a2!))!.packets;
-  await listen(b1!, teacher);
-  await listen(teacher, b1!);
+  const b1Before = b1.heard.get(micOf(a2))!.packets;
+  await listen(b1, teacher);
+  await listen(teacher, b1);
   await until(
     'group 2 hears the teacher',
-    () => b1!.heard.get(micOf(teacher))!.packets > 30 && teacher.heard.get(micOf(b1!))!.packets > 30,
+    () => b1.heard.get(micOf(teacher))!.packets > 30 && teacher.heard.get(micOf(b1))!.packets > 30,
     15_000,
   );
-  expect(b1!.heard.get(micOf(a2!))!.packets).toBeGreaterThan(b1Before);
+  expect(b1.heard.get(micOf(a2))!.packets).toBeGreaterThan(b1Before);
   expect(observer.heard.get(micOf(teacher))!.packets).toBeLessThanOrEqual(observerCut + 3);
-  expect(fills(b1!)).toEqual(new Set([fillOf('102'), fillOf(TEACHER)]));
+  expect(fills(b1)).toEqual(new Set([fillOf('102'), fillOf(TEACHER)]));
   expect(fills(teacher)).toEqual(new Set([fillOf('201')]));
   expect(fills(observer)).toEqual(new Set([fillOf(TEACHER)]));
   // On the node: every subscription stays within one space.
@@ -205,11 +201,11 @@ it('each group hears only its own members; a move changes what flows; the teache
   const levels = (p: Person, since = 0) =>
     p.peer.notes.slice(since).filter((n): n is Extract<MediaNote, { type: 'audioLevels' }> => n.type === 'audioLevels');
   await teacher.peer.waitNote('audioLevels', (n) => ['101', '102', '201', TEACHER].every((u) => (n.levels[u] ?? 0) > 0), 5000);
-  const a1Since = a1!.peer.notes.length;
-  const b1Since = b1!.peer.notes.length;
-  await until('two more level notes in each group', () => levels(a1!, a1Since).length >= 2 && levels(b1!, b1Since).length >= 2, 5000);
-  for (const n of levels(a1!, a1Since)) expect(Object.keys(n.levels)).toEqual(['101']);
-  for (const n of levels(b1!, b1Since)) expect(Object.keys(n.levels).sort()).toEqual(['102', '201', TEACHER].sort());
+  const a1Since = a1.peer.notes.length;
+  const b1Since = b1.peer.notes.length;
+  await until('two more level notes in each group', () => levels(a1, a1Since).length >= 2 && levels(b1, b1Since).length >= 2, 5000);
+  for (const n of levels(a1, a1Since)) expect(Object.keys(n.levels)).toEqual(['101']);
+  for (const n of levels(b1, b1Since)) expect(Object.keys(n.levels).sort()).toEqual(['102', '201', TEACHER].sort());
   const teacherGone = observer.peer.notes.findIndex((n, i) => i >= observerNotesBefore && n.type === 'trackRemoved');
   for (const n of levels(observer, teacherGone + 1)) expect(n.levels).toEqual({});
 });

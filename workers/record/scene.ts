@@ -196,8 +196,8 @@ export class RoomScene implements Scene {
   #listen(): void {
     const { room, board } = this.#link;
     this.#offs.push(
-      ...(['customRoomEvent', 'courseware', 'documentConvert', 'videoControl', 'members', 'tools', 'rewarded', 'groups'] as const).map((e) =>
-        room.on(e, () => void this.heard++),
+      ...(['customRoomEvent', 'courseware', 'documentConvert', 'videoControl', 'members', 'tools', 'rewarded', 'groups'] as const).map(
+        (e) => room.on(e, () => void this.heard++),
       ),
       board.on('sync', () => void this.heard++),
       this.#link.onSnapshot((s) => {
