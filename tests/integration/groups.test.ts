@@ -351,7 +351,9 @@ eachEngine(
       // A tie goes to the lowest number.
       expect(placeIn((await join(srv, c.students[4]!)).snapshot.groups, ids[4]!)).toBe(1);
       // A reconnect lands in the group it left, even after others were placed.
+      const gone = waitFor(t.socket, 'members', (m) => !m.members.some((x) => x.userId === ids[1]));
       s[1]!.socket.close();
+      await gone;
       const back = await join(srv, c.students[1]!);
       expect(placeIn(back.snapshot.groups, ids[1]!)).toBe(2);
       expect(back.snapshot.groups.groups[1]!.members).toEqual([ids[1], ids[3]]);
