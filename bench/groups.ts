@@ -17,6 +17,8 @@
  *   - chat (reference) again, with the groups ended;
  *   - choose: groups to choose from, then every student chooses at once; until the last student
  *     holds the state with everyone placed (the time from the first choice sent); then end.
+ * Steps are 150 ms apart: the teacher's socket stays under the room channel's flood guard (20
+ * requests a second), and each step starts on a quiet server.
  * Every time is from the teacher's request (or the first choice) to the last student's event.
  * Each step's answer and the state are checked (everyone placed, once); a wrong one aborts the run.
  * Results go to bench/results/groups-<time>.{md,json}.
@@ -47,6 +49,8 @@ const ENGINES = args.engines.split(',').filter(Boolean) as Array<'pglite' | 'pos
 const STUDENTS = Number(args.students);
 const GROUPS = Number(args.groups);
 const ROUNDS = Number(args.rounds);
+/** Between steps (see `timed`). */
+const PAUSE_MS = 150;
 const log = (s: string) => console.error(`[groups] ${s}`);
 
 interface Ack<T = unknown> {
@@ -174,6 +178,9 @@ async function runEngine(engine: 'pglite' | 'postgres', pg: RunningPostgres | nu
   const samples = Object.fromEntries(STEPS.map((s) => [s, new Samples()])) as Record<Step, Samples>;
   /** Times `send` (the teacher's request) to the last student's `event` that `match` accepts. */
   const timed = async <T, A>(step: Step, event: string, match: (p: T) => boolean, send: () => Promise<A>): Promise<A> => {
+    // A pause before each step: the teacher's socket stays under the room channel's flood guard
+    // (20 requests a second), and each step starts on a quiet server.
+    await new Promise((r) => setTimeout(r, PAUSE_MS));
     const heard = lastHeard(students, event, match);
     const start = performance.now();
     const answer = await send();
