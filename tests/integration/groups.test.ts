@@ -15,8 +15,9 @@ import { SampleDeck } from '#core/courseware/sample-deck.ts';
 import { TokenSigner } from '#core/platform/secrets.ts';
 import { connectBoard, createOp, stateOf, type BoardSocket } from '#tests/support/board-client.ts';
 import { CLASS_TOOLS_ENV, joinAs, seedClass, type Joined, type Person, type SeededClass } from '#tests/support/class-tools.ts';
+import { call, signIn } from '#tests/support/api.ts';
 import { eachEngine } from '#tests/support/engines-matrix.ts';
-import { ask, rawAsk, record, waitFor, type RequestPayload } from '#tests/support/room-client.ts';
+import { ask, connectRoom, rawAsk, record, sendStroke, waitFor, type RequestPayload, type RoomSocket } from '#tests/support/room-client.ts';
 import type { TestServer } from '#tests/support/server.ts';
 import { until } from '#tests/support/until.ts';
 
@@ -271,6 +272,13 @@ eachEngine(
       expect(await draw(b0, 'wb:2')).toBe('31004'); // another group's page
       expect(await draw(b0, 'wb:0')).toBe('31004'); // the main room's page
       expect(await draw(b1, 'wb:2')).toBe('0');
+      // Live strokes too: one on another group's page is never relayed.
+      const strokes = record(b1, 'stroke');
+      const progress = { points: [1, 2, 3, 4], color: 'red' as const, width: 4, start: true };
+      sendStroke(b0, { ...progress, strokeId: 'forbidden', page: 'wb:2' });
+      sendStroke(b0, { ...progress, strokeId: 'allowed', page: 'wb:1' });
+      await until('the allowed stroke arrived', () => strokes.some((x) => x.strokeId === 'allowed'), 5000);
+      expect(strokes.map((x) => [x.strokeId, x.page])).toEqual([['allowed', 'wb:1']]);
       expect(await draw(b3, 'wb:1')).toBe('31004'); // the main room: the usual rules (wbPower '0')
       // Clearing: the leader and the teacher; not a member who does not lead.
       expect(await clear(b2, 'wb:1')).toBe('31004');
@@ -343,7 +351,9 @@ eachEngine(
       // A tie goes to the lowest number.
       expect(placeIn((await join(srv, c.students[4]!)).snapshot.groups, ids[4]!)).toBe(1);
       // A reconnect lands in the group it left, even after others were placed.
+      const gone = waitFor(t.socket, 'members', (m) => !m.members.some((x) => x.userId === ids[1]));
       s[1]!.socket.close();
+      await gone;
       const back = await join(srv, c.students[1]!);
       expect(placeIn(back.snapshot.groups, ids[1]!)).toBe(2);
       expect(back.snapshot.groups.groups[1]!.members).toEqual([ids[1], ids[3]]);
@@ -377,6 +387,45 @@ eachEngine(
       expect((await ask(t.socket, 'groupsMove', { userId: ids[5]!, group: 1 })).code).toBe('0');
       await until('the move was heard', () => told.length > 0, 5000);
       expect(told.map((e) => e.outcome)).toEqual(['moved']);
+    });
+
+    it('a large class: a student in a group is signed to send camera and microphone there, and loses them back in the main room', async () => {
+      const srv = server();
+      const teacher = await signIn(srv);
+      await srv.banshu.platform.services.billingRepo.grant(teacher.userId, {
+        vip_big_room_people_number: 20,
+        vip_big_room_time: new Date(srv.clock.now().getTime() + 3600_000),
+      });
+      const created = await call(srv.url, 'createRoom', { roomType: 4 }, { token: teacher.token });
+      expect(created.code).toBe('0');
+      const roomNumber = created.data.roomInfo.roomNumber;
+      const people: Array<{ userId: string; token: string; socket: RoomSocket; mediaToken: string }> = [];
+      for (const who of [teacher, await signIn(srv), await signIn(srv)]) {
+        const joined = await call(srv.url, 'userJoinAgoraRoom', { roomNumber }, { token: who.token });
+        expect(joined.code).toBe('0');
+        const socket = await connectRoom(srv.url, joined.data.imToken);
+        sockets.push(socket);
+        expect((await ask(socket, 'joinRoom', {})).code).toBe('0');
+        people.push({ ...who, socket, mediaToken: joined.data.mediaToken ?? '' });
+      }
+      const [t, a, b] = people as [(typeof people)[0], (typeof people)[0], (typeof people)[0]];
+      const signer = new TokenSigner(srv.banshu.platform.secret);
+      const claimOf = (token: string) => signer.verify<MediaTokenPayload>(token, srv.clock.now().getTime())!;
+      expect(claimOf(a.mediaToken)).toMatchObject({ pub: [], mic: false, grp: 0 });
+      const g = await ask(t.socket, 'groupsStart', { ...START, method: 'manual', groups: [{ userIds: [a.userId] }, { userIds: [] }] });
+      expect(g.code).toBe('0');
+      const renewed = async (who: { token: string }) => {
+        const r = await call(srv.url, 'createAgoraToken', { roomNumber }, { token: who.token });
+        expect(r.code).toBe('0');
+        return claimOf(r.data.mediaToken);
+      };
+      expect(await renewed(a)).toMatchObject({ pub: ['mic', 'camera'], mic: true, grp: 1 });
+      expect(await renewed(b)).toMatchObject({ pub: [], mic: false, grp: 0 });
+      // A fresh join while in the group is signed the same.
+      const rejoined = await call(srv.url, 'userJoinAgoraRoom', { roomNumber }, { token: a.token });
+      expect(claimOf(rejoined.data.mediaToken ?? '')).toMatchObject({ pub: ['mic', 'camera'], grp: 1 });
+      expect((await ask(t.socket, 'groupsMove', { userId: a.userId, group: 0 })).code).toBe('0');
+      expect(await renewed(a)).toMatchObject({ pub: [], mic: false, grp: 0 });
     });
 
     it('a time limit ends the groups when read after it, exactly once however many read at once', async () => {
