@@ -51,6 +51,8 @@ import { DemoService } from './rooms/demo.service.ts';
 import { SampleDeck } from './courseware/sample-deck.ts';
 import { ToolsRepository } from './tools/tools.repository.ts';
 import { ClassToolsService } from './tools/tools.service.ts';
+import { GroupsRepository } from './groups/groups.repository.ts';
+import { GroupsService } from './groups/groups.service.ts';
 
 export interface Ports {
   config: Config;
@@ -108,6 +110,8 @@ export interface Services {
   demo: DemoService;
   /** The class tools besides stage and hands: quiz, poll, timer, buzzer, pick, rewards (ADR 113). */
   tools: ClassToolsService;
+  /** Breakout groups (ADR 116). */
+  groups: GroupsService;
 }
 
 export function buildServices(p: Ports): Services {
@@ -153,6 +157,22 @@ export function buildServices(p: Ports): Services {
   const site = new SiteService(new SiteRepository(p.db), limiter, p.clock, p.config);
   const board = new BoardService(new BoardRepository(p.db), live, signer, p.objects, roomState, p.clock, p.config, p.logger);
   const roomLookups = new RoomLookups(limiter, rooms, live, p.config);
+  // Breakout groups (ADR 116): the chat, the board and the media tokens read them.
+  const groups = new GroupsService({
+    repo: new GroupsRepository(p.db),
+    bus: p.events,
+    presence: p.presence,
+    scheduler: p.scheduler,
+    clock: p.clock,
+    config: p.config,
+    changes: roomState,
+    board,
+    objects: p.objects,
+    logger: p.logger,
+  });
+  live.groups = groups;
+  board.groups = groups;
+  if (media) media.groups = groups;
   const recordingRepo = new RecordingRepository(p.db, p.config);
   const recordTasks = new RecordTasks(recordingRepo, roomState, p.events, p.clock);
   const recording = new RecordingService({
@@ -236,5 +256,6 @@ export function buildServices(p: Ports): Services {
       clock: p.clock,
       logger: p.logger,
     }),
+    groups,
   };
 }

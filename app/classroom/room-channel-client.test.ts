@@ -54,6 +54,21 @@ const snapshot: RoomSnapshot = {
   toolsPrivate: null,
   pollPrivate: null,
   myAnswers: null,
+  groups: {
+    status: 'off',
+    round: 0,
+    groups: [],
+    teacherIn: 0,
+    teacher: '1',
+    allowChoose: false,
+    lateJoiners: 'auto',
+    startedAt: 0,
+    endsAt: 0,
+    closingAt: 0,
+    background: null,
+    lastBoards: [],
+    serverTime: 0,
+  },
 };
 const answer = (role: JoinAnswer['role']) => ({ role, imToken: 'tok', userIdForNumber: '2', roomInfo }) as JoinAnswer;
 

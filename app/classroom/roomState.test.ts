@@ -22,6 +22,21 @@ const snapshot: RoomSnapshot = {
   toolsPrivate: null,
   pollPrivate: null,
   myAnswers: null,
+  groups: {
+    status: 'off',
+    round: 0,
+    groups: [],
+    teacherIn: 0,
+    teacher: '1',
+    allowChoose: false,
+    lateJoiners: 'auto',
+    startedAt: 0,
+    endsAt: 0,
+    closingAt: 0,
+    background: null,
+    lastBoards: [],
+    serverTime: 0,
+  },
 };
 const msg = (id: string): ChatMessage => ({ id, uid: '1', name: 'T', text: `m${id}`, at: 1 });
 

@@ -131,6 +131,7 @@ export function fromSnapshot(snapshot: RoomSnapshot, receivedAt: number, prev?: 
     toolsPrivate: snapshot.toolsPrivate,
     pollPrivate: snapshot.pollPrivate,
     myAnswers: snapshot.myAnswers,
+    groups: snapshot.groups,
   };
 }
 

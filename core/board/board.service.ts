@@ -20,7 +20,7 @@ import { demoEnded, demoOver } from '../rooms/demo-rules.ts';
 import { RoomCache, type RoomChanges } from '../rooms/room-state.ts';
 import { BoardLog, type LayerAnswer } from './board-log.ts';
 import { checkOp, isLayerKey, layerToState, parseLayerKey } from './model.ts';
-import { type BoardRoomFacts, mayDraw, mayOperate } from './permissions.ts';
+import { type BoardGroupFacts, type BoardRoomFacts, mayDraw, mayOperate } from './permissions.ts';
 import type { BoardRepository, BoardRoomRow } from './board.repository.ts';
 import { stencilById } from './stencils.ts';
 
@@ -41,6 +41,11 @@ export interface BoardActor {
 export interface BoardRoomsPort {
   admit(actor: BoardActor): Promise<void>;
   actorFor(viewer: { userId: string }, roomNumber: string): Promise<BoardActor>;
+}
+
+/** The running breakout groups (core/groups, ADR 116) as the board's rules read them, fresh after every move. */
+export interface BoardGroupsPort {
+  boardFacts(roomNumber: string, uid: string): Promise<BoardGroupFacts | null>;
 }
 
 export interface BoardTokenPayload extends Record<string, unknown> {
@@ -117,6 +122,8 @@ export class BoardService {
   private readonly logger: Logger | null;
   /** The room's log: sequencing, storage, snapshots and loading. */
   readonly log: BoardLog;
+  /** The breakout groups' rules (ADR 116); set by the composition, none without it. */
+  groups: BoardGroupsPort | null = null;
   readonly #unsubscribe: () => void;
 
   constructor(
@@ -225,7 +232,31 @@ export class BoardService {
   async mayDraw(actor: BoardActor): Promise<boolean> {
     if (actor.view === 'read') return false;
     const row = await this.#row(actor.room).catch(() => null);
-    return !!row && row.state === 'open' && !demoOver(row, this.clock.now()) && mayDraw(actor, facts(row));
+    return !!row && row.state === 'open' && !demoOver(row, this.clock.now()) && mayDraw(actor, facts(row), await this.#groupFacts(actor));
+  }
+
+  /** The running groups as they concern this person now (null: none run, or a creator or viewer). */
+  async #groupFacts(actor: BoardActor): Promise<BoardGroupFacts | null> {
+    if (!this.groups || actor.role === 'creator' || actor.view) return null;
+    return this.groups.boardFacts(actor.room, actor.uid);
+  }
+
+  /**
+   * The whiteboard pages (numbers) that hold anything now, read fresh from the log: the breakout
+   * groups take pages after these (ADR 116).
+   */
+  async usedWhiteboardPages(roomNumber: string): Promise<number[]> {
+    const row = await this.#row(roomNumber);
+    const board = await this.log.board(row);
+    return this.log.serial(board, async () => {
+      if ((await this.repo.roomSeq(board.roomId)) > board.seq) await this.log.catchUp(roomNumber, board);
+      const used: number[] = [];
+      for (const p of await this.repo.pages(board.roomId)) {
+        const parsed = parseLayerKey(p);
+        if (parsed?.kind === 'wb' && layerToState((await this.log.layer(board, p)).layer).items.length > 0) used.push(parsed.page);
+      }
+      return used.sort((a, b) => a - b);
+    });
   }
 
   // ---- images ----------------------------------------------------------------------------------
@@ -237,7 +268,7 @@ export class BoardService {
   async storeImage(actor: BoardActor, bytes: Uint8Array): Promise<{ key: string; url: string; page: number }> {
     const row = await this.#row(actor.room);
     if (row.state !== 'open') throw new DomainError('31009');
-    if (actor.view === 'read' || !mayDraw(actor, facts(row))) throw notAllowed('board image');
+    if (actor.view === 'read' || !mayDraw(actor, facts(row), await this.#groupFacts(actor))) throw notAllowed('board image');
     if (bytes.byteLength > this.config.BOARD_IMAGE_MAX_BYTES) throw new DomainError('32103');
     const type = imageType(bytes);
     if (!type) throw new DomainError('32102');
@@ -267,7 +298,7 @@ export class BoardService {
   async phoneUploadLink(viewer: { userId: string }, roomNumber: string): Promise<{ url: string; expiresAt: number }> {
     const actor = await this.roomsPort.actorFor(viewer, roomNumber);
     const row = await this.#row(actor.room);
-    if (!mayDraw(actor, facts(row))) throw notAllowed('phone upload');
+    if (!mayDraw(actor, facts(row), await this.#groupFacts(actor))) throw notAllowed('phone upload');
     const ttl = this.config.BOARD_PHONE_LINK_MINUTES * 60;
     const now = this.clock.now().getTime();
     const payload: PhoneUploadPayload = { scope: 'board-upload', room: actor.room, uid: actor.uid, role: actor.role };
@@ -382,7 +413,7 @@ export class BoardService {
     const row = await this.#row(actor.room);
     if (row.state !== 'open') throw new DomainError('31009');
     if (demoOver(row, this.clock.now())) throw demoEnded();
-    if (!mayOperate(actor, facts(row), op.type)) throw notAllowed(`board ${op.type}`);
+    if (!mayOperate(actor, facts(row), op.type, op.page, await this.#groupFacts(actor))) throw notAllowed(`board ${op.type}`);
     checkSlideLayer(row, op.page);
     await this.#checkContent(row, op);
     return this.log.append(actor, row, op);

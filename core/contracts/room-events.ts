@@ -10,6 +10,7 @@ import { z } from 'zod';
 import type { RoomInfo } from './api.ts';
 import { classToolsRoomEvents, classToolsRoomRequests, classToolsSnapshotFields } from './class-tools.ts';
 import { call, channelContract, noAnswer, noPayload, whole, type Events, type Requests, type SameType } from './channel.ts';
+import { groupsRoomEvents, groupsRoomRequests, groupsSnapshotFields } from './groups.ts';
 import { coursewareRoomEvents, coursewareRoomRequests, roomCoursewareSchema } from './courseware.ts';
 import { recordingRoomEvents } from './recording.ts';
 import { roomExtendTextSchema } from './room-extend.ts';
@@ -19,8 +20,11 @@ import { stageRoomEvents, stageRoomRequests, stageStateSchema } from './stage.ts
 export type { Ack } from './channel.ts';
 
 export const ROOM_NAMESPACE = '/room';
-/** A client joining with an older `version` is told to reload the page (error '10'). 2: the stage replaced the microphone slot (ADR 112). */
-export const ROOM_PROTOCOL_VERSION = 2;
+/**
+ * A client joining with an older `version` is told to reload the page (error '10'). 2: the stage
+ * replaced the microphone slot (ADR 112). 3: breakout groups (ADR 116): chat lines by place.
+ */
+export const ROOM_PROTOCOL_VERSION = 3;
 
 export const CHAT_MAX_CHARS = 30;
 export const CHAT_HISTORY = 100;
@@ -139,6 +143,8 @@ export const roomSnapshotSchema = z.strictObject({
   courseware: roomCoursewareSchema.optional(),
   /** The class tools (core/contracts/class-tools.ts, ADR 113): tools, toolsPrivate, myAnswers. */
   ...classToolsSnapshotFields,
+  /** The breakout groups (core/contracts/groups.ts, ADR 116). */
+  ...groupsSnapshotFields,
 });
 export type RoomSnapshot = z.infer<typeof roomSnapshotSchema>;
 
@@ -157,6 +163,7 @@ export const roomRequests = {
   ...coursewareRoomRequests,
   ...classToolsRoomRequests,
   ...stageRoomRequests,
+  ...groupsRoomRequests,
 };
 
 /** Server -> browser. */
@@ -172,6 +179,7 @@ export const roomEvents = {
   ...liveRoomEvents,
   ...classToolsRoomEvents,
   ...stageRoomEvents,
+  ...groupsRoomEvents,
 };
 
 /** Browser -> server. */

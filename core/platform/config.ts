@@ -95,6 +95,8 @@ export const configSchema = z
     STAGE_SEATS_OTHER: int(6, 1, 16),
     /** Hands a person may raise (or lower) per minute (ADR 112). */
     HANDS_PER_MINUTE: int(6, 1),
+    /** Students in one breakout group at most (ADR 116). */
+    GROUP_MAX_MEMBERS: int(16, 1, 500),
     CHAT_MESSAGES_PER_10S: int(10, 1),
     ROOM_IDLE_HOURS: int(24, 1),
     OBSERVER_LINK_HOURS: int(24, 1),

@@ -86,15 +86,29 @@ export class LiveRepository {
     return Number(r.numUpdatedRows) === 1;
   }
 
-  insertChat(row: { room_id: string; user_id: string; name: string; text: string; created_at: Date }) {
+  insertChat(row: {
+    room_id: string;
+    user_id: string;
+    name: string;
+    text: string;
+    created_at: Date;
+    group_no?: number | null;
+    group_round?: number | null;
+  }) {
     return this.db.insertInto('chat_messages').values(row).returning(['id', 'created_at']).executeTakeFirstOrThrow();
   }
 
-  async lastChats(roomId: string, limit: number) {
+  /** The last lines of the main room, and of these breakout groups of this round (ADR 116). */
+  async lastChats(roomId: string, limit: number, seen: { round: number; groups: number[] } = { round: 0, groups: [] }) {
     const rows = await this.db
       .selectFrom('chat_messages')
-      .select(['id', 'user_id', 'name', 'text', 'created_at'])
+      .select(['id', 'user_id', 'name', 'text', 'created_at', 'group_no'])
       .where('room_id', '=', roomId)
+      .where((eb) =>
+        seen.groups.length
+          ? eb.or([eb('group_no', 'is', null), eb.and([eb('group_round', '=', seen.round), eb('group_no', 'in', seen.groups)])])
+          : eb('group_no', 'is', null),
+      )
       .orderBy('id', 'desc')
       .limit(limit)
       .execute();

@@ -7,11 +7,12 @@
 import type { Clock } from '../platform/clock.ts';
 import type { Config } from '../platform/config.ts';
 import { DomainError, notAllowed, removedFromRoom, roomNotFound } from '../platform/errors.ts';
-import { roomMessage, type EventBus } from '../platform/events.ts';
+import { roomMessage, seatMessage, type EventBus } from '../platform/events.ts';
 import { TokenBuckets } from '../platform/memory-rate-limit.ts';
 import type { RoomInfo, RoomType } from '../contracts/api.ts';
 import type { RoomCourseware } from '../contracts/courseware.ts';
 import type { classToolsSnapshotFields } from '../contracts/class-tools.ts';
+import type { groupsSnapshotFields } from '../contracts/groups.ts';
 import type { StageState } from '../contracts/stage.ts';
 import type { RoomEndings } from './room-endings.ts';
 import {
@@ -45,6 +46,16 @@ export interface Actor {
 /** Who is connected to a room right now (across every web node). */
 export interface Presence {
   online(roomNumber: string): Promise<Array<{ userId: string; networkQuality: number }>>;
+}
+
+/** The breakout groups as the live room leans on them (core/groups, ADR 116). */
+export interface LiveGroupsPort {
+  /** Where this person's chat line goes: their group's seats and the teacher, or null for the main room. */
+  chatRoute(roomNumber: string, uid: string): Promise<{ group: number; round: number; seats: string[] } | null>;
+  /** The group lines this person's join snapshot holds besides the main room's. */
+  chatSeen(roomNumber: string, uid: string): Promise<{ round: number; groups: number[] }>;
+  /** A kicked student leaves their group. */
+  release(roomNumber: string, uid: string): Promise<void>;
 }
 
 export interface Scheduler {
@@ -97,6 +108,8 @@ export class RoomLiveService {
    * puts buckets shared by every web node here (ADR 096).
    */
   chatBuckets: { take(key: string): boolean | Promise<boolean> };
+  /** The breakout groups (ADR 116): chat by place, a kicked student out of their group; set by the composition. */
+  groups: LiveGroupsPort | null = null;
   private readonly repo: LiveRepository;
   private readonly state: RoomState;
   private readonly accounts: AccountRepository;
@@ -204,12 +217,12 @@ export class RoomLiveService {
   }
 
   /** The room's own part of the join snapshot; the channel adds the class tools' (core/tools, ADR 113). */
-  async snapshot(actor: Actor): Promise<Omit<RoomSnapshot, keyof typeof classToolsSnapshotFields>> {
+  async snapshot(actor: Actor): Promise<Omit<RoomSnapshot, keyof typeof classToolsSnapshotFields | keyof typeof groupsSnapshotFields>> {
     const room = await this.#openRoom(actor.room);
     const [roomInfo, { members, teacherOnline }, messages, stage, courseware] = await Promise.all([
       this.#freshInfo(actor.room),
       this.#members(room),
-      this.#history(room),
+      this.#history(room, actor.uid),
       this.stage.current(room),
       this.courseware?.roomCourseware(actor.room),
     ]);
@@ -255,9 +268,18 @@ export class RoomLiveService {
     this.#emit(roomNumber, 'members', { members, teacherOnline, participants: members.length });
   }
 
-  async #history(room: LiveRoomRow): Promise<ChatMessage[]> {
-    const rows = await this.repo.lastChats(room.id, CHAT_HISTORY);
-    return rows.map((r) => ({ id: r.id, uid: r.user_id, name: r.name, text: r.text, at: r.created_at.getTime() }));
+  /** The main room's last lines, with the lines of this person's group of the running round (the teacher: every group's; ADR 116). */
+  async #history(room: LiveRoomRow, uid: string): Promise<ChatMessage[]> {
+    const seen = this.groups ? await this.groups.chatSeen(room.room_number, uid) : { round: 0, groups: [] };
+    const rows = await this.repo.lastChats(room.id, CHAT_HISTORY, seen);
+    return rows.map((r) => ({
+      id: r.id,
+      uid: r.user_id,
+      name: r.name,
+      text: r.text,
+      at: r.created_at.getTime(),
+      ...(r.group_no !== null ? { group: r.group_no } : {}),
+    }));
   }
 
   /**
@@ -311,10 +333,28 @@ export class RoomLiveService {
       name = m.name;
     }
     if (!(await this.chatBuckets.take(`${room.id}:${actor.uid}`))) throw new DomainError('31008');
-    const row = await this.repo.insertChat({ room_id: room.id, user_id: actor.uid, name, text, created_at: this.clock.now() });
+    // While breakout groups run a line goes to the sender's place (ADR 116): a group's line only to its members and the teacher.
+    const route = this.groups ? await this.groups.chatRoute(actor.room, actor.uid) : null;
+    const row = await this.repo.insertChat({
+      room_id: room.id,
+      user_id: actor.uid,
+      name,
+      text,
+      created_at: this.clock.now(),
+      group_no: route?.group ?? null,
+      group_round: route?.round ?? null,
+    });
     await this.#touch(room.id);
-    const message: ChatMessage = { id: row.id, uid: actor.uid, name, text, at: row.created_at.getTime() };
-    this.#emit(actor.room, 'messageevent', message);
+    const message: ChatMessage = {
+      id: row.id,
+      uid: actor.uid,
+      name,
+      text,
+      at: row.created_at.getTime(),
+      ...(route ? { group: route.group } : {}),
+    };
+    if (route) for (const seat of route.seats) this.bus.publish(seatMessage(actor.room, seat, 'messageevent', message));
+    else this.#emit(actor.room, 'messageevent', message);
     return message;
   }
 
@@ -376,6 +416,7 @@ export class RoomLiveService {
     const now = this.clock.now();
     if (!(await this.repo.kick(room.id, targetId, now))) throw new DomainError('31005');
     await this.stage.release(room, targetId);
+    await this.groups?.release(actor.room, targetId);
     this.state.seatsChanged(actor.room);
     this.#emit(actor.room, 'kickout', { userId: targetId });
   }

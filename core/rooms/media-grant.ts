@@ -19,6 +19,8 @@ export interface MediaGrantInput {
   micConnected: boolean;
   /** The room's mode when the token is signed (the media node's first word on it, ADR 099); 'discuss' when absent. */
   mode?: ClassMode;
+  /** The person's place among the breakout groups when the token is signed (ADR 116): the token's `grp` claim; 0 or absent the main room. */
+  group?: number;
 }
 
 /**
@@ -47,6 +49,7 @@ export function signMediaToken(signer: TokenSigner, g: MediaGrantInput, ttlSecon
     pub: mediaRights(g),
     mode: g.mode ?? 'discuss',
     mic: g.micConnected,
+    ...(g.group !== undefined ? { grp: g.group } : {}),
   };
   return signer.sign(payload, ttlSeconds, nowMs);
 }

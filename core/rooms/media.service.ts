@@ -41,6 +41,8 @@ export class MediaService {
   private readonly nodes: MediaNodes;
   private readonly clock: Clock;
   private readonly config: MediaConfig;
+  /** Where a person is among the breakout groups now (ADR 116; 0 the main room); set by the composition. */
+  groups: { placeNow(roomNumber: string, uid: string): Promise<number> } | null = null;
   constructor(live: LiveRepository, signer: TokenSigner, nodes: MediaNodes, clock: Clock, config: MediaConfig) {
     this.live = live;
     this.signer = signer;
@@ -54,7 +56,10 @@ export class MediaService {
     const roomType = answer.roomInfo.roomType;
     // Who is on stage matters in every room type: a large class's student sends by it, and lecture
     // mode lets those on stage speak (ADR 099, ADR 112).
-    const micConnected = answer.role !== 'creator' ? await this.#onStage(answer.roomInfo.roomNumber, answer.userIdForNumber) : false;
+    // A student in a breakout group sends there as if on stage (ADR 116); the token names the place.
+    const group = await this.#place(answer.roomInfo.roomNumber, answer.userIdForNumber, answer.role);
+    const micConnected =
+      answer.role !== 'creator' ? group > 0 || (await this.#onStage(answer.roomInfo.roomNumber, answer.userIdForNumber)) : false;
     return this.#access({
       roomNumber: answer.roomInfo.roomNumber,
       roomType,
@@ -63,6 +68,7 @@ export class MediaService {
       userType: answer.userType,
       micConnected,
       mode: answer.roomInfo.mode,
+      group,
     });
   }
 
@@ -84,6 +90,7 @@ export class MediaService {
       role = m.role;
     }
     if (screen && !isCreator) throw notAllowed('only the creator shares a screen');
+    const group = await this.#place(roomNumber, viewer.userId, role);
     return this.#access(
       {
         roomNumber,
@@ -91,8 +98,9 @@ export class MediaService {
         userId: viewer.userId,
         role,
         userType: screen ? '2' : role === 'observer' ? '3' : '1',
-        micConnected: !isCreator && (await this.live.onStage(room.id, viewer.userId)),
+        micConnected: !isCreator && (group > 0 || (await this.live.onStage(room.id, viewer.userId))),
         mode: room.class_mode,
+        group,
       },
       failedMediaUrl,
     );
@@ -122,6 +130,12 @@ export class MediaService {
   /** A node to probe for the network check (docs/product/01-account-and-lobby.md §2): where a new room would go. */
   probeNode(): Promise<{ nodeId: string; url: string }> {
     return this.nodes.place(PROBE_ROOM);
+  }
+
+  /** The person's place among the breakout groups (observers and the recorder: always the main room). */
+  async #place(roomNumber: string, userId: string, role: JoinAnswer['role']): Promise<number> {
+    if (!this.groups || role === 'observer') return 0;
+    return this.groups.placeNow(roomNumber, userId);
   }
 
   async #onStage(roomNumber: string, userId: string): Promise<boolean> {

@@ -8,7 +8,7 @@ import type { RoomsTable } from '../platform/db/schema.ts';
 import type { NewRoom, RoomCoursewarePatch, RoomStatePatch, RoomStateRepository, Trx } from './room-state.repository.ts';
 
 /** A column of the rooms row, or 'participants': the seats counted with it (room_members). */
-export type RoomField = keyof RoomsTable | 'participants';
+export type RoomField = keyof RoomsTable | 'participants' | 'groups';
 
 export interface RoomChange {
   roomNumber: string;
@@ -157,6 +157,11 @@ export class RoomState implements RoomChanges {
   seatsChanged(roomNumber: string, trx?: Trx): void {
     if (trx) this.#later(this.#pendingOf(trx), roomNumber, ['participants']);
     else this.#tell(roomNumber, ['participants']);
+  }
+
+  /** The room's breakout groups changed (ADR 116, their own tables): every process drops what it holds of them. */
+  groupsChanged(roomNumber: string): void {
+    this.#tell(roomNumber, ['groups']);
   }
 }
 

@@ -35,7 +35,7 @@ const MAX_REQUESTS_PER_SECOND = 20;
 
 export function attachRoomChannel(io: Server, platform: Platform): { close(): void } {
   const { services, logger, events, clock } = platform;
-  const { live, rooms, tools } = services;
+  const { live, rooms, tools, groups } = services;
   const nsp = io.of(ROOM_NAMESPACE) as unknown as RoomNamespace;
 
   admitConnections(
@@ -69,6 +69,8 @@ export function attachRoomChannel(io: Server, platform: Platform): { close(): vo
     return [...seen].map(([userId, networkQuality]) => ({ userId, networkQuality }));
   };
   const detachPresence = platform.presence.attach({ online });
+  // Each web node sets its own nudge for the groups' next deadline (ADR 116).
+  const unwatchGroups = groups.watch();
 
   const publishMembers = (room: string) =>
     live.publishMembers(room).catch((err: unknown) => logger.warn({ err, room }, 'members broadcast failed'));
@@ -86,11 +88,13 @@ export function attachRoomChannel(io: Server, platform: Platform): { close(): vo
           run: async ({ version }) => {
             checkVersion(version, ROOM_PROTOCOL_VERSION);
             await live.seat(actor);
+            // A student new to running breakout groups is placed before the snapshot (ADR 116).
+            await groups.arrive(actor);
             await socket.join([roomKey(actor.room), seatKey(actor.room, actor.uid)]);
             socket.data.joined = true;
             void publishMembers(actor.room);
-            const [own, classTools] = await Promise.all([live.snapshot(actor), tools.snapshot(actor)]);
-            const snapshot = { ...own, ...classTools };
+            const [own, classTools, breakout] = await Promise.all([live.snapshot(actor), tools.snapshot(actor), groups.snapshot(actor)]);
+            const snapshot = { ...own, ...classTools, ...breakout };
             socket.data.name = snapshot.you.name;
             return snapshot;
           },
@@ -168,6 +172,16 @@ export function attachRoomChannel(io: Server, platform: Platform): { close(): vo
         buzzerClose: { gate: joined, run: () => tools.buzzerClose(actor) },
         pickRandom: { gate: joined, run: () => tools.pickRandom(actor) },
         reward: { gate: joined, run: (p) => tools.reward(actor, p) },
+        // Breakout groups (ADR 116).
+        groupsStart: { gate: joined, run: (p) => groups.start(actor, p) },
+        groupsMove: { gate: joined, run: (p) => groups.move(actor, p) },
+        groupsChoose: { gate: joined, run: (p) => groups.choose(actor, p) },
+        groupsVisit: { gate: joined, run: (p) => groups.visit(actor, p) },
+        groupsLeader: { gate: joined, run: (p) => groups.leader(actor, p) },
+        groupsBroadcast: { gate: joined, run: (p) => groups.broadcast(actor, p) },
+        groupsHelp: { gate: joined, run: (p) => groups.help(actor, p) },
+        groupsEnd: { gate: joined, run: (p) => groups.end(actor, p) },
+        groupsState: { gate: joined, run: () => groups.state(actor) },
       },
       {
         channel: 'room channel',
@@ -202,6 +216,7 @@ export function attachRoomChannel(io: Server, platform: Platform): { close(): vo
     close() {
       unsubscribe();
       detachPresence();
+      unwatchGroups();
     },
   };
 }

@@ -63,6 +63,18 @@ const ROOM: Record<keyof typeof roomRequests, Message> = {
   buzzerClose: { valid: {} },
   pickRandom: { valid: {} },
   reward: { valid: { userIds: ['1'] } },
+  groupsStart: {
+    valid: { count: 2, method: 'random', minutes: 0, allowChoose: false, lateJoiners: 'auto', board: 'blank' },
+    optional: { groups: [{ userIds: [] }, { userIds: [] }] },
+  },
+  groupsMove: { valid: { userId: '1', group: 1 } },
+  groupsChoose: { valid: { group: 1 } },
+  groupsVisit: { valid: { group: 1 } },
+  groupsLeader: { valid: { userId: '1', group: 1 }, nullable: ['userId'] },
+  groupsBroadcast: { valid: { text: 'hi' } },
+  groupsHelp: { valid: {}, optional: { cancel: true } },
+  groupsEnd: { valid: { afterSeconds: 0 } },
+  groupsState: { valid: {} },
 };
 const withoutBtype = ({ btype: _b, ...op }: ReturnType<typeof createOp>): Payload => op;
 const BOARD: Record<keyof typeof boardRequests | 'stroke', Message> = {

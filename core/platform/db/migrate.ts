@@ -16,6 +16,7 @@ import * as m0013 from './migrations/0013-class-mode.ts';
 import * as m0014 from './migrations/0014-client-log-lookup.ts';
 import * as m0015 from './migrations/0015-stage.ts';
 import * as m0016 from './migrations/0016-class-tools.ts';
+import * as m0017 from './migrations/0017-groups.ts';
 
 /** Migrations are listed here in order, so bundlers and type stripping both see them. */
 const migrations: Record<string, Migration> = {
@@ -35,6 +36,7 @@ const migrations: Record<string, Migration> = {
   '0014-client-log-lookup': m0014,
   '0015-stage': m0015,
   '0016-class-tools': m0016,
+  '0017-groups': m0017,
 };
 
 const provider: MigrationProvider = { getMigrations: () => Promise.resolve(migrations) };

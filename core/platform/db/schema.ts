@@ -80,6 +80,42 @@ export interface ChatMessagesTable {
   name: string;
   text: string;
   created_at: Timestamp;
+  /** A breakout group's line (ADR 116): its group and round; null in the main room. */
+  group_no: number | null;
+  group_round: number | null;
+}
+
+/** A class's breakout groups (ADR 116, migration 0017): the session row a change locks. */
+export interface BreakoutSessionsTable {
+  room_id: string;
+  status: Generated<'off' | 'running' | 'closing'>;
+  round: Generated<number>;
+  teacher_in: Generated<number>;
+  allow_choose: Generated<boolean>;
+  late_joiners: Generated<'auto' | 'teacher'>;
+  started_at: Timestamp | null;
+  ends_at: Timestamp | null;
+  closing_at: Timestamp | null;
+  background: ColumnType<unknown, string | null, string | null> | null;
+  last_boards: ColumnType<unknown, string | undefined, string>;
+}
+
+/** The groups of the running round. */
+export interface BreakoutGroupsTable {
+  room_id: string;
+  no: number;
+  name: string;
+  leader: string | null;
+  page: number;
+  help_at: Timestamp | null;
+}
+
+/** Where each student is this round (0: the main room). */
+export interface BreakoutPlacesTable {
+  id: Generated<string>;
+  room_id: string;
+  user_id: string;
+  group_no: number;
 }
 
 /** A room's stage (ADR 112): the carousel, and the row a stage change locks. */
@@ -439,6 +475,9 @@ export interface DB {
   credit_ledger: CreditLedgerTable;
   rate_hits: RateHitsTable;
   chat_messages: ChatMessagesTable;
+  breakout_sessions: BreakoutSessionsTable;
+  breakout_groups: BreakoutGroupsTable;
+  breakout_places: BreakoutPlacesTable;
   orders: OrdersTable;
   payment_notices: PaymentNoticesTable;
   announcements: AnnouncementsTable;
