@@ -1,7 +1,9 @@
 /**
  * One room on this node: its peers and every publication in it. Publishing is checked against
- * the peer's rights; subscriptions only reach publications of this room. Every 300 ms the room
- * tells its peers who is speaking, every 2 s how good each person's network is.
+ * the peer's rights; subscriptions only reach publications of this room, and of the peer's own
+ * space while breakout groups run (spaces.ts, ADR 117). Every 300 ms the room tells its peers who
+ * is speaking (in their space; the creator in every space), every 2 s how good each person's
+ * network is.
  */
 import { EventEmitter } from 'node:events';
 import { randomUUID } from 'node:crypto';
@@ -13,6 +15,7 @@ import { Publication } from './publication.ts';
 import { tellSilent, watchSilence } from './silence.ts';
 import { checkAfterRestart, newPeerConnection, remoteSdp, type RtcSettings } from './rtc.ts';
 import { Subscription } from './subscription.ts';
+import { NO_SPACES, sees, spaceOf, spacesChange, type Someone, type Spaces } from './spaces.ts';
 
 const LEVELS_EVERY_MS = 300;
 const QUALITY_EVERY_MS = 2000;
@@ -46,7 +49,12 @@ export class Room extends EventEmitter<{ closed: [] }> {
   readonly #lingerMs: number;
   #linger: NodeJS.Timeout | null = null;
   readonly #timers: NodeJS.Timeout[];
-  #lastLevels = '';
+  /** The last levels note each audience got ('all' for the creator, `s{space}` for a space). */
+  #lastLevels = new Map<string, string>();
+  /** Who is in which breakout group (spaces.ts); empty when no groups run. */
+  #spaces: Spaces = NO_SPACES;
+  /** Each publication's publisher. */
+  readonly #publisher = new WeakMap<Publication, Someone>();
   #closed = false;
 
   constructor(number: string, rtc: RtcSettings, lingerMs: number) {
@@ -62,12 +70,59 @@ export class Room extends EventEmitter<{ closed: [] }> {
     return this.#closed;
   }
 
-  #broadcast(note: MediaNote, except?: Peer): void {
-    for (const p of this.peers.values()) if (p !== except) p.notify(note);
+  #broadcast(note: MediaNote): void {
+    for (const p of this.peers.values()) p.notify(note);
   }
 
-  tracks(except?: Peer): PublishedTrack[] {
-    return [...this.publications.values()].filter((p) => !except?.publications.has(p.id)).map((p) => p.describe());
+  /** A note about a publication: to the peers that see it (its space), but `except`. */
+  #tell(pub: Publication, note: MediaNote, except?: Peer): void {
+    for (const p of this.peers.values()) if (p !== except && this.sees(p, pub)) p.notify(note);
+  }
+
+  #publisherOf(pub: Publication): Someone {
+    return this.#publisher.get(pub) ?? { userId: pub.userId, role: 'member' };
+  }
+
+  /** The space a peer is in now (0: the main room). */
+  spaceOf(peer: Someone): number {
+    return spaceOf(this.#spaces, peer);
+  }
+
+  /** Whether a peer sees (and may subscribe to) a publication: both in one space. */
+  sees(peer: Someone, pub: Publication): boolean {
+    return sees(this.#spaces, peer, this.#publisherOf(pub));
+  }
+
+  get spaces(): Spaces {
+    return this.#spaces;
+  }
+
+  /**
+   * The breakout groups changed (the whole map): each subscription that now crosses spaces is
+   * closed and every peer that stops seeing a publication is told `trackRemoved`; a publication
+   * newly in a peer's space is told as `trackAdded`. Nothing is forwarded across spaces after this.
+   */
+  setSpaces(next: Spaces): void {
+    if (next === this.#spaces) return;
+    const change = spacesChange(
+      this.#spaces,
+      next,
+      this.peers.values(),
+      this.publications.values(),
+      (pub) => this.#publisherOf(pub),
+      (peer, pub) => peer.publications.has(pub.id),
+    );
+    this.#spaces = next;
+    for (const { peer, track } of change.hidden) {
+      for (const sub of [...peer.subscriptions.values()]) if (sub.publication === track) sub.close();
+      peer.notify({ type: 'trackRemoved', trackId: track.id, userId: track.userId });
+    }
+    for (const { peer, track } of change.shown) peer.notify({ type: 'trackAdded', track: track.describe() });
+  }
+
+  /** The publications a peer sees, its own left out. */
+  tracks(peer: Peer): PublishedTrack[] {
+    return [...this.publications.values()].filter((p) => !peer.publications.has(p.id) && this.sees(peer, p)).map((p) => p.describe());
   }
 
   addPeer(peer: Peer): void {
@@ -108,14 +163,21 @@ export class Room extends EventEmitter<{ closed: [] }> {
     }
     peer.publications.set(pub.id, pub);
     this.publications.set(pub.id, pub);
+    this.#publisher.set(pub, { userId: peer.userId, role: peer.role });
     pub.once('closed', () => {
       peer.publications.delete(pub.id);
       this.publications.delete(pub.id);
-      this.#broadcast({ type: 'trackRemoved', trackId: pub.id, userId: pub.userId });
+      this.#tell(pub, { type: 'trackRemoved', trackId: pub.id, userId: pub.userId });
     });
-    pub.on('layer', () => this.#broadcast({ type: 'trackAdded', track: pub.describe() }, peer));
-    watchSilence(pub, (silent) => tellSilent(this.peers.values(), pub, silent));
-    this.#broadcast({ type: 'trackAdded', track: pub.describe() }, peer);
+    pub.on('layer', () => this.#tell(pub, { type: 'trackAdded', track: pub.describe() }, peer));
+    watchSilence(pub, (silent) =>
+      tellSilent(
+        [...this.peers.values()].filter((p) => this.sees(p, pub)),
+        pub,
+        silent,
+      ),
+    );
+    this.#tell(pub, { type: 'trackAdded', track: pub.describe() }, peer);
     return { trackId: pub.id, sdp: answer };
   }
 
@@ -134,12 +196,13 @@ export class Room extends EventEmitter<{ closed: [] }> {
     if (pub.paused === paused) return;
     pub.paused = paused;
     if (!paused) pub.requestKeyframe(pub.layers[0] ?? '');
-    this.#broadcast({ type: 'trackPaused', trackId: pub.id, userId: pub.userId, paused });
+    this.#tell(pub, { type: 'trackPaused', trackId: pub.id, userId: pub.userId, paused });
   }
 
   async subscribe(peer: Peer, trackId: string, layer?: Layer): Promise<{ subscriptionId: string; sdp: string }> {
     const pub = this.publications.get(trackId);
-    if (!pub) throw new DomainError('33003', 'no such track in this room');
+    // A publication of another space (a breakout group) is as good as absent.
+    if (!pub || !this.sees(peer, pub)) throw new DomainError('33003', 'no such track in this room');
     if (pub.userId === peer.userId && peer.publications.has(pub.id)) throw illegalParams('your own track');
     const wanted = layer ?? 'h';
     const pc = newPeerConnection(this.#rtc);
@@ -228,18 +291,34 @@ export class Room extends EventEmitter<{ closed: [] }> {
     peer.notify({ type: 'rightsChanged', rights: peer.rights });
   }
 
+  /**
+   * Who speaks: each peer hears of its own space's speakers; the room's creator of every space's
+   * (the teacher's overview of the groups). An audience that heard nobody is not told so again.
+   */
   #levels(): void {
     if (this.peers.size === 0) return;
-    const levels: Record<string, number> = {};
+    const all: Record<string, number> = {};
+    const bySpace = new Map<number, Record<string, number>>();
     for (const pub of this.publications.values()) {
       if (pub.kind !== 'audio') continue;
       const level = pub.takeLevel();
-      if (level >= SPEAKING_LEVEL) levels[pub.userId] = Math.max(levels[pub.userId] ?? 0, level);
+      if (level < SPEAKING_LEVEL) continue;
+      all[pub.userId] = Math.max(all[pub.userId] ?? 0, level);
+      const space = spaceOf(this.#spaces, this.#publisherOf(pub));
+      const levels = bySpace.get(space) ?? {};
+      levels[pub.userId] = Math.max(levels[pub.userId] ?? 0, level);
+      bySpace.set(space, levels);
     }
-    const key = JSON.stringify(levels);
-    if (key === '{}' && this.#lastLevels === '{}') return;
-    this.#lastLevels = key;
-    this.#broadcast({ type: 'audioLevels', levels });
+    const last = this.#lastLevels;
+    this.#lastLevels = new Map();
+    for (const peer of this.peers.values()) {
+      const audience = peer.role === 'creator' ? 'all' : `s${this.spaceOf(peer)}`;
+      const levels = peer.role === 'creator' ? all : (bySpace.get(this.spaceOf(peer)) ?? {});
+      const key = JSON.stringify(levels);
+      this.#lastLevels.set(audience, key);
+      if (key === '{}' && last.get(audience) === '{}') continue;
+      peer.notify({ type: 'audioLevels', levels });
+    }
   }
 
   /** Uplink: loss on what a person publishes, as the node receives it. Downlink: the worst loss their receivers report. */

@@ -5,6 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
+import { GROUPS_MAX } from '#core/contracts/groups.ts';
 import type { MediaControlCommand } from '#core/contracts/media-control.ts';
 import type { MediaNote, MediaSource, MediaTokenPayload } from '#core/contracts/media-signaling.ts';
 import { MEDIA_SOURCES } from '#core/contracts/media-signaling.ts';
@@ -14,6 +15,7 @@ import { CLASS_MODES, rightsInMode, type ClassMode } from '#core/rooms/capabilit
 import { Peer } from './peer.ts';
 import { Revocations } from './revocations.ts';
 import { Room } from './room.ts';
+import { leftGroups, NO_SPACES, spaceOf, withClaim, type Spaces } from './spaces.ts';
 import type { RtcSettings } from './rtc.ts';
 
 export interface MediaServerOptions {
@@ -39,6 +41,10 @@ interface RoomMode {
   stage: ReadonlySet<string>;
   /** The web side told this node the stage (a control command); until then tokens that say "on stage" add to it. */
   told: boolean;
+  /** Who is in which breakout group (issue 31, ADR 117): a group counts as on stage. */
+  spaces: Spaces;
+  /** The web side told this node the groups (a control command); until then each token's `grp` claim places its holder. */
+  spacesTold: boolean;
 }
 
 const MAX_MODES = 50_000;
@@ -55,6 +61,7 @@ const mediaClaim = z.object({
   pub: z.array(z.enum(MEDIA_SOURCES)),
   mode: z.enum(CLASS_MODES).optional(),
   mic: z.boolean().optional(),
+  grp: z.number().int().min(0).max(GROUPS_MAX).optional(),
   exp: z.number(),
 });
 
@@ -99,9 +106,21 @@ export class MediaServer {
     }
     // The room's mode: as the web side said, or as this token says when the node heard nothing yet.
     const known = this.#modes.get(claim.room);
-    if (!known) this.#setMode(claim.room, { mode: claim.mode ?? 'discuss', stage: new Set(claim.mic ? [claim.uid] : []), told: false });
-    else if (!known.told && claim.mic && !known.stage.has(claim.uid))
+    // A token signed in a breakout group says "on stage" for the group's sake (ADR 117): the stage is not told by it.
+    const onStage = !!claim.mic && !claim.grp;
+    if (!known)
+      this.#setMode(claim.room, {
+        mode: claim.mode ?? 'discuss',
+        stage: new Set(onStage ? [claim.uid] : []),
+        told: false,
+        spaces: NO_SPACES,
+        spacesTold: false,
+      });
+    else if (!known.told && onStage && !known.stage.has(claim.uid))
       this.#setMode(claim.room, { ...known, stage: new Set([...known.stage, claim.uid]) });
+    this.#spacesFromToken(claim);
+    // Before the peer is in: those of the room see what the map says; the newcomer's view follows.
+    room.setSpaces(this.modeOf(claim.room).spaces);
     const peer = new Peer(randomUUID(), { ...claim, pub }, send);
     peer.rights = this.#rightsNow(claim.room, peer);
     room.addPeer(peer);
@@ -110,7 +129,15 @@ export class MediaServer {
 
   /** The room's mode as this node knows it (ADR 099); discuss when it knows nothing. */
   modeOf(roomNumber: string): RoomMode {
-    return this.#modes.get(roomNumber) ?? { mode: 'discuss', stage: new Set(), told: false };
+    return this.#modes.get(roomNumber) ?? { mode: 'discuss', stage: new Set(), told: false, spaces: NO_SPACES, spacesTold: false };
+  }
+
+  /** Until the web side tells the room's groups, a token's `grp` claim places its holder (a new token's word is the latest). */
+  #spacesFromToken(claim: MediaTokenPayload): void {
+    const m = this.modeOf(claim.room);
+    if (m.spacesTold) return;
+    const spaces = withClaim(m.spaces, { userId: claim.uid, role: claim.role }, claim.grp);
+    if (spaces !== m.spaces) this.#setMode(claim.room, { ...m, spaces });
   }
 
   #setMode(roomNumber: string, m: RoomMode): void {
@@ -123,7 +150,9 @@ export class MediaServer {
   #rightsNow(roomNumber: string, peer: Peer): MediaSource[] {
     if (peer.hidden) return [];
     const m = this.modeOf(roomNumber);
-    return rightsInMode(peer.granted, { role: peer.role, mode: m.mode, onStage: m.stage.has(peer.userId) });
+    // In a breakout group counts as on stage (ADR 117): the group talks whatever the main room's mode.
+    const onStage = m.stage.has(peer.userId) || spaceOf(m.spaces, peer) > 0;
+    return rightsInMode(peer.granted, { role: peer.role, mode: m.mode, onStage });
   }
 
   /** The mode or the stage changed: every peer of the room gets its rights again (told only when they changed). */
@@ -139,6 +168,8 @@ export class MediaServer {
     if (claim.room !== room.number || claim.uid !== peer.userId || (claim.role === 'recorder') !== peer.hidden)
       throw new DomainError('33001', 'token for another room or person');
     peer.granted = peer.hidden ? [] : this.revocations.check(claim, (this.#opts.now ?? Date.now)());
+    this.#spacesFromToken(claim);
+    room.setSpaces(this.modeOf(room.number).spaces);
     room.setRights(peer, this.#rightsNow(room.number, peer));
     return peer.rights;
   }
@@ -188,16 +219,30 @@ export class MediaServer {
       return this.rooms.has(cmd.room);
     }
     if (cmd.op === 'stage') {
-      // Those taken off: a token they hold from before cannot bring a large class's camera and microphone back.
-      for (const userId of cmd.off) this.revocations.add({ op: 'stageOff', room: cmd.room, userId }, now);
+      // Those taken off: a token they hold from before cannot bring a large class's camera and
+      // microphone back; one in a breakout group keeps them there (a group counts as the stage).
+      const spaces = this.modeOf(cmd.room).spaces;
+      const off = cmd.off.filter((userId) => !cmd.userIds.includes(userId) && !((spaces.get(userId) ?? 0) > 0));
+      for (const userId of off) this.revocations.add({ op: 'stageOff', room: cmd.room, userId }, now);
       this.#setMode(cmd.room, { ...this.modeOf(cmd.room), stage: new Set(cmd.userIds), told: true });
+      if (!this.rooms.has(cmd.room)) return false;
+      this.#applyMode(cmd.room);
+      this.#takeStageRights(cmd.room, off);
+      return true;
+    }
+    if (cmd.op === 'groups') {
+      // The whole map (ADR 117). Those who left a group for the main room and are not on stage
+      // lose a large class's camera and microphone at once, held like a stage's revocation.
+      const before = this.modeOf(cmd.room);
+      const spaces: Spaces = new Map(cmd.spaces);
+      const off = leftGroups(before.spaces, spaces).filter((userId) => !before.stage.has(userId));
+      for (const userId of off) this.revocations.add({ op: 'stageOff', room: cmd.room, userId }, now);
+      this.#setMode(cmd.room, { ...before, spaces, spacesTold: true });
       const room = this.rooms.get(cmd.room);
       if (!room) return false;
+      room.setSpaces(spaces);
       this.#applyMode(cmd.room);
-      for (const userId of cmd.off) {
-        const affected = [...room.peers.values()].some((p) => p.userId === userId && p.roomType === 4 && p.role !== 'creator');
-        if (affected && !cmd.userIds.includes(userId)) this.revoke(cmd.room, userId, ['mic', 'camera']);
-      }
+      this.#takeStageRights(cmd.room, off);
       return true;
     }
     this.revocations.add(cmd, now);
@@ -207,6 +252,16 @@ export class MediaServer {
     if (cmd.op === 'removeUser') this.removeUser(cmd.room, cmd.userId);
     else this.closeRoom(cmd.room);
     return true;
+  }
+
+  /** A large class's students who left the stage (or a group): camera and microphone go now. */
+  #takeStageRights(roomNumber: string, userIds: string[]): void {
+    const room = this.rooms.get(roomNumber);
+    if (!room) return;
+    for (const userId of userIds) {
+      const affected = [...room.peers.values()].some((p) => p.userId === userId && p.roomType === 4 && p.role !== 'creator');
+      if (affected) this.revoke(roomNumber, userId, ['mic', 'camera']);
+    }
   }
 
   load(): MediaLoad {

@@ -17,6 +17,7 @@ import {
   verifyControl,
   type MediaControlCommand,
 } from '#core/contracts/media-control.ts';
+import { groupsEventSchema, type GroupsEvent } from '#core/contracts/groups.ts';
 import type { Database } from '#core/platform/db/database.ts';
 import type { BusMessage, EventBus } from '#core/platform/events.ts';
 import type { Logger } from '#core/platform/logger.ts';
@@ -24,10 +25,30 @@ import type { MediaNodes } from '#core/rooms/media.service.ts';
 import { LiveRepository } from '#core/rooms/live.repository.ts';
 import type { MediaServer } from '../media-server/server.ts';
 
+/**
+ * The breakout groups' map (issue 31, ADR 117) of a `groups` event: every member of a group with
+ * its number, and the teacher while visiting one; nobody when the groups are off.
+ */
+export function spacesOfGroups(g: Pick<GroupsEvent, 'status' | 'groups' | 'teacher' | 'teacherIn'>): Array<[string, number]> {
+  if (g.status === 'off') return [];
+  const spaces = new Map<string, number>();
+  for (const group of g.groups) for (const userId of group.members) spaces.set(userId, group.no);
+  if (g.teacherIn > 0 && g.teacher) spaces.set(g.teacher, g.teacherIn);
+  return [...spaces];
+}
+
 /** The media side of a room event, or null when the media does not care. */
 export function commandFromBus(m: BusMessage): MediaControlCommand | null {
   if (!('room' in m.target)) return null;
   const room = m.target.room;
+  // Breakout groups (issue 31): the whole map of who is in which space. A seat-targeted message
+  // (a group's chat line) is never one; the event is parsed by its schema (the room contract may
+  // not name it yet where this file is built alone).
+  const event: string = m.event;
+  if (event === 'groups' && !('user' in m.target)) {
+    const g = groupsEventSchema.safeParse(m.payload);
+    return g.success ? { op: 'groups', room, spaces: spacesOfGroups(g.data) } : null;
+  }
   // The bus is typed by the channel contracts: the event name tells the payload.
   // The stage (ADR 112): the whole set of who is on it, and who just left it.
   if (m.event === 'stage') {

@@ -7,13 +7,15 @@
  */
 import { z } from 'zod';
 import { hmac, safeEqual } from '../platform/secrets.ts';
+import { GROUPS_MAX } from './groups.ts';
 
 export const MEDIA_CONTROL_PATH = '/media/control';
 export const MEDIA_CONTROL_VERSION = 1;
 export const MEDIA_CONTROL_SIGNATURE_HEADER = 'x-banshu-signature';
 /** A call older (or further in the future) than this is refused. */
 export const MEDIA_CONTROL_WINDOW_MS = 60_000;
-export const MEDIA_CONTROL_MAX_BYTES = 4096;
+/** A whole class's breakout-group map (issue 31) fits: 16 students in each of 12 groups and the teacher, with room to spare. */
+export const MEDIA_CONTROL_MAX_BYTES = 32 * 1024;
 
 const room = z.string().regex(/^[A-Za-z0-9]{6,10}$/);
 const userId = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/);
@@ -31,6 +33,16 @@ export const mediaControlCommandSchema = z.discriminatedUnion('op', [
    * once and a token they hold from before cannot bring them back (held like a revocation).
    */
   z.strictObject({ op: z.literal('stage'), room, userIds: z.array(userId).max(64), off: z.array(userId).max(64) }),
+  /**
+   * The room's breakout groups (issue 31, ADR 117), the whole map: each person in a group and its
+   * number (the teacher too while visiting one); everyone else is in the main room (0). Empty
+   * when no groups run. The node forwards media only within a space.
+   */
+  z.strictObject({
+    op: z.literal('groups'),
+    room,
+    spaces: z.array(z.tuple([userId, z.number().int().min(1).max(GROUPS_MAX)])).max(1000),
+  }),
 ]);
 export type MediaControlCommand = z.infer<typeof mediaControlCommandSchema>;
 
@@ -42,6 +54,7 @@ export const mediaControlMessageSchema = z.discriminatedUnion('op', [
   mediaControlCommandSchema.options[1].extend(envelope),
   mediaControlCommandSchema.options[2].extend(envelope),
   mediaControlCommandSchema.options[3].extend(envelope),
+  mediaControlCommandSchema.options[4].extend(envelope),
 ]);
 export type MediaControlMessage = z.infer<typeof mediaControlMessageSchema>;
 

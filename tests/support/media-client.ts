@@ -70,6 +70,8 @@ export interface ReceivedTrack {
   keyframes: number;
   /** Whether the first video packet that arrived started a keyframe (null before any). */
   firstWasKeyframe: boolean | null;
+  /** The first payload byte of every audio packet that arrived: whose it was, when publishers `fill` with their own byte. */
+  fills: Set<number>;
   close(): void;
 }
 
@@ -168,8 +170,9 @@ export class MediaTestPeer {
   /**
    * Publishes a synthetic source: audio every 20 ms, video a 3-packet frame every 66 ms (keyframe
    * every 30 frames). `silent`: negotiated and connected, but no packet is sent until `start()`.
+   * `fill`: the byte audio payloads are made of (a receiver tells whose packets it got).
    */
-  async publish(source: MediaSource, opts: { silent?: boolean } = {}): Promise<SentTrack> {
+  async publish(source: MediaSource, opts: { silent?: boolean; fill?: number } = {}): Promise<SentTrack> {
     const kind = source === 'mic' ? 'audio' : 'video';
     const pc = clientPeerConnection();
     this.#pcs.push(pc);
@@ -189,7 +192,7 @@ export class MediaTestPeer {
       },
       start: () => {
         if (timer) return;
-        timer = sendSynthetic(track, kind, () => sent.sent++, levelId ? { audioLevelId: levelId, dbov: 10 } : undefined);
+        timer = sendSynthetic(track, kind, () => sent.sent++, levelId ? { audioLevelId: levelId, dbov: 10 } : undefined, opts.fill);
         this.#timers.push(timer);
       },
     };
@@ -210,11 +213,13 @@ export class MediaTestPeer {
       packets: 0,
       keyframes: 0,
       firstWasKeyframe: null,
+      fills: new Set(),
       close: () => void pc.close(),
     };
     pc.onTrack.subscribe((track) => {
       track.onReceiveRtp.subscribe((rtp) => {
         got.packets++;
+        if (track.kind === 'audio') got.fills.add(rtp.payload[0]!);
         const key = track.kind === 'video' && (rtp.payload[0]! & 0x10) !== 0 && (rtp.payload[1]! & 0x01) === 0;
         if (key) got.keyframes++;
         if (track.kind === 'video' && got.firstWasKeyframe === null) got.firstWasKeyframe = key;
@@ -243,6 +248,7 @@ export function sendSynthetic(
   kind: 'audio' | 'video',
   onSent: () => void = () => undefined,
   level?: { audioLevelId: number; dbov: number },
+  fill = 1,
 ): NodeJS.Timeout {
   let seq = 0;
   let ts = 0;
@@ -264,7 +270,7 @@ export function sendSynthetic(
   return kind === 'audio'
     ? setInterval(() => {
         ts += 960;
-        send(Buffer.alloc(80, 1), false);
+        send(Buffer.alloc(80, fill), false);
       }, 20)
     : setInterval(() => {
         ts += 6000;
