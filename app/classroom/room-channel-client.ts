@@ -469,6 +469,9 @@ export class RoomChannelClient {
     channel.on('quizTally', (p) => this.tools.tally(p));
     channel.on('pollTally', (p) => this.tools.pollTally(p));
     channel.on('rewarded', (p) => this.tools.rewarded(p));
+    // Breakout groups (ADR 118): the whole state with what happened, and the teacher's messages to all groups.
+    channel.on('groups', (p) => this.groups.event(p));
+    channel.on('groupsBroadcast', (p) => this.groups.broadcast(p));
   }
 
   async #request<E extends keyof ClientToServer>(event: E, payload: Payload<E>, options: { quiet?: boolean } = {}): Promise<Answer<E>> {
