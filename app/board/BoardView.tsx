@@ -127,7 +127,7 @@ export function BoardView(props: BoardViewProps) {
   const pagesInToolbar = !!toolbar && isCreator && !props.slide && !hidden && !inGroup;
   const zoomGroup = (
     <ZoomControl zoom={zoom} onZoom={setZoom}>
-      {isCreator && !props.readOnly ? (
+      {isCreator && !props.readOnly && !inGroup ? (
         <button
           type="button"
           className="board__zoom-value board__follow"

@@ -84,7 +84,7 @@ export function LiveRoom({ answer, roomNumber, inviteUrl }: LiveRoomProps) {
       role,
       isVip: room.isVIP === '1',
       mode,
-      onStage: onStageMe,
+      onStage: onStageMe || inGroupMe,
       trialUsed: trialUsed || (room.trialEndsAt ?? 0) > 0,
     }),
   });
@@ -266,7 +266,7 @@ export function LiveRoom({ answer, roomNumber, inviteUrl }: LiveRoomProps) {
             focus={av.focus}
           />
           {av.controls}
-          {(role === 'member' || role === 'tourist') && !onStageMe && !invitedMe ? (
+          {(role === 'member' || role === 'tourist') && !onStageMe && !invitedMe && !inGroupMe ? (
             <HandButton
               raised={handUp}
               disabled={status !== 'live'}

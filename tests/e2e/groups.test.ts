@@ -181,7 +181,7 @@ describe('breakout groups: a teacher and four students in two groups', () => {
     await dialog.waitFor();
     await expect.poll(() => dialog.getByTestId('groups-online').innerText()).toBe('在线学生 4 人');
     await dialog.getByTestId('groups-count').selectOption('2');
-    await dialog.getByText('手动分组').click();
+    await dialog.getByRole('radio', { name: '手动分组' }).check();
     const column = (g: number) => dialog.locator(`[data-testid="split-column"][data-group="${g}"]`);
     const name = (id: string) => dialog.locator(`[data-split-name="${id}"]`);
     const columnOf = async (id: string) => Number(await name(id).evaluate((el) => el.closest('[data-group]')!.getAttribute('data-group')));
@@ -227,8 +227,8 @@ describe('breakout groups: a teacher and four students in two groups', () => {
       overview
         .locator(`[data-testid="group-card"][data-group="${g}"] [data-testid="group-member"]`)
         .evaluateAll((els) => els.map((e) => e.getAttribute('data-user')));
-    await expect.poll(async () => (await members(1)).sort()).toEqual([...group1].sort());
-    await expect.poll(async () => (await members(2)).sort()).toEqual([...group2].sort());
+    await expect.poll(async () => (await members(1)).sort(), { timeout: 20_000 }).toEqual([...group1].sort());
+    await expect.poll(async () => (await members(2)).sort(), { timeout: 20_000 }).toEqual([...group2].sort());
   });
 
   it('each group hears and sees only its own members: on the media, no packet from anyone outside the group', async () => {
@@ -293,6 +293,12 @@ describe('breakout groups: a teacher and four students in two groups', () => {
     await checkLayout(ann.page, 'student in group (1280 zh)', layout);
     await checkLayout(dan.page, 'student in group (phone en)', layout, true);
     await checkLayout(teacher.page, 'teacher overview (1280 zh)', layout);
+    // A narrow window (a phone's width): the overview goes below the class, above chat.
+    await teacher.page.setViewportSize({ width: 390, height: 844 });
+    await teacher.page.getByTestId('groups-overview').scrollIntoViewIfNeeded();
+    await shot(teacher.page, 'overview-narrow-390-zh');
+    await checkLayout(teacher.page, 'teacher overview (390 zh)', layout);
+    await teacher.page.setViewportSize({ width: 1280, height: 720 });
   });
 
   it('help and a broadcast: Ben asks, the teacher sees group 1 highlighted; the message reaches every group', async () => {

@@ -118,27 +118,93 @@ export function GroupsDialog({ students, slideShown, onStart, onClose }: GroupsD
         <p className="muted tool-form__hint" data-testid="groups-online">
           {students.length > 0 ? t('groups.dialog.online', { n: students.length }) : t('groups.dialog.noStudents')}
         </p>
-        <label className="groups-dialog__row">
-          <span>{t('groups.dialog.count')}</span>
-          <select value={count} onChange={(e) => setCount(Number(e.target.value))} data-testid="groups-count">
-            {Array.from({ length: GROUPS_MAX - GROUPS_MIN + 1 }, (_, i) => GROUPS_MIN + i).map((n) => (
-              <option key={n} value={n}>
-                {n}
-              </option>
-            ))}
-          </select>
-        </label>
-        <fieldset className="tool-form__set" data-testid="groups-method">
-          <legend>{t('groups.dialog.method')}</legend>
-          <div className="chips">
-            {METHODS.map((m) => (
-              <label key={m} className="chip">
-                <input type="radio" name={`${id}-method`} checked={method === m} onChange={() => setMethod(m)} />
-                <span>{t(`groups.dialog.${m}`)}</span>
+        <div className="groups-dialog__grid">
+          <div className="groups-dialog__col">
+            <label className="groups-dialog__row">
+              <span>{t('groups.dialog.count')}</span>
+              <select value={count} onChange={(e) => setCount(Number(e.target.value))} data-testid="groups-count">
+                {Array.from({ length: GROUPS_MAX - GROUPS_MIN + 1 }, (_, i) => GROUPS_MIN + i).map((n) => (
+                  <option key={n} value={n}>
+                    {n}
+                  </option>
+                ))}
+              </select>
+            </label>
+            <fieldset className="tool-form__set" data-testid="groups-method">
+              <legend>{t('groups.dialog.method')}</legend>
+              <div className="chips">
+                {METHODS.map((m) => (
+                  <label key={m} className="chip">
+                    <input type="radio" name={`${id}-method`} checked={method === m} onChange={() => setMethod(m)} />
+                    <span>{t(`groups.dialog.${m}`)}</span>
+                  </label>
+                ))}
+              </div>
+            </fieldset>
+            <label className="groups-dialog__row">
+              <span>{t('groups.dialog.minutes')}</span>
+              <input
+                type="number"
+                inputMode="numeric"
+                min={0}
+                max={GROUPS_MAX_MINUTES}
+                value={minutes}
+                aria-invalid={problem && !minutesOk}
+                onChange={(e) => {
+                  setProblem(false);
+                  setMinutes(e.target.value);
+                }}
+                data-testid="groups-minutes"
+              />
+            </label>
+            {problem && !minutesOk ? (
+              <p className="field__error" role="alert">
+                {t('groups.dialog.badMinutes')}
+              </p>
+            ) : null}
+            {method === 'choose' ? null : (
+              <label className="groups-dialog__check">
+                <input
+                  type="checkbox"
+                  checked={allowChoose}
+                  onChange={(e) => setAllowChoose(e.target.checked)}
+                  data-testid="groups-allow"
+                />
+                <span>{t('groups.dialog.allowChoose')}</span>
               </label>
-            ))}
+            )}
           </div>
-        </fieldset>
+          <div className="groups-dialog__col">
+            <fieldset className="tool-form__set">
+              <legend>{t('groups.dialog.late')}</legend>
+              <div className="chips">
+                {(['auto', 'teacher'] as const).map((v) => (
+                  <label key={v} className="chip">
+                    <input type="radio" name={`${id}-late`} checked={lateJoiners === v} onChange={() => setLate(v)} />
+                    <span>{t(v === 'auto' ? 'groups.dialog.lateAuto' : 'groups.dialog.lateTeacher')}</span>
+                  </label>
+                ))}
+              </div>
+            </fieldset>
+            <fieldset className="tool-form__set">
+              <legend>{t('groups.dialog.board')}</legend>
+              <div className="chips">
+                {(['blank', 'courseware'] as const).map((v) => (
+                  <label key={v} className="chip">
+                    <input
+                      type="radio"
+                      name={`${id}-board`}
+                      checked={board === v}
+                      disabled={v === 'courseware' && !slideShown}
+                      onChange={() => setBoard(v)}
+                    />
+                    <span>{t(v === 'blank' ? 'groups.dialog.boardBlank' : 'groups.dialog.boardCourseware')}</span>
+                  </label>
+                ))}
+              </div>
+            </fieldset>
+          </div>
+        </div>
         {method === 'manual' ? (
           <div className="groups-split" data-testid="groups-split">
             <div className="groups-split__tools">
@@ -168,7 +234,7 @@ export function GroupsDialog({ students, slideShown, onStart, onClose }: GroupsD
                   ) : (
                     <input
                       className="groups-split__name"
-                      aria-label={`${t('groups.dialog.groupName')} ${g}`}
+                      aria-label={`${t('groups.dialog.groupName')} ${String(g)}`}
                       placeholder={groupWord(g)}
                       maxLength={GROUP_NAME_MAX_CHARS}
                       value={names[g - 1] ?? ''}
@@ -217,61 +283,6 @@ export function GroupsDialog({ students, slideShown, onStart, onClose }: GroupsD
             </div>
           </div>
         ) : null}
-        <label className="groups-dialog__row">
-          <span>{t('groups.dialog.minutes')}</span>
-          <input
-            type="number"
-            inputMode="numeric"
-            min={0}
-            max={GROUPS_MAX_MINUTES}
-            value={minutes}
-            aria-invalid={problem && !minutesOk}
-            onChange={(e) => {
-              setProblem(false);
-              setMinutes(e.target.value);
-            }}
-            data-testid="groups-minutes"
-          />
-        </label>
-        {problem && !minutesOk ? (
-          <p className="field__error" role="alert">
-            {t('groups.dialog.badMinutes')}
-          </p>
-        ) : null}
-        {method === 'choose' ? null : (
-          <label className="groups-dialog__check">
-            <input type="checkbox" checked={allowChoose} onChange={(e) => setAllowChoose(e.target.checked)} data-testid="groups-allow" />
-            <span>{t('groups.dialog.allowChoose')}</span>
-          </label>
-        )}
-        <fieldset className="tool-form__set">
-          <legend>{t('groups.dialog.late')}</legend>
-          <div className="chips">
-            {(['auto', 'teacher'] as const).map((v) => (
-              <label key={v} className="chip">
-                <input type="radio" name={`${id}-late`} checked={lateJoiners === v} onChange={() => setLate(v)} />
-                <span>{t(v === 'auto' ? 'groups.dialog.lateAuto' : 'groups.dialog.lateTeacher')}</span>
-              </label>
-            ))}
-          </div>
-        </fieldset>
-        <fieldset className="tool-form__set">
-          <legend>{t('groups.dialog.board')}</legend>
-          <div className="chips">
-            {(['blank', 'courseware'] as const).map((v) => (
-              <label key={v} className="chip">
-                <input
-                  type="radio"
-                  name={`${id}-board`}
-                  checked={board === v}
-                  disabled={v === 'courseware' && !slideShown}
-                  onChange={() => setBoard(v)}
-                />
-                <span>{t(v === 'blank' ? 'groups.dialog.boardBlank' : 'groups.dialog.boardCourseware')}</span>
-              </label>
-            ))}
-          </div>
-        </fieldset>
       </div>
     </Dialog>
   );

@@ -7,11 +7,12 @@
  */
 import { useEffect, useId, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { Hand, LogIn, LogOut, Megaphone, Undo2 } from 'lucide-react';
+import { Crown, Hand, LogIn, LogOut, Megaphone, Undo2 } from 'lucide-react';
 import { GROUPS_BROADCAST_MAX_CHARS } from '#core/contracts/groups.ts';
 import { SPEAK_ON } from '../media/speaking.ts';
 import { clockOf } from '../StageHands.tsx';
 import type { BoardStore } from '#app/board/store.ts';
+import { toast } from '#app/lib/toast.ts';
 import { GroupThumb } from './GroupThumb.tsx';
 import { chatTextOf, groupLabel, groupsClock, unplaced } from './groups-pure.ts';
 import type { GroupsActions, GroupsView } from './groups-store.ts';
@@ -77,7 +78,10 @@ export function GroupsOverview({ view, actions, names, students, levels, board, 
   const send = async () => {
     const text = chatTextOf(message, GROUPS_BROADCAST_MAX_CHARS);
     if (text === null) return;
-    if (await actions.broadcast(text)) setMessage('');
+    if (await actions.broadcast(text)) {
+      setMessage('');
+      toast.success(t('groups.overview.sent'));
+    }
   };
 
   return (
@@ -92,6 +96,74 @@ export function GroupsOverview({ view, actions, names, students, levels, board, 
             : t('groups.overview.noLimit')}
         </span>
       </div>
+      <div className="groups-overview__return" role="group" aria-label={t('groups.overview.returnAll')}>
+        <Undo2 size={16} aria-hidden="true" />
+        <span className="groups-overview__return-label">{t('groups.overview.returnAll')}</span>
+        {state.status === 'closing' ? (
+          <button
+            type="button"
+            className="btn btn--small btn--primary"
+            disabled={disabled}
+            onClick={() => void actions.end(0)}
+            data-testid="groups-return-now"
+          >
+            {t('groups.overview.returnNowInstead')}
+          </button>
+        ) : (
+          <>
+            <button
+              type="button"
+              className="btn btn--small btn--primary"
+              disabled={disabled}
+              onClick={() => void actions.end(0)}
+              data-testid="groups-return-now"
+            >
+              {t('groups.overview.returnNow')}
+            </button>
+            {RETURN_CHOICES.map((s) => (
+              <button
+                key={s}
+                type="button"
+                className="btn btn--small btn--secondary"
+                disabled={disabled}
+                onClick={() => void actions.end(s)}
+                data-testid={`groups-return-${s}`}
+              >
+                {t('groups.overview.returnIn', { n: s })}
+              </button>
+            ))}
+          </>
+        )}
+      </div>
+      <form
+        className="groups-overview__broadcast"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void send();
+        }}
+      >
+        <label htmlFor={`${id}-msg`}>
+          <Megaphone size={14} aria-hidden="true" /> {t('groups.overview.broadcast')}
+        </label>
+        <div className="field__row">
+          <input
+            id={`${id}-msg`}
+            value={message}
+            maxLength={GROUPS_BROADCAST_MAX_CHARS}
+            placeholder={t('groups.overview.broadcastPlaceholder')}
+            onChange={(e) => setMessage(e.target.value)}
+            data-testid="groups-broadcast-input"
+          />
+          <button
+            type="submit"
+            className="btn btn--small btn--secondary"
+            disabled={disabled || chatTextOf(message, GROUPS_BROADCAST_MAX_CHARS) === null}
+            data-testid="groups-broadcast-send"
+          >
+            {t('groups.overview.send')}
+          </button>
+        </div>
+      </form>
       {waiting.length > 0 ? (
         <div className="groups-overview__waiting" data-testid="groups-waiting">
           <h4>{t('groups.overview.waiting', { n: waiting.length })}</h4>
@@ -171,15 +243,19 @@ export function GroupsOverview({ view, actions, names, students, levels, board, 
                           {nameOf(uid)}
                           {speaking ? <span className="visually-hidden"> ({t('groups.overview.speaking')})</span> : null}
                         </span>
-                        {g.leader === uid ? <span className="badge badge--stage">{t('groups.leader')}</span> : null}
+                        {g.leader === uid ? <span className="visually-hidden">({t('groups.leader')})</span> : null}
                         <span className="groups-overview__acts">
                           <button
                             type="button"
-                            className="btn btn--small btn--ghost"
+                            className="groups-overview__icon"
+                            aria-pressed={g.leader === uid}
+                            aria-label={`${g.leader === uid ? t('groups.overview.clearLeader') : t('groups.overview.makeLeader')}: ${nameOf(uid)}`}
+                            title={g.leader === uid ? t('groups.overview.clearLeader') : t('groups.overview.makeLeader')}
                             disabled={disabled}
                             onClick={() => void actions.leader(g.no, g.leader === uid ? null : uid)}
+                            data-testid="group-leader"
                           >
-                            {g.leader === uid ? t('groups.overview.clearLeader') : t('groups.overview.makeLeader')}
+                            <Crown size={14} aria-hidden="true" />
                           </button>
                           {moveSelect(uid, g.no)}
                         </span>
@@ -192,74 +268,6 @@ export function GroupsOverview({ view, actions, names, students, levels, board, 
           );
         })}
       </ol>
-      <form
-        className="groups-overview__broadcast"
-        onSubmit={(e) => {
-          e.preventDefault();
-          void send();
-        }}
-      >
-        <label htmlFor={`${id}-msg`}>
-          <Megaphone size={14} aria-hidden="true" /> {t('groups.overview.broadcast')}
-        </label>
-        <div className="field__row">
-          <input
-            id={`${id}-msg`}
-            value={message}
-            maxLength={GROUPS_BROADCAST_MAX_CHARS}
-            placeholder={t('groups.overview.broadcastPlaceholder')}
-            onChange={(e) => setMessage(e.target.value)}
-            data-testid="groups-broadcast-input"
-          />
-          <button
-            type="submit"
-            className="btn btn--small btn--secondary"
-            disabled={disabled || chatTextOf(message, GROUPS_BROADCAST_MAX_CHARS) === null}
-            data-testid="groups-broadcast-send"
-          >
-            {t('groups.overview.send')}
-          </button>
-        </div>
-      </form>
-      <div className="groups-overview__return" role="group" aria-label={t('groups.overview.returnAll')}>
-        <Undo2 size={16} aria-hidden="true" />
-        <span className="groups-overview__return-label">{t('groups.overview.returnAll')}</span>
-        {state.status === 'closing' ? (
-          <button
-            type="button"
-            className="btn btn--small btn--primary"
-            disabled={disabled}
-            onClick={() => void actions.end(0)}
-            data-testid="groups-return-now"
-          >
-            {t('groups.overview.returnNowInstead')}
-          </button>
-        ) : (
-          <>
-            <button
-              type="button"
-              className="btn btn--small btn--primary"
-              disabled={disabled}
-              onClick={() => void actions.end(0)}
-              data-testid="groups-return-now"
-            >
-              {t('groups.overview.returnNow')}
-            </button>
-            {RETURN_CHOICES.map((s) => (
-              <button
-                key={s}
-                type="button"
-                className="btn btn--small btn--secondary"
-                disabled={disabled}
-                onClick={() => void actions.end(s)}
-                data-testid={`groups-return-${s}`}
-              >
-                {t('groups.overview.returnIn', { n: s })}
-              </button>
-            ))}
-          </>
-        )}
-      </div>
     </section>
   );
 }

@@ -129,9 +129,7 @@ export function useGroupsRoom(o: GroupsRoomOptions): GroupsRoom {
       <button
         type="button"
         className="btn btn--ghost groups-button"
-        aria-label={t('groups.menuLabel')}
         title={t('groups.menuLabel')}
-        aria-pressed={on}
         disabled={o.disabled || on}
         onClick={() => setOpen(true)}
         data-testid="groups-button"
