@@ -12,7 +12,7 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Page } from 'playwright-core';
 import { open, signIn, startWorld, type World } from './helpers.ts';
 import { axeProblems, layoutProblems } from './tour.ts';
@@ -82,11 +82,13 @@ async function live(p: Person): Promise<void> {
  */
 async function hearsOnly(viewer: Page, mates: string[], strangers: string[], grow = 30): Promise<void> {
   const before = await packets(viewer);
+  // A receiver made again (a new subscription) starts its counters from 0: growth is counted from there.
+  const grown = (now: number, was: number) => (now >= was ? now - was : now);
   await expect
     .poll(
       async () => {
         const now = await packets(viewer);
-        return mates.every((m) => (now[m] ?? 0) >= (before[m] ?? 0) + grow);
+        return mates.every((m) => grown(now[m] ?? 0, before[m] ?? 0) >= grow);
       },
       { timeout: 20_000, message: 'packets keep coming from the group' },
     )
@@ -133,6 +135,8 @@ async function chat(page: Page, text: string): Promise<void> {
 const chatLines = (page: Page) => page.getByTestId('chat-list').getByTestId('chat-line').allInnerTexts();
 
 beforeAll(async () => {
+  // Five browsers and a media node on a shared machine: a page's answer can take seconds.
+  vi.setConfig({ expect: { poll: { timeout: 20_000 } } });
   // The server's clock runs with real time: the groups' deadlines and the return are the server's.
   world = await startWorld({ realTime: true });
 });
@@ -247,14 +251,12 @@ describe('breakout groups: a teacher and four students in two groups', () => {
         .toBe(true);
     }
     // Nothing from the other group, nor from the teacher in the main room.
+    const tBefore = await packets(teacher.page);
     await hearsOnly(ann.page, [ben.id], [...group2, teacher.id]);
     await hearsOnly(ben.page, [ann.id], [...group2, teacher.id]);
     await hearsOnly(cat.page, [dan.id], [...group1, teacher.id]);
     await hearsOnly(dan.page, [cat.id], [...group1, teacher.id]);
-    // The teacher in the main room receives no group's media.
-    const tBefore = await packets(teacher.page);
-    const annFromBen = (await packets(ann.page))[ben.id] ?? 0;
-    await expect.poll(async () => (await packets(ann.page))[ben.id] ?? 0).toBeGreaterThan(annFromBen + 30);
+    // Meanwhile the teacher in the main room received no group's media.
     const tAfter = await packets(teacher.page);
     for (const s of [...group1, ...group2]) expect(tAfter[s] ?? 0, `the teacher in the main room receives from ${s}`).toBe(tBefore[s] ?? 0);
   });

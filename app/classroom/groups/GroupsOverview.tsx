@@ -27,7 +27,7 @@ export function useGroupsNow(offset: number, on: boolean): number {
     if (!on) return;
     const tick = () => setNow(Date.now());
     tick();
-    const timer = setInterval(tick, 250);
+    const timer = setInterval(tick, 500);
     return () => clearInterval(timer);
   }, [on]);
   return now + offset;

@@ -15,8 +15,8 @@ import { useBoardSync } from '#app/board/useBoardSync.ts';
 import { shownName } from '#app/lib/display-name.ts';
 import { toast } from '#app/lib/toast.ts';
 import { GroupsDialog } from './GroupsDialog.tsx';
-import { GroupsOverview, useGroupsNow, type GroupsOverviewProps } from './GroupsOverview.tsx';
-import { chatOfPlace, groupLabel, groupsClock, groupsOn, placementOf, type Placement } from './groups-pure.ts';
+import { GroupsOverview, type GroupsOverviewProps } from './GroupsOverview.tsx';
+import { chatOfPlace, groupLabel, groupsOn, placementOf, type Placement } from './groups-pure.ts';
 import type { GroupsStore, GroupsView } from './groups-store.ts';
 import { GroupBanner, LastBoards } from './StudentGroups.tsx';
 import './groups.css';
@@ -79,11 +79,9 @@ export function useGroupsRoom(o: GroupsRoomOptions): GroupsRoom {
   const [open, setOpen] = useState(false);
   const names = useMemo(() => new Map(o.members.map((m) => [m.userId, shownName(m.name, t)])), [o.members, t]);
   const students = useMemo(() => o.members.filter((m) => isStudent(m.role)), [o.members]);
-  const serverNow = useGroupsNow(view.offset, on);
-  const clock = groupsClock(state, serverNow);
 
   // What a person is told as it happens: back in the main room, moved, the teacher's messages, help asked.
-  const before = useRef({ place: placement.place, on, broadcasts: view.broadcasts.length, seq: view.last?.seq ?? 0, warned: false });
+  const before = useRef({ place: placement.place, on, broadcasts: view.broadcasts.length, seq: view.last?.seq ?? 0 });
   useEffect(() => {
     const prev = before.current;
     const last = view.last;
@@ -111,18 +109,8 @@ export function useGroupsRoom(o: GroupsRoomOptions): GroupsRoom {
       on,
       broadcasts: view.broadcasts.length,
       seq: last?.seq ?? prev.seq,
-      warned: prev.warned && on,
     };
   }, [view, on, placement, isCreator, student, o.myId, state, t]);
-
-  // The last minute of a time limit is said once (the banner keeps counting).
-  const warnNow = !!clock && clock.kind === 'limit' && clock.warn && clock.left > 0 && !isCreator;
-  useEffect(() => {
-    if (warnNow && !before.current.warned && placement.place > 0) {
-      before.current.warned = true;
-      toast.info(t('groups.student.warnEnd', { n: Math.ceil((clock?.left ?? 0) / 1000) }));
-    }
-  }, [warnNow, placement.place, clock, t]);
 
   const menu = isCreator ? (
     <>
@@ -184,7 +172,7 @@ export function useGroupsRoom(o: GroupsRoomOptions): GroupsRoom {
         placement={placement}
         myId={o.myId}
         names={names}
-        serverNow={serverNow}
+        offset={view.offset}
         student={student}
         disabled={o.disabled}
         onHelp={(cancel) => void actions.help(cancel)}

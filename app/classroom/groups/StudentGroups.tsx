@@ -4,10 +4,13 @@
  * allows it, a way to change group; in the main room the picker of groups (when allowed) or a
  * note to wait; the countdown warning in the last minute and while everyone is being brought back.
  */
+import { useEffect, useRef } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Hand, Users } from 'lucide-react';
 import type { GroupsState } from '#core/contracts/groups.ts';
+import { toast } from '#app/lib/toast.ts';
 import { clockOf } from '../StageHands.tsx';
+import { useGroupsNow } from './GroupsOverview.tsx';
 import { groupLabel, groupsClock, type Placement } from './groups-pure.ts';
 
 export interface GroupBannerProps {
@@ -15,7 +18,8 @@ export interface GroupBannerProps {
   placement: Placement;
   myId: string;
   names: ReadonlyMap<string, string>;
-  serverNow: number;
+  /** Server time minus this browser's (ms): the countdowns run on the server's time. */
+  offset: number;
   /** Observers and the recorder see the state but ask nothing. */
   student: boolean;
   disabled: boolean;
@@ -23,9 +27,18 @@ export interface GroupBannerProps {
   onChoose: (group: number) => void;
 }
 
-export function GroupBanner({ state, placement, myId, names, serverNow, student, disabled, onHelp, onChoose }: GroupBannerProps) {
+export function GroupBanner({ state, placement, myId, names, offset, student, disabled, onHelp, onChoose }: GroupBannerProps) {
   const { t } = useTranslation();
-  const clock = groupsClock(state, serverNow);
+  const clock = groupsClock(state, useGroupsNow(offset, true));
+  // The last minute of a time limit is said once, as a toast too (the banner keeps counting).
+  const warnNow = !!clock && clock.kind === 'limit' && clock.warn && clock.left > 0 && student && !!placement.group;
+  const warned = useRef(false);
+  const secondsLeft = clock ? Math.ceil(clock.left / 1000) : 0;
+  useEffect(() => {
+    if (!warnNow || warned.current) return;
+    warned.current = true;
+    toast.info(t('groups.student.warnEnd', { n: secondsLeft }));
+  }, [warnNow, secondsLeft, t]);
   const { group } = placement;
   const time = clock
     ? clock.kind === 'closing'
