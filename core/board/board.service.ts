@@ -228,11 +228,13 @@ export class BoardService {
     return { token: this.signer.sign(payload, this.config.BOARD_TOKEN_TTL_SECONDS, this.clock.now().getTime()), canDraw };
   }
 
-  /** For the stroke relay: may this actor draw right now? */
-  async mayDraw(actor: BoardActor): Promise<boolean> {
+  /** For the stroke relay: may this actor draw right now (on `page`, when given)? */
+  async mayDraw(actor: BoardActor, page?: string): Promise<boolean> {
     if (actor.view === 'read') return false;
     const row = await this.#row(actor.room).catch(() => null);
-    return !!row && row.state === 'open' && !demoOver(row, this.clock.now()) && mayDraw(actor, facts(row), await this.#groupFacts(actor));
+    if (!row || row.state !== 'open' || demoOver(row, this.clock.now())) return false;
+    const group = await this.#groupFacts(actor);
+    return page === undefined ? mayDraw(actor, facts(row), group) : mayOperate(actor, facts(row), 'create', page, group);
   }
 
   /** The running groups as they concern this person now (null: none run, or a creator or viewer). */

@@ -28,6 +28,30 @@ describe('board permission', () => {
     expect(mayOperate(who('m', 'member'), room(2, '1'), 'move_by_presenter')).toBe(false);
     expect(mayOperate(who('m', 'member'), room(2, '1'), 'clear')).toBe(true);
   });
+
+  it('while breakout groups run (ADR 116): a group member writes on the group page only, in any room type and wbPower; the leader clears it', () => {
+    const inGroup = (leader = false) => ({ page: 3, leader, groupPages: [3, 4] });
+    const mainRoom = { page: null, leader: false, groupPages: [3, 4] };
+    for (const type of [1, 2, 3, 4]) {
+      for (const power of ['0', '1'] as const) {
+        const r = room(type, power);
+        const m = who('m', 'tourist');
+        expect(mayDraw(m, r, inGroup()), `${type} ${power}`).toBe(true);
+        expect(mayOperate(m, r, 'create', 'wb:3', inGroup())).toBe(true);
+        expect(mayOperate(m, r, 'undo', 'wb:3', inGroup())).toBe(true);
+        for (const page of ['wb:0', 'wb:4', 'doc:d1:1']) expect(mayOperate(m, r, 'create', page, inGroup())).toBe(false);
+        expect(mayOperate(m, r, 'clear', 'wb:3', inGroup())).toBe(false);
+        expect(mayOperate(m, r, 'clear', 'wb:3', inGroup(true))).toBe(true);
+        expect(mayOperate(m, r, 'move_by_presenter', 'wb:3', inGroup(true))).toBe(false);
+        // The main room: the usual rules, but never on a group's page.
+        expect(mayOperate(m, r, 'create', 'wb:0', mainRoom)).toBe(power === '1' && type !== 4);
+        expect(mayOperate(m, r, 'create', 'wb:3', mainRoom)).toBe(false);
+        // The teacher: everything; observers: nothing.
+        for (const page of ['wb:0', 'wb:3', 'wb:4']) expect(mayOperate(who('t', 'creator'), r, 'clear', page, mainRoom)).toBe(true);
+        expect(mayOperate(who('o', 'observer'), r, 'create', 'wb:3', inGroup())).toBe(false);
+      }
+    }
+  });
 });
 
 describe('board files', () => {

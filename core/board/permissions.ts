@@ -48,6 +48,7 @@ export function mayOperate(
 ): boolean {
   if (type === 'move_by_presenter') return isBoardCreator(who, room);
   if (isBoardCreator(who, room)) return true;
+  if (who.role !== 'member' && who.role !== 'tourist') return false;
   if (group && page !== undefined) {
     if (group.page !== null) {
       if (page !== `wb:${group.page}`) return false;

@@ -78,7 +78,9 @@ export class GroupsTx {
     return row ?? OFF;
   }
 
-  async setSession(s: Partial<Omit<SessionRow, 'background' | 'last_boards'>> & { background?: unknown; last_boards?: unknown }): Promise<void> {
+  async setSession(
+    s: Partial<Omit<SessionRow, 'background' | 'last_boards'>> & { background?: unknown; last_boards?: unknown },
+  ): Promise<void> {
     const { background, last_boards, ...rest } = s;
     await this.#q
       .updateTable('breakout_sessions')
@@ -120,7 +122,11 @@ export class GroupsTx {
 
   async putGroups(rows: GroupRow[]): Promise<void> {
     await this.#q.deleteFrom('breakout_groups').where('room_id', '=', this.#roomId).execute();
-    if (rows.length) await this.#q.insertInto('breakout_groups').values(rows.map((g) => ({ room_id: this.#roomId, ...g }))).execute();
+    if (rows.length)
+      await this.#q
+        .insertInto('breakout_groups')
+        .values(rows.map((g) => ({ room_id: this.#roomId, ...g })))
+        .execute();
   }
 
   async setGroup(no: number, set: Partial<Pick<GroupRow, 'leader' | 'help_at'>>): Promise<void> {
@@ -146,7 +152,11 @@ export class GroupsTx {
   async placeAll(rows: PlaceRow[]): Promise<void> {
     await this.#q.deleteFrom('breakout_places').where('room_id', '=', this.#roomId).execute();
     // One insert per row keeps the order (the serial id) as given.
-    for (const r of rows) await this.#q.insertInto('breakout_places').values({ room_id: this.#roomId, ...r }).execute();
+    for (const r of rows)
+      await this.#q
+        .insertInto('breakout_places')
+        .values({ room_id: this.#roomId, ...r })
+        .execute();
   }
 
   /** Forgets a student's place (a kick); answers the group they were in, if any. */
@@ -180,7 +190,11 @@ export class GroupsRepository {
 
   /** A document's stored pages (the courseware background). */
   document(id: string) {
-    return this.db.selectFrom('documents').select(['id', 'pages_prefix', 'page_count', 'page_sizes']).where('id', '=', id).executeTakeFirst();
+    return this.db
+      .selectFrom('documents')
+      .select(['id', 'pages_prefix', 'page_count', 'page_sizes'])
+      .where('id', '=', id)
+      .executeTakeFirst();
   }
 
   /** Students of the class (member, tourist; not the creator, not kicked), seated or not, with their seat state, in the order they joined. */

@@ -159,7 +159,7 @@ function slideSize(pageSizes: string, slide: number): { width: number; height: n
 
 async function readAll(stream: NodeJS.ReadableStream): Promise<Uint8Array> {
   const chunks: Buffer[] = [];
-  for await (const c of stream) chunks.push(typeof c === 'string' ? Buffer.from(c) : (c));
+  for await (const c of stream) chunks.push(typeof c === 'string' ? Buffer.from(c) : c);
   return new Uint8Array(Buffer.concat(chunks));
 }
 
@@ -479,7 +479,13 @@ export class GroupsService {
     const state = await this.#change(room, async (tx, now, s) => {
       if (s.status !== 'off') throw new DomainError('31040');
       await tx.putGroups(
-        pages.map((page, i) => ({ no: i + 1, name: given?.[i]?.name ?? String(i + 1), leader: given?.[i]?.leader ?? null, page, help_at: null })),
+        pages.map((page, i) => ({
+          no: i + 1,
+          name: given?.[i]?.name ?? String(i + 1),
+          leader: given?.[i]?.leader ?? null,
+          page,
+          help_at: null,
+        })),
       );
       await tx.placeAll(places);
       await tx.setSession({

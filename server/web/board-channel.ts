@@ -26,7 +26,7 @@ interface SocketData {
   actor: BoardActor;
   lang: Lang;
   /** Whether this socket may draw, as last read (refreshed every second) for the stroke relay. */
-  draw: { at: number; ok: boolean; pending: Promise<boolean> | null };
+  draw: { at: number; ok: boolean; pending: Promise<boolean> | null; page?: string };
 }
 
 type BoardSocket = Socket<BoardClientToServer, BoardServerToClient, Record<string, never>, SocketData>;
@@ -90,14 +90,17 @@ export function attachBoardChannel(io: Server, platform: Platform): { close(): v
     );
     dispatcher.bind(socket);
 
-    const mayDraw = (): Promise<boolean> => {
+    // Per page: while breakout groups run a student may draw on their group's page only (ADR 116).
+    const mayDraw = (page: string): Promise<boolean> => {
       const d = socket.data.draw;
-      if (clock.now().getTime() - d.at < DRAW_RECHECK_MS) return Promise.resolve(d.ok);
-      d.pending ??= board.mayDraw(actor).then((ok) => {
-        socket.data.draw = { at: clock.now().getTime(), ok, pending: null };
+      if (d.page === page && clock.now().getTime() - d.at < DRAW_RECHECK_MS) return Promise.resolve(d.ok);
+      if (d.page === page && d.pending) return d.pending;
+      const pending = board.mayDraw(actor, page).then((ok) => {
+        socket.data.draw = { at: clock.now().getTime(), ok, pending: null, page };
         return ok;
       });
-      return d.pending;
+      socket.data.draw = { at: Number.NEGATIVE_INFINITY, ok: false, pending, page };
+      return pending;
     };
 
     // Live strokes are volatile and unanswered, but parsed all the same; batches of one socket
@@ -114,7 +117,7 @@ export function attachBoardChannel(io: Server, platform: Platform): { close(): v
       if (progress.start === false) delete progress.start;
       relay = relay
         .then(async () => {
-          if (await mayDraw()) socket.to(boardKey(actor.room)).volatile.emit('stroke', { ...progress, uid: actor.uid });
+          if (await mayDraw(progress.page)) socket.to(boardKey(actor.room)).volatile.emit('stroke', { ...progress, uid: actor.uid });
         })
         .catch((err: unknown) => logger.warn({ err, room: actor.room }, 'stroke relay failed'));
     });
