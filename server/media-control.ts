@@ -1,6 +1,6 @@
 /**
  * Revocations across processes (ADR 032). The sending side listens to this process's room event
- * bus and turns a stage change, a kick-out or an ended class into a signed control call to
+ * bus and turns a stage change, the breakout groups (ADR 117), a kick-out or an ended class into a signed control call to
  * the media node the room is on (from the registry, or MEDIA_PUBLIC_URL); the media node's side
  * checks the call and applies it. A room served in this very process is left to the in-process
  * listener of server/media.ts.
@@ -41,11 +41,9 @@ export function spacesOfGroups(g: Pick<GroupsEvent, 'status' | 'groups' | 'teach
 export function commandFromBus(m: BusMessage): MediaControlCommand | null {
   if (!('room' in m.target)) return null;
   const room = m.target.room;
-  // Breakout groups (issue 31): the whole map of who is in which space. A seat-targeted message
-  // (a group's chat line) is never one; the event is parsed by its schema (the room contract may
-  // not name it yet where this file is built alone).
-  const event: string = m.event;
-  if (event === 'groups' && !('user' in m.target)) {
+  // Breakout groups (issue 31, ADR 117): the whole map of who is in which space, from the room's
+  // whole-state event (parsed by its schema: it may have crossed nodes). Never a seat's message.
+  if (m.event === 'groups' && !('user' in m.target)) {
     const g = groupsEventSchema.safeParse(m.payload);
     return g.success ? { op: 'groups', room, spaces: spacesOfGroups(g.data) } : null;
   }

@@ -4,13 +4,14 @@
  * the last `rewarded` event. `panels()` answers the overlay the compositor copies over the frame:
  * yuv420p pictures of the panels of tools-overlay.ts, each drawn again only when what it shows
  * changes (an event, or the timer's next whole second); between changes it answers the same array,
- * so a frame costs a comparison.
+ * so a frame costs a comparison. While breakout groups run (issue 31) it also shows their banner,
+ * from the room's `groups` state.
  */
 import type { Buffer } from 'node:buffer';
 import { createCanvas } from '@napi-rs/canvas';
 import type { ClassTools } from '#core/contracts/class-tools.ts';
 import { rgbaToYuv420p } from './scene-pixels.ts';
-import { drawPanel, layoutOverlay, nextChangeAt, type Panel, type RewardShown } from './tools-overlay.ts';
+import { drawPanel, layoutOverlay, nextChangeAt, type GroupsShown, type Panel, type RewardShown } from './tools-overlay.ts';
 import type { OverlayPanel } from './types.ts';
 
 export class SceneTools {
@@ -20,6 +21,7 @@ export class SceneTools {
   /** The server's clock less this process's, from the last time the server told (ms). */
   #offset = 0;
   #reward: RewardShown | null = null;
+  #groups: GroupsShown | null = null;
   /** Something was heard since the last layout. */
   #dirty = true;
   /** This process's time at which the layout may change by time alone (a timer's second, the banner's end). */
@@ -43,6 +45,17 @@ export class SceneTools {
     this.#dirty = true;
   }
 
+  /** The room's breakout groups (the snapshot's, a `groups` event's) and the server time they were sent at. */
+  heardGroups(groups: GroupsShown | null, serverTime?: number): void {
+    this.#groups = groups;
+    if (serverTime !== undefined && serverTime > 0) this.#offset = serverTime - this.#clock();
+    this.#dirty = true;
+  }
+
+  get groups(): GroupsShown | null {
+    return this.#groups;
+  }
+
   /** A `rewarded` event: its banner shows from the server time `at` for a few seconds. */
   rewarded(names: string[], at: number): void {
     this.#reward = { names, at };
@@ -64,8 +77,8 @@ export class SceneTools {
     if (!this.#dirty && (this.#nextAt === null || local < this.#nextAt)) return this.#panels;
     this.#dirty = false;
     const now = local + this.#offset;
-    const layout = layoutOverlay(this.#tools, now, this.#reward, this.#area);
-    const next = nextChangeAt(this.#tools, now, this.#reward);
+    const layout = layoutOverlay(this.#tools, now, this.#reward, this.#area, this.#groups);
+    const next = nextChangeAt(this.#tools, now, this.#reward, this.#groups);
     this.#nextAt = next === null ? null : next - this.#offset;
     if (this.#reward && now >= this.#reward.at + 60_000) this.#reward = null;
     const key = layout.map((p) => `${p.key}@${String(p.x)},${String(p.y)},${String(p.w)},${String(p.h)}`).join('\n');

@@ -196,8 +196,8 @@ export class RoomScene implements Scene {
   #listen(): void {
     const { room, board } = this.#link;
     this.#offs.push(
-      ...(['customRoomEvent', 'courseware', 'documentConvert', 'videoControl', 'members', 'tools', 'rewarded'] as const).map((e) =>
-        room.on(e, () => void this.heard++),
+      ...(['customRoomEvent', 'courseware', 'documentConvert', 'videoControl', 'members', 'tools', 'rewarded', 'groups'] as const).map(
+        (e) => room.on(e, () => void this.heard++),
       ),
       board.on('sync', () => void this.heard++),
       this.#link.onSnapshot((s) => {
@@ -226,6 +226,8 @@ export class RoomScene implements Scene {
         this.#labelsOf.trophies(tools.rewards);
       }),
       room.on('rewarded', ({ names, at }) => this.#toolsOf.rewarded(names, at)),
+      // Breakout groups (issue 31): the recording follows the main room and says groups are running.
+      room.on('groups', (g) => this.#toolsOf.heardGroups(g, g.serverTime)),
       board.on('sync', (op) => this.#heardOp(op)),
       // A new board connection may have missed operations: every layer loads again.
       this.#link.onBoardConnect(() => {
@@ -241,6 +243,7 @@ export class RoomScene implements Scene {
     this.#labelsOf.heard(s.members);
     this.#toolsOf.heard(s.tools, s.serverTime);
     this.#labelsOf.trophies(s.tools.rewards);
+    this.#toolsOf.heardGroups(s.groups, s.groups.serverTime);
   }
 
   /** A stored operation of the room: applied to its layer if held here, painted if shown. */

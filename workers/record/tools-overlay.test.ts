@@ -2,14 +2,17 @@
  * The class tools' overlay of the recording (ADR 115): which panels show where, the timer's value
  * from the server's time, and the pixels of the drawn panels at their known places.
  */
+import { writeFileSync } from 'node:fs';
 import { createCanvas } from '@napi-rs/canvas';
 import { describe, expect, it } from 'vitest';
 import type { ClassTools } from '#core/contracts/class-tools.ts';
 import { drawLabel, registerSceneFonts } from './scene-pixels.ts';
 import { SceneTools } from './scene-tools.ts';
 import {
+  GROUPS_TIME,
   OVERLAY_COLOURS,
   REWARD_BANNER_MS,
+  groupsLines,
   TIMER_DIGITS,
   clockText,
   drawPanel,
@@ -17,6 +20,7 @@ import {
   nextChangeAt,
   quizBarBox,
   timerSeconds,
+  type GroupsShown,
   type Panel,
 } from './tools-overlay.ts';
 
@@ -273,6 +277,120 @@ describe('SceneTools', () => {
     expect(third[0]!.yuv).toBe(second[0]!.yuv);
     expect(tools.drawn).toBe(3);
     tools.heard(none, NOW + 800);
+    expect(tools.panels()).toEqual([]);
+  });
+});
+
+describe('the breakout groups banner (issue 31)', () => {
+  const group = (no: number) => ({ no, name: String(no), leader: null, page: no + 2, members: [String(no)], helpAt: 0 });
+  const running = (o: Partial<GroupsShown> = {}): GroupsShown => ({
+    status: 'running',
+    groups: [group(1), group(2), group(3)],
+    endsAt: 0,
+    closingAt: 0,
+    ...o,
+  });
+  const banner = (g: GroupsShown | null, tools: ClassTools | null = null, now = NOW) =>
+    layoutOverlay(tools, now, null, AREA, g).find((p) => p.kind === 'groups');
+
+  it('shows while groups run or close, with how many groups and the time left of a limit or a return countdown; nothing when they are off', () => {
+    expect(banner(null)).toBeUndefined();
+    expect(banner(running({ status: 'off' }))).toBeUndefined();
+    expect(banner(running())).toMatchObject({ kind: 'groups', count: 3, left: null, closing: false });
+    // A time limit: the time left, rounded up as the timer's countdown.
+    expect(banner(running({ endsAt: NOW + 12 * 60_000 + 300 }))).toMatchObject({ left: '12:01', closing: false });
+    // "Return all" with a countdown: that, whatever the limit said.
+    expect(banner(running({ status: 'closing', endsAt: NOW + 600_000, closingAt: NOW + 30_000 }))).toMatchObject({
+      left: '00:30',
+      closing: true,
+    });
+    expect(groupsLines(3)).toEqual(['分组讨论中 · 3 个小组', 'Groups running · 3 groups']);
+  });
+
+  it('keeps to the top between the columns, apart from every tool’s panel, even and inside the area', () => {
+    const panels = layoutOverlay(everything, NOW, { names: ['王小明'], at: NOW }, AREA, running({ endsAt: NOW + 60_000 }));
+    expect(panels.map((p) => p.kind).sort()).toEqual(['buzzer', 'groups', 'pick', 'pollResult', 'quizResult', 'reward', 'timer']);
+    for (const p of panels) {
+      expect([p.x, p.y, p.w, p.h].every((n) => n % 2 === 0)).toBe(true);
+      expect(p.x >= 0 && p.y >= 0 && p.x + p.w <= AREA.w && p.y + p.h <= AREA.h, p.kind).toBe(true);
+      for (const o of panels) {
+        if (o === p) continue;
+        expect(o.x >= p.x + p.w || p.x >= o.x + o.w || o.y >= p.y + p.h || p.y >= o.y + o.h, `${p.kind} / ${o.kind}`).toBe(true);
+      }
+    }
+    // Alone it is the same place: nothing moves when a tool comes or goes.
+    expect(banner(running())).toMatchObject({ x: 264, y: 16, w: 312, h: 64 });
+  });
+
+  it('tells when its time left turns next', () => {
+    expect(nextChangeAt(null, NOW, null, running({ endsAt: NOW + 5_250 }))).toBe(NOW + 250);
+    expect(nextChangeAt(null, NOW, null, running({ status: 'closing', closingAt: NOW + 3000 }))).toBe(NOW + 1000);
+    expect(nextChangeAt(null, NOW, null, running())).toBeNull();
+    expect(nextChangeAt(null, NOW, null, running({ endsAt: NOW - 10 }))).toBeNull();
+  });
+
+  it('draws its time left in white for a limit and amber for the return countdown, and other digits for another second', () => {
+    const brightest = (panel: Panel) => {
+      const { at } = paint(panel);
+      let best = [0, 0, 0];
+      const t = GROUPS_TIME;
+      for (let y = t.y; y < t.y + t.h; y++)
+        for (let x = t.x; x < t.x + t.w; x++) {
+          const p = at(x, y);
+          if (p[0]! + p[1]! + p[2]! > best[0]! + best[1]! + best[2]!) best = p;
+        }
+      return best;
+    };
+    const limit = banner(running({ endsAt: NOW + 90_000 }))!;
+    const closing = banner(running({ status: 'closing', closingAt: NOW + 90_000 }))!;
+    expect(near(brightest(limit), OVERLAY_COLOURS.text, 8)).toBe(true);
+    expect(near(brightest(closing), OVERLAY_COLOURS.paused, 8)).toBe(true);
+    // The banner's accent edge: the result green running, amber closing.
+    expect(near(paint(limit).at(1, 30), OVERLAY_COLOURS.bar)).toBe(true);
+    expect(near(paint(closing).at(1, 30), OVERLAY_COLOURS.paused)).toBe(true);
+    const lit = (panel: Panel) => {
+      const { at } = paint(panel);
+      const out: boolean[] = [];
+      for (let y = GROUPS_TIME.y; y < GROUPS_TIME.y + GROUPS_TIME.h; y++)
+        for (let x = GROUPS_TIME.x; x < GROUPS_TIME.x + GROUPS_TIME.w; x++) out.push(at(x, y)[0]! > 128);
+      return out;
+    };
+    const a = lit(limit);
+    const b = lit(banner(running({ endsAt: NOW + 89_000 }))!);
+    expect(a.filter(Boolean).length).toBeGreaterThan(100);
+    expect(a.filter((v, i) => v !== b[i]).length).toBeGreaterThan(20);
+    // Both lines of text are there: the left half of the panel has bright (zh) and grey (en) ink.
+    const { at } = paint(banner(running())!);
+    let white = 0;
+    for (let y = 8; y < 32; y++) for (let x = 44; x < 250; x++) if (at(x, y)[0]! > 200) white++;
+    expect(white).toBeGreaterThan(100);
+    if (process.env['SHOTS']) {
+      const canvas = createCanvas(closing.w, closing.h * 4 + 12);
+      const ctx = canvas.getContext('2d') as unknown as CanvasRenderingContext2D;
+      const twelve = banner(running({ groups: Array.from({ length: 12 }, (_, i) => group(i + 1)), endsAt: NOW + 3_600_000 }))!;
+      for (const [i, p] of [banner(running())!, limit, closing, twelve].entries()) {
+        ctx.save();
+        ctx.translate(0, i * (p.h + 4));
+        drawPanel(ctx, p);
+        ctx.restore();
+      }
+      writeFileSync(`${process.env['SHOTS']}/groups-banner.png`, canvas.toBuffer('image/png'));
+    }
+  });
+
+  it('SceneTools shows it from the groups heard, by the server’s time, drawn again once a second while it counts', () => {
+    let local = 5_000;
+    const tools = new SceneTools(AREA, () => local);
+    tools.heardGroups(running({ endsAt: NOW + 10_500 }), NOW);
+    const first = tools.panels();
+    expect(first.map((p) => p.kind)).toEqual(['groups']);
+    expect(tools.drawn).toBe(1);
+    local += 400;
+    expect(tools.panels()).toBe(first);
+    local += 200;
+    expect(tools.panels()).not.toBe(first);
+    expect(tools.drawn).toBe(2);
+    tools.heardGroups(running({ status: 'off' }), NOW + 700);
     expect(tools.panels()).toEqual([]);
   });
 });

@@ -13,8 +13,13 @@
  * Panels are opaque rectangles at even places and sizes (the compositor copies them into the
  * yuv420p frame over whatever is under them) inside the main area (960 x 720): timer and small
  * cards down the left, published results down the right, the reward banner at the bottom.
+ *
+ * While breakout groups run (issue 31, ADR 117) a banner at the top between the columns says so,
+ * with how many groups and the time left when there is a limit or a return countdown: the
+ * recording follows the main room, and a viewer should know why it went quiet.
  */
 import type { ClassTools } from '#core/contracts/class-tools.ts';
+import type { GroupsState } from '#core/contracts/groups.ts';
 
 export type Tools = ClassTools;
 /** The last `rewarded` event heard (its names and the server time it was given at). */
@@ -22,6 +27,9 @@ export interface RewardShown {
   names: string[];
   at: number;
 }
+
+/** The breakout groups as the recorder heard them (the room's `groups` event, the snapshot's). */
+export type GroupsShown = Pick<GroupsState, 'status' | 'groups' | 'endsAt' | 'closingAt'>;
 
 /** How long the reward banner stays, from the server time the trophies were given (the classroom's animation: 3.2 s). */
 export const REWARD_BANNER_MS = 3200;
@@ -58,6 +66,8 @@ const QUIZ_HEADER = 48;
 const QUIZ_ROW = 32;
 const POLL_HEADER = 44;
 const LETTERS = 'ABCDEFGH';
+const GROUPS_W = 312;
+const GROUPS_H = 64;
 
 /** Both languages on one line: the recording is watched in either (the product's default first). */
 const LABEL = {
@@ -71,7 +81,14 @@ const LABEL = {
   pick: '随机点名 Random pick',
   answered: '已答 Answered',
   voted: '已投 Voted',
+  groupsLeft: '剩余 Left',
+  groupsReturn: '返回 Return',
 } as const;
+
+/** The groups banner's two lines: the product's default language first, then English. */
+export function groupsLines(count: number): [string, string] {
+  return [`分组讨论中 · ${String(count)} 个小组`, `Groups running · ${String(count)} groups`];
+}
 
 type Area = { w: number; h: number };
 interface Box {
@@ -89,6 +106,7 @@ export type Panel = Box &
     | { kind: 'buzzer'; winner: string | null }
     | { kind: 'pick'; name: string }
     | { kind: 'reward'; names: string[] }
+    | { kind: 'groups'; count: number; left: string | null; closing: boolean }
     | {
         kind: 'quizResult';
         tally: number[];
@@ -140,12 +158,41 @@ function even(b: Box): Box {
   return { x: e(b.x), y: e(b.y), w: e(b.w), h: e(b.h) };
 }
 
+/** The groups' deadline now: the return countdown while closing, else the time limit (0: none). */
+function groupsDeadline(g: GroupsShown): number {
+  return g.status === 'closing' ? g.closingAt : g.status === 'running' ? g.endsAt : 0;
+}
+
 /**
- * Which panels show and where, for the room's tools at the server's `now`. `area` is the main
- * area's size; everything stays inside it.
+ * Which panels show and where, for the room's tools (and breakout groups) at the server's `now`.
+ * `area` is the main area's size; everything stays inside it.
  */
-export function layoutOverlay(tools: Tools | null, now: number, reward: RewardShown | null, area: Area = { w: 960, h: 720 }): Panel[] {
+export function layoutOverlay(
+  tools: Tools | null,
+  now: number,
+  reward: RewardShown | null,
+  area: Area = { w: 960, h: 720 },
+  groups: GroupsShown | null = null,
+): Panel[] {
   const panels: Panel[] = [];
+  if (groups && groups.status !== 'off') {
+    // At the top, between the left column and the right one (the published results).
+    const from = MARGIN + LEFT_W + GAP;
+    const to = area.w - MARGIN - RIGHT_W - GAP;
+    const w = Math.min(GROUPS_W, to - from);
+    const deadline = groupsDeadline(groups);
+    const left = deadline > 0 ? clockText(Math.ceil(Math.max(0, deadline - now) / 1000)) : null;
+    const closing = groups.status === 'closing';
+    const count = groups.groups.length;
+    panels.push({
+      ...even({ x: from + (to - from - w) / 2, y: MARGIN, w, h: GROUPS_H }),
+      kind: 'groups',
+      count,
+      left,
+      closing,
+      key: `groups|${String(count)}|${left ?? ''}|${String(closing)}`,
+    });
+  }
   if (!tools) return panels;
   // The left column: the timer, then the small cards, top down.
   let left = MARGIN;
@@ -251,11 +298,19 @@ export function layoutOverlay(tools: Tools | null, now: number, reward: RewardSh
 }
 
 /** When the layout may next change by time alone (the next whole second of a timer, the banner's end); null: only an event changes it. */
-export function nextChangeAt(tools: Tools | null, now: number, reward: RewardShown | null): number | null {
+export function nextChangeAt(
+  tools: Tools | null,
+  now: number,
+  reward: RewardShown | null,
+  groups: GroupsShown | null = null,
+): number | null {
   let next: number | null = null;
   const at = (t: number) => {
     if (t > now && (next === null || t < next)) next = t;
   };
+  // The groups' time left turns each whole second before its deadline.
+  const deadline = groups ? groupsDeadline(groups) : 0;
+  if (deadline > now) at(now + ((deadline - now) % 1000 || 1000));
   const t = tools?.timer;
   if (t?.running) {
     // The shown second turns when the value crosses a whole second.
@@ -313,6 +368,9 @@ export function drawPanel(ctx: Ctx, panel: Panel): void {
       break;
     case 'reward':
       drawReward(ctx, panel);
+      break;
+    case 'groups':
+      drawGroups(ctx, panel);
       break;
     case 'quizResult':
       drawQuizResult(ctx, panel);
@@ -408,6 +466,38 @@ function drawPollResult(ctx: Ctx, panel: Extract<Panel, { kind: 'pollResult' }>)
   }
 }
 
+/** The groups banner's time left inside its panel (tests read its colour there). */
+export const GROUPS_TIME: Box = { x: GROUPS_W - 78, y: 26, w: 68, h: 30 };
+
+function drawGroups(ctx: Ctx, panel: Extract<Panel, { kind: 'groups' }>): void {
+  // The accent of a running tool on its left edge: amber while everyone is being brought back.
+  const accent = panel.closing ? OVERLAY_COLOURS.paused : OVERLAY_COLOURS.bar;
+  ctx.fillStyle = accent;
+  ctx.fillRect(0, 0, 4, panel.h);
+  icon(ctx, 'groups', 24, panel.h / 2);
+  const [zh, en] = groupsLines(panel.count);
+  const textW = panel.w - 44 - (panel.left === null ? 10 : GROUPS_TIME.w + 14);
+  text(ctx, zh, 44, 22, 15, OVERLAY_COLOURS.text, textW, 'left', 'bold');
+  text(ctx, en, 44, 44, 13, OVERLAY_COLOURS.muted, textW);
+  if (panel.left !== null) {
+    const t = { ...GROUPS_TIME, x: panel.w - 10 - GROUPS_TIME.w };
+    text(ctx, panel.closing ? LABEL.groupsReturn : LABEL.groupsLeft, t.x + t.w, 16, 11, OVERLAY_COLOURS.muted, t.w, 'right');
+    // h:mm:ss (a limit of an hour or more) in smaller digits, so it fits.
+    const size = panel.left.length > 5 ? 17 : 22;
+    text(
+      ctx,
+      panel.left,
+      t.x + t.w,
+      t.y + t.h / 2,
+      size,
+      panel.closing ? OVERLAY_COLOURS.paused : OVERLAY_COLOURS.text,
+      t.w,
+      'right',
+      'bold',
+    );
+  }
+}
+
 function drawReward(ctx: Ctx, panel: Extract<Panel, { kind: 'reward' }>): void {
   ctx.fillStyle = OVERLAY_COLOURS.trophy;
   ctx.fillRect(0, 0, panel.w, 4);
@@ -443,7 +533,12 @@ function text(
 }
 
 /** A small line icon (about 28 px) centred at (cx, cy). */
-function icon(ctx: Ctx, kind: 'clock' | 'stopwatch' | 'sheet' | 'poll' | 'bell' | 'dice' | 'trophy', cx: number, cy: number): void {
+function icon(
+  ctx: Ctx,
+  kind: 'clock' | 'stopwatch' | 'sheet' | 'poll' | 'bell' | 'dice' | 'trophy' | 'groups',
+  cx: number,
+  cy: number,
+): void {
   ctx.save();
   ctx.strokeStyle = OVERLAY_COLOURS.muted;
   ctx.fillStyle = OVERLAY_COLOURS.muted;
@@ -505,6 +600,21 @@ function icon(ctx: Ctx, kind: 'clock' | 'stopwatch' | 'sheet' | 'poll' | 'bell' 
       break;
     case 'trophy':
       drawTrophy(ctx, cx, cy, 1);
+      break;
+    case 'groups':
+      // Three people: two behind, one in front.
+      for (const [dx, dy, r] of [
+        [-8, -4, 4],
+        [8, -4, 4],
+        [0, 0, 5],
+      ] as const) {
+        ctx.beginPath();
+        ctx.arc(cx + dx, cy + dy - 4, r, 0, Math.PI * 2);
+        ctx.fill();
+        ctx.beginPath();
+        ctx.arc(cx + dx, cy + dy + 2 * r + 2, 1.6 * r, Math.PI, Math.PI * 2);
+        ctx.fill();
+      }
       break;
   }
   ctx.restore();
