@@ -44,6 +44,8 @@ export interface BoardViewProps {
    * it) and sees and draws on this page only, whatever the room's page and wbPower say.
    */
   groupPage?: number | null;
+  /** On the group's page: may this person clear it (its leader, the teacher)? */
+  groupClear?: boolean;
   /**
    * A courseware slide (app/courseware): this slide's own layer `doc:{documentId}:{page}` with the
    * slide image under the ink, and the slide toolbar (no board pages, images, shapes or QR).
@@ -120,6 +122,7 @@ export function BoardView(props: BoardViewProps) {
       pageIndex={pageIndex}
       onPage={goPage}
       slide={!!props.slide}
+      canClear={!inGroup || isCreator || !!props.groupClear}
     />
   ) : null;
 

@@ -241,6 +241,7 @@ export function LiveRoom({ answer, roomNumber, inviteUrl }: LiveRoomProps) {
                   phone={phone}
                   onPatch={actions.patch}
                   groupPage={breakout.boardPage}
+                  groupClear={breakout.placement.leader}
                 />
               ) : null
             }

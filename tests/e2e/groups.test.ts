@@ -384,6 +384,62 @@ describe('breakout groups: a teacher and four students in two groups', () => {
       await expect.poll(async () => (await boardOf(s.page)).uids).toEqual([cat.id]);
     }
     await shot(ann.page, 'student-after-1280-zh');
+  });
+
+  it('students choose their groups (by pointer and by keyboard), change, and a return with a countdown warns everyone', async () => {
+    const t = teacher.page;
+    await t.getByTestId('groups-button').click();
+    const dialog = t.getByRole('dialog', { name: '分组讨论' });
+    await dialog.getByRole('radio', { name: '学生自选' }).check();
+    await dialog.getByTestId('groups-minutes').fill('0');
+    await dialog.getByTestId('groups-start').click();
+    await dialog.waitFor({ state: 'detached' });
+    // Everyone starts in the main room with the picker; the teacher sees them waiting.
+    await t.getByTestId('groups-waiting').waitFor();
+    const picker = (p: Page) => p.getByTestId('groups-picker');
+    await picker(ann.page).getByText('选择你的小组').waitFor();
+    await picker(dan.page).getByText('Choose your group').waitFor();
+    await shot(dan.page, 'picker-phone-en');
+    await checkLayout(dan.page, 'picker (phone en)', layout, true);
+    await picker(ann.page).locator('[data-group="2"]').click();
+    await ann.page.getByTestId('group-banner-text').getByText('你在第 2 组').waitFor();
+    const benPick = picker(ben.page).locator('[data-group="1"]');
+    await benPick.focus();
+    await ben.page.keyboard.press('Enter');
+    await ben.page.getByTestId('group-banner-text').getByText('You are in Group 1').waitFor();
+    // A member who is not the leader is not offered to clear the group's page (the server would refuse).
+    await ben.page.locator('[data-testid="board"][data-group-page="1"]').waitFor();
+    await ben.page.getByTestId('tool-eraser').click();
+    await ben.page.getByTestId('eraser-manual').waitFor();
+    expect(await ben.page.getByTestId('eraser-clear').count()).toBe(0);
+    await ben.page.keyboard.press('Escape');
+    // Ann changes her mind: the banner's select moves her to group 1.
+    await ann.page.getByTestId('groups-change').selectOption('1');
+    await ann.page.getByTestId('group-banner-text').getByText('你在第 1 组').waitFor();
+    await expect
+      .poll(() =>
+        t
+          .locator('[data-testid="group-card"][data-group="1"] [data-testid="group-member"]')
+          .evaluateAll((els) => els.map((e) => e.getAttribute('data-user')).sort()),
+      )
+      .toEqual([ann.id, ben.id].sort());
+
+    // Return in 30 s: a countdown on every screen; then the teacher brings them back now.
+    await t.getByTestId('groups-return-30').click();
+    await ann.page
+      .getByTestId('groups-warning')
+      .getByText(/^0:[0-3]\d 后返回主教室$/)
+      .waitFor();
+    await ben.page
+      .getByTestId('groups-warning')
+      .getByText(/^Back to the main room in 0:[0-3]\d$/)
+      .waitFor();
+    await cat.page.getByTestId('groups-warning').waitFor();
+    await shot(ben.page, 'return-countdown-1280-en');
+    await t.getByTestId('groups-return-now').click();
+    for (const s of students())
+      await s.page.getByTestId('group-banner').or(s.page.getByTestId('groups-main-note')).waitFor({ state: 'detached' });
+    await expect.poll(() => t.getByTestId('last-board').count()).toBe(2);
     expect(layout).toEqual([]);
   });
 });
