@@ -40,6 +40,13 @@ export interface BoardViewProps {
   readOnly?: boolean;
   onPatch?: (patch: RoomPatch) => Promise<boolean>;
   /**
+   * A breakout group's page (issue 31, ADR 118): the person is in that group (or the teacher visits
+   * it) and sees and draws on this page only, whatever the room's page and wbPower say.
+   */
+  groupPage?: number | null;
+  /** On the group's page: may this person clear it (its leader, the teacher)? */
+  groupClear?: boolean;
+  /**
    * A courseware slide (app/courseware): this slide's own layer `doc:{documentId}:{page}` with the
    * slide image under the ink, and the slide toolbar (no board pages, images, shapes or QR).
    */
@@ -50,7 +57,10 @@ export function BoardView(props: BoardViewProps) {
   const { t } = useTranslation();
   const { store, status, token } = useBoardSync(props.roomNumber, props.myId, props.wbtoken);
   const readOnly = !!props.readOnly;
-  const canDraw = !readOnly && mayDraw(props.role, props.room.wbPower, props.room.roomType);
+  const inGroup = props.groupPage !== undefined && props.groupPage !== null && !props.slide;
+  const canDraw =
+    !readOnly &&
+    (inGroup ? props.role !== 'observer' && props.role !== 'recorder' : mayDraw(props.role, props.room.wbPower, props.room.roomType));
   const isCreator = props.role === 'creator';
   const masked = !readOnly && !canDraw && (props.role === 'member' || props.role === 'tourist');
   const { background, pageIndex, page, follow, patchExtend, goPage } = useBoardPaging({
@@ -59,6 +69,7 @@ export function BoardView(props: BoardViewProps) {
     isCreator,
     slideLayer: props.slide?.layer ?? null,
     onPatch: props.onPatch,
+    fixedPage: inGroup ? props.groupPage : null,
   });
   const { zoom, setZoom, rendererRef, renderer, onRenderer } = useBoardViewport(store, page, follow, isCreator);
   const { imageUrls, stencils, stencilUrl, openStencils } = useBoardPictures(store, page, token, rendererRef);
@@ -91,7 +102,7 @@ export function BoardView(props: BoardViewProps) {
     <Toolbar
       tools={tools}
       onTools={changeTools}
-      isCreator={isCreator}
+      isCreator={isCreator && !inGroup}
       phone={props.phone}
       hidden={hidden}
       onHidden={setHidden}
@@ -111,14 +122,15 @@ export function BoardView(props: BoardViewProps) {
       pageIndex={pageIndex}
       onPage={goPage}
       slide={!!props.slide}
+      canClear={!inGroup || isCreator || !!props.groupClear}
     />
   ) : null;
 
   // The page number shows once: in the creator's toolbar while it is open, else in the head.
-  const pagesInToolbar = !!toolbar && isCreator && !props.slide && !hidden;
+  const pagesInToolbar = !!toolbar && isCreator && !props.slide && !hidden && !inGroup;
   const zoomGroup = (
     <ZoomControl zoom={zoom} onZoom={setZoom}>
-      {isCreator && !props.readOnly ? (
+      {isCreator && !props.readOnly && !inGroup ? (
         <button
           type="button"
           className="board__zoom-value board__follow"
@@ -145,6 +157,7 @@ export function BoardView(props: BoardViewProps) {
       data-background={background}
       data-status={status}
       data-can-draw={canDraw ? '1' : '0'}
+      data-group-page={inGroup ? '1' : undefined}
     >
       <div className="board__head">
         {props.slide ? null : props.readOnly ? (

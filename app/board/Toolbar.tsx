@@ -39,6 +39,8 @@ export interface ToolbarProps {
   slide?: boolean;
   /** A board kept in this browser (the studio): no image upload or phone photo, the basic shapes only (stencils come from the server). */
   local?: boolean;
+  /** 'Clear all' is offered (off on a breakout group's page for all but its leader and the teacher, ADR 118). */
+  canClear?: boolean;
 }
 
 type Popup = 'colour' | 'eraser' | 'shape' | null;
@@ -278,18 +280,20 @@ export function Toolbar(props: ToolbarProps) {
           >
             {t('board.eraserMenu.manual')}
           </button>
-          <button
-            type="button"
-            role="menuitem"
-            className="board-popup__item board-popup__item--danger"
-            onClick={() => {
-              setPopup(null);
-              props.onClearAll();
-            }}
-            data-testid="eraser-clear"
-          >
-            {t('board.eraserMenu.clearAll')}
-          </button>
+          {props.canClear === false ? null : (
+            <button
+              type="button"
+              role="menuitem"
+              className="board-popup__item board-popup__item--danger"
+              onClick={() => {
+                setPopup(null);
+                props.onClearAll();
+              }}
+              data-testid="eraser-clear"
+            >
+              {t('board.eraserMenu.clearAll')}
+            </button>
+          )}
         </div>
       ) : null}
 

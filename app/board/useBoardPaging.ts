@@ -15,14 +15,17 @@ export function useBoardPaging(options: {
   /** A courseware slide's own layer, in place of the board page's. */
   slideLayer: string | null;
   onPatch: ((patch: RoomPatch) => Promise<boolean>) | undefined;
+  /** A breakout group's page (ADR 118): shown in place of the room's, and no page turning. */
+  fixedPage?: number | null | undefined;
 }) {
   const { roomExtend, readOnly, isCreator, slideLayer, onPatch } = options;
+  const fixedPage = options.fixedPage ?? null;
   const extend = readExtend(roomExtend);
   const [reviewPage, setReviewPage] = useState(0);
-  const pageIndex = readOnly ? reviewPage : extend.pageIndex;
+  const pageIndex = readOnly ? reviewPage : (fixedPage ?? extend.pageIndex);
   const page = slideLayer ?? wbLayer(pageIndex);
   // 'Follow me': members see the creator's zoom and pan (move_by_presenter, ADR 034).
-  const follow = !readOnly && readFollow(roomExtend);
+  const follow = !readOnly && fixedPage === null && readFollow(roomExtend);
 
   const patchExtend = useCallback(
     async (change: { color?: number; pageIndex?: number; follow?: 0 | 1 }) => {
@@ -35,7 +38,7 @@ export function useBoardPaging(options: {
   const goPage = (next: number) => {
     const bounded = Math.max(0, Math.min(BOARD_LAST_PAGE, next));
     if (readOnly) setReviewPage(bounded);
-    else if (isCreator) void patchExtend({ pageIndex: bounded });
+    else if (isCreator && fixedPage === null) void patchExtend({ pageIndex: bounded });
   };
 
   return { background: extend.color, pageIndex, page, follow, patchExtend, goPage };

@@ -26,6 +26,8 @@ import { CoursewarePanel } from '#app/courseware/CoursewarePanel.tsx';
 import { useClassroomMedia } from './media/ClassroomMedia.tsx';
 import { useMediaMinutes } from './useMediaMinutes.ts';
 import { useClassToolsRoom } from './tools/ClassToolsRoom.tsx';
+import { useGroupsRoom, useGroupsView } from './groups/GroupsRoom.tsx';
+import { placementOf } from './groups/groups-pure.ts';
 // The phone layout (ADR 091), after every stylesheet of the room so its .room--h5 rules win.
 import './phone.css';
 
@@ -42,7 +44,7 @@ export function LiveRoom({ answer, roomNumber, inviteUrl }: LiveRoomProps) {
   const { t } = useTranslation();
   const navigate = useNavigate();
   const confirm = useConfirm();
-  const { status, state, reconnect, actions, courseware, tools } = useRoomChannel({ answer, roomNumber });
+  const { status, state, reconnect, actions, courseware, tools, groups } = useRoomChannel({ answer, roomNumber });
   const [trialUsed, setTrialUsed] = useState(false);
   const phone = usePhoneLayout();
 
@@ -60,6 +62,9 @@ export function LiveRoom({ answer, roomNumber, inviteUrl }: LiveRoomProps) {
   const invitedMe = !isCreator && stage.invited.find((s) => s.userId === myId);
   const handUp = stage.hands.some((h) => h.userId === myId);
   const others = members.filter((m) => m.userId !== myId).length;
+  // Breakout groups (ADR 118): a student in a group sends in it as if on stage (the media node keeps it there).
+  const groupsState = useGroupsView(groups).state;
+  const inGroupMe = !isCreator && placementOf(groupsState, myId, false).place > 0;
   const av = useClassroomMedia({
     answer,
     roomNumber,
@@ -69,7 +74,7 @@ export function LiveRoom({ answer, roomNumber, inviteUrl }: LiveRoomProps) {
     creatorId: room.createUser,
     isCreator,
     roomType: room.roomType,
-    onMic: onStageMe,
+    onMic: onStageMe || inGroupMe,
     showState: room.showState,
     teacherOnline: state?.teacherOnline ?? true,
     members,
@@ -79,7 +84,7 @@ export function LiveRoom({ answer, roomNumber, inviteUrl }: LiveRoomProps) {
       role,
       isVip: room.isVIP === '1',
       mode,
-      onStage: onStageMe,
+      onStage: onStageMe || inGroupMe,
       trialUsed: trialUsed || (room.trialEndsAt ?? 0) > 0,
     }),
   });
@@ -87,6 +92,19 @@ export function LiveRoom({ answer, roomNumber, inviteUrl }: LiveRoomProps) {
   // The class tools (ADR 114): the teacher's menu, the cards running beside the class, the reward animation.
   const classTools = useClassToolsRoom({ store: tools, role, myId, members, disabled: status !== 'live' });
   // The members list of everyone shows this person's network as the SFU grades it (one source with the tiles).
+  const breakout = useGroupsRoom({
+    store: groups,
+    role,
+    myId,
+    members,
+    room,
+    roomNumber,
+    wbtoken: answer.wbtoken,
+    levels: av.media.levels,
+    disabled: status !== 'live',
+    patch: actions.patch,
+    setView: actions.setView,
+  });
   const myNetwork = av.media.quality[myId] ?? 0;
   const { reportNetwork } = actions;
   useEffect(() => reportNetwork(myNetwork), [myNetwork, reportNetwork, status]);
@@ -191,7 +209,12 @@ export function LiveRoom({ answer, roomNumber, inviteUrl }: LiveRoomProps) {
           onStartLive={actions.startLive}
           onEndLive={actions.endLive}
           loadLivePlatforms={actions.livePlatforms}
-          tools={classTools.menu}
+          tools={
+            <>
+              {breakout.menu}
+              {classTools.menu}
+            </>
+          }
         />
       ) : (
         <MemberBar room={room} role={role} onExit={() => void askLeave()} clock={clock} />
@@ -199,13 +222,14 @@ export function LiveRoom({ answer, roomNumber, inviteUrl }: LiveRoomProps) {
       {isCreator ? <UpgradeCall room={room} participants={state?.participants ?? members.length} /> : null}
       <main id="main" className="room__main">
         <div className="room__stagecol">
+          {breakout.banner}
           <StageStrip stage={stage} myId={myId} />
           <ViewArea
             showState={room.showState}
-            members={members}
+            members={breakout.together(members)}
             myId={myId}
             stageIds={stage.onStage.map((s) => s.userId)}
-            forceView={shownView(room.roomType, room.showState)}
+            forceView={breakout.boardPage !== null ? 'wb' : shownView(room.roomType, room.showState)}
             board={
               answer.wbtoken ? (
                 <BoardView
@@ -216,6 +240,8 @@ export function LiveRoom({ answer, roomNumber, inviteUrl }: LiveRoomProps) {
                   wbtoken={answer.wbtoken}
                   phone={phone}
                   onPatch={actions.patch}
+                  groupPage={breakout.boardPage}
+                  groupClear={breakout.placement.leader}
                 />
               ) : null
             }
@@ -241,7 +267,7 @@ export function LiveRoom({ answer, roomNumber, inviteUrl }: LiveRoomProps) {
             focus={av.focus}
           />
           {av.controls}
-          {(role === 'member' || role === 'tourist') && !onStageMe && !invitedMe ? (
+          {(role === 'member' || role === 'tourist') && !onStageMe && !invitedMe && !inGroupMe ? (
             <HandButton
               raised={handUp}
               disabled={status !== 'live'}
@@ -250,12 +276,13 @@ export function LiveRoom({ answer, roomNumber, inviteUrl }: LiveRoomProps) {
           ) : null}
         </div>
         {av.audio}
+        {breakout.panel}
         {classTools.dock}
         <SidePanel
           memberCount={members.length}
           chat={
             <ChatPanel
-              messages={state?.messages ?? []}
+              messages={breakout.chat(state?.messages ?? [])}
               myId={myId}
               readOnly={isObserver}
               disabled={status !== 'live'}

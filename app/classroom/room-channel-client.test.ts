@@ -324,6 +324,31 @@ describe('RoomChannelClient', () => {
     expect(client.tools.getSnapshot().mine.quiz).toEqual(['B']);
   });
 
+  it('keeps the breakout groups from the snapshot and their events, and sends their requests (ADR 118)', async () => {
+    const { socket, client, join } = setup();
+    join();
+    expect(client.groups.getSnapshot().state.status).toBe('off');
+    const group = { no: 1, name: '1', leader: null, page: 2, members: ['2'], helpAt: 0 };
+    socket.fire('groups', {
+      ...snapshot.groups,
+      status: 'running',
+      round: 1,
+      groups: [group],
+      serverTime: Date.now(),
+      outcome: 'started',
+      userIds: [],
+    });
+    expect(client.groups.getSnapshot().state.groups[0]?.members).toEqual(['2']);
+    expect(client.groups.getSnapshot().last?.outcome).toBe('started');
+    socket.fire('groupsBroadcast', { text: 'hi', at: 9, by: '1' });
+    expect(client.groups.getSnapshot().broadcasts).toEqual([{ text: 'hi', at: 9, by: '1' }]);
+    const sent = client.groups.actions.help();
+    const request = socket.last('groupsHelp');
+    expect(request.payload).toEqual({});
+    request.answer(null, { code: '0', msg: '', data: { ...snapshot.groups, status: 'running', round: 1, groups: [group] } });
+    expect(await sent).toBe(true);
+  });
+
   it('stop() closes the socket and a drop afterwards changes nothing', () => {
     const { socket, client, join } = setup();
     join();

@@ -34,6 +34,7 @@ import { roomReducer, type RoomAction } from './roomState.ts';
 import { RoomBroadcastCalls } from './room-broadcast-calls.ts';
 import { CoursewareRelay } from './room-channel-courseware.ts';
 import { ToolsStore } from './tools/tools-store.ts';
+import { GroupsStore } from './groups/groups-store.ts';
 import type {
   ChannelStatus,
   CoursewareChannel,
@@ -119,6 +120,8 @@ export class RoomChannelClient {
   readonly courseware: CoursewareChannel;
   /** The class tools' state, heard on this socket, and their requests (ADR 114). */
   readonly tools: ToolsStore;
+  /** The breakout groups' state, heard on this socket, and their requests (ADR 118). */
+  readonly groups: GroupsStore;
 
   constructor(options: RoomChannelOptions) {
     this.#answer = options.answer;
@@ -169,6 +172,7 @@ export class RoomChannelClient {
     };
     this.courseware = this.#courseware.channel((event, payload, options) => this.#request(event, payload, options));
     this.tools = new ToolsStore((event, payload) => this.#request(event as keyof ClientToServer, payload));
+    this.groups = new GroupsStore((event, payload) => this.#request(event as keyof ClientToServer, payload));
   }
 
   readonly subscribe = (listener: () => void): (() => void) => {
@@ -383,6 +387,7 @@ export class RoomChannelClient {
           status: 'live',
         });
         this.tools.snapshot(ack.data);
+        this.groups.snapshot(ack.data);
         this.#reportQuality();
         void this.#broadcast.learnRecording();
         void this.#broadcast.learnLive();
@@ -464,6 +469,9 @@ export class RoomChannelClient {
     channel.on('quizTally', (p) => this.tools.tally(p));
     channel.on('pollTally', (p) => this.tools.pollTally(p));
     channel.on('rewarded', (p) => this.tools.rewarded(p));
+    // Breakout groups (ADR 118): the whole state with what happened, and the teacher's messages to all groups.
+    channel.on('groups', (p) => this.groups.event(p));
+    channel.on('groupsBroadcast', (p) => this.groups.broadcast(p));
   }
 
   async #request<E extends keyof ClientToServer>(event: E, payload: Payload<E>, options: { quiet?: boolean } = {}): Promise<Answer<E>> {

@@ -11,6 +11,7 @@ import { RoomChannelClient } from './room-channel-client.ts';
 import type { ChannelStatus, CoursewareChannel, ReconnectState, RoomActions } from './room-channel-types.ts';
 import type { RoomState } from './roomState.ts';
 import type { ToolsStore } from './tools/tools-store.ts';
+import type { GroupsStore } from './groups/groups-store.ts';
 
 export { chatText, POLL_MS, RECONNECT_ATTEMPTS, RECONNECT_WAIT_S } from './room-channel-client.ts';
 export type {
@@ -31,6 +32,8 @@ export interface RoomChannel {
   courseware: CoursewareChannel;
   /** The class tools (ADR 114). */
   tools: ToolsStore;
+  /** The breakout groups (ADR 118). */
+  groups: GroupsStore;
 }
 
 export interface UseRoomChannelOptions {
@@ -49,5 +52,5 @@ export function useRoomChannel({ answer, roomNumber }: UseRoomChannelOptions): R
     return () => client.stop();
   }, [client]);
   const { status, state, reconnect } = useSyncExternalStore(client.subscribe, client.getSnapshot, client.getSnapshot);
-  return { status, state, reconnect, actions: client.actions, courseware: client.courseware, tools: client.tools };
+  return { status, state, reconnect, actions: client.actions, courseware: client.courseware, tools: client.tools, groups: client.groups };
 }

@@ -17,6 +17,7 @@ import { pagesEn } from './pages.en.ts';
 import { modesEn } from './modes.en.ts';
 import { handsEn } from './hands.en.ts';
 import { toolsEn } from './tools.en.ts';
+import { groupsEn } from './groups.en.ts';
 import { mediaHealthEn } from './media-health.en.ts';
 import type { Messages } from './zh.ts';
 
@@ -233,6 +234,7 @@ export const en: Messages = {
   modes: modesEn,
   hands: handsEn,
   tools: toolsEn,
+  groups: groupsEn,
   mediaHealth: mediaHealthEn,
   userName: {
     title: 'Enter your name',

@@ -17,6 +17,7 @@ import { pagesZh } from './pages.zh.ts';
 import { modesZh } from './modes.zh.ts';
 import { handsZh } from './hands.zh.ts';
 import { toolsZh } from './tools.zh.ts';
+import { groupsZh } from './groups.zh.ts';
 import { mediaHealthZh } from './media-health.zh.ts';
 
 /** Chinese (the default language). The shape of this object is the shape of every language. */
@@ -232,6 +233,7 @@ export const zh = {
   modes: modesZh,
   hands: handsZh,
   tools: toolsZh,
+  groups: groupsZh,
   mediaHealth: mediaHealthZh,
   userName: {
     title: '输入你的名字',
