@@ -11,7 +11,9 @@
  * - the time limit (the countdown), falling due after the kill, still ends the groups: every
  *   student hears exactly one 'ended', whichever of B and C settled it, and everyone is back in
  *   the main room.
- * Takes about 70 s (the shortest time limit is one minute).
+ * And a rolling restart: a countdown said through node P, a node Q started after it (it heard
+ * nothing of the groups), P SIGKILLed: Q still ends the groups when the countdown falls due, once.
+ * Takes about 70 s + 25 s (the shortest time limit is one minute).
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { placeOf, type GroupsState } from '#core/contracts/groups.ts';
@@ -245,4 +247,100 @@ describe('breakout groups across web nodes: the node that started them is SIGKIL
     }
     console.log(`[cluster-groups] ${lateness.join('; ')}`);
   }, 180_000);
+});
+
+describe('breakout groups after a rolling restart: the only node left started after the groups did (PostgreSQL, Redis)', () => {
+  let redis: TestRedis;
+  let s3: TestS3;
+  let created: TestDatabase;
+  let env: Record<string, string>;
+  let p: WebProcess | null = null;
+  let q: Banshu | null = null;
+  const open = () => openDatabase({ url: created.url, dataDir: null });
+  const inProcess = async () => startBanshu(env, { database: await open(), logger: createLogger('silent'), web: { mode: 'none' } });
+
+  beforeAll(async () => {
+    [redis, s3, created] = await Promise.all([startRedis(), startS3(), createTestDatabase(postgresAdminUrl())]);
+    env = {
+      NODE_ENV: 'test',
+      PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'silent',
+      SESSION_SECRET: 'h'.repeat(64),
+      DATA_DIR: '/tmp/banshu-cluster-groups-restart-test',
+      DATABASE_URL: created.url,
+      MEDIA_PUBLIC_URL: 'http://127.0.0.1:9',
+      REDIS_URL: redis.url,
+      ROLE: 'web',
+      ...CLASS_TOOLS_ENV,
+      ...s3.env,
+    };
+  }, 60_000);
+
+  afterAll(async () => {
+    await p?.kill();
+    await q?.close();
+    await created?.drop();
+    await s3?.close();
+    await redis?.close();
+  });
+
+  it('a countdown said through node P ends the groups through node Q, started after it, once P is SIGKILLed', async () => {
+    // The class is seeded through a node that is gone before the groups start (and migrates the database).
+    const seeder = await inProcess();
+    const k = await seedClass(seeder.platform.services, { students: 4 });
+    await seeder.close();
+    const nodeP = await startWebProcess(env);
+    p = nodeP;
+    const ids = k.students.map((x) => x.userId);
+    const onP = [await seat(nodeP.url, 'P', k.teacher)];
+    for (const x of k.students) onP.push(await seat(nodeP.url, 'P', x));
+    const started = await ask(onP[0]!.socket, 'groupsStart', {
+      count: 2,
+      method: 'manual',
+      groups: [{ userIds: ids.slice(0, 2) }, { userIds: ids.slice(2) }],
+      minutes: 0,
+      allowChoose: false,
+      lateJoiners: 'auto',
+      board: 'blank',
+    });
+    expect(started.code).toBe('0');
+    const closing = await ask(onP[0]!.socket, 'groupsEnd', { afterSeconds: 15 });
+    expect(closing.code).toBe('0');
+    expect(closing.data.status).toBe('closing');
+    const due = closing.data.closingAt;
+    await until('everyone to hear the countdown', () => onP.every((s) => s.heard.groups.some((x) => x.event.outcome === 'closing')));
+
+    // The rolling restart: a new node Q comes up (after the countdown was said), then P dies.
+    const nodeQ = await inProcess();
+    q = nodeQ;
+    const gone = onP.map((s) => new Promise((r) => s.socket.once('disconnect', r)));
+    await nodeP.kill('SIGKILL');
+    p = null;
+    await Promise.all(gone);
+    expect(Date.now(), 'P died well before the countdown ends').toBeLessThan(due - 5000);
+    const onQ = [await seat(nodeQ.url, 'Q', k.teacher)];
+    for (const x of k.students) onQ.push(await seat(nodeQ.url, 'Q', x));
+    for (const s of onQ) {
+      expect(stateOf(s.snapshot.groups)).toEqual(stateOf(closing.data));
+      const isTeacher = s.person.userId === k.teacher.userId;
+      expect(placeOf(s.snapshot.groups, s.person.userId, isTeacher)).toBe(placeOf(closing.data, s.person.userId, isTeacher));
+    }
+
+    // The countdown falls due with only Q left: Q tells everyone, once.
+    const endedOf = (s: Seat) => s.heard.groups.filter((x) => x.event.outcome === 'ended');
+    await until('everyone on Q to hear the groups end at the countdown', () => onQ.every((s) => endedOf(s).length > 0), {
+      timeoutMs: Math.max(0, due - Date.now()) + 10_000,
+      everyMs: 100,
+    });
+    expect((await ask(onQ[0]!.socket, 'chat', { text: 'after the end' })).code).toBe('0');
+    await until('the line after the end to reach everyone', () =>
+      onQ.every((s) => s.heard.lines.some((l) => l.line.text === 'after the end')),
+    );
+    for (const s of onQ) {
+      expect(endedOf(s), s.person.name).toHaveLength(1);
+      expect(endedOf(s)[0]!.event).toMatchObject({ status: 'off', groups: [] });
+      expect(endedOf(s)[0]!.event.serverTime).toBeGreaterThanOrEqual(due);
+    }
+  }, 90_000);
 });
