@@ -11,7 +11,11 @@
  * - the time limit (the countdown), falling due after the kill, still ends the groups: every
  *   student hears exactly one 'ended', whichever of B and C settled it, and everyone is back in
  *   the main room.
- * Takes about 70 s (the shortest time limit is one minute).
+ * A student moved through one node and speaking at once through another: each line goes to the
+ * new group (the other node's view of the groups is not stale).
+ * And a rolling restart: a countdown said through node P, a node Q started after it (it heard
+ * nothing of the groups), P SIGKILLed: Q still ends the groups when the countdown falls due, once.
+ * Takes about 70 s + 25 s (the shortest time limit is one minute).
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { placeOf, type GroupsState } from '#core/contracts/groups.ts';
@@ -23,7 +27,7 @@ import { postgresAdminUrl } from '#tests/support/database.ts';
 import { hear, partition, stateOf, type Heard } from '#tests/support/groups.ts';
 import { createTestDatabase, type TestDatabase } from '#tests/support/postgres.ts';
 import { startRedis, type TestRedis } from '#tests/support/redis.ts';
-import { ask, type RoomSocket } from '#tests/support/room-client.ts';
+import { ask, waitFor, type RoomSocket } from '#tests/support/room-client.ts';
 import { startS3, type TestS3 } from '#tests/support/s3.ts';
 import { until } from '#tests/support/until.ts';
 import { startWebProcess, type WebProcess } from '#tests/support/web-node-process.ts';
@@ -67,6 +71,8 @@ describe('breakout groups across web nodes: the node that started them is SIGKIL
       HOST: '127.0.0.1',
       LOG_LEVEL: 'silent',
       SESSION_SECRET: 'g'.repeat(64),
+      // A student says a line after each of 15 moves: faster than the chat's rule for a person.
+      CHAT_MESSAGES_PER_10S: '1000',
       DATA_DIR: '/tmp/banshu-cluster-groups-test',
       DATABASE_URL: created.url,
       MEDIA_PUBLIC_URL: 'http://127.0.0.1:9',
@@ -245,4 +251,151 @@ describe('breakout groups across web nodes: the node that started them is SIGKIL
     }
     console.log(`[cluster-groups] ${lateness.join('; ')}`);
   }, 180_000);
+
+  it('a student moved through node B speaks at once through node C: the line goes to the new group, every time', async () => {
+    const k = await seedClass(b.platform.services, { students: 4 });
+    const ids = k.students.map((p) => p.userId);
+    const teacher = await seat(b.url, 'B', k.teacher);
+    // The mover on C; one member of each group on B, one on C.
+    const [mover, oneB, twoB, twoC] = [
+      await seat(c.url, 'C', k.students[0]!),
+      await seat(b.url, 'B', k.students[1]!),
+      await seat(b.url, 'B', k.students[2]!),
+      await seat(c.url, 'C', k.students[3]!),
+    ];
+    const started = await ask(teacher.socket, 'groupsStart', {
+      count: 2,
+      method: 'manual',
+      groups: [{ userIds: ids.slice(0, 2) }, { userIds: ids.slice(2) }],
+      minutes: 0,
+      allowChoose: false,
+      lateJoiners: 'teacher',
+      board: 'blank',
+    });
+    expect(started.code).toBe('0');
+    // C holds the groups in its cache: the mover's first line, in group 1.
+    expect((await ask(mover.socket, 'chat', { text: 'first' })).data.group).toBe(1);
+    const said: Array<{ text: string; group: number }> = [];
+    // 15: the teacher's and the mover's requests stay under the room channel's flood guard (20 a second).
+    for (let i = 0; i < 15; i++) {
+      const to = i % 2 ? 1 : 2;
+      const moved = waitFor(mover.socket, 'groups', (e) => e.outcome === 'moved' && placeOf(e, ids[0]!, false) === to);
+      expect((await ask(teacher.socket, 'groupsMove', { userId: ids[0]!, group: to })).code).toBe('0');
+      await moved;
+      // At once, as a browser would after the event.
+      const text = `line ${String(i)} in group ${String(to)}`;
+      const line = await ask(mover.socket, 'chat', { text });
+      expect(line.code).toBe('0');
+      said.push({ text, group: line.data.group ?? 0 });
+    }
+    expect(said.map((x) => x.group)).toEqual(said.map((_, i) => (i % 2 ? 1 : 2)));
+    // Each line reached its group only (a teacher's main line is the fence).
+    expect((await ask(teacher.socket, 'chat', { text: 'moves fence' })).code).toBe('0');
+    await until('the fence to reach everyone', () =>
+      [oneB, twoB, twoC].every((s) => s.heard.lines.some((l) => l.line.text === 'moves fence')),
+    );
+    const texts = (s: Seat) => s.heard.lines.map((l) => l.line.text);
+    for (const x of said) {
+      const inGroup = x.group === 1 ? [oneB] : [twoB, twoC];
+      const outside = x.group === 1 ? [twoB, twoC] : [oneB];
+      for (const s of inGroup) expect(texts(s), `${s.person.name} should hear "${x.text}"`).toContain(x.text);
+      for (const s of outside) expect(texts(s), `${s.person.name} should not hear "${x.text}"`).not.toContain(x.text);
+    }
+  }, 60_000);
+});
+
+describe('breakout groups after a rolling restart: the only node left started after the groups did (PostgreSQL, Redis)', () => {
+  let redis: TestRedis;
+  let s3: TestS3;
+  let created: TestDatabase;
+  let env: Record<string, string>;
+  let p: WebProcess | null = null;
+  let q: Banshu | null = null;
+  const open = () => openDatabase({ url: created.url, dataDir: null });
+  const inProcess = async () => startBanshu(env, { database: await open(), logger: createLogger('silent'), web: { mode: 'none' } });
+
+  beforeAll(async () => {
+    [redis, s3, created] = await Promise.all([startRedis(), startS3(), createTestDatabase(postgresAdminUrl())]);
+    env = {
+      NODE_ENV: 'test',
+      PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'silent',
+      SESSION_SECRET: 'h'.repeat(64),
+      DATA_DIR: '/tmp/banshu-cluster-groups-restart-test',
+      DATABASE_URL: created.url,
+      MEDIA_PUBLIC_URL: 'http://127.0.0.1:9',
+      REDIS_URL: redis.url,
+      ROLE: 'web',
+      ...CLASS_TOOLS_ENV,
+      ...s3.env,
+    };
+  }, 60_000);
+
+  afterAll(async () => {
+    await p?.kill();
+    await q?.close();
+    await created?.drop();
+    await s3?.close();
+    await redis?.close();
+  });
+
+  it('a countdown said through node P ends the groups through node Q, started after it, once P is SIGKILLed', async () => {
+    // The class is seeded through a node that is gone before the groups start (and migrates the database).
+    const seeder = await inProcess();
+    const k = await seedClass(seeder.platform.services, { students: 4 });
+    await seeder.close();
+    const nodeP = await startWebProcess(env);
+    p = nodeP;
+    const ids = k.students.map((x) => x.userId);
+    const onP = [await seat(nodeP.url, 'P', k.teacher)];
+    for (const x of k.students) onP.push(await seat(nodeP.url, 'P', x));
+    const started = await ask(onP[0]!.socket, 'groupsStart', {
+      count: 2,
+      method: 'manual',
+      groups: [{ userIds: ids.slice(0, 2) }, { userIds: ids.slice(2) }],
+      minutes: 0,
+      allowChoose: false,
+      lateJoiners: 'auto',
+      board: 'blank',
+    });
+    expect(started.code).toBe('0');
+    const closing = await ask(onP[0]!.socket, 'groupsEnd', { afterSeconds: 15 });
+    expect(closing.code).toBe('0');
+    expect(closing.data.status).toBe('closing');
+    const due = closing.data.closingAt;
+    await until('everyone to hear the countdown', () => onP.every((s) => s.heard.groups.some((x) => x.event.outcome === 'closing')));
+
+    // The rolling restart: a new node Q comes up (after the countdown was said), then P dies.
+    const nodeQ = await inProcess();
+    q = nodeQ;
+    const gone = onP.map((s) => new Promise((r) => s.socket.once('disconnect', r)));
+    await nodeP.kill('SIGKILL');
+    p = null;
+    await Promise.all(gone);
+    expect(Date.now(), 'P died well before the countdown ends').toBeLessThan(due - 5000);
+    const onQ = [await seat(nodeQ.url, 'Q', k.teacher)];
+    for (const x of k.students) onQ.push(await seat(nodeQ.url, 'Q', x));
+    for (const s of onQ) {
+      expect(stateOf(s.snapshot.groups)).toEqual(stateOf(closing.data));
+      const isTeacher = s.person.userId === k.teacher.userId;
+      expect(placeOf(s.snapshot.groups, s.person.userId, isTeacher)).toBe(placeOf(closing.data, s.person.userId, isTeacher));
+    }
+
+    // The countdown falls due with only Q left: Q tells everyone, once.
+    const endedOf = (s: Seat) => s.heard.groups.filter((x) => x.event.outcome === 'ended');
+    await until('everyone on Q to hear the groups end at the countdown', () => onQ.every((s) => endedOf(s).length > 0), {
+      timeoutMs: Math.max(0, due - Date.now()) + 10_000,
+      everyMs: 100,
+    });
+    expect((await ask(onQ[0]!.socket, 'chat', { text: 'after the end' })).code).toBe('0');
+    await until('the line after the end to reach everyone', () =>
+      onQ.every((s) => s.heard.lines.some((l) => l.line.text === 'after the end')),
+    );
+    for (const s of onQ) {
+      expect(endedOf(s), s.person.name).toHaveLength(1);
+      expect(endedOf(s)[0]!.event).toMatchObject({ status: 'off', groups: [] });
+      expect(endedOf(s)[0]!.event.serverTime).toBeGreaterThanOrEqual(due);
+    }
+  }, 90_000);
 });

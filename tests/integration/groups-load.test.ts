@@ -2,7 +2,8 @@
  * Breakout groups under a class's load (issue 31, ADR 116), with real socket.io clients and no
  * browsers, on one web node, PGlite and PostgreSQL (one server per engine for the whole file):
  * - 60 students, an observer and the teacher; 10 groups: start (random), four moves (one to the
- *   main room and back), a broadcast, end (now); a second round where everyone chooses their group
+ *   main room and back), a third of the class dropping and coming back at once (each to their
+ *   place, nobody placed again), a broadcast, end (now); a second round where everyone chooses their group
  *   (all 60 at once, then six change their minds), end (now). After every step the state is a
  *   partition of the 60 over the groups and the main room, and everyone's own view (the last
  *   `groups` event they heard and their own `groupsState` answer) is that state; the broadcast
@@ -49,6 +50,8 @@ interface Seat {
   userId: string;
   socket: RoomSocket;
   heard: Heard;
+  /** The join snapshot's groups, for a seat that joined again while groups ran. */
+  snapshot?: GroupsState;
 }
 
 describe.each(ENGINES)('breakout groups under load [%s]', (engine) => {
@@ -65,7 +68,7 @@ describe.each(ENGINES)('breakout groups under load [%s]', (engine) => {
     await server?.close();
   });
 
-  it('60 students in 10 groups: start, move, broadcast, end, choose, end; each student in exactly one place at every step; the step times', async () => {
+  it('60 students in 10 groups: start, move, a third reconnecting, broadcast, end, choose, end; each student in exactly one place at every step; the step times', async () => {
     const N = 60;
     const G = 10;
     const c = await seedClass(server.banshu.platform.services, { students: N, observer: true });
@@ -81,7 +84,7 @@ describe.each(ENGINES)('breakout groups under load [%s]', (engine) => {
     const students: Seat[] = joined.map((j, i) => ({ userId: ids[i]!, socket: j.socket, heard: hear(j.socket) }));
     const teacher: Seat = { userId: c.teacher.userId, socket: teacherJoined.socket, heard: hear(teacherJoined.socket) };
     const observer: Seat = { userId: c.observer!.userId, socket: observerJoined.socket, heard: hear(observerJoined.socket) };
-    const everyone = [teacher, observer, ...students];
+    const everyone = () => [teacher, observer, ...students];
 
     const times: Array<{ step: string; ms: number }> = [];
     /**
@@ -104,7 +107,7 @@ describe.each(ENGINES)('breakout groups under load [%s]', (engine) => {
       // The teacher and the observer are never in a group.
       expect(placeOf(state, observer.userId, false)).toBe(0);
       for (const g of state.groups) expect(g.members).not.toContain(teacher.userId);
-      await viewsAgree(state, everyone);
+      await viewsAgree(state, everyone());
       return places;
     }
 
@@ -117,7 +120,7 @@ describe.each(ENGINES)('breakout groups under load [%s]', (engine) => {
           method: 'random',
           minutes: 0,
           allowChoose: false,
-          lateJoiners: 'teacher',
+          lateJoiners: 'auto',
           board: 'blank',
         }),
       (e) => e.outcome === 'started',
@@ -151,6 +154,33 @@ describe.each(ENGINES)('breakout groups under load [%s]', (engine) => {
       places = after;
     }
     expect(sizes(places, G)).toEqual([0, 6, 7, 5, 7, 5, 6, 6, 6, 6, 6]);
+
+    // A third of the class loses its connection at once (a flaky network, a node restarting) and
+    // comes back at once: each lands where they were, nobody is placed again (late joiners 'auto'
+    // would put a newcomer into group 3 or 5), and the state is unchanged.
+    const dropping = students.slice(0, N / 3);
+    const gone = dropping.map((s) => new Promise((r) => s.socket.once('disconnect', r)));
+    for (const s of dropping) s.socket.io.engine.close();
+    await Promise.all(gone);
+    await until(
+      'the server to see them gone',
+      async () => {
+        const online = new Set((await server.banshu.platform.presence.online(c.roomNumber)).map((o) => o.userId));
+        return dropping.every((s) => !online.has(s.userId));
+      },
+      10_000,
+    );
+    const teacherHeardBefore = teacher.heard.groups.length;
+    const r0 = performance.now();
+    const back = await Promise.all(dropping.map((_, i) => joinAs(server.url, c.students[i]!)));
+    times.push({ step: `${N / 3} students come back at once (to the last join answer)`, ms: performance.now() - r0 });
+    back.forEach((j, i) => {
+      sockets.push(j.socket);
+      expect(placeOf(j.snapshot.groups, ids[i]!, false), `${ids[i]} back`).toBe(places.get(ids[i]!));
+      students[i] = { userId: ids[i]!, socket: j.socket, heard: hear(j.socket), snapshot: j.snapshot.groups };
+    });
+    await check(state, G);
+    expect(teacher.heard.groups.slice(teacherHeardBefore), 'no groups event for the returns').toEqual([]);
 
     // Broadcast: every student hears it once (counted after the next step, a fence).
     const text = `Five minutes left, ${engine}`;

@@ -75,19 +75,20 @@ export function sizes(places: Map<string, number>, count: number): number[] {
 }
 
 /**
- * Each person's own view agrees with `state`: the last `groups` event they heard is that state,
- * and (when `sockets` are given) their own `groupsState` answer is too.
+ * Each person's own view agrees with `state`: the last `groups` event they heard (or, when they
+ * heard none since they joined, their join snapshot's groups) is that state, and (when `sockets`
+ * are given) their own `groupsState` answer is too.
  */
 export async function viewsAgree(
   state: GroupsState,
-  people: ReadonlyArray<{ userId: string; heard: Heard; socket?: RoomSocket }>,
+  people: ReadonlyArray<{ userId: string; heard: Heard; socket?: RoomSocket; snapshot?: GroupsState }>,
   ask_ = true,
 ): Promise<void> {
   const want = stateOf(state);
   for (const p of people) {
-    const last = p.heard.groups.at(-1)?.event;
+    const last = p.heard.groups.at(-1)?.event ?? p.snapshot;
     expect(last, `${p.userId} heard no groups event`).toBeDefined();
-    expect(stateOf(last!), `${p.userId}'s last groups event`).toEqual(want);
+    expect(stateOf(last!), `${p.userId}'s view (last groups event or join snapshot)`).toEqual(want);
   }
   if (!ask_) return;
   const answers = await Promise.all(people.filter((p) => p.socket).map((p) => ask(p.socket!, 'groupsState', {}, 20_000)));
