@@ -397,8 +397,8 @@ describe('breakout groups: a teacher and four students in two groups', () => {
     // Everyone starts in the main room with the picker; the teacher sees them waiting.
     await t.getByTestId('groups-waiting').waitFor();
     const picker = (p: Page) => p.getByTestId('groups-picker');
-    await picker(ann.page).getByText('选择你的小组').waitFor();
-    await picker(dan.page).getByText('Choose your group').waitFor();
+    await picker(ann.page).getByText('选择你的小组', { exact: true }).waitFor();
+    await picker(dan.page).getByText('Choose your group', { exact: true }).waitFor();
     await shot(dan.page, 'picker-phone-en');
     await checkLayout(dan.page, 'picker (phone en)', layout, true);
     await picker(ann.page).locator('[data-group="2"]').click();
