@@ -221,6 +221,8 @@ describe('breakout groups: a teacher and four students in two groups', () => {
     await ann.page.getByTestId('group-banner-text').getByText('你在第 1 组').waitFor();
     await ann.page.getByTestId('group-banner').getByText('你是组长').waitFor();
     await ben.page.getByTestId('group-banner-text').getByText('You are in Group 1').waitFor();
+    // A new session's group 1 has a chat of its own: nothing of the first session's group 1.
+    expect(await chatLines(ben.page)).toEqual([]);
     await ben.page.getByTestId('group-banner').getByText('leader: Ann').waitFor();
     await cat.page.getByTestId('group-banner-text').getByText('你在第 2 组').waitFor();
     await dan.page.getByTestId('group-banner-text').getByText('You are in Group 2').waitFor();
@@ -407,6 +409,8 @@ describe('breakout groups: a teacher and four students in two groups', () => {
     await benPick.focus();
     await ben.page.keyboard.press('Enter');
     await ben.page.getByTestId('group-banner-text').getByText('You are in Group 1').waitFor();
+    // A new session's group 1 has a chat of its own: nothing of the first session's group 1.
+    expect(await chatLines(ben.page)).toEqual([]);
     // A member who is not the leader is not offered to clear the group's page (the server would refuse).
     await ben.page.locator('[data-testid="board"][data-group-page="1"]').waitFor();
     await ben.page.getByTestId('tool-eraser').click();
