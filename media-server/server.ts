@@ -45,6 +45,8 @@ interface RoomMode {
   spaces: Spaces;
   /** The web side told this node the groups (a control command); until then each token's `grp` claim places its holder. */
   spacesTold: boolean;
+  /** The server time of the groups map applied last: an older one arriving late is ignored. */
+  spacesAt: number;
 }
 
 const MAX_MODES = 50_000;
@@ -115,6 +117,7 @@ export class MediaServer {
         told: false,
         spaces: NO_SPACES,
         spacesTold: false,
+        spacesAt: 0,
       });
     else if (!known.told && onStage && !known.stage.has(claim.uid))
       this.#setMode(claim.room, { ...known, stage: new Set([...known.stage, claim.uid]) });
@@ -129,7 +132,9 @@ export class MediaServer {
 
   /** The room's mode as this node knows it (ADR 099); discuss when it knows nothing. */
   modeOf(roomNumber: string): RoomMode {
-    return this.#modes.get(roomNumber) ?? { mode: 'discuss', stage: new Set(), told: false, spaces: NO_SPACES, spacesTold: false };
+    return (
+      this.#modes.get(roomNumber) ?? { mode: 'discuss', stage: new Set(), told: false, spaces: NO_SPACES, spacesTold: false, spacesAt: 0 }
+    );
   }
 
   /** Until the web side tells the room's groups, a token's `grp` claim places its holder (a new token's word is the latest). */
@@ -234,10 +239,11 @@ export class MediaServer {
       // The whole map (ADR 117). Those who left a group for the main room and are not on stage
       // lose a large class's camera and microphone at once, held like a stage's revocation.
       const before = this.modeOf(cmd.room);
+      if (cmd.serverTime < before.spacesAt) return this.rooms.has(cmd.room);
       const spaces: Spaces = new Map(cmd.spaces);
       const off = leftGroups(before.spaces, spaces).filter((userId) => !before.stage.has(userId));
       for (const userId of off) this.revocations.add({ op: 'stageOff', room: cmd.room, userId }, now);
-      this.#setMode(cmd.room, { ...before, spaces, spacesTold: true });
+      this.#setMode(cmd.room, { ...before, spaces, spacesTold: true, spacesAt: cmd.serverTime });
       const room = this.rooms.get(cmd.room);
       if (!room) return false;
       room.setSpaces(spaces);

@@ -118,6 +118,8 @@ describe('the node’s rights in groups', () => {
   const signer = new TokenSigner('g'.repeat(40));
   const rtc = { listenIp: '127.0.0.1', announcedAddress: '127.0.0.1', portRange: [40000, 40100] as [number, number] };
   let seq = 300000;
+  /** The groups events' server times, in order. */
+  let told = 1_000;
   const token = (over: Partial<MediaTokenPayload>, now = Date.now()) =>
     signer.sign({ scope: 'media', room: '0', uid: '1', role: 'member', rt: 4, pub: [], ...over }, 120, now);
 
@@ -144,6 +146,7 @@ describe('the node’s rights in groups', () => {
       node.apply({
         op: 'groups',
         room,
+        serverTime: ++told,
         spaces: [
           ['5', 1],
           ['6', 2],
@@ -152,7 +155,7 @@ describe('the node’s rights in groups', () => {
       expect(student.rights).toEqual(['mic', 'camera']);
       expect(other.rights).toEqual(['mic', 'camera']);
       // 5 goes back to the main room, not on stage: camera and microphone go now, and are told.
-      node.apply({ op: 'groups', room, spaces: [['6', 2]] });
+      node.apply({ op: 'groups', room, serverTime: ++told, spaces: [['6', 2]] });
       expect(student.rights).toEqual([]);
       expect(notes.get('5')!.at(-1)).toEqual({ type: 'rightsChanged', rights: [] });
       expect(other.rights).toEqual(['mic', 'camera']);
@@ -161,7 +164,7 @@ describe('the node’s rights in groups', () => {
       expect(again.peer.rights).toEqual([]);
       // On stage, leaving a group takes nothing.
       node.apply({ op: 'stage', room, userIds: ['6'], off: [] });
-      node.apply({ op: 'groups', room, spaces: [] });
+      node.apply({ op: 'groups', room, serverTime: ++told, spaces: [] });
       expect(other.rights).toEqual(['mic', 'camera']);
     } finally {
       node.close();
@@ -173,10 +176,10 @@ describe('the node’s rights in groups', () => {
     try {
       const student = join('5', { pub: ['mic', 'camera'], mic: true });
       node.apply({ op: 'stage', room, userIds: ['5'], off: [] });
-      node.apply({ op: 'groups', room, spaces: [['5', 3]] });
+      node.apply({ op: 'groups', room, serverTime: ++told, spaces: [['5', 3]] });
       node.apply({ op: 'stage', room, userIds: [], off: ['5'] });
       expect(student.rights).toEqual(['mic', 'camera']);
-      node.apply({ op: 'groups', room, spaces: [] });
+      node.apply({ op: 'groups', room, serverTime: ++told, spaces: [] });
       expect(student.rights).toEqual([]);
     } finally {
       node.close();
@@ -188,9 +191,9 @@ describe('the node’s rights in groups', () => {
     try {
       const student = join('5', { rt: 1, pub: ['mic', 'camera'], mode: 'lecture' });
       expect(student.rights).toEqual(['camera']);
-      node.apply({ op: 'groups', room, spaces: [['5', 2]] });
+      node.apply({ op: 'groups', room, serverTime: ++told, spaces: [['5', 2]] });
       expect(student.rights).toEqual(['mic', 'camera']);
-      node.apply({ op: 'groups', room, spaces: [] });
+      node.apply({ op: 'groups', room, serverTime: ++told, spaces: [] });
       expect(student.rights).toEqual(['camera']);
     } finally {
       node.close();
@@ -204,7 +207,7 @@ describe('the node’s rights in groups', () => {
       join('6', { rt: 1, pub: ['mic'] });
       const r = node.rooms.get(room)!;
       expect([...r.spaces]).toEqual([['5', 2]]);
-      node.apply({ op: 'groups', room, spaces: [['6', 1]] });
+      node.apply({ op: 'groups', room, serverTime: ++told, spaces: [['6', 1]] });
       expect([...r.spaces]).toEqual([['6', 1]]);
       // A token signed before the change says otherwise: the told map stands.
       join('7', { rt: 1, pub: ['mic'], grp: 4 });
@@ -212,6 +215,27 @@ describe('the node’s rights in groups', () => {
       // An observer is never in a group, whatever the map says.
       const observer = join('6', { rt: 1, pub: [], role: 'observer' });
       expect(r.spaceOf(observer)).toBe(0);
+    } finally {
+      node.close();
+    }
+  });
+
+  it('a map older than the last applied (calls that crossed on the way to a remote node) changes nothing', () => {
+    const { node, room, join } = largeClass();
+    try {
+      const student = join('5', { pub: ['mic', 'camera'], mic: true, grp: 1 });
+      const r = node.rooms.get(room)!;
+      node.apply({ op: 'groups', room, serverTime: 2000, spaces: [['5', 2]] });
+      // The start's call (older) arrives after the move's: ignored, nobody revoked.
+      node.apply({ op: 'groups', room, serverTime: 1999, spaces: [] });
+      expect([...r.spaces]).toEqual([['5', 2]]);
+      expect(student.rights).toEqual(['mic', 'camera']);
+      // The same call again (a retry) is applied as before.
+      node.apply({ op: 'groups', room, serverTime: 2000, spaces: [['5', 2]] });
+      expect([...r.spaces]).toEqual([['5', 2]]);
+      node.apply({ op: 'groups', room, serverTime: 2001, spaces: [] });
+      expect([...r.spaces]).toEqual([]);
+      expect(student.rights).toEqual([]);
     } finally {
       node.close();
     }

@@ -39,6 +39,7 @@ it('translates every groupâ€™s members, and the visiting teacher, into the nodeâ
   expect(commandFromBus(bus(state()))).toEqual({
     op: 'groups',
     room: 'ABC123',
+    serverTime: 1,
     spaces: [
       ['11', 1],
       ['12', 1],
@@ -54,6 +55,7 @@ it('groups that are off empty the map; a malformed or seat-targeted event is no 
   expect(commandFromBus(bus(state({ status: 'off', teacherIn: 0, outcome: 'ended' })))).toEqual({
     op: 'groups',
     room: 'ABC123',
+    serverTime: 1,
     spaces: [],
   });
   expect(commandFromBus(bus({ status: 'running' }))).toBeNull();

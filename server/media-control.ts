@@ -45,7 +45,7 @@ export function commandFromBus(m: BusMessage): MediaControlCommand | null {
   // whole-state event (parsed by its schema: it may have crossed nodes). Never a seat's message.
   if (m.event === 'groups' && !('user' in m.target)) {
     const g = groupsEventSchema.safeParse(m.payload);
-    return g.success ? { op: 'groups', room, spaces: spacesOfGroups(g.data) } : null;
+    return g.success ? { op: 'groups', room, serverTime: g.data.serverTime, spaces: spacesOfGroups(g.data) } : null;
   }
   // The bus is typed by the channel contracts: the event name tells the payload.
   // The stage (ADR 112): the whole set of who is on it, and who just left it.

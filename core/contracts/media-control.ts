@@ -36,11 +36,14 @@ export const mediaControlCommandSchema = z.discriminatedUnion('op', [
   /**
    * The room's breakout groups (issue 31, ADR 117), the whole map: each person in a group and its
    * number (the teacher too while visiting one); everyone else is in the main room (0). Empty
-   * when no groups run. The node forwards media only within a space.
+   * when no groups run. The node forwards media only within a space. `serverTime` is the groups
+   * event's: calls to a remote node may cross (two changes a moment apart, or retries), so a map
+   * older than the last one applied is ignored.
    */
   z.strictObject({
     op: z.literal('groups'),
     room,
+    serverTime: z.number(),
     spaces: z.array(z.tuple([userId, z.number().int().min(1).max(GROUPS_MAX)])).max(1000),
   }),
 ]);

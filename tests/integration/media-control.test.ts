@@ -192,6 +192,27 @@ it('an ended class closes the room on the remote node', async () => {
   await until('the remote room closed', () => !teacher.peer.socket.connected && !students[0]!.peer.socket.connected, 5000);
 });
 
+it('breakout groups reach the remote node (ADR 117): a student stops seeing the other group’s microphone, and sees it again when the groups end', async () => {
+  const { teacher, students } = await classWith(2, 2);
+  const [a, b] = [students[0]!, students[1]!];
+  const mic = await a.peer.publish('mic');
+  await b.peer.waitNote('trackAdded', (n) => n.track.trackId === mic.trackId);
+  const start = { count: 2, method: 'even', minutes: 0, allowChoose: false, lateJoiners: 'auto', board: 'blank' } as const;
+  const started = await ask(teacher.sock, 'groupsStart', start);
+  expect(started.code).toBe('0');
+  expect(started.data.groups.map((g) => g.members.length)).toEqual([1, 1]);
+  await b.peer.waitNote('trackRemoved', (n) => n.trackId === mic.trackId);
+  expect((await b.peer.req('subscribe', { trackId: mic.trackId })).code).toBe('33003');
+  // The teacher, in the main room, neither.
+  expect((await teacher.peer.req('subscribe', { trackId: mic.trackId })).code).toBe('33003');
+
+  b.peer.notes.length = 0;
+  expect((await ask(teacher.sock, 'groupsEnd', { afterSeconds: 0 })).code).toBe('0');
+  await b.peer.waitNote('trackAdded', (n) => n.track.trackId === mic.trackId);
+  const heard = await b.peer.subscribe(mic.trackId);
+  await until('the other student heard again', () => heard.packets > 10, 10_000);
+});
+
 it('the control endpoint refuses forged, stale, malformed and replayed calls', async () => {
   const { roomNumber, teacher } = await classWith(2, 0);
   await teacher.peer.publish('mic');
