@@ -221,6 +221,8 @@ describe('breakout groups: a teacher and four students in two groups', () => {
     await ann.page.getByTestId('group-banner-text').getByText('你在第 1 组').waitFor();
     await ann.page.getByTestId('group-banner').getByText('你是组长').waitFor();
     await ben.page.getByTestId('group-banner-text').getByText('You are in Group 1').waitFor();
+    // A new session's group 1 has a chat of its own: nothing of the first session's group 1.
+    expect(await chatLines(ben.page)).toEqual([]);
     await ben.page.getByTestId('group-banner').getByText('leader: Ann').waitFor();
     await cat.page.getByTestId('group-banner-text').getByText('你在第 2 组').waitFor();
     await dan.page.getByTestId('group-banner-text').getByText('You are in Group 2').waitFor();
@@ -397,8 +399,8 @@ describe('breakout groups: a teacher and four students in two groups', () => {
     // Everyone starts in the main room with the picker; the teacher sees them waiting.
     await t.getByTestId('groups-waiting').waitFor();
     const picker = (p: Page) => p.getByTestId('groups-picker');
-    await picker(ann.page).getByText('选择你的小组').waitFor();
-    await picker(dan.page).getByText('Choose your group').waitFor();
+    await picker(ann.page).getByText('选择你的小组', { exact: true }).waitFor();
+    await picker(dan.page).getByText('Choose your group', { exact: true }).waitFor();
     await shot(dan.page, 'picker-phone-en');
     await checkLayout(dan.page, 'picker (phone en)', layout, true);
     await picker(ann.page).locator('[data-group="2"]').click();
@@ -407,6 +409,8 @@ describe('breakout groups: a teacher and four students in two groups', () => {
     await benPick.focus();
     await ben.page.keyboard.press('Enter');
     await ben.page.getByTestId('group-banner-text').getByText('You are in Group 1').waitFor();
+    // A new session's group 1 has a chat of its own: nothing of the first session's group 1.
+    expect(await chatLines(ben.page)).toEqual([]);
     // A member who is not the leader is not offered to clear the group's page (the server would refuse).
     await ben.page.locator('[data-testid="board"][data-group-page="1"]').waitFor();
     await ben.page.getByTestId('tool-eraser').click();

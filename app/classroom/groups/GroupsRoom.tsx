@@ -182,7 +182,7 @@ export function useGroupsRoom(o: GroupsRoomOptions): GroupsRoom {
 
   const place = placement.place;
   const chat = (messages: ChatMessage[]): ChatMessage[] => {
-    const lines = on ? chatOfPlace(messages, place) : messages.filter((m) => m.group === undefined);
+    const lines = on ? chatOfPlace(messages, place, state.startedAt) : chatOfPlace(messages, 0);
     if (!on || view.broadcasts.length === 0) return lines;
     const told: ChatMessage[] = view.broadcasts.map((b) => ({
       id: `groups-broadcast-${b.at}`,

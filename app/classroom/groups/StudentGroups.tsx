@@ -66,7 +66,7 @@ export function GroupBanner({ state, placement, myId, names, offset, student, di
             <Users size={16} aria-hidden="true" /> {t('groups.student.wait')}
           </p>
         )}
-        {time ? <span className="group-banner__time">{time}</span> : null}
+        {time && !warning ? <span className="group-banner__time">{time}</span> : null}
         {warning}
       </section>
     );
@@ -86,7 +86,7 @@ export function GroupBanner({ state, placement, myId, names, offset, student, di
         <strong>{t('groups.student.inGroup', { group: groupLabel(group, t) })}</strong>
         {placement.leader ? <span className="badge badge--stage">{t('groups.student.youLead')}</span> : null}
         {leaderName ? <span>({t('groups.student.leaderIs', { name: leaderName })})</span> : null}
-        {time ? (
+        {time && !warning ? (
           <span className="group-banner__time" data-testid="group-banner-time">
             · {time}
           </span>

@@ -114,6 +114,9 @@ describe('the chat of a place', () => {
     expect(chatOfPlace(lines, 1).map((m) => m.id)).toEqual(['2', '5']);
     expect(chatOfPlace(lines, 2).map((m) => m.id)).toEqual(['3']);
     expect(chatOfPlace(lines, 3)).toEqual([]);
+    // A group of an earlier session had the same number: its lines are not this session's.
+    expect(chatOfPlace(lines, 1, 3).map((m) => m.id)).toEqual(['5']);
+    expect(chatOfPlace(lines, 0, 3).map((m) => m.id)).toEqual(['1', '4']);
   });
 
   it('takes a broadcast as the server will: trimmed, NFC, 1..max characters', () => {

@@ -131,9 +131,12 @@ export function groupsClock(state: GroupsState, serverNow: number): GroupsClock 
   return null;
 }
 
-/** The chat lines of a place: the main room's (no group) in place 0, group g's lines in group g. */
-export function chatOfPlace(messages: readonly ChatMessage[], place: number): ChatMessage[] {
-  return messages.filter((m) => (m.group ?? 0) === place);
+/**
+ * The chat lines of a place: the main room's (no group) in place 0, group g's lines in group g,
+ * of the session that started at `since` (a group of an earlier session had the same number).
+ */
+export function chatOfPlace(messages: readonly ChatMessage[], place: number, since = 0): ChatMessage[] {
+  return messages.filter((m) => (m.group ?? 0) === place && (place === 0 || m.at >= since));
 }
 
 /** The members of a group that the overview shows, with each one's name (unknown ids by their id). */
