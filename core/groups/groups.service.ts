@@ -241,6 +241,9 @@ export class GroupsService {
     const plain = this.#d.repo.unlocked(room.id);
     const due = dueOf(await plain.session());
     if (due && due <= now) return this.#change(room, null);
+    // A deadline read here (a join, a state request) gets this node's nudge too: after a rolling
+    // restart no live node may have heard the change that set it.
+    if (due && !this.#nudges.has(`${room.room_number}:${due}`)) void this.#schedule(room.room_number);
     return this.#read(room, plain, now);
   }
 
