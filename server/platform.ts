@@ -276,6 +276,7 @@ export async function buildPlatform(config: Config, o: PlatformOverrides = {}): 
     async close() {
       await jobs?.stop().catch((err: unknown) => logger.warn({ err }, 'job queue stop failed'));
       services.courseware.close();
+      services.groups.close();
       await converter?.close().catch((err: unknown) => logger.warn({ err }, 'converter close failed'));
       if (objects instanceof S3ObjectStore) objects.close();
       await redisChanges?.close();
