@@ -89,9 +89,6 @@ export function LiveRoom({ answer, roomNumber, inviteUrl }: LiveRoomProps) {
     }),
   });
   useMediaMinutes(roomNumber, av.media); // audio and video minutes logged on leaving (ADR 102)
-  // The class tools (ADR 114): the teacher's menu, the cards running beside the class, the reward animation.
-  const classTools = useClassToolsRoom({ store: tools, role, myId, members, disabled: status !== 'live' });
-  // The members list of everyone shows this person's network as the SFU grades it (one source with the tiles).
   const breakout = useGroupsRoom({
     store: groups,
     role,
@@ -105,6 +102,16 @@ export function LiveRoom({ answer, roomNumber, inviteUrl }: LiveRoomProps) {
     patch: actions.patch,
     setView: actions.setView,
   });
+  // The class tools (ADR 114): the teacher's menu (with the groups' item), the cards running beside the class, the reward animation.
+  const classTools = useClassToolsRoom({
+    store: tools,
+    role,
+    myId,
+    members,
+    disabled: status !== 'live',
+    ...(breakout.menuItem ? { extraItems: [breakout.menuItem] } : {}),
+  });
+  // The members list of everyone shows this person's network as the SFU grades it (one source with the tiles).
   const myNetwork = av.media.quality[myId] ?? 0;
   const { reportNetwork } = actions;
   useEffect(() => reportNetwork(myNetwork), [myNetwork, reportNetwork, status]);

@@ -126,8 +126,19 @@ describe('the class tools, as a teacher and two students use them', () => {
     await teacher.page.keyboard.press('ArrowDown');
     await expect.poll(() => teacher.page.evaluate(() => document.activeElement?.getAttribute('data-testid'))).toBe('tools-poll');
     await teacher.page.keyboard.press('End');
+    // The breakout groups are the menu's last item (ADR 118).
+    await expect.poll(() => teacher.page.evaluate(() => document.activeElement?.getAttribute('data-testid'))).toBe('groups-button');
+    await teacher.page.keyboard.press('ArrowUp');
     await expect.poll(() => teacher.page.evaluate(() => document.activeElement?.getAttribute('data-testid'))).toBe('tools-reward');
-    expect(await menu.getByRole('menuitem').allInnerTexts()).toEqual(['答题器', '投票', '计时器', '抢答器', '随机点名', '奖励']);
+    expect(await menu.getByRole('menuitem').allInnerTexts()).toEqual([
+      '答题器',
+      '投票',
+      '计时器',
+      '抢答器',
+      '随机点名',
+      '奖励',
+      '分组讨论',
+    ]);
     await shot(teacher.page, 'menu-1280-zh');
     await teacher.page.keyboard.press('Escape');
     await menu.waitFor({ state: 'detached' });

@@ -175,11 +175,14 @@ describe('breakout groups: a teacher and four students in two groups', () => {
     group2 = [cat.id, dan.id];
 
     const t = teacher.page;
-    const button = t.getByTestId('groups-button');
-    await expect.poll(() => button.isEnabled(), { timeout: 20_000 }).toBe(true);
-    // Students have no Groups button.
-    for (const s of students()) expect(await s.page.getByTestId('groups-button').count()).toBe(0);
-    await button.focus();
+    // Groups is the last item of the teacher's Tools menu; students have no Tools menu.
+    const tools = t.getByTestId('tools-button');
+    await expect.poll(() => tools.isEnabled(), { timeout: 20_000 }).toBe(true);
+    for (const s of students()) expect(await s.page.getByTestId('tools-button').count()).toBe(0);
+    await tools.focus();
+    await t.keyboard.press('Enter');
+    await t.keyboard.press('End');
+    await expect.poll(() => t.evaluate(() => document.activeElement?.getAttribute('data-testid'))).toBe('groups-button');
     await t.keyboard.press('Enter');
     const dialog = t.getByRole('dialog', { name: '分组讨论' });
     await dialog.waitFor();
@@ -390,6 +393,7 @@ describe('breakout groups: a teacher and four students in two groups', () => {
 
   it('students choose their groups (by pointer and by keyboard), change, and a return with a countdown warns everyone', async () => {
     const t = teacher.page;
+    await t.getByTestId('tools-button').click();
     await t.getByTestId('groups-button').click();
     const dialog = t.getByRole('dialog', { name: '分组讨论' });
     await dialog.getByRole('radio', { name: '学生自选' }).check();

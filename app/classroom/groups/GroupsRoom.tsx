@@ -19,6 +19,7 @@ import { GroupsOverview, type GroupsOverviewProps } from './GroupsOverview.tsx';
 import { chatOfPlace, groupLabel, groupsOn, placementOf, type Placement } from './groups-pure.ts';
 import type { GroupsStore, GroupsView } from './groups-store.ts';
 import { GroupBanner, LastBoards } from './StudentGroups.tsx';
+import type { ToolsMenuExtra } from '../tools/ToolsMenu.tsx';
 import './groups.css';
 
 export interface GroupsRoomOptions {
@@ -42,7 +43,9 @@ export interface GroupsRoom {
   placement: Placement;
   /** The board page to show instead of the room's (one's group's page), or null for the room's own. */
   boardPage: number | null;
-  /** The teacher's "Groups" button and its dialog (null for everyone else). */
+  /** The teacher's "Groups" item of the Tools menu (null for everyone else). */
+  menuItem: ToolsMenuExtra | null;
+  /** The teacher's split dialog while open (null otherwise). */
   menu: ReactNode;
   /** Above the class: a student's banner, picker, warnings; the teacher's own place while visiting. */
   banner: ReactNode;
@@ -112,29 +115,26 @@ export function useGroupsRoom(o: GroupsRoomOptions): GroupsRoom {
     };
   }, [view, on, placement, isCreator, student, o.myId, state, t]);
 
-  const menu = isCreator ? (
-    <>
-      <button
-        type="button"
-        className="btn btn--ghost groups-button"
-        title={t('groups.menuLabel')}
-        disabled={o.disabled || on}
-        onClick={() => setOpen(true)}
-        data-testid="groups-button"
-      >
-        <UsersRound size={18} aria-hidden="true" />
-        <span className="groups-button__label">{t('groups.menu')}</span>
-      </button>
-      {open ? (
-        <GroupsDialog
-          students={students.filter((m) => m.online).map((m) => ({ userId: m.userId, name: m.name }))}
-          slideShown={o.room.showState === 'ppt'}
-          onStart={actions.start}
-          onClose={() => setOpen(false)}
-        />
-      ) : null}
-    </>
-  ) : null;
+  // In the Tools menu, not a button of its own: the teacher's bar stays on one row (ADR 090).
+  const menuItem: ToolsMenuExtra | null = isCreator
+    ? {
+        key: 'groups',
+        label: t('groups.menuLabel'),
+        icon: UsersRound,
+        testId: 'groups-button',
+        disabled: o.disabled || on,
+        onSelect: () => setOpen(true),
+      }
+    : null;
+  const menu =
+    isCreator && open ? (
+      <GroupsDialog
+        students={students.filter((m) => m.online).map((m) => ({ userId: m.userId, name: m.name }))}
+        slideShown={o.room.showState === 'ppt'}
+        onStart={actions.start}
+        onClose={() => setOpen(false)}
+      />
+    ) : null;
 
   const extend = readExtend(o.room.roomExtend);
   const showBoard = async (page: number) => {
@@ -207,6 +207,7 @@ export function useGroupsRoom(o: GroupsRoomOptions): GroupsRoom {
     placement,
     boardPage: on && placement.group ? placement.group.page : null,
     menu,
+    menuItem,
     banner,
     panel,
     chat,

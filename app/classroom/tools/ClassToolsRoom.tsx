@@ -8,7 +8,7 @@ import type { Member, Role } from '#core/contracts/room-events.ts';
 import { PollDialog, QuizDialog, RewardDialog, TimerDialog } from './ToolDialogs.tsx';
 import { ToolsDock } from './ToolsDock.tsx';
 import { RewardBurst } from './RewardBurst.tsx';
-import { ToolsMenu, type ToolKey } from './ToolsMenu.tsx';
+import { ToolsMenu, type ToolKey, type ToolsMenuExtra } from './ToolsMenu.tsx';
 import type { ToolsStore } from './tools-store.ts';
 import { useToolsTestHook, useToolsView } from './useClassTools.ts';
 
@@ -19,6 +19,8 @@ export interface ClassToolsRoomOptions {
   members: Member[];
   /** The room channel is not live: the buttons wait. */
   disabled: boolean;
+  /** Items other parts add to the teacher's menu (the breakout groups). */
+  extraItems?: ToolsMenuExtra[];
 }
 
 export interface ClassToolsRoom {
@@ -34,7 +36,7 @@ export interface ClassToolsRoom {
   openReward: (userId?: string) => void;
 }
 
-export function useClassToolsRoom({ store, role, myId, members, disabled }: ClassToolsRoomOptions): ClassToolsRoom {
+export function useClassToolsRoom({ store, role, myId, members, disabled, extraItems }: ClassToolsRoomOptions): ClassToolsRoom {
   const view = useToolsView(store);
   useToolsTestHook(store);
   const [open, setOpen] = useState<{ tool: ToolKey; userId?: string } | null>(null);
@@ -49,7 +51,7 @@ export function useClassToolsRoom({ store, role, myId, members, disabled }: Clas
   };
   const menu = isTeacher ? (
     <>
-      <ToolsMenu onPick={pick} disabled={disabled} />
+      <ToolsMenu onPick={pick} disabled={disabled} {...(extraItems ? { extra: extraItems } : {})} />
       {open?.tool === 'quiz' ? <QuizDialog onClose={close} actions={actions} /> : null}
       {open?.tool === 'poll' ? <PollDialog onClose={close} actions={actions} /> : null}
       {open?.tool === 'timer' ? <TimerDialog onClose={close} actions={actions} /> : null}

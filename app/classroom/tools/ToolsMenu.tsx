@@ -4,6 +4,16 @@ import { useMenu } from '#app/lib/use-menu.ts';
 
 export type ToolKey = 'quiz' | 'poll' | 'timer' | 'buzzer' | 'pick' | 'reward';
 
+/** An item another part of the classroom adds to the menu (the breakout groups, ADR 118). */
+export interface ToolsMenuExtra {
+  key: string;
+  label: string;
+  icon: LucideIcon;
+  testId: string;
+  disabled?: boolean;
+  onSelect: () => void;
+}
+
 const ITEMS: Array<{ key: ToolKey; icon: LucideIcon }> = [
   { key: 'quiz', icon: ListChecks },
   { key: 'poll', icon: Vote },
@@ -17,7 +27,15 @@ const ITEMS: Array<{ key: ToolKey; icon: LucideIcon }> = [
  * The teacher's Tools menu in the top bar, beside More (ADR 114): one item per tool. Arrow keys,
  * Home and End move between the items; Escape or a click outside closes it and gives the focus back.
  */
-export function ToolsMenu({ onPick, disabled }: { onPick: (tool: ToolKey) => void; disabled: boolean }) {
+export function ToolsMenu({
+  onPick,
+  disabled,
+  extra = [],
+}: {
+  onPick: (tool: ToolKey) => void;
+  disabled: boolean;
+  extra?: ToolsMenuExtra[];
+}) {
   const { t } = useTranslation();
   const { open, setOpen, box, button, onKeyDown } = useMenu();
 
@@ -55,6 +73,23 @@ export function ToolsMenu({ onPick, disabled }: { onPick: (tool: ToolKey) => voi
                 >
                   <Icon size={18} aria-hidden="true" />
                   {t(`tools.${key}`)}
+                </button>
+              </li>
+            ))}
+            {extra.map(({ key, label, icon: Icon, testId, disabled: off, onSelect }) => (
+              <li role="none" key={key}>
+                <button
+                  type="button"
+                  role="menuitem"
+                  disabled={off}
+                  data-testid={testId}
+                  onClick={() => {
+                    setOpen(false);
+                    onSelect();
+                  }}
+                >
+                  <Icon size={18} aria-hidden="true" />
+                  {label}
                 </button>
               </li>
             ))}
