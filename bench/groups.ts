@@ -24,15 +24,15 @@
  * Results go to bench/results/groups-<time>.{md,json}.
  */
 import { runBench } from './lib/entry.ts';
-import { fork, type ChildProcess } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { io, type Socket } from 'socket.io-client';
+import type { Socket } from 'socket.io-client';
 import type { GroupsEvent, GroupsState } from '../core/contracts/groups.ts';
 import { startPostgres, type RunningPostgres } from '../tests/support/postgres.ts';
-import type { ParentToServer, ServerToParent } from './lib/realtime-server.ts';
+import type { ParentToServer } from './lib/realtime-server.ts';
+import { ask, connect, startServer, type Ack } from './lib/room-bots.ts';
 import { fmtMs, markdownTable, Samples } from './lib/stats.ts';
 
 const root = path.join(import.meta.dirname, '..');
@@ -53,48 +53,10 @@ const ROUNDS = Number(args.rounds);
 const PAUSE_MS = 150;
 const log = (s: string) => console.error(`[groups] ${s}`);
 
-interface Ack<T = unknown> {
-  code: string;
-  data: T;
-}
-const ask = <T = unknown>(s: Socket, event: string, payload: unknown = {}): Promise<Ack<T>> =>
-  s.timeout(30_000).emitWithAck(event, payload) as Promise<Ack<T>>;
-
 async function ok<T>(what: string, answer: Promise<Ack<T>>): Promise<T> {
   const a = await answer;
   if (a.code !== '0') throw new Error(`${what} answered ${a.code}`);
   return a.data;
-}
-
-function connect(url: string, token: string): Promise<Socket> {
-  const s = io(`${url}/room`, { auth: { token }, transports: ['websocket'], forceNew: true, reconnection: false });
-  return new Promise((resolve, reject) => {
-    s.once('connect', () => resolve(s));
-    s.once('connect_error', reject);
-  });
-}
-
-function startServer(engine: string, env: Record<string, string>): { proc: ChildProcess; next: <T>(type: string) => Promise<T> } {
-  const proc = fork(path.join(root, 'bench/lib/realtime-server.ts'), [engine, 'WHITEBOARD_CAP=100000'], {
-    cwd: root,
-    execArgv: ['--expose-gc'],
-    env: { ...process.env, ...env },
-    serialization: 'advanced',
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
-  const next = <T>(type: string) =>
-    new Promise<T>((resolve, reject) => {
-      const on = (m: ServerToParent) => {
-        if (m.type === 'error') reject(new Error(m.message));
-        else if (m.type === type) {
-          proc.off('message', on);
-          resolve(m as T);
-        }
-      };
-      proc.on('message', on);
-      proc.once('exit', (code) => reject(new Error(`server exited ${String(code)}`)));
-    });
-  return { proc, next };
 }
 
 /**
