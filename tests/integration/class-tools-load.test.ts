@@ -13,29 +13,13 @@ import { ENGINES } from '#tests/support/engines-matrix.ts';
 import { postgresAdminUrl } from '#tests/support/database.ts';
 import { ask, waitFor, type RoomSocket } from '#tests/support/room-client.ts';
 import { startTestServer, type TestServer } from '#tests/support/server.ts';
-import { CLASS_TOOLS_ENV, joinAs, seedClass, type Joined, type Person } from '#tests/support/class-tools.ts';
+import { CLASS_TOOLS_ENV, joinAll, joinAs, seedClass } from '#tests/support/class-tools.ts';
 import type { QuizTally } from '#core/contracts/class-tools.ts';
 
 const sockets: RoomSocket[] = [];
 afterEach(() => {
   for (const s of sockets.splice(0)) s.close();
 });
-
-/** Joins everyone, `width` at a time. */
-async function joinAll(url: string, people: Person[], width = 25): Promise<Joined[]> {
-  const out: Joined[] = new Array(people.length);
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: width }, async () => {
-      while (next < people.length) {
-        const i = next++;
-        out[i] = await joinAs(url, people[i]!);
-        sockets.push(out[i].socket);
-      }
-    }),
-  );
-  return out;
-}
 
 const ms = (x: number) => `${x.toFixed(0)} ms`;
 
@@ -66,7 +50,7 @@ describe.each(ENGINES)('class tools under load [%s]', (engine) => {
     step(`seed ${N} students`);
     const teacher = await joinAs(server.url, c.teacher);
     sockets.push(teacher.socket);
-    const students = await joinAll(server.url, c.students);
+    const students = await joinAll(server.url, c.students, sockets, 25);
     step(`connect and join ${N} students`);
 
     const shown = students.map((s) => waitFor(s.socket, 'tools', (x) => x.quiz?.status === 'open', 20_000));
@@ -145,7 +129,7 @@ describe.each(ENGINES)('class tools under load [%s]', (engine) => {
     sockets.push(teacher.socket);
     const observer = await joinAs(server.url, c.observer!);
     sockets.push(observer.socket);
-    const students = await joinAll(server.url, c.students);
+    const students = await joinAll(server.url, c.students, sockets, 25);
     const opened = await ask(teacher.socket, 'buzzerOpen');
     const round = opened.data.round;
     await Promise.all(students.map((s) => waitFor(s.socket, 'tools', (x) => x.buzzer?.round === round && x.buzzer.status === 'open')));

@@ -20,29 +20,13 @@ import { postgresAdminUrl } from '#tests/support/database.ts';
 import { hear, medianMax, partition, sizes, stateOf, viewsAgree, type Heard } from '#tests/support/groups.ts';
 import { ask, type Answer, type RoomSocket } from '#tests/support/room-client.ts';
 import { startTestServer, type TestServer } from '#tests/support/server.ts';
-import { CLASS_TOOLS_ENV, joinAs, seedClass, type Joined, type Person } from '#tests/support/class-tools.ts';
+import { CLASS_TOOLS_ENV, joinAll, joinAs, seedClass } from '#tests/support/class-tools.ts';
 import { until } from '#tests/support/until.ts';
 
 const sockets: RoomSocket[] = [];
 afterEach(() => {
   for (const s of sockets.splice(0)) s.close();
 });
-
-/** Joins everyone, `width` at a time. */
-async function joinAll(url: string, people: Person[], width = 20): Promise<Joined[]> {
-  const out: Joined[] = new Array(people.length);
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: width }, async () => {
-      while (next < people.length) {
-        const i = next++;
-        out[i] = await joinAs(url, people[i]!);
-        sockets.push(out[i].socket);
-      }
-    }),
-  );
-  return out;
-}
 
 const ms = (x: number) => `${x.toFixed(0)} ms`;
 
@@ -78,7 +62,7 @@ describe.each(ENGINES)('breakout groups under load [%s]', (engine) => {
     const observerJoined = await joinAs(server.url, c.observer!);
     sockets.push(observerJoined.socket);
     const joinStart = performance.now();
-    const joined = await joinAll(server.url, c.students);
+    const joined = await joinAll(server.url, c.students, sockets);
     const joinMs = performance.now() - joinStart;
     for (const j of [teacherJoined, observerJoined, ...joined]) expect(j.snapshot.groups.status).toBe('off');
     const students: Seat[] = joined.map((j, i) => ({ userId: ids[i]!, socket: j.socket, heard: hear(j.socket) }));
@@ -282,7 +266,7 @@ describe.each(ENGINES)('breakout groups under load [%s]', (engine) => {
       const ids = c.students.map((p) => p.userId);
       const t = await joinAs(server.url, c.teacher);
       sockets.push(t.socket);
-      const joined = await joinAll(server.url, c.students, 7);
+      const joined = await joinAll(server.url, c.students, sockets, 7);
       const teacherHeard = hear(t.socket);
       const heard = joined.map((j) => hear(j.socket));
       // Group 1 is the larger (4 and 3): 'auto' would put a newcomer into group 2.

@@ -84,3 +84,19 @@ export async function joinAs(url: string, p: Person): Promise<Joined> {
   }
   return { socket, snapshot: joined.data };
 }
+
+/** Joins everyone, `width` at a time, in order; each socket also goes into `sockets` (the test closes them). */
+export async function joinAll(url: string, people: Person[], sockets: RoomSocket[], width = 20): Promise<Joined[]> {
+  const out: Joined[] = new Array(people.length);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: width }, async () => {
+      while (next < people.length) {
+        const i = next++;
+        out[i] = await joinAs(url, people[i]!);
+        sockets.push(out[i].socket);
+      }
+    }),
+  );
+  return out;
+}
