@@ -7,6 +7,7 @@ import { QUICK_RETRY_MS, RECONNECT_ATTEMPTS, RECONNECT_WAIT_S, RoomChannelClient
 import { toast } from '#app/lib/toast.ts';
 import { recordEn } from '#app/i18n/record.en.ts';
 import { FakeSocket as ChannelFakeSocket } from '#tests/support/fake-socket.ts';
+import { NO_GROUPS } from './groups/groups-pure.ts';
 
 /** The shared test socket of the channel clients (tests/support/fake-socket.ts); the test plays the server. */
 class FakeSocket extends ChannelFakeSocket {
@@ -54,21 +55,7 @@ const snapshot: RoomSnapshot = {
   toolsPrivate: null,
   pollPrivate: null,
   myAnswers: null,
-  groups: {
-    status: 'off',
-    round: 0,
-    groups: [],
-    teacherIn: 0,
-    teacher: '1',
-    allowChoose: false,
-    lateJoiners: 'auto',
-    startedAt: 0,
-    endsAt: 0,
-    closingAt: 0,
-    background: null,
-    lastBoards: [],
-    serverTime: 0,
-  },
+  groups: { ...NO_GROUPS, teacher: '1' },
 };
 const answer = (role: JoinAnswer['role']) => ({ role, imToken: 'tok', userIdForNumber: '2', roomInfo }) as JoinAnswer;
 

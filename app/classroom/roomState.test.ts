@@ -5,6 +5,7 @@ import type { ChatMessage, RoomSnapshot } from '#core/contracts/room-events.ts';
 import type { LiveStatus } from '#core/contracts/streaming.ts';
 import { layoutClass, localNetworkQuality, networkBand, NO_LIVE, roomReducer, sfuNetworkQuality } from './roomState.ts';
 import { chatText } from './useRoomChannel.ts';
+import { NO_GROUPS } from './groups/groups-pure.ts';
 
 const info = { roomNumber: '123456', roomType: 1, showState: '', maxMember: 2 } as RoomInfo;
 const snapshot: RoomSnapshot = {
@@ -22,21 +23,7 @@ const snapshot: RoomSnapshot = {
   toolsPrivate: null,
   pollPrivate: null,
   myAnswers: null,
-  groups: {
-    status: 'off',
-    round: 0,
-    groups: [],
-    teacherIn: 0,
-    teacher: '1',
-    allowChoose: false,
-    lateJoiners: 'auto',
-    startedAt: 0,
-    endsAt: 0,
-    closingAt: 0,
-    background: null,
-    lastBoards: [],
-    serverTime: 0,
-  },
+  groups: { ...NO_GROUPS, teacher: '1' },
 };
 const msg = (id: string): ChatMessage => ({ id, uid: '1', name: 'T', text: `m${id}`, at: 1 });
 
